@@ -1,0 +1,324 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/choria-io/fisk"
+)
+
+// natsCommand is one top-level command of the real CLI that the lab has.
+type natsCommand struct {
+	name    string
+	aliases []string
+	summary string // for the command list in help
+	// build declares the command, its sub-commands and flags on app, with
+	// actions that run against c.
+	build func(app *fisk.Application, c *Call)
+}
+
+var natsCommands = map[string]*natsCommand{}
+
+// register adds a command; called from each command file's init.
+func register(cmd *natsCommand) {
+	for _, n := range append([]string{cmd.name}, cmd.aliases...) {
+		if natsCommands[n] != nil {
+			panic("command registered twice: " + n)
+		}
+		natsCommands[n] = cmd
+	}
+}
+
+// examples holds one example per full command ("stream add"), shown when an
+// argument is missing. Command files add theirs in init.
+var examples = map[string]string{}
+
+// realOnly lists the real CLI's other commands, so the lab can say "not
+// here yet" instead of "unknown".
+var realOnly = []string{"auth", "bench", "context", "counter", "errors", "events", "latency", "micro",
+	"object", "obj", "rtt", "schema", "server", "service", "svc", "top", "trace", "traffic", "audit", "cheat", "plugins"}
+
+// Verb is a command the lab adds beside the real CLI's (scene, lesson, jobs…).
+type Verb struct {
+	Name    string
+	Aliases []string
+	Usage   string // e.g. "stop N"
+	Summary string
+	Run     func(c *Call, args []string) error
+}
+
+// AddVerb adds a lab verb; a verb with the name of a nats command replaces it.
+func (s *Session) AddVerb(v Verb) {
+	s.jobsMu.Lock()
+	defer s.jobsMu.Unlock()
+	for _, n := range append([]string{v.Name}, v.Aliases...) {
+		s.verbs[n] = v
+	}
+}
+
+func (s *Session) verb(name string) (Verb, bool) {
+	s.jobsMu.Lock()
+	defer s.jobsMu.Unlock()
+	v, ok := s.verbs[name]
+	if !ok {
+		v, ok = builtinVerbs[name]
+	}
+	return v, ok
+}
+
+// Words every line may start with: commands, aliases and verbs.
+func (s *Session) commandWords() []string {
+	seen := map[string]bool{}
+	for n := range natsCommands {
+		seen[n] = true
+	}
+	for n := range builtinVerbs {
+		seen[n] = true
+	}
+	s.jobsMu.Lock()
+	for n := range s.verbs {
+		seen[n] = true
+	}
+	s.jobsMu.Unlock()
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// exec runs one line.
+func (s *Session) exec(c *Call) (err error) {
+	defer func() {
+		// No panic ever reaches the user: a bug in a command is an error line.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error running %q: %v (the lab carries on; please report this)", c.Job.Line, r)
+		}
+	}()
+	words, err := SplitWords(c.Job.Line)
+	if err != nil || len(words) == 0 {
+		return err
+	}
+	first := words[0]
+	if v, ok := s.verb(first); ok {
+		return v.Run(c, words[1:])
+	}
+	if cmd, ok := natsCommands[first]; ok {
+		return runFisk(c, cmd, words)
+	}
+	if strings.HasPrefix(first, "-") {
+		return usageErrorf("a command starts with its name, not a flag: try help")
+	}
+	for _, r := range realOnly {
+		if first == r {
+			url := s.dep.ClientURL()
+			if url == "" {
+				return usageErrorf("the lab does not have `nats %s` yet; start natslab with a listener (without --listen none) and use the real CLI", first)
+			}
+			return usageErrorf("the lab does not have `nats %s` yet; run the real CLI against the lab: nats --server %s %s", first, url, Quote(words))
+		}
+	}
+	return usageErrorf("unknown command %q%s (type help for the list)", first, didYouMean(first, s.commandWords()))
+}
+
+// errTerminated is how fisk's "exit" (after --help) unwinds back to us.
+type terminated struct{}
+
+// actionError marks an error from a command's action, as opposed to the parser.
+type actionError struct{ err error }
+
+func (e actionError) Error() string { return e.err.Error() }
+func (e actionError) Unwrap() error { return e.err }
+
+// act wraps a command's run function as a fisk action.
+func act(c *Call, run func(*Call) error) fisk.Action {
+	return func(*fisk.ParseContext) error {
+		if err := run(c); err != nil {
+			return actionError{err}
+		}
+		return nil
+	}
+}
+
+// newApp makes a fisk application writing to the call's streams. Usage goes
+// to Out, like --help in the real CLI.
+func newApp(c *Call) *fisk.Application {
+	app := fisk.New("nats", "NATS commands in the lab")
+	app.Writer(c.Out)
+	app.UsageWriter(c.Out)
+	app.ErrorWriter(io.Discard)
+	app.Terminate(func(int) { panic(terminated{}) })
+	return app
+}
+
+func runFisk(c *Call, cmd *natsCommand, words []string) (err error) {
+	app := newApp(c)
+	cmd.build(app, c)
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(terminated); ok {
+				err = nil // help was printed
+				return
+			}
+			panic(r)
+		}
+	}()
+	_, err = app.Parse(words)
+	if err == nil {
+		return nil
+	}
+	var ae actionError
+	if errors.As(err, &ae) {
+		return ae.err
+	}
+	return explainParseError(app, words, err)
+}
+
+// explainParseError turns fisk's terse parse errors into one line that says
+// what is wrong and what to type instead.
+func explainParseError(app *fisk.Application, words []string, err error) error {
+	ctx, _ := app.ParseContext(words)
+	path := words[0]
+	var flags []string
+	var subs []string
+	if ctx != nil && ctx.SelectedCommand != nil {
+		path = ctx.SelectedCommand.FullCommand()
+		m := ctx.SelectedCommand.Model()
+		for _, f := range m.Flags {
+			if !f.Hidden {
+				flags = append(flags, "--"+f.Name)
+			}
+		}
+		for _, sc := range m.Commands {
+			if !sc.Hidden {
+				subs = append(subs, sc.Name)
+				subs = append(subs, sc.Aliases...)
+			}
+		}
+	} else if m := app.Model(); len(m.Commands) > 0 {
+		for _, sc := range m.Commands {
+			subs = append(subs, sc.Name)
+			subs = append(subs, sc.Aliases...)
+		}
+	}
+	msg := err.Error()
+	help := fmt.Sprintf("see: help %s", path)
+	switch {
+	case errors.Is(err, fisk.ErrUnknownLongFlag), errors.Is(err, fisk.ErrUnknownShortFlag):
+		flag := quoted(msg)
+		return usageErrorf("unknown flag %s for %s%s (%s)", flag, path, didYouMean(flag, flags), help)
+	case errors.Is(err, fisk.ErrExpectedFlagArgument):
+		return usageErrorf("flag %s needs a value, for example %s=VALUE (%s)", quoted(msg), quoted(msg), help)
+	case errors.Is(err, fisk.ErrRequiredArgument):
+		arg := quoted(msg)
+		if ex, ok := examples[path]; ok {
+			return usageErrorf("%s needs <%s>, for example: %s", path, arg, ex)
+		}
+		return usageErrorf("%s needs <%s> (%s)", path, arg, help)
+	case errors.Is(err, fisk.ErrExpectedKnownCommand), errors.Is(err, fisk.ErrSubCommandRequired), errors.Is(err, fisk.ErrCommandNotSpecified):
+		got := quoted(msg)
+		sort.Strings(subs)
+		if got == "" || errors.Is(err, fisk.ErrSubCommandRequired) || errors.Is(err, fisk.ErrCommandNotSpecified) {
+			return usageErrorf("%s needs a sub-command: one of %s (%s)", path, strings.Join(subs, ", "), help)
+		}
+		return usageErrorf("%s has no sub-command %q%s (one of %s)", path, got, didYouMean(got, subs), strings.Join(subs, ", "))
+	case errors.Is(err, fisk.ErrUnexpectedArgument):
+		extra := strings.TrimSpace(strings.TrimPrefix(msg, fisk.ErrUnexpectedArgument.Error()))
+		return usageErrorf("unexpected argument %q for %s: quote arguments that contain spaces, for example 'Hello NATS!' (%s)", strings.Trim(extra, `'"`), path, help)
+	case errors.Is(err, fisk.ErrRequiredFlag):
+		return usageErrorf("%s needs the flag %s (%s)", path, quoted(msg), help)
+	}
+	// A value that does not parse: find which flag it belongs to.
+	if ctx != nil && ctx.SelectedCommand != nil {
+		if e := badFlagValue(ctx.SelectedCommand.Model().Flags, words); e != nil {
+			return e
+		}
+	}
+	msg = strings.TrimPrefix(msg, "error: ")
+	return usageErrorf("%s (%s)", msg, help)
+}
+
+// badFlagValue finds the first flag in words whose value does not parse and
+// says what it wants.
+func badFlagValue(flags []*fisk.FlagModel, words []string) error {
+	byName := map[string]*fisk.FlagModel{}
+	byShort := map[string]*fisk.FlagModel{}
+	for _, fm := range flags {
+		byName[fm.Name] = fm
+		if fm.Short != 0 {
+			byShort[string(fm.Short)] = fm
+		}
+	}
+	for i := 0; i < len(words); i++ {
+		w := words[i]
+		var fm *fisk.FlagModel
+		var value string
+		hasValue := false
+		switch {
+		case strings.HasPrefix(w, "--"):
+			name, v, ok := strings.Cut(w[2:], "=")
+			fm, value, hasValue = byName[name], v, ok
+		case strings.HasPrefix(w, "-") && len(w) >= 2:
+			fm = byShort[w[1:2]]
+			if len(w) > 2 {
+				value, hasValue = w[2:], true
+			}
+		default:
+			continue
+		}
+		if fm == nil || fm.Value == nil || fm.Boolean {
+			continue
+		}
+		if !hasValue {
+			if i+1 >= len(words) {
+				continue
+			}
+			i++
+			value = words[i]
+		}
+		if err := fm.Value.Set(value); err != nil {
+			return usageErrorf("--%s %s, got %q", fm.Name, wants(fm.Value, err), value)
+		}
+	}
+	return nil
+}
+
+// wants says in words what kind of value a flag takes.
+func wants(v fisk.Value, err error) string {
+	t := fmt.Sprintf("%T", v)
+	switch {
+	case strings.Contains(t, "int"), strings.Contains(t, "Int"):
+		return "wants a whole number, like 10"
+	case strings.Contains(t, "float"):
+		return "wants a number, like 1.5"
+	case strings.Contains(t, "duration"):
+		return "wants a duration with a unit, like 500ms, 10s, 5m, 1h or 2d"
+	case strings.Contains(t, "bytes"):
+		return "wants a size, like 512, 64KB or 1GiB"
+	case strings.Contains(t, "enum"):
+		if _, opts, ok := strings.Cut(err.Error(), "must be one of "); ok {
+			opts, _, _ = strings.Cut(opts, ", got")
+			return "wants one of " + strings.ReplaceAll(opts, ",", ", ")
+		}
+	}
+	return "has a value that does not parse (" + err.Error() + ")"
+}
+
+// quoted returns the last '…' or "…" quoted part of a fisk message.
+func quoted(msg string) string {
+	for _, q := range []string{"'", `"`} {
+		end := strings.LastIndex(msg, q)
+		if end <= 0 {
+			continue
+		}
+		start := strings.LastIndex(msg[:end], q)
+		if start >= 0 {
+			return msg[start+1 : end]
+		}
+	}
+	return ""
+}

@@ -1,0 +1,245 @@
+package command
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// builtinVerbs are the lab's own commands, beside the real CLI's.
+var builtinVerbs = map[string]Verb{}
+
+func addBuiltin(v Verb) {
+	for _, n := range append([]string{v.Name}, v.Aliases...) {
+		builtinVerbs[n] = v
+	}
+}
+
+func init() {
+	addBuiltin(Verb{Name: "nats-server", Usage: "nats-server [-js]", Summary: "Restart the lab's server, with JetStream (-js) or without, and show its startup log", Run: runNatsServer})
+	addBuiltin(Verb{Name: "restart", Usage: "restart", Summary: "Restart the lab's server as it is; file-backed streams survive", Run: runRestart})
+	addBuiltin(Verb{Name: "reset", Usage: "reset [--force]", Summary: "Erase every stream, consumer and bucket on the lab's server", Run: runReset})
+	addBuiltin(Verb{Name: "jobs", Usage: "jobs", Summary: "List the commands running in the background", Run: runJobs})
+	addBuiltin(Verb{Name: "stop", Aliases: []string{"kill"}, Usage: "stop N|all", Summary: "Stop background job N, or all of them", Run: runStop})
+	addBuiltin(Verb{Name: "help", Usage: "help [COMMAND]", Summary: "List the commands, or explain one", Run: runHelp})
+	addBuiltin(Verb{Name: "clear", Usage: "clear", Summary: "Clear the command pane", Run: func(*Call, []string) error { return nil }})
+}
+
+func embeddedOnly(c *Call, verb string) error {
+	if c.S.dep.Embedded() == nil {
+		return fmt.Errorf("%s works on the lab's own server only; the lab is connected to %s", verb, c.S.dep.Describe())
+	}
+	return nil
+}
+
+func runNatsServer(c *Call, args []string) error {
+	if err := embeddedOnly(c, "nats-server"); err != nil {
+		return err
+	}
+	js := false
+	var notes []string
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; a {
+		case "-js", "--js", "--jetstream":
+			js = true
+		case "-p", "--port", "-a", "--addr", "--net", "-sd", "--store_dir":
+			if i+1 < len(args) {
+				i++
+			}
+			notes = append(notes, fmt.Sprintf("%s is ignored: the lab's server keeps its address %s and store %s", a, c.S.dep.Describe(), c.S.dep.Embedded().StoreDir()))
+		default:
+			return usageErrorf("the lab's nats-server takes -js (JetStream on) or nothing (JetStream off), not %q", a)
+		}
+	}
+	srv := c.S.dep.Embedded()
+	mark := srv.Log().Total()
+	if err := srv.Restart(js); err != nil {
+		return err
+	}
+	lines, _ := srv.Log().Since(mark)
+	for _, l := range lines {
+		fmt.Fprintln(c.Out, l)
+	}
+	for _, n := range notes {
+		fmt.Fprintln(c.Err, n)
+	}
+	return nil
+}
+
+func runRestart(c *Call, args []string) error {
+	if err := embeddedOnly(c, "restart"); err != nil {
+		return err
+	}
+	if len(args) > 0 {
+		return usageErrorf("restart takes no arguments; to switch JetStream use nats-server -js or nats-server")
+	}
+	srv := c.S.dep.Embedded()
+	start := time.Now()
+	if err := srv.Restart(srv.JetStream()); err != nil {
+		return err
+	}
+	st := srv.Stats()
+	js := "off"
+	if st.JetStream {
+		js = "on"
+	}
+	c.Statusf("Server restarted in %s with JetStream %s: %s, %s", humanDuration(time.Since(start)), js, plural(st.Streams, "stream", "streams"), plural(st.Consumers, "consumer", "consumers"))
+	return nil
+}
+
+func runReset(c *Call, args []string) error {
+	if err := embeddedOnly(c, "reset"); err != nil {
+		return err
+	}
+	force := false
+	for _, a := range args {
+		if a == "--force" || a == "-f" {
+			force = true
+			continue
+		}
+		return usageErrorf("reset takes only --force, not %q", a)
+	}
+	srv := c.S.dep.Embedded()
+	st := srv.Stats()
+	question := fmt.Sprintf("Erase every stream, consumer and bucket (%s, %s) in %s?", plural(st.Streams, "stream", "streams"), plural(st.Consumers, "consumer", "consumers"), srv.JetStreamDir())
+	if !force {
+		if c.S.confirm == nil {
+			return usageErrorf("reset erases every stream, consumer and bucket: run reset --force to go ahead")
+		}
+		if !c.S.confirm(question) {
+			c.Statusf("Nothing was erased")
+			return nil
+		}
+	}
+	if err := srv.Reset(); err != nil {
+		return err
+	}
+	c.Statusf("Erased %s and %s; the server is running again", plural(st.Streams, "stream", "streams"), plural(st.Consumers, "consumer", "consumers"))
+	return nil
+}
+
+func runJobs(c *Call, args []string) error {
+	if len(args) > 0 {
+		return usageErrorf("jobs takes no arguments")
+	}
+	n := 0
+	for _, j := range c.S.Jobs() {
+		if j == c.Job {
+			continue
+		}
+		n++
+		fmt.Fprintln(c.Out, describeJob(j, c.Now()))
+	}
+	if n == 0 {
+		fmt.Fprintln(c.Out, "No jobs are running")
+	}
+	return nil
+}
+
+// describeJob is one line of the jobs list.
+func describeJob(j *Job, now time.Time) string {
+	line := fmt.Sprintf("[%d] %s  (running %s", j.ID, j.Line, humanDuration(now.Sub(j.Started).Round(time.Second)))
+	if subj, _ := j.Listening(); subj != "" {
+		line += ", " + plural(int(j.Received()), "message", "messages") + " received"
+	}
+	return line + ")"
+}
+
+func runStop(c *Call, args []string) error {
+	if len(args) != 1 {
+		return usageErrorf("stop needs a job number from jobs, or all: for example stop 1")
+	}
+	var targets []*Job
+	if args[0] == "all" {
+		for _, j := range c.S.Jobs() {
+			if j != c.Job {
+				targets = append(targets, j)
+			}
+		}
+		if len(targets) == 0 {
+			fmt.Fprintln(c.Out, "No jobs are running")
+			return nil
+		}
+	} else {
+		id, err := strconv.Atoi(strings.TrimPrefix(args[0], "%"))
+		j := c.S.Job(id)
+		if err != nil || j == nil || j == c.Job {
+			var ids []string
+			for _, j := range c.S.Jobs() {
+				if j != c.Job {
+					ids = append(ids, strconv.Itoa(j.ID))
+				}
+			}
+			if len(ids) == 0 {
+				return usageErrorf("there is no job %s: no jobs are running", args[0])
+			}
+			return usageErrorf("there is no job %s: running jobs are %s (see jobs)", args[0], strings.Join(ids, ", "))
+		}
+		targets = append(targets, j)
+	}
+	for _, j := range targets {
+		j.Stop()
+		<-j.Done()
+		fmt.Fprintf(c.Out, "[%d] stopped: %s\n", j.ID, j.Line)
+	}
+	return nil
+}
+
+func runHelp(c *Call, args []string) error {
+	if len(args) == 0 {
+		fmt.Fprint(c.Out, c.S.helpIndex())
+		return nil
+	}
+	if cmd, ok := natsCommands[args[0]]; ok {
+		return runFisk(c, cmd, append(append([]string{}, args...), "--help"))
+	}
+	if v, ok := c.S.verb(args[0]); ok {
+		fmt.Fprintf(c.Out, "usage: %s\n\n%s\n", v.Usage, v.Summary)
+		return nil
+	}
+	return usageErrorf("there is no command %q to explain%s (type help for the list)", args[0], didYouMean(args[0], c.S.commandWords()))
+}
+
+// helpIndex lists every command, the real CLI's first, then the lab's.
+func (s *Session) helpIndex() string {
+	var b strings.Builder
+	b.WriteString("The real nats CLI's commands (the leading \"nats\" is optional):\n\n")
+	seen := map[*natsCommand]bool{}
+	var cmds []*natsCommand
+	for _, c := range natsCommands {
+		if !seen[c] {
+			seen[c] = true
+			cmds = append(cmds, c)
+		}
+	}
+	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
+	for _, c := range cmds {
+		name := c.name
+		if len(c.aliases) > 0 {
+			name += " (" + strings.Join(c.aliases, ", ") + ")"
+		}
+		fmt.Fprintf(&b, "  %-22s %s\n", name, c.summary)
+	}
+	b.WriteString("\nLab commands:\n\n")
+	vs := map[string]Verb{}
+	for _, v := range builtinVerbs {
+		vs[v.Name] = v
+	}
+	s.jobsMu.Lock()
+	for _, v := range s.verbs {
+		vs[v.Name] = v
+	}
+	s.jobsMu.Unlock()
+	names := make([]string, 0, len(vs))
+	for n := range vs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %-22s %s\n", vs[n].Usage, vs[n].Summary)
+	}
+	b.WriteString("\nhelp COMMAND explains one, for example: help stream add\n")
+	return b.String()
+}

@@ -1,0 +1,277 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker"
+)
+
+// Session runs command lines against one deployment. It is safe for
+// concurrent use: long-running commands (sub, reply, kv watch) run as jobs
+// while other lines run.
+type Session struct {
+	dep      broker.Deployment
+	now      func() time.Time
+	timeout  time.Duration
+	confirm  func(question string) bool
+	clear    func()
+	observer func(Event)
+
+	connMu sync.Mutex
+	nc     *nats.Conn
+
+	jobsMu sync.Mutex
+	jobs   map[int]*Job
+	verbs  map[string]Verb
+}
+
+// Option configures a Session.
+type Option func(*Session)
+
+// WithClock replaces time.Now, for tests and recorded output.
+func WithClock(now func() time.Time) Option { return func(s *Session) { s.now = now } }
+
+// WithTimeout sets how long a request to the broker may take (the real CLI's --timeout, 5s).
+func WithTimeout(d time.Duration) Option { return func(s *Session) { s.timeout = d } }
+
+// WithConfirm lets commands that destroy data (reset, stream rm, stream
+// purge) ask first. Without it they need --force, as in a script.
+func WithConfirm(ask func(question string) bool) Option {
+	return func(s *Session) { s.confirm = ask }
+}
+
+// WithObserver receives every Event; it must return quickly.
+func WithObserver(f func(Event)) Option { return func(s *Session) { s.observer = f } }
+
+// NewSession prepares a session; it connects on first use.
+func NewSession(dep broker.Deployment, opts ...Option) *Session {
+	s := &Session{dep: dep, now: time.Now, timeout: 5 * time.Second, jobs: map[int]*Job{}, verbs: map[string]Verb{}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// Deployment is what the session talks to.
+func (s *Session) Deployment() broker.Deployment { return s.dep }
+
+// Close stops every job and closes the session's connection.
+func (s *Session) Close() {
+	for _, j := range s.Jobs() {
+		j.Stop()
+		<-j.Done()
+	}
+	s.connMu.Lock()
+	if s.nc != nil {
+		s.nc.Close()
+		s.nc = nil
+	}
+	s.connMu.Unlock()
+}
+
+// conn returns the session's shared connection, connecting if needed.
+func (s *Session) conn() (*nats.Conn, error) {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.nc != nil && !s.nc.IsClosed() {
+		return s.nc, nil
+	}
+	nc, err := s.dep.Connect("natslab")
+	if err != nil {
+		return nil, err
+	}
+	s.nc = nc
+	return nc, nil
+}
+
+// Connect opens a connection of its own for a long-running command, so a
+// slow subscriber never holds up the rest of the lab.
+func (s *Session) Connect(name string) (*nats.Conn, error) {
+	return s.dep.Connect(name)
+}
+
+// Event is something the lab around the session may want to know: lesson
+// checks count what lab subscribers received, the pane lists jobs.
+type Event struct {
+	Kind    EventKind
+	Job     int    // the job's number
+	Line    string // the command line of the job
+	Subject string // for Received
+	Stream  string // for Received from a stream
+	Seq     uint64 // stream sequence, for Received from a stream
+	Queue   string // the job's queue group, if any
+	Err     error  // for JobEnded
+}
+
+// EventKind says what an Event is.
+type EventKind int
+
+const (
+	JobStarted EventKind = iota
+	JobEnded
+	Received // a job's subscription received a message
+)
+
+func (s *Session) emit(e Event) {
+	if s.observer != nil {
+		s.observer(e)
+	}
+}
+
+// Call is one running command: where it writes, its context, its job.
+type Call struct {
+	Ctx context.Context
+	S   *Session
+	Out io.Writer // bodies and tables (stdout)
+	Err io.Writer // status lines (stderr)
+	Job *Job
+}
+
+// Statusf writes a status line the way the real CLI logs it: "15:04:05 msg".
+func (c *Call) Statusf(format string, a ...any) {
+	msg := fmt.Sprintf(format, a...)
+	fmt.Fprintf(c.Err, "%s %s\n", c.S.now().Format("15:04:05"), strings.TrimSuffix(msg, "\n"))
+}
+
+// Conn is the session's shared connection.
+func (c *Call) Conn() (*nats.Conn, error) { return c.S.conn() }
+
+// JS is a JetStream handle on the shared connection, after checking that
+// JetStream answers at all, so that "off" gets a clear error.
+func (c *Call) JS() (jetstream.JetStream, error) {
+	nc, err := c.S.conn()
+	if err != nil {
+		return nil, err
+	}
+	return jetstream.New(nc)
+}
+
+// Timeout is a context bounded by the session's request timeout.
+func (c *Call) Timeout() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(c.Ctx, c.S.timeout)
+}
+
+// Now is the session's clock.
+func (c *Call) Now() time.Time { return c.S.now() }
+
+// Run executes one line and waits for it. A long-running command runs until
+// it ends by itself (--count, -T) or ctx is cancelled.
+func (s *Session) Run(ctx context.Context, line string, out, errw io.Writer) error {
+	j := s.Start(ctx, line, out, errw)
+	<-j.Done()
+	return j.Err()
+}
+
+// Start executes one line as a job and returns at once.
+func (s *Session) Start(ctx context.Context, line string, out, errw io.Writer) *Job {
+	ctx, cancel := context.WithCancel(ctx)
+	j := &Job{Line: strings.TrimSpace(line), Started: s.now(), cancel: cancel, done: make(chan struct{})}
+	s.jobsMu.Lock()
+	j.ID = 1
+	for s.jobs[j.ID] != nil {
+		j.ID++
+	}
+	s.jobs[j.ID] = j
+	s.jobsMu.Unlock()
+	s.emit(Event{Kind: JobStarted, Job: j.ID, Line: j.Line})
+	go func() {
+		err := s.exec(&Call{Ctx: ctx, S: s, Out: out, Err: errw, Job: j})
+		if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			// Stopped on purpose: not a failure.
+			err = nil
+		}
+		j.err = err
+		s.jobsMu.Lock()
+		delete(s.jobs, j.ID)
+		s.jobsMu.Unlock()
+		cancel()
+		close(j.done)
+		s.emit(Event{Kind: JobEnded, Job: j.ID, Line: j.Line, Err: err})
+	}()
+	return j
+}
+
+// Jobs returns the running jobs, oldest first.
+func (s *Session) Jobs() []*Job {
+	s.jobsMu.Lock()
+	defer s.jobsMu.Unlock()
+	out := make([]*Job, 0, len(s.jobs))
+	for _, j := range s.jobs {
+		out = append(out, j)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		return out[a].Started.Before(out[b].Started) || (out[a].Started.Equal(out[b].Started) && out[a].ID < out[b].ID)
+	})
+	return out
+}
+
+// Job finds a running job by number.
+func (s *Session) Job(id int) *Job {
+	s.jobsMu.Lock()
+	defer s.jobsMu.Unlock()
+	return s.jobs[id]
+}
+
+// Job is one command line running.
+type Job struct {
+	ID      int
+	Line    string
+	Started time.Time
+
+	mu       sync.Mutex
+	subject  string
+	queue    string
+	received uint64
+	cancel   context.CancelFunc
+	done     chan struct{}
+	err      error
+}
+
+// Stop cancels the job; Done closes when it has ended.
+func (j *Job) Stop() { j.cancel() }
+
+// Done is closed when the job ends.
+func (j *Job) Done() <-chan struct{} { return j.done }
+
+// Err is the job's result once Done is closed.
+func (j *Job) Err() error { return j.err }
+
+// Received is how many messages the job's subscription has received.
+func (j *Job) Received() uint64 {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.received
+}
+
+// Listening says what the job subscribes to ("" if it does not).
+func (j *Job) Listening() (subject, queue string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.subject, j.queue
+}
+
+// listen records what a long-running command subscribes to.
+func (c *Call) listen(subject, queue string) {
+	c.Job.mu.Lock()
+	c.Job.subject, c.Job.queue = subject, queue
+	c.Job.mu.Unlock()
+}
+
+// received counts one message delivered to the job and tells the observer.
+func (c *Call) received(subject, stream string, seq uint64) {
+	c.Job.mu.Lock()
+	c.Job.received++
+	q := c.Job.queue
+	c.Job.mu.Unlock()
+	c.S.emit(Event{Kind: Received, Job: c.Job.ID, Line: c.Job.Line, Subject: subject, Stream: stream, Seq: seq, Queue: q})
+}

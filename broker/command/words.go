@@ -1,0 +1,68 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	shellquote "github.com/kballard/go-shellquote"
+)
+
+// MaxLineLength bounds one command line; anything longer is surely a paste
+// gone wrong, and is refused before any work is done.
+const MaxLineLength = 64 * 1024
+
+// SplitWords splits a command line the way a POSIX shell would (quotes,
+// backslash escapes) and drops a leading "nats".
+func SplitWords(line string) ([]string, error) {
+	if len(line) > MaxLineLength {
+		return nil, usageErrorf("the command is %d bytes long; the lab accepts up to %d (put large bodies in a file and publish them with the real CLI)", len(line), MaxLineLength)
+	}
+	words, err := shellquote.Split(line)
+	if err != nil {
+		var what string
+		switch {
+		case errors.Is(err, shellquote.UnterminatedSingleQuoteError):
+			what = "a ' quote is not closed"
+		case errors.Is(err, shellquote.UnterminatedDoubleQuoteError):
+			what = `a " quote is not closed`
+		case errors.Is(err, shellquote.UnterminatedEscapeError):
+			what = `the line ends with a lone \`
+		default:
+			what = err.Error()
+		}
+		return nil, usageErrorf("%s: close it and try again, for example: pub greet 'Hello NATS!'", what)
+	}
+	if len(words) > 0 && words[0] == "nats" {
+		words = words[1:]
+	}
+	return words, nil
+}
+
+// SplitBackground reports whether line ends with a shell-style "&" (run in
+// the background) and returns the line without it.
+func SplitBackground(line string) (string, bool) {
+	t := strings.TrimRight(line, " \t")
+	if !strings.HasSuffix(t, "&") || strings.HasSuffix(t, "&&") {
+		return line, false
+	}
+	rest := strings.TrimRight(strings.TrimSuffix(t, "&"), " \t")
+	// Only a bare & counts: one inside quotes belongs to the argument.
+	if words, err := shellquote.Split(rest); err != nil || len(words) == 0 {
+		return line, false
+	}
+	if _, err := shellquote.Split(t); err != nil {
+		return line, false
+	}
+	return rest, true
+}
+
+// Quote joins words back into a line a shell would split the same way.
+func Quote(words []string) string { return shellquote.Join(words...) }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

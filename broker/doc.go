@@ -1,0 +1,8 @@
+// Package broker runs the NATS deployment the lab talks to: a real nats-server
+// embedded in this process (JetStream, a file store in a real directory, a
+// loopback listener for real clients), or an existing deployment reached by URL.
+//
+// Everything above this package talks NATS through a Deployment and never needs
+// to know which kind it has, except for what only makes sense for an embedded
+// server (restarting it, switching JetStream, its log), which asks for *Server.
+package broker

@@ -1,0 +1,34 @@
+package broker
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+// Serve runs the embedded server alone until ctx ends, the way `nats-server
+// -js` would: the server's own log on w, then one line saying where to
+// connect. It returns nil after a clean stop.
+func Serve(ctx context.Context, opts Options, w io.Writer) error {
+	if opts.Log == nil {
+		opts.Log = NewLogBuffer(DefaultLogLines)
+	}
+	opts.Log.Tee(w)
+	s, err := Start(opts)
+	if err != nil {
+		return err
+	}
+	defer s.Shutdown()
+	if n := s.Notice(); n != "" {
+		fmt.Fprintf(w, "natslab: %s\n", n)
+	}
+	fmt.Fprintf(w, "natslab: store %s\n", s.StoreDir())
+	if url := s.ClientURL(); url != "" {
+		fmt.Fprintln(w, startupSummary(url))
+	} else {
+		fmt.Fprintln(w, "natslab is serving NATS in-process only (--listen none): nothing outside this process can connect")
+	}
+	<-ctx.Done()
+	fmt.Fprintln(w, "natslab: stopping")
+	return nil
+}

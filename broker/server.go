@@ -1,0 +1,361 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// Options configure the embedded server.
+type Options struct {
+	// StoreDir holds the JetStream store, the lock, and the lab's own files.
+	StoreDir string
+	// JetStream switches JetStream on.
+	JetStream bool
+	// Listen is where real clients connect: "" for DefaultListen (moving to
+	// a free port when 4222 is busy), "HOST:PORT", or "none".
+	Listen string
+	// Token, or User and Password, are required of every client when set.
+	// A listener beyond loopback refuses to start without them.
+	Token, User, Password string
+	// Log receives the server's log; nil makes a new bounded buffer.
+	Log *LogBuffer
+	// ReadyTimeout bounds how long Start waits for the server; 0 means 10s.
+	ReadyTimeout time.Duration
+}
+
+// Server is a nats-server running inside this process.
+type Server struct {
+	opts   Options
+	listen listenSpec
+	lock   *storeLock
+	log    *LogBuffer
+
+	mu        sync.Mutex
+	ns        *server.Server
+	jetstream bool
+	port      int    // the client port actually bound, kept across restarts
+	notice    string // e.g. why the port differs from the one asked for
+	changed   chan struct{}
+	closed    bool
+}
+
+// ErrNotEmbedded is what a lab verb that needs the embedded server says when
+// the lab points at an existing deployment.
+var ErrNotEmbedded = errors.New("the lab is connected to an external NATS deployment: this only works with the lab's own embedded server (start natslab without --server)")
+
+// Start locks the store directory and starts the server.
+func Start(opts Options) (*Server, error) {
+	if opts.StoreDir == "" {
+		return nil, errors.New("no store directory: pass --store DIR")
+	}
+	spec, err := parseListen(opts.Listen)
+	if err != nil {
+		return nil, err
+	}
+	if !spec.loopback() && opts.Token == "" && (opts.User == "" || opts.Password == "") {
+		return nil, fmt.Errorf("--listen %s reaches beyond this machine: add --token SECRET or --user NAME --password SECRET so only your room can connect", net.JoinHostPort(spec.host, strconv.Itoa(spec.port)))
+	}
+	if (opts.User == "") != (opts.Password == "") {
+		return nil, errors.New("--user and --password go together: give both, or use --token")
+	}
+	abs, err := filepath.Abs(opts.StoreDir)
+	if err != nil {
+		return nil, fmt.Errorf("store directory %q: %w", opts.StoreDir, err)
+	}
+	opts.StoreDir = abs
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("cannot create the store directory: %w (choose another with --store DIR)", err)
+	}
+	lock, err := lockStore(abs)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Log == nil {
+		opts.Log = NewLogBuffer(DefaultLogLines)
+	}
+	if opts.ReadyTimeout == 0 {
+		opts.ReadyTimeout = 10 * time.Second
+	}
+	s := &Server{opts: opts, listen: spec, lock: lock, log: opts.Log, jetstream: opts.JetStream, port: spec.port, changed: make(chan struct{})}
+	if !spec.none && spec.port != 0 && !portFree(spec.host, spec.port) {
+		if !spec.fallback {
+			lock.release()
+			return nil, fmt.Errorf("cannot listen on %s: the port is in use (pick another with --listen HOST:PORT, or --listen none)", net.JoinHostPort(spec.host, strconv.Itoa(spec.port)))
+		}
+		s.notice = fmt.Sprintf("port %d is in use, so the lab listens on a free port instead", spec.port)
+		s.port = 0
+	}
+	if err := s.start(); err != nil {
+		lock.release()
+		return nil, err
+	}
+	return s, nil
+}
+
+// serverOptions builds nats-server's options for the current state.
+func (s *Server) serverOptions() *server.Options {
+	o := &server.Options{
+		ServerName: "natslab",
+		JetStream:  s.jetstream,
+		StoreDir:   s.opts.StoreDir,
+		NoSigs:     true, // never let the server os.Exit behind the TUI's back
+		NoLog:      false,
+		Host:       s.listen.host,
+		Port:       s.port,
+		DontListen: s.listen.none,
+		// The HTTP monitor and cluster ports stay off: nothing beyond the
+		// client port is opened.
+		Authorization: s.opts.Token,
+		Username:      s.opts.User,
+		Password:      s.opts.Password,
+	}
+	if o.Port == 0 {
+		o.Port = server.RANDOM_PORT
+	}
+	if s.listen.none {
+		o.Host, o.Port = "127.0.0.1", server.RANDOM_PORT
+	}
+	return o
+}
+
+func (s *Server) start() error {
+	o := s.serverOptions()
+	ns, err := server.NewServer(o)
+	if err != nil {
+		return fmt.Errorf("cannot configure nats-server: %w", err)
+	}
+	ns.SetLoggerV2(serverLogger{s.log}, false, false, false)
+	ns.Start()
+	if !ns.ReadyForConnections(s.opts.ReadyTimeout) {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+		if f := s.log.lastFatal(); f != "" {
+			return fmt.Errorf("nats-server did not start: %s", f)
+		}
+		return fmt.Errorf("nats-server was not ready after %s (see its log)", s.opts.ReadyTimeout)
+	}
+	if s.jetstream && !ns.JetStreamEnabled() {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+		return fmt.Errorf("nats-server started without JetStream: %s", s.log.lastFatal())
+	}
+	s.mu.Lock()
+	s.ns = ns
+	if !s.listen.none {
+		if addr, ok := ns.Addr().(*net.TCPAddr); ok {
+			s.port = addr.Port
+		}
+	}
+	s.broadcastLocked()
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *Server) broadcastLocked() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+// Changed returns a channel closed at the next change of state: a start, a
+// stop, JetStream switched.
+func (s *Server) Changed() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changed
+}
+
+// Restart stops the server and starts it again on the same store and port,
+// with JetStream on or off: what a learner means by `nats-server -js`.
+func (s *Server) Restart(jetstream bool) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return errors.New("the lab's server has been shut down")
+	}
+	old := s.ns
+	s.ns = nil
+	s.jetstream = jetstream
+	s.broadcastLocked()
+	s.mu.Unlock()
+	if old != nil {
+		old.Shutdown()
+		old.WaitForShutdown()
+	}
+	return s.start()
+}
+
+// Stop shuts the server down but keeps the store locked, so Restart can
+// bring it back; while stopped, clients cannot connect.
+func (s *Server) Stop() {
+	s.mu.Lock()
+	old := s.ns
+	s.ns = nil
+	s.broadcastLocked()
+	s.mu.Unlock()
+	if old != nil {
+		old.Shutdown()
+		old.WaitForShutdown()
+	}
+}
+
+// Shutdown stops the server for good and releases the store.
+func (s *Server) Shutdown() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.Stop()
+	s.lock.release()
+}
+
+// Running reports whether the server is up and accepting clients.
+func (s *Server) Running() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ns != nil
+}
+
+// NATS returns the running nats-server, or nil while it is stopped.
+func (s *Server) NATS() *server.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ns
+}
+
+// JetStream reports whether JetStream is switched on.
+func (s *Server) JetStream() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.jetstream
+}
+
+// StoreDir is the absolute store directory.
+func (s *Server) StoreDir() string { return s.opts.StoreDir }
+
+// Log is the server's captured log.
+func (s *Server) Log() *LogBuffer { return s.log }
+
+// Notice is a remark about how the server was started that the user should
+// see (a busy port moved), or "".
+func (s *Server) Notice() string { return s.notice }
+
+// Version is the embedded nats-server's version.
+func (s *Server) Version() string { return server.VERSION }
+
+// ClientURL is the URL real clients use, or "" with --listen none.
+func (s *Server) ClientURL() string {
+	if s.listen.none {
+		return ""
+	}
+	s.mu.Lock()
+	port := s.port
+	s.mu.Unlock()
+	host := s.listen.host
+	if host == "0.0.0.0" || host == "::" {
+		// Reachable from everywhere; on this machine loopback is the address that surely works.
+		host = "127.0.0.1"
+	}
+	return "nats://" + net.JoinHostPort(host, strconv.Itoa(port))
+}
+
+// ListenAddr is the address the client listener is bound to, or "".
+func (s *Server) ListenAddr() string {
+	if s.listen.none {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return net.JoinHostPort(s.listen.host, strconv.Itoa(s.port))
+}
+
+// Describe implements Deployment.
+func (s *Server) Describe() string {
+	if u := s.ClientURL(); u != "" {
+		return u
+	}
+	return "in-process only"
+}
+
+// Embedded implements Deployment.
+func (s *Server) Embedded() *Server { return s }
+
+// InProcessConn hands nats.go a pipe into whichever server is running now,
+// so in-process clients reconnect by themselves after a restart.
+func (s *Server) InProcessConn() (net.Conn, error) {
+	ns := s.NATS()
+	if ns == nil {
+		return nil, errors.New("the lab's server is stopped")
+	}
+	return ns.InProcessConn()
+}
+
+// Connect opens an in-process client connection named name.
+func (s *Server) Connect(name string, extra ...nats.Option) (*nats.Conn, error) {
+	opts := []nats.Option{
+		nats.Name(name),
+		nats.InProcessServer(s),
+		nats.MaxReconnects(-1),
+		nats.ReconnectWait(50 * time.Millisecond),
+		nats.ReconnectBufSize(-1), // never buffer publishes while the server is down: say so instead
+	}
+	if s.opts.Token != "" {
+		opts = append(opts, nats.Token(s.opts.Token))
+	}
+	if s.opts.User != "" {
+		opts = append(opts, nats.UserInfo(s.opts.User, s.opts.Password))
+	}
+	opts = append(opts, extra...)
+	nc, err := nats.Connect("", opts...)
+	if err != nil {
+		return nil, fmt.Errorf("cannot connect to the lab's server: %w", err)
+	}
+	return nc, nil
+}
+
+// Stats counts streams, consumers and connections from the server itself.
+func (s *Server) Stats() Stats {
+	ns := s.NATS()
+	if ns == nil {
+		return Stats{Connections: 0}
+	}
+	st := Stats{JetStream: ns.JetStreamEnabled(), Connections: ns.NumClients()}
+	if st.JetStream {
+		if jsi, err := ns.Jsz(&server.JSzOptions{}); err == nil {
+			st.Streams, st.Consumers = jsi.Streams, jsi.Consumers
+		}
+	}
+	return st
+}
+
+// startupSummary is the one line `natslab serve` prints after the log.
+func startupSummary(url string) string {
+	return strings.TrimSpace(fmt.Sprintf("natslab is serving NATS at %s  (point the nats CLI at it: nats --server %s …, or export NATS_URL=%s)", url, url, url))
+}
+
+// JetStreamDir is where the server keeps its JetStream store.
+func (s *Server) JetStreamDir() string { return filepath.Join(s.opts.StoreDir, "jetstream") }
+
+// Reset stops the server, erases every stream, consumer and bucket (the
+// JetStream store; the lab's own files in the store directory stay), and
+// starts it again as it was.
+func (s *Server) Reset() error {
+	s.Stop()
+	if err := os.RemoveAll(s.JetStreamDir()); err != nil {
+		startErr := s.start()
+		return errors.Join(fmt.Errorf("cannot erase %s: %w", s.JetStreamDir(), err), startErr)
+	}
+	return s.start()
+}
