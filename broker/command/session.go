@@ -175,7 +175,7 @@ func (s *Session) Run(ctx context.Context, line string, out, errw io.Writer) err
 // Start executes one line as a job and returns at once.
 func (s *Session) Start(ctx context.Context, line string, out, errw io.Writer) *Job {
 	ctx, cancel := context.WithCancel(ctx)
-	j := &Job{Line: strings.TrimSpace(line), Started: s.now(), cancel: cancel, done: make(chan struct{})}
+	j := &Job{Line: strings.TrimSpace(line), Started: s.now(), cancel: cancel, done: make(chan struct{}), ready: make(chan struct{})}
 	s.jobsMu.Lock()
 	j.ID = 1
 	for s.jobs[j.ID] != nil {
@@ -195,6 +195,7 @@ func (s *Session) Start(ctx context.Context, line string, out, errw io.Writer) *
 		delete(s.jobs, j.ID)
 		s.jobsMu.Unlock()
 		cancel()
+		j.readyOnce.Do(func() { close(j.ready) })
 		close(j.done)
 		s.emit(Event{Kind: JobEnded, Job: j.ID, Line: j.Line, Err: err})
 	}()
@@ -235,7 +236,18 @@ type Job struct {
 	cancel   context.CancelFunc
 	done     chan struct{}
 	err      error
+
+	ready     chan struct{}
+	readyOnce sync.Once
 }
+
+// Ready is closed once a long-running command is in place (its subscription
+// made), or when the job ends: a script waits for it before its next line,
+// so a message published next is not missed.
+func (j *Job) Ready() <-chan struct{} { return j.ready }
+
+// Ready marks the call's job as in place; see Job.Ready.
+func (c *Call) Ready() { c.Job.readyOnce.Do(func() { close(c.Job.ready) }) }
 
 // Stop cancels the job; Done closes when it has ended.
 func (j *Job) Stop() { j.cancel() }

@@ -1,0 +1,144 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Shared helpers for the JetStream commands: clear errors for the mistakes
+// every command meets (JetStream off, a name that does not exist).
+
+// jsError explains a JetStream API error; errors it does not know pass through.
+func (c *Call) jsError(err error) error {
+	if err == nil {
+		return nil
+	}
+	switch {
+	case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount),
+		errors.Is(err, nats.ErrJetStreamNotEnabled), errors.Is(err, nats.ErrJetStreamNotEnabledForAccount):
+		return c.jetStreamOff()
+	case errors.Is(err, nats.ErrNoResponders):
+		// The JetStream API has no responder: JetStream is off.
+		return c.jetStreamOff()
+	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting), errors.Is(err, nats.ErrReconnectBufExceeded):
+		return errors.New("the server is not reachable right now (is it restarting? try again in a moment)")
+	}
+	return err
+}
+
+// streamNames lists the streams that exist, sorted.
+func (c *Call) streamNames() ([]string, error) {
+	js, err := c.JS()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	var names []string
+	l := js.StreamNames(ctx)
+	for n := range l.Name() {
+		names = append(names, n)
+	}
+	if err := l.Err(); err != nil {
+		return nil, c.jsError(err)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// unknownStream says that name does not exist, and what does.
+func (c *Call) unknownStream(name string) error {
+	names, err := c.streamNames()
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("stream %s not found: there are no streams yet (create one with stream add NAME --subjects 'events.>' --defaults)", name)
+	}
+	return fmt.Errorf("stream %s not found%s (streams: %s)", name, didYouMean(name, names), strings.Join(names, ", "))
+}
+
+// stream looks a stream up, with a clear error when it does not exist.
+func (c *Call) stream(name string) (jetstream.Stream, error) {
+	js, err := c.JS()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	st, err := js.Stream(ctx, name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return nil, c.unknownStream(name)
+	}
+	if errors.Is(err, jetstream.ErrInvalidStreamName) {
+		return nil, usageErrorf("%q is not a valid stream name: names cannot hold spaces, dots, * or > (for example ORDERS)", name)
+	}
+	if err != nil {
+		return nil, c.jsError(err)
+	}
+	return st, nil
+}
+
+// consumerNames lists a stream's consumers, sorted.
+func (c *Call) consumerNames(st jetstream.Stream) ([]string, error) {
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	var names []string
+	l := st.ConsumerNames(ctx)
+	for n := range l.Name() {
+		names = append(names, n)
+	}
+	if err := l.Err(); err != nil {
+		return nil, c.jsError(err)
+	}
+	sort.Strings(names)
+	return names, nil
+}
+
+// unknownConsumer says that a consumer does not exist on a stream, and what does.
+func (c *Call) unknownConsumer(st jetstream.Stream, name string) error {
+	stream := st.CachedInfo().Config.Name
+	names, err := c.consumerNames(st)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return fmt.Errorf("consumer %s not found: stream %s has no consumers yet (create one with consumer add %s NAME --pull --defaults)", name, stream, stream)
+	}
+	return fmt.Errorf("consumer %s not found on stream %s%s (consumers: %s)", name, stream, didYouMean(name, names), strings.Join(names, ", "))
+}
+
+// consumer looks a consumer up, with clear errors for a missing stream or consumer.
+func (c *Call) consumer(stream, name string) (jetstream.Stream, jetstream.Consumer, error) {
+	st, err := c.stream(stream)
+	if err != nil {
+		return nil, nil, err
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	con, err := st.Consumer(ctx, name)
+	if errors.Is(err, jetstream.ErrConsumerNotFound) {
+		return nil, nil, c.unknownConsumer(st, name)
+	}
+	if err != nil {
+		return nil, nil, c.jsError(err)
+	}
+	return st, con, nil
+}
+
+// confirm asks before destroying data. With force it goes ahead; without
+// a way to ask (a script) it refuses and says to add --force.
+func (c *Call) confirm(force bool, question, forceHint string) (bool, error) {
+	if force {
+		return true, nil
+	}
+	if c.S.confirm == nil {
+		return false, usageErrorf("%s", forceHint)
+	}
+	return c.S.confirm(question), nil
+}

@@ -1,0 +1,139 @@
+// Package script runs nats command lines from a file, one per line, as
+// `natslab run` does: blank lines and # comments skipped, a trailing & runs a
+// command in the background (stopped when the script ends), and a failing
+// line is reported and the script carries on.
+package script
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"natslab/broker/command"
+)
+
+// Result sums up a script run.
+type Result struct {
+	Lines  int // commands run
+	Failed int // commands that failed
+}
+
+// ReadyWait bounds how long a background command may take to be in place
+// before the next line runs.
+const ReadyWait = 5 * time.Second
+
+// settle is how long background subscribers may take, after the last line,
+// to receive what the script published.
+const settle = 2 * time.Second
+
+// Run executes every line of r against s. Output of every command, in the
+// foreground or not, goes to stdout and stderr; errors as the real CLI prints
+// them ("nats: error: …") to stderr.
+func Run(ctx context.Context, s *command.Session, r io.Reader, stdout, stderr io.Writer) (Result, error) {
+	out, errw := lockedWriter(stdout), lockedWriter(stderr)
+	var res Result
+	var background []*command.Job
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), command.MaxLineLength+1)
+	lineNo := 0
+	for sc.Scan() {
+		lineNo++
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			break
+		}
+		res.Lines++
+		line, bg := command.SplitBackground(line)
+		if bg {
+			j := s.Start(ctx, line, out, errw)
+			background = append(background, j)
+			select {
+			case <-j.Ready():
+			case <-time.After(ReadyWait):
+			}
+			continue
+		}
+		if err := s.Run(ctx, line, out, errw); err != nil {
+			res.Failed++
+			fmt.Fprintln(errw, command.ErrorLine(err))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		res.Failed++
+		fmt.Fprintf(errw, "nats: error: line %d: %v\n", lineNo+1, err)
+	}
+	settleJobs(background)
+	for _, j := range background {
+		j.Stop()
+		<-j.Done()
+		if err := j.Err(); err != nil {
+			res.Failed++
+			fmt.Fprintln(errw, command.ErrorLine(err))
+		}
+	}
+	return res, nil
+}
+
+// settleJobs waits until running background jobs stop receiving, so what
+// the script published reaches them before they are stopped.
+func settleJobs(jobs []*command.Job) {
+	deadline := time.Now().Add(settle)
+	last := totalReceived(jobs)
+	quiet := 0
+	for time.Now().Before(deadline) && running(jobs) {
+		time.Sleep(20 * time.Millisecond)
+		now := totalReceived(jobs)
+		if now == last {
+			quiet++
+			if quiet >= 5 {
+				return
+			}
+		} else {
+			quiet = 0
+		}
+		last = now
+	}
+}
+
+func running(jobs []*command.Job) bool {
+	for _, j := range jobs {
+		select {
+		case <-j.Done():
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+func totalReceived(jobs []*command.Job) uint64 {
+	var n uint64
+	for _, j := range jobs {
+		n += j.Received()
+	}
+	return n
+}
+
+type syncWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (s syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+var writeMu sync.Mutex
+
+// lockedWriter serialises writes from concurrent jobs. One lock for both
+// streams keeps a status line and its body in order when they share a terminal.
+func lockedWriter(w io.Writer) io.Writer { return syncWriter{mu: &writeMu, w: w} }

@@ -1,0 +1,152 @@
+// Command natslab is a terminal learning lab for NATS and JetStream: a real
+// nats-server runs inside it, and the real nats CLI's commands run against it.
+//
+// main only reads flags and wires the packages together.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"natslab/broker"
+	"natslab/broker/command"
+	"natslab/broker/script"
+)
+
+const usage = `natslab: a terminal learning lab for NATS and JetStream
+
+Usage:
+  natslab [flags]                 open the lab
+  natslab serve [flags]           run the lab's NATS server alone, like nats-server -js
+  natslab run [flags] [FILE|-]    run nats commands from a file (or stdin), one per line
+
+Flags:
+`
+
+type config struct {
+	broker broker.Config
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var cfg config
+	fs := flag.NewFlagSet("natslab", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&cfg.broker.Store, "store", "", "store `DIR` for streams, progress and history (default "+broker.DefaultStoreDir()+")")
+	fs.StringVar(&cfg.broker.Listen, "listen", "", "where real nats clients connect: HOST:PORT, or none (default "+broker.DefaultListen+", or a free port if it is busy)")
+	fs.BoolVar(&cfg.broker.JetStream, "jetstream", true, "run the embedded server with JetStream")
+	fs.StringVar(&cfg.broker.Server, "server", "", "use an existing NATS deployment at `URL` instead of the embedded server")
+	fs.StringVar(&cfg.broker.Creds, "creds", "", "credentials `FILE` for --server")
+	fs.StringVar(&cfg.broker.User, "user", "", "user name clients must present (or for --server)")
+	fs.StringVar(&cfg.broker.Password, "password", "", "password that goes with --user")
+	fs.StringVar(&cfg.broker.Token, "token", "", "token clients must present (or for --server)")
+
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	sub := ""
+	if len(positional) > 0 {
+		sub, positional = positional[0], positional[1:]
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	switch sub {
+	case "serve":
+		if len(positional) > 0 {
+			return fail(stderr, fmt.Errorf("serve takes no arguments, got %q", strings.Join(positional, " ")))
+		}
+		if cfg.broker.Server != "" {
+			return fail(stderr, errors.New("serve runs the lab's own server; --server points elsewhere: leave it out"))
+		}
+		o := cfg.broker
+		err := broker.Serve(ctx, broker.Options{StoreDir: o.StoreDir(), JetStream: o.JetStream, Listen: o.Listen, Token: o.Token, User: o.User, Password: o.Password}, stderr)
+		if err != nil {
+			return fail(stderr, err)
+		}
+		return 0
+	case "run":
+		return runScript(ctx, cfg, positional, stdin, stdout, stderr)
+	case "":
+		return fail(stderr, errors.New("the lab's screen is not built yet: use natslab run or natslab serve"))
+	default:
+		return fail(stderr, fmt.Errorf("unknown command %q: natslab knows serve and run (see natslab --help)", sub))
+	}
+}
+
+func runScript(ctx context.Context, cfg config, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 1 {
+		return fail(stderr, fmt.Errorf("run takes one file (or - for stdin), got %d arguments", len(args)))
+	}
+	in := stdin
+	name := "-"
+	if len(args) == 1 {
+		name = args[0]
+	}
+	if name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return fail(stderr, fmt.Errorf("cannot read the script: %w", err))
+		}
+		defer f.Close()
+		in = f
+	}
+	dep, err := broker.Open(cfg.broker)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer broker.Close(dep)
+	s := command.NewSession(dep)
+	defer s.Close()
+	res, err := script.Run(ctx, s, in, stdout, stderr)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if res.Failed > 0 {
+		return 1
+	}
+	return 0
+}
+
+// parseInterspersed lets flags come before or after the sub-command and
+// its arguments, as people type them.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		if args[0] == "--" {
+			return append(positional, args[1:]...), nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+func fail(w io.Writer, err error) int {
+	fmt.Fprintf(w, "natslab: %v\n", err)
+	return 1
+}
