@@ -43,6 +43,7 @@ type Server struct {
 	mu        sync.Mutex
 	ns        *server.Server
 	jetstream bool
+	area      string // the store area in use: "" for the sandbox, else a sub-directory (a lesson's)
 	port      int    // the client port actually bound, kept across restarts
 	notice    string // e.g. why the port differs from the one asked for
 	changed   chan struct{}
@@ -107,7 +108,7 @@ func (s *Server) serverOptions() *server.Options {
 	o := &server.Options{
 		ServerName: "natslab",
 		JetStream:  s.jetstream,
-		StoreDir:   s.opts.StoreDir,
+		StoreDir:   s.dataDir(),
 		NoSigs:     true, // never let the server os.Exit behind the TUI's back
 		NoLog:      false,
 		Host:       s.listen.host,
@@ -345,8 +346,49 @@ func startupSummary(url string) string {
 	return strings.TrimSpace(fmt.Sprintf("natslab is serving NATS at %s  (point the nats CLI at it: nats --server %s …, or export NATS_URL=%s)", url, url, url))
 }
 
-// JetStreamDir is where the server keeps its JetStream store.
-func (s *Server) JetStreamDir() string { return filepath.Join(s.opts.StoreDir, "jetstream") }
+// dataDir is the directory nats-server stores into for the current area.
+func (s *Server) dataDir() string {
+	if s.area == "" {
+		return s.opts.StoreDir
+	}
+	return filepath.Join(s.opts.StoreDir, s.area)
+}
+
+// JetStreamDir is where the server keeps its JetStream store now.
+func (s *Server) JetStreamDir() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return filepath.Join(s.dataDir(), "jetstream")
+}
+
+// Area is the store area in use: "" for the sandbox, else e.g. "lessons/first-stream".
+func (s *Server) Area() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.area
+}
+
+// UseArea restarts the server on another area of the store, so that a
+// lesson's streams live apart from the sandbox's and neither disturbs the
+// other: "" is the sandbox, "lessons/ID" a lesson's. fresh erases the area
+// first (a lesson starting over). The port, the lock and the log stay.
+func (s *Server) UseArea(area string, jetstream, fresh bool) error {
+	clean := filepath.Clean("/" + area)[1:]
+	if area != "" && (clean != area || strings.HasPrefix(area, "..")) {
+		return fmt.Errorf("invalid store area %q", area)
+	}
+	s.Stop()
+	s.mu.Lock()
+	s.area = area
+	s.jetstream = jetstream
+	s.mu.Unlock()
+	if fresh {
+		if err := os.RemoveAll(s.JetStreamDir()); err != nil {
+			return errors.Join(fmt.Errorf("cannot erase %s: %w", s.JetStreamDir(), err), s.start())
+		}
+	}
+	return s.start()
+}
 
 // Reset stops the server, erases every stream, consumer and bucket (the
 // JetStream store; the lab's own files in the store directory stay), and

@@ -255,3 +255,30 @@ func BenchmarkStartFreshStore(b *testing.B) {
 		s.Shutdown()
 	}
 }
+
+func TestAreasKeepLessonsApartFromTheSandbox(t *testing.T) {
+	s := brokertest.Start(t)
+	nc := brokertest.Connect(t, s, "test")
+	addStreamAndPublish(t, nc, 2) // the sandbox's EVENTS
+	if err := s.UseArea("lessons/first-stream", true, true); err != nil {
+		t.Fatal(err)
+	}
+	if s.Area() != "lessons/first-stream" || !strings.Contains(s.JetStreamDir(), "lessons") {
+		t.Fatalf("area not switched: %q %q", s.Area(), s.JetStreamDir())
+	}
+	nc2 := brokertest.Connect(t, s, "lesson")
+	addStreamAndPublish(t, nc2, 5) // the lesson's own EVENTS
+	if got := streamMsgs(t, nc2); got != 5 {
+		t.Fatalf("lesson stream: want 5, got %d", got)
+	}
+	if err := s.UseArea("", true, false); err != nil {
+		t.Fatal(err)
+	}
+	nc3 := brokertest.Connect(t, s, "back")
+	if got := streamMsgs(t, nc3); got != 2 {
+		t.Fatalf("sandbox should be untouched: want 2, got %d", got)
+	}
+	if err := s.UseArea("../x", true, false); err == nil {
+		t.Fatal("an area outside the store must be refused")
+	}
+}
