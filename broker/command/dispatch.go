@@ -110,6 +110,12 @@ func (s *Session) exec(c *Call) (err error) {
 	if cmd, ok := natsCommands[first]; ok {
 		return runFisk(c, cmd, words)
 	}
+	return s.unknownCommand(words)
+}
+
+// unknownCommand explains a first word that is no command of the lab's.
+func (s *Session) unknownCommand(words []string) error {
+	first := words[0]
 	if strings.HasPrefix(first, "-") {
 		return usageErrorf("a command starts with its name, not a flag: try help")
 	}
@@ -125,6 +131,25 @@ func (s *Session) exec(c *Call) (err error) {
 	return usageErrorf("unknown command %q%s (type help for the list)", first, didYouMean(first, s.commandWords()))
 }
 
+// Check parses line as Run would, without running it or touching the
+// broker: nil when it would start, else the error Run would print. Lab
+// verbs are only checked for existence.
+func (s *Session) Check(line string) error {
+	words, err := SplitWords(line)
+	if err != nil || len(words) == 0 {
+		return err
+	}
+	if _, ok := s.verb(words[0]); ok {
+		return nil
+	}
+	cmd, ok := natsCommands[words[0]]
+	if !ok {
+		return s.unknownCommand(words)
+	}
+	c := &Call{S: s, Out: io.Discard, Err: io.Discard, parseOnly: true, Job: &Job{Line: line}}
+	return runFisk(c, cmd, words)
+}
+
 // errTerminated is how fisk's "exit" (after --help) unwinds back to us.
 type terminated struct{}
 
@@ -137,6 +162,9 @@ func (e actionError) Unwrap() error { return e.err }
 // act wraps a command's run function as a fisk action.
 func act(c *Call, run func(*Call) error) fisk.Action {
 	return func(*fisk.ParseContext) error {
+		if c.parseOnly {
+			return nil
+		}
 		if err := run(c); err != nil {
 			return actionError{err}
 		}

@@ -135,6 +135,8 @@ type Call struct {
 	Out io.Writer // bodies and tables (stdout)
 	Err io.Writer // status lines (stderr)
 	Job *Job
+
+	parseOnly bool // Check: parse, never run
 }
 
 // Statusf writes a status line the way the real CLI logs it: "15:04:05 msg".
