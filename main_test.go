@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// These tests run the natslab binary as a person (or a crash) would.
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// natslabBinary builds the binary once per test process.
+func natslabBinary(t testing.TB) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "natslab-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "natslab")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+var servingURL = regexp.MustCompile(`serving NATS at (nats://127\.0\.0\.1:\d+)`)
+
+// startServe runs `natslab serve` on store and returns the process and its URL.
+func startServe(t *testing.T, store string) (*exec.Cmd, string) {
+	t.Helper()
+	cmd := exec.Command(natslabBinary(t), "serve", "--store", store, "--listen", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	urls := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if m := servingURL.FindStringSubmatch(sc.Text()); m != nil {
+				urls <- m[1]
+			}
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	select {
+	case url := <-urls:
+		return cmd, url
+	case <-time.After(20 * time.Second):
+		t.Fatal("natslab serve did not print its URL")
+	}
+	return nil, ""
+}
+
+func TestServeSurvivesSIGKILLWithEveryAcknowledgedMessage(t *testing.T) {
+	store := t.TempDir()
+	proc, url := startServe(t, store)
+	nc, err := nats.Connect(url, nats.MaxReconnects(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, _ := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "CRASH", Subjects: []string{"crash.>"}, Storage: jetstream.FileStorage}); err != nil {
+		t.Fatal(err)
+	}
+
+	// Publish as fast as possible, remembering every acknowledgement.
+	var mu sync.Mutex
+	acked := map[uint64]string{}
+	stop := make(chan struct{})
+	published := make(chan struct{})
+	go func() {
+		defer close(published)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			body := fmt.Sprintf("msg-%d", i)
+			fut, err := js.PublishAsync("crash.x", []byte(body))
+			if err != nil {
+				return
+			}
+			go func() {
+				select {
+				case ack := <-fut.Ok():
+					mu.Lock()
+					acked[ack.Sequence] = body
+					mu.Unlock()
+				case <-fut.Err():
+				}
+			}()
+		}
+	}()
+	// Let a good number of messages land, then kill the lab mid-flight.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		mu.Lock()
+		n := len(acked)
+		mu.Unlock()
+		if n >= 20000 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := proc.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	proc.Wait()
+	close(stop)
+	<-published
+	nc.Close()
+	time.Sleep(100 * time.Millisecond) // let the last ack goroutines settle
+	mu.Lock()
+	want := make(map[uint64]string, len(acked))
+	for k, v := range acked {
+		want[k] = v
+	}
+	mu.Unlock()
+	if len(want) == 0 {
+		t.Fatal("nothing was acknowledged before the kill")
+	}
+
+	// Same store, new process: every acknowledged message must be there.
+	_, url2 := startServe(t, store)
+	nc2, err := nats.Connect(url2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc2.Close()
+	js2, _ := jetstream.New(nc2)
+	st, err := js2.Stream(ctx, "CRASH")
+	if err != nil {
+		t.Fatalf("stream lost after the crash: %v", err)
+	}
+	info, _ := st.Info(ctx)
+	var missing []uint64
+	for seq, body := range want {
+		m, err := st.GetMsg(ctx, seq)
+		if err != nil || string(m.Data) != body {
+			missing = append(missing, seq)
+		}
+	}
+	if len(missing) > 0 {
+		t.Fatalf("%d of %d acknowledged messages lost or changed after SIGKILL (stream has %d, last seq %d); e.g. seq %d", len(missing), len(want), info.State.Msgs, info.State.LastSeq, missing[0])
+	}
+	// And the store is usable.
+	ack, err := js2.Publish(ctx, "crash.after", []byte("after"))
+	if err != nil {
+		t.Fatalf("store not usable after the crash: %v", err)
+	}
+	if ack.Sequence <= info.State.LastSeq-1 {
+		t.Fatalf("new message got sequence %d, stream last was %d", ack.Sequence, info.State.LastSeq)
+	}
+	t.Logf("%d acknowledged messages all survived SIGKILL; stream holds %d", len(want), info.State.Msgs)
+}
+
+func TestSecondServeOnTheSameStoreNamesTheLock(t *testing.T) {
+	store := t.TempDir()
+	startServe(t, store)
+	out, err := exec.Command(natslabBinary(t), "serve", "--store", store, "--listen", "127.0.0.1:0").CombinedOutput()
+	if err == nil {
+		t.Fatal("a second natslab on the same store should fail")
+	}
+	if !strings.Contains(string(out), "natslab.lock") || strings.Count(strings.TrimSpace(string(out)), "\n") > 0 {
+		t.Fatalf("want one line naming the lock, got:\n%s", out)
+	}
+}
+
+func TestServeStopsWithExitZeroOnInterrupt(t *testing.T) {
+	proc, _ := startServe(t, t.TempDir())
+	proc.Process.Signal(os.Interrupt)
+	done := make(chan error, 1)
+	go func() { done <- proc.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve should exit 0 on Ctrl-C, got %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop on Ctrl-C")
+	}
+}
