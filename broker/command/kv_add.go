@@ -1,0 +1,355 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/natscli/columns"
+)
+
+// Buckets: kv add, edit, info, compact, and del/rm of a whole bucket.
+
+// config turns the typed flags into a bucket configuration.
+func (k *kvCmd) config() (jetstream.KeyValueConfig, error) {
+	cfg := jetstream.KeyValueConfig{Bucket: k.bucket, Description: k.description, TTL: k.ttl, LimitMarkerTTL: k.markerTTL, Compression: k.compress}
+	if k.history < 1 || k.history > 64 {
+		return cfg, usageErrorf("--history is how many values to keep per key, from 1 to 64; got %d", k.history)
+	}
+	cfg.History = uint8(k.history)
+	if k.ttl < 0 || k.markerTTL < 0 {
+		return cfg, usageErrorf("--ttl and --marker-ttl cannot be negative (leave --ttl out to keep values forever)")
+	}
+	if k.replicas < 1 || k.replicas > 5 {
+		return cfg, usageErrorf("--replicas must be 1 to 5, got %d", k.replicas)
+	}
+	cfg.Replicas = int(k.replicas)
+	mvs, err := kvParseBytes("max-value-size", k.maxValueSize, 32)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.MaxValueSize = int32(mvs)
+	if cfg.MaxBytes, err = kvParseBytes("max-bucket-size", k.maxBucketSize, 64); err != nil {
+		return cfg, err
+	}
+	cfg.Storage = jetstream.FileStorage
+	if strings.HasPrefix(k.storage, "m") {
+		cfg.Storage = jetstream.MemoryStorage
+	}
+	if k.cluster != "" || len(k.tags) > 0 {
+		cfg.Placement = &jetstream.Placement{Cluster: k.cluster, Tags: k.tags}
+	}
+	if len(k.metadata) > 0 {
+		cfg.Metadata = k.metadata
+	}
+	if k.repubDest != "" {
+		cfg.RePublish = &jetstream.RePublish{Source: k.repubSource, Destination: k.repubDest, HeadersOnly: k.repubHeaders}
+	} else if k.repubSource != "" {
+		return cfg, usageErrorf("--republish-source needs --republish-destination, the subject to republish to")
+	}
+	if k.mirror != "" {
+		cfg.Mirror = &jetstream.StreamSource{Name: k.mirror, Domain: k.mirrorDomain}
+	}
+	for _, s := range k.sources {
+		cfg.Sources = append(cfg.Sources, &jetstream.StreamSource{Name: s})
+	}
+	return cfg, nil
+}
+
+func (k *kvCmd) addRun(c *Call) error {
+	if err := kvCheckBucketName(k.bucket); err != nil {
+		return err
+	}
+	cfg, err := k.config()
+	if err != nil {
+		return err
+	}
+	js, err := c.JS()
+	if err != nil {
+		return c.jsError(err)
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	kv, err := js.CreateKeyValue(ctx, cfg)
+	if errors.Is(err, jetstream.ErrBucketExists) {
+		return fmt.Errorf("bucket %s already exists with a different configuration: kv info %s shows it; change it with kv edit %s, or remove it first with kv rm %s --force", k.bucket, k.bucket, k.bucket, k.bucket)
+	}
+	if err != nil {
+		return c.kvAPIError(err)
+	}
+	return c.kvShowStatus(kv)
+}
+
+func (k *kvCmd) editRun(c *Call) error {
+	js, kv, err := c.kvOpen(k.bucket)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	st, err := kv.Status(ctx)
+	if err != nil {
+		return c.jsError(err)
+	}
+	bs, ok := st.(*jetstream.KeyValueBucketStatus)
+	if !ok {
+		return fmt.Errorf("%s is not a JetStream bucket", k.bucket)
+	}
+	typed, err := k.config()
+	if err != nil {
+		return err
+	}
+	// Start from what the bucket has, and change only what was typed.
+	cfg := bs.Config()
+	change := map[string]func(){
+		"description":     func() { cfg.Description = typed.Description },
+		"history":         func() { cfg.History = typed.History },
+		"ttl":             func() { cfg.TTL = typed.TTL },
+		"marker-ttl":      func() { cfg.LimitMarkerTTL = typed.LimitMarkerTTL },
+		"replicas":        func() { cfg.Replicas = typed.Replicas },
+		"max-value-size":  func() { cfg.MaxValueSize = typed.MaxValueSize },
+		"max-bucket-size": func() { cfg.MaxBytes = typed.MaxBytes },
+		"compress":        func() { cfg.Compression = typed.Compression },
+		"metadata":        func() { cfg.Metadata = typed.Metadata },
+		"tags":            func() { cfg.Placement = typed.Placement },
+		"cluster":         func() { cfg.Placement = typed.Placement },
+		"republish-destination": func() {
+			cfg.RePublish = typed.RePublish
+		},
+		"source": func() { cfg.Sources = append(cfg.Sources, typed.Sources...) },
+	}
+	for name, apply := range change {
+		if k.wasSet(name) {
+			apply()
+		}
+	}
+	if k.noMirror {
+		cfg.Mirror = nil
+	}
+	kv, err = js.UpdateKeyValue(ctx, cfg)
+	if err != nil {
+		return c.kvAPIError(err)
+	}
+	return c.kvShowStatus(kv)
+}
+
+func (k *kvCmd) infoRun(c *Call) error {
+	if k.bucket == "" {
+		// The real CLI asks which bucket; the lab picks the only one, or
+		// says which there are.
+		js, err := c.JS()
+		if err != nil {
+			return c.jsError(err)
+		}
+		names, err := c.kvBucketNames(js)
+		if err != nil {
+			return err
+		}
+		switch len(names) {
+		case 0:
+			return usageErrorf("there are no buckets yet: create one with kv add profiles")
+		case 1:
+			k.bucket = names[0]
+			c.Statusf("No bucket given: showing %s, the only bucket", k.bucket)
+		default:
+			return usageErrorf("kv info needs a bucket: one of %s (for example kv info %s)", kvShortList(names, 10), names[0])
+		}
+	}
+	_, kv, err := c.kvOpen(k.bucket)
+	if err != nil {
+		return err
+	}
+	return c.kvShowStatus(kv)
+}
+
+// kvShowStatus prints a bucket's configuration and state as the real CLI's
+// kv info does.
+func (c *Call) kvShowStatus(kv jetstream.KeyValue) error {
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	st, err := kv.Status(ctx)
+	if err != nil {
+		return c.jsError(err)
+	}
+	var nfo *jetstream.StreamInfo
+	if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
+		nfo = bs.StreamInfo()
+	}
+	cols := newColumns("Information for Key-Value Store Bucket %s", st.Bucket())
+	if nfo != nil {
+		cols = newColumns("Information for Key-Value Store Bucket %s created %s", st.Bucket(), f(nfo.Created))
+	}
+	cols.AddSectionTitle("Configuration")
+	cols.AddRow("Bucket Name", st.Bucket())
+	cols.AddRow("History Kept", st.History())
+	cols.AddRow("Values Stored", st.Values())
+	cols.AddRow("Compressed", st.IsCompressed())
+	cols.AddRow("Per-Key TTL Supported", st.LimitMarkerTTL() > 0)
+	cols.AddRowIf("Limit Marker TTL", st.LimitMarkerTTL().String(), st.LimitMarkerTTL() > 0)
+	cols.AddRow("Backing Store Kind", st.BackingStore())
+	if nfo != nil {
+		kvStreamRows(cols, nfo, st.Metadata())
+	}
+	return renderColumns(c.Out, cols)
+}
+
+// kvStreamRows adds the rows that come from the stream under a bucket.
+func kvStreamRows(cols *columns.Writer, nfo *jetstream.StreamInfo, meta map[string]string) {
+	cfg := nfo.Config
+	cols.AddRowIfNotEmpty("Description", cfg.Description)
+	cols.AddRow("Bucket Size", size(nfo.State.Bytes))
+	cols.AddRow("Maximum Bucket Size", kvLimit(cfg.MaxBytes))
+	cols.AddRow("Maximum Value Size", kvLimit(int64(cfg.MaxMsgSize)))
+	if cfg.MaxAge <= 0 {
+		cols.AddRow("Maximum Age", "unlimited")
+	} else {
+		cols.AddRow("Maximum Age", cfg.MaxAge)
+	}
+	cols.AddRow("JetStream Stream", cfg.Name)
+	cols.AddRow("Storage", cfg.Storage.String())
+	if rp := cfg.RePublish; rp != nil {
+		label := "Republishing"
+		if rp.HeadersOnly {
+			label = "Republishing Headers"
+		}
+		cols.AddRowf(label, "%s to %s", rp.Source, rp.Destination)
+	}
+	if nfo.Mirror != nil && cfg.Mirror != nil {
+		cols.AddSectionTitle("Mirror Information")
+		cols.AddRow("Origin Bucket", strings.TrimPrefix(cfg.Mirror.Name, kvStreamPrefix))
+		if cfg.Mirror.External != nil {
+			cols.AddRow("External API", cfg.Mirror.External.APIPrefix)
+		}
+		cols.AddRow("Last Seen", kvLastSeen(nfo.Mirror.Active))
+		cols.AddRow("Lag", nfo.Mirror.Lag)
+	}
+	if len(nfo.Sources) > 0 {
+		cols.AddSectionTitle("Sources Information")
+		for _, src := range nfo.Sources {
+			for _, s := range cfg.Sources {
+				if s.Name == src.Name {
+					cols.AddRow("Source Bucket", strings.TrimPrefix(src.Name, kvStreamPrefix))
+					if s.External != nil {
+						cols.AddRow("External API", s.External.APIPrefix)
+					}
+				}
+			}
+			cols.AddRow("Last Seen", kvLastSeen(src.Active))
+			cols.AddRow("Lag", src.Lag)
+		}
+	}
+	if user := kvUserMetadata(meta); len(user) > 0 {
+		cols.AddSectionTitle("Metadata")
+		cols.AddMapStrings(user)
+	}
+	if cl := nfo.Cluster; cl != nil {
+		cols.AddSectionTitle("Cluster Information")
+		cols.AddRow("Name", cl.Name)
+		cols.AddRow("Leader", cl.Leader)
+		for _, r := range cl.Replicas {
+			state := []string{r.Name}
+			if r.Current {
+				state = append(state, "current")
+			} else {
+				state = append(state, "outdated")
+			}
+			if r.Offline {
+				state = append(state, "OFFLINE")
+			}
+			if r.Active > 0 && r.Active < math.MaxInt64 {
+				state = append(state, fmt.Sprintf("seen %s ago", f(r.Active)))
+			} else {
+				state = append(state, "not seen")
+			}
+			switch {
+			case r.Lag > 1:
+				state = append(state, fmt.Sprintf("%s operations behind", f(r.Lag)))
+			case r.Lag == 1:
+				state = append(state, "1 operation behind")
+			}
+			cols.AddRow("Replica", state)
+		}
+	}
+}
+
+// kvLimit formats a size limit, -1 (or less) being unlimited.
+func kvLimit(n int64) string {
+	if n < 0 {
+		return "unlimited"
+	}
+	return size(n)
+}
+
+// kvLastSeen is when a mirror or source was last heard from.
+func kvLastSeen(active time.Duration) any {
+	if active > 0 && active < math.MaxInt64 {
+		return active
+	}
+	return "never"
+}
+
+// kvUserMetadata drops the metadata the server keeps for itself (_nats.*).
+func kvUserMetadata(meta map[string]string) map[string]string {
+	out := map[string]string{}
+	for k, v := range meta {
+		if !strings.HasPrefix(k, "_nats.") {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// rmBucket deletes a whole bucket (kv del/rm with no key).
+func (k *kvCmd) rmBucket(c *Call) error {
+	js, kv, err := c.kvOpen(k.bucket)
+	if err != nil {
+		return err
+	}
+	values := "no values"
+	ctx, cancel := c.Timeout()
+	if st, err := kv.Status(ctx); err == nil {
+		values = plural(int(st.Values()), "value", "values")
+	}
+	cancel()
+	ok, err := c.confirm(k.force, fmt.Sprintf("Delete bucket %s?", k.bucket),
+		fmt.Sprintf("kv rm %s deletes the whole bucket (stream %s%s, %s): add --force to confirm, as in kv rm %s --force", k.bucket, kvStreamPrefix, k.bucket, values, k.bucket))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		fmt.Fprintln(c.Out, "Skipping delete")
+		return nil
+	}
+	// A fresh timeout: the question may have taken a while to answer.
+	ctx, cancel = c.Timeout()
+	defer cancel()
+	if err := js.DeleteKeyValue(ctx, k.bucket); err != nil {
+		return c.kvAPIError(err)
+	}
+	return nil
+}
+
+func (k *kvCmd) compactRun(c *Call) error {
+	_, kv, err := c.kvOpen(k.bucket)
+	if err != nil {
+		return err
+	}
+	ok, err := c.confirm(k.force, fmt.Sprintf("Purge all historic values and audit trails for deleted keys in bucket %s?", k.bucket),
+		fmt.Sprintf("kv compact %s removes the history of deleted keys for good: add --force to confirm", k.bucket))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		fmt.Fprintln(c.Out, "Skipping delete")
+		return nil
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	if err := kv.PurgeDeletes(ctx); err != nil {
+		return c.kvAPIError(err)
+	}
+	return nil
+}

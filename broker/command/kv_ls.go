@@ -1,0 +1,128 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// kv ls: the buckets, or the keys of one bucket.
+
+func (k *kvCmd) lsRun(c *Call) error {
+	if k.bucket != "" {
+		return k.lsKeys(c)
+	}
+	return k.lsBuckets(c)
+}
+
+func (k *kvCmd) lsBuckets(c *Call) error {
+	js, err := c.JS()
+	if err != nil {
+		return c.jsError(err)
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	// The real CLI counts every stream named KV_* as a bucket.
+	var found []*jetstream.StreamInfo
+	l := js.ListStreams(ctx)
+	for info := range l.Info() {
+		if strings.HasPrefix(info.Config.Name, kvStreamPrefix) {
+			found = append(found, info)
+		}
+	}
+	if err := l.Err(); err != nil {
+		return c.jsError(err)
+	}
+	sort.Slice(found, func(i, j int) bool { return found[i].Config.Name < found[j].Config.Name })
+	if k.names {
+		for _, s := range found {
+			fmt.Fprintln(c.Out, strings.TrimPrefix(s.Config.Name, kvStreamPrefix))
+		}
+		return nil
+	}
+	if len(found) == 0 {
+		fmt.Fprintln(c.Out, "No Key-Value buckets found")
+		return nil
+	}
+	// Smallest first, as the real CLI lists them.
+	sort.SliceStable(found, func(i, j int) bool { return found[i].State.Bytes < found[j].State.Bytes })
+	t := newTable("Key-Value Buckets")
+	t.AddHeaders("Bucket", "Description", "Created", "Size", "Values", "Last Update")
+	for _, s := range found {
+		t.AddRow(strings.TrimPrefix(s.Config.Name, kvStreamPrefix), s.Config.Description, f(s.Created), size(s.State.Bytes), f(s.State.Msgs), f(c.Now().Sub(s.State.LastTime)))
+	}
+	fmt.Fprintln(c.Out, t.Render())
+	return nil
+}
+
+func (k *kvCmd) lsKeys(c *Call) error {
+	if k.key != "" {
+		if err := kvCheckKey(k.key, true); err != nil {
+			return err
+		}
+	}
+	_, kv, err := c.kvOpen(k.bucket)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	var l jetstream.KeyLister
+	if k.key != "" {
+		l, err = kv.ListKeysFiltered(ctx, k.key)
+	} else {
+		l, err = kv.ListKeys(ctx)
+	}
+	if err != nil {
+		return c.jsError(err)
+	}
+	defer l.Stop()
+	var keys []string
+	for key := range l.Keys() {
+		keys = append(keys, key)
+	}
+	if k.verbose {
+		if err := k.lsVerbose(c, kv, keys); err != nil {
+			return err
+		}
+	} else {
+		for _, key := range keys {
+			fmt.Fprintln(c.Out, key)
+		}
+	}
+	if len(keys) == 0 {
+		fmt.Fprintln(c.Out, "No keys found in bucket")
+	}
+	return nil
+}
+
+// lsVerbose prints the keys with their latest revision.
+func (k *kvCmd) lsVerbose(c *Call, kv jetstream.KeyValue, keys []string) error {
+	t := newTable("Contents for bucket '%s'", k.bucket)
+	if k.displayValue {
+		t.AddHeaders("Key", "Created", "Delta", "Revision", "Value")
+	} else {
+		t.AddHeaders("Key", "Created", "Delta", "Revision")
+	}
+	for _, key := range keys {
+		ctx, cancel := c.Timeout()
+		e, err := kv.Get(ctx, key)
+		cancel()
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue // deleted since it was listed
+		}
+		if err != nil {
+			return fmt.Errorf("reading key %s: %w", key, c.jsError(err))
+		}
+		row := []any{e.Key(), f(e.Created()), e.Delta(), e.Revision()}
+		if k.displayValue {
+			row = append(row, string(e.Value()))
+		}
+		t.AddRow(row...)
+	}
+	fmt.Fprintln(c.Out, t.Render())
+	return nil
+}

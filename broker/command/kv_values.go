@@ -1,0 +1,373 @@
+package command
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strconv"
+	"unicode"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Values: kv put, get, create, update, del, purge, history and revert.
+
+// openKey opens the bucket and checks the key, before anything is sent.
+func (k *kvCmd) openKey(c *Call) (jetstream.KeyValue, error) {
+	if err := kvCheckBucketName(k.bucket); err != nil {
+		return nil, err
+	}
+	if err := kvCheckKey(k.key, false); err != nil {
+		return nil, err
+	}
+	_, kv, err := c.kvOpen(k.bucket)
+	return kv, err
+}
+
+// value is what to store. The real CLI reads STDIN when no value is given;
+// the lab has no STDIN, so it stores an empty value and says so.
+func (k *kvCmd) value(c *Call) []byte {
+	if !k.valSet {
+		c.Statusf("No value given: storing an empty value under %s (put the value after the key, like kv put %s %s VALUE)", k.key, k.bucket, k.key)
+	}
+	return []byte(k.val)
+}
+
+func (k *kvCmd) putRun(c *Call) error {
+	kv, err := k.openKey(c)
+	if err != nil {
+		return err
+	}
+	val := k.value(c)
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	if _, err := kv.Put(ctx, k.key, val); err != nil {
+		return c.kvWriteError(kv, k.key, val, err)
+	}
+	fmt.Fprintln(c.Out, k.val)
+	return nil
+}
+
+func (k *kvCmd) createRun(c *Call) error {
+	kv, err := k.openKey(c)
+	if err != nil {
+		return err
+	}
+	if err := k.checkKeyTTL(c, kv); err != nil {
+		return err
+	}
+	val := k.value(c)
+	var opts []jetstream.KVCreateOpt
+	if k.keyTTL > 0 {
+		opts = append(opts, jetstream.KeyTTL(k.keyTTL))
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	if _, err := kv.Create(ctx, k.key, val, opts...); err != nil {
+		if errors.Is(err, jetstream.ErrKeyExists) {
+			return c.kvKeyExists(kv, k.key)
+		}
+		return c.kvWriteError(kv, k.key, val, err)
+	}
+	fmt.Fprintln(c.Out, k.val)
+	return nil
+}
+
+// kvKeyExists explains why kv create refused.
+func (c *Call) kvKeyExists(kv jetstream.KeyValue, key string) error {
+	b := kv.Bucket()
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	rev := "?"
+	if e, err := kv.Get(ctx, key); err == nil {
+		rev = fmt.Sprint(e.Revision())
+	}
+	return fmt.Errorf("key %s already exists in bucket %s, at revision %s: kv create only makes new keys; overwrite it with kv put, or change it only if unchanged with kv update %s %s VALUE %s", key, b, rev, b, key, rev)
+}
+
+// checkKeyTTL checks a per-key --ttl before sending: it must be whole
+// seconds, and the bucket must allow per-key TTLs.
+func (k *kvCmd) checkKeyTTL(c *Call, kv jetstream.KeyValue) error {
+	switch {
+	case k.keyTTL == 0:
+		return nil
+	case k.keyTTL < 0:
+		return usageErrorf("--ttl cannot be negative, got %s", k.keyTTL)
+	case k.keyTTL < 1e9:
+		return usageErrorf("--ttl for a key must be at least 1s, got %s", k.keyTTL)
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	st, err := kv.Status(ctx)
+	if err != nil {
+		return c.jsError(err)
+	}
+	if st.LimitMarkerTTL() <= 0 {
+		return usageErrorf("bucket %s does not allow per-key TTLs: it needs --marker-ttl (for example kv add %s --marker-ttl 1m on a new bucket, or kv edit %s --marker-ttl 1m), or leave out --ttl", k.bucket, k.bucket, k.bucket)
+	}
+	return nil
+}
+
+// updateRevision is the revision kv update compares against: the last
+// argument (as the real CLI) or --revision.
+func (k *kvCmd) updateRevision() (uint64, error) {
+	if k.revisionArg == "" && !k.revisionSet {
+		return 0, usageErrorf("kv update needs the revision you read, as its last argument: kv update %s %s %s REVISION (kv get %s %s shows the revision)", k.bucket, k.key, Quote([]string{k.val}), k.bucket, k.key)
+	}
+	if k.revisionArg == "" {
+		return k.revision, nil
+	}
+	rev, err := strconv.ParseUint(k.revisionArg, 10, 64)
+	if err != nil {
+		return 0, usageErrorf("the revision must be a whole number like 3 (kv get %s %s shows it), got %q", k.bucket, k.key, k.revisionArg)
+	}
+	if k.revisionSet && k.revision != rev {
+		return 0, usageErrorf("two different revisions given (%d as the last argument, %d with --revision): give one", rev, k.revision)
+	}
+	return rev, nil
+}
+
+func (k *kvCmd) updateRun(c *Call) error {
+	rev, err := k.updateRevision()
+	if err != nil {
+		return err
+	}
+	kv, err := k.openKey(c)
+	if err != nil {
+		return err
+	}
+	val := []byte(k.val)
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	if _, err := kv.Update(ctx, k.key, val, rev); err != nil {
+		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) || errors.Is(err, jetstream.ErrKeyExists) {
+			return c.kvStale(kv, k.key, rev)
+		}
+		return c.kvWriteError(kv, k.key, val, err)
+	}
+	fmt.Fprintln(c.Out, k.val)
+	return nil
+}
+
+func (k *kvCmd) getRun(c *Call) error {
+	kv, err := k.openKey(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	var e jetstream.KeyValueEntry
+	if k.revision > 0 {
+		e, err = kv.GetRevision(ctx, k.key, k.revision)
+	} else {
+		e, err = kv.Get(ctx, k.key)
+	}
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+		return c.kvMissingKey(kv, k.key, k.revision)
+	}
+	if err != nil {
+		return c.jsError(err)
+	}
+	if k.raw {
+		_, err := c.Out.Write(e.Value())
+		return err
+	}
+	fmt.Fprintf(c.Out, "%s > %s revision: %d created @ %s\n\n", e.Bucket(), e.Key(), e.Revision(), f(e.Created()))
+	shown := kvPrintable(e.Value())
+	if len(shown) > 120 {
+		fmt.Fprintf(c.Out, "Showing first 120 bytes of %s, use --raw for full data\n\n", f(len(shown)))
+		shown = shown[:120]
+	}
+	fmt.Fprintf(c.Out, "%s\n\n", shown)
+	return nil
+}
+
+// kvPrintable shows a value as text, or as base64 when it is not printable
+// ASCII, as the real CLI does.
+func kvPrintable(v []byte) string {
+	for _, r := range string(v) {
+		if r > unicode.MaxASCII || !unicode.IsPrint(r) {
+			return base64.StdEncoding.EncodeToString(v)
+		}
+	}
+	return string(v)
+}
+
+// kvShort cuts a long value to its ends, as history tables show it.
+func kvShort(v []byte) string {
+	s := kvPrintable(v)
+	if len(s) > 40 {
+		return s[:15] + "..." + s[len(s)-15:]
+	}
+	return s
+}
+
+func (k *kvCmd) delRun(c *Call) error {
+	if k.key == "" {
+		return k.rmBucket(c)
+	}
+	kv, err := k.openKey(c)
+	if err != nil {
+		return err
+	}
+	// A typo here would write a delete marker for a key that never was.
+	hist, err := c.kvHistory(kv, k.key)
+	if err != nil {
+		return err
+	}
+	if len(hist) == 0 {
+		return c.kvMissingKey(kv, k.key, 0)
+	}
+	ok, err := c.confirm(k.force, fmt.Sprintf("Delete key %s > %s?", k.bucket, k.key),
+		fmt.Sprintf("kv del deletes key %s (its history stays): add --force to confirm, as in kv del %s %s --force", k.key, k.bucket, k.key))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		fmt.Fprintln(c.Out, "Skipping delete")
+		return nil
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	if err := kv.Delete(ctx, k.key); err != nil {
+		return c.kvAPIError(err)
+	}
+	return nil
+}
+
+func (k *kvCmd) purgeRun(c *Call) error {
+	kv, err := k.openKey(c)
+	if err != nil {
+		return err
+	}
+	if err := k.checkKeyTTL(c, kv); err != nil {
+		return err
+	}
+	hist, err := c.kvHistory(kv, k.key)
+	if err != nil {
+		return err
+	}
+	if len(hist) == 0 {
+		return c.kvMissingKey(kv, k.key, 0)
+	}
+	ok, err := c.confirm(k.force, fmt.Sprintf("Purge key %s > %s?", k.bucket, k.key),
+		fmt.Sprintf("kv purge erases key %s and all %s of its history for good: add --force to confirm, as in kv purge %s %s --force", k.key, plural(len(hist), "revision", "revisions"), k.bucket, k.key))
+	if err != nil {
+		return err
+	}
+	if !ok {
+		fmt.Fprintln(c.Out, "Skipping purge")
+		return nil
+	}
+	var opts []jetstream.KVDeleteOpt
+	if k.keyTTL > 0 {
+		opts = append(opts, jetstream.PurgeTTL(k.keyTTL))
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	if err := kv.Purge(ctx, k.key, opts...); err != nil {
+		return c.kvAPIError(err)
+	}
+	return nil
+}
+
+func (k *kvCmd) historyRun(c *Call) error {
+	kv, err := k.openKey(c)
+	if err != nil {
+		return err
+	}
+	hist, err := c.kvHistory(kv, k.key)
+	if err != nil {
+		return err
+	}
+	if len(hist) == 0 {
+		return c.kvMissingKey(kv, k.key, 0)
+	}
+	c.kvHistoryTable(hist, k.bucket, k.key)
+	return nil
+}
+
+func (c *Call) kvHistoryTable(hist []jetstream.KeyValueEntry, bucket, key string) {
+	t := newTable("History for %s > %s", bucket, key)
+	t.AddHeaders("Key", "Revision", "Op", "Created", "Length", "Value")
+	for _, e := range hist {
+		t.AddRow(e.Key(), e.Revision(), kvOpName(e.Operation()), f(e.Created()), f(len(e.Value())), kvShort(e.Value()))
+	}
+	fmt.Fprintln(c.Out, t.Render())
+}
+
+// kvOpName is how tables and watch lines name an operation.
+func kvOpName(op jetstream.KeyValueOp) string {
+	switch op {
+	case jetstream.KeyValuePut:
+		return "PUT"
+	case jetstream.KeyValueDelete:
+		return "DELETE"
+	case jetstream.KeyValuePurge:
+		return "PURGE"
+	}
+	return "UNKNOWN"
+}
+
+func (k *kvCmd) revertRun(c *Call) error {
+	rev, err := strconv.ParseUint(k.revisionArg, 10, 64)
+	if err != nil || rev == 0 {
+		return usageErrorf("the revision must be a whole number like 3 (kv history %s %s lists them), got %q", k.bucket, k.key, k.revisionArg)
+	}
+	kv, err := k.openKey(c)
+	if err != nil {
+		return err
+	}
+	hist, err := c.kvHistory(kv, k.key)
+	if err != nil {
+		return err
+	}
+	if len(hist) == 0 {
+		return c.kvMissingKey(kv, k.key, 0)
+	}
+	if len(hist) <= 1 {
+		return fmt.Errorf("key %s has only one revision kept, so there is nothing to revert to (bucket %s keeps --history %d)", k.key, k.bucket, kvHistoryKept(c, kv))
+	}
+	ctx, cancel := c.Timeout()
+	old, err := kv.GetRevision(ctx, k.key, rev)
+	cancel()
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+		return c.kvMissingKey(kv, k.key, rev)
+	}
+	if err != nil {
+		return c.jsError(err)
+	}
+	if !k.force && c.S.confirm != nil {
+		fmt.Fprintf(c.Out, "Revision: %d\n\n%v\n\n", old.Revision(), kvShort(old.Value()))
+	}
+	ok, err := c.confirm(k.force, fmt.Sprintf("Really revert to revision %d", rev),
+		fmt.Sprintf("kv revert writes revision %d's value as the newest: add --force to confirm, as in kv revert %s %s %d --force", rev, k.bucket, k.key, rev))
+	if err != nil || !ok {
+		return err
+	}
+	latest := hist[len(hist)-1].Revision()
+	ctx, cancel = c.Timeout()
+	defer cancel()
+	if _, err := kv.Update(ctx, k.key, old.Value(), latest); err != nil {
+		if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			return c.kvStale(kv, k.key, latest)
+		}
+		return c.kvWriteError(kv, k.key, old.Value(), err)
+	}
+	hist, err = c.kvHistory(kv, k.key)
+	if err != nil {
+		return err
+	}
+	c.kvHistoryTable(hist, k.bucket, k.key)
+	return nil
+}
+
+// kvHistoryKept is the bucket's --history, or 0 if it cannot be read.
+func kvHistoryKept(c *Call, kv jetstream.KeyValue) int64 {
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	if st, err := kv.Status(ctx); err == nil {
+		return st.History()
+	}
+	return 0
+}
