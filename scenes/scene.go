@@ -53,6 +53,21 @@ type Control struct {
 	Summary string
 }
 
+// KeyBinding maps a key, pressed while the command prompt is empty, to one
+// of the scene's controls; the lab runs it as if typed and lists it in help.
+type KeyBinding struct {
+	Key     string   // as tea.KeyPressMsg.String() spells it: "o", "p", "shift+p"
+	Control string   // a Control's Name
+	Args    []string // its arguments
+	Help    string   // a few words for the help line: "offline/online"
+}
+
+// Keyed is implemented by scenes that offer keys. It is separate from Scene
+// so a scene without keys (or a test's own scene) need not say so.
+type Keyed interface {
+	Keys() []KeyBinding
+}
+
 // Clock is the one clock every animation runs on, replaceable in tests.
 type Clock interface {
 	Now() time.Time

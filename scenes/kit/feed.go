@@ -1,0 +1,124 @@
+package kit
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// Feed carries events from NATS callbacks (any goroutine) into a Bubble Tea
+// model. Sending never blocks: the channel is bounded and an event that
+// does not fit is dropped and counted, so a flood costs the broker nothing
+// and memory stays flat. Animation samples; counters must therefore be read
+// from the scene's exact state, never summed from events.
+//
+// The model arms Wait once in Init and again after each FeedMsg it handles:
+// a Cmd that waits on the channel, so nothing polls.
+type Feed struct {
+	events  chan Event
+	wake    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+	dropped atomic.Uint64
+	minGap  time.Duration
+	last    atomic.Int64 // unix nanos of the last delivery
+	batch   int
+}
+
+// FeedMsg is what Wait delivers: the events since the last one (possibly
+// none, when the scene was only poked to re-read its state).
+type FeedMsg struct {
+	feed   *Feed
+	Events []Event
+}
+
+// For reports whether the message came from f (a lab may host several
+// scenes over time; a stale scene's message must not reach a new one).
+func (m FeedMsg) For(f *Feed) bool { return m.feed == f }
+
+// NewFeed makes a feed holding at most size undelivered events and
+// delivering at most rate batches a second (0: no limit).
+func NewFeed(size, rate int) *Feed {
+	f := &Feed{
+		events: make(chan Event, size),
+		wake:   make(chan struct{}, 1),
+		done:   make(chan struct{}),
+		batch:  size,
+	}
+	if rate > 0 {
+		f.minGap = time.Second / time.Duration(rate)
+	}
+	return f
+}
+
+// Send offers an event; it reports false (and counts a drop) when the feed
+// is full or closed.
+func (f *Feed) Send(e Event) bool {
+	select {
+	case f.events <- e:
+		return true
+	default:
+		f.dropped.Add(1)
+		return false
+	}
+}
+
+// Poke wakes the model to re-read the scene's state without an event to
+// animate. Pokes coalesce.
+func (f *Feed) Poke() {
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Dropped is how many events did not fit.
+func (f *Feed) Dropped() uint64 { return f.dropped.Load() }
+
+// Close ends the feed; a pending Wait returns nil.
+func (f *Feed) Close() { f.once.Do(func() { close(f.done) }) }
+
+// Wait is the Cmd that delivers the next FeedMsg. Batches are spaced at
+// least 1/rate apart: under a flood the model updates a bounded number of
+// times a second, whatever the broker does.
+func (f *Feed) Wait() tea.Cmd {
+	return func() tea.Msg {
+		var first []Event
+		select {
+		case <-f.done:
+			return nil
+		case e := <-f.events:
+			first = append(first, e)
+		case <-f.wake:
+		}
+		if f.minGap > 0 {
+			if gap := f.minGap - time.Duration(time.Now().UnixNano()-f.last.Load()); gap > 0 {
+				t := time.NewTimer(gap)
+				select {
+				case <-f.done:
+					t.Stop()
+					return nil
+				case <-t.C:
+				}
+			}
+		}
+		evs := first
+	drain:
+		for len(evs) < f.batch {
+			select {
+			case e := <-f.events:
+				evs = append(evs, e)
+			default:
+				break drain
+			}
+		}
+		select {
+		case <-f.wake:
+		default:
+		}
+		f.last.Store(time.Now().UnixNano())
+		return FeedMsg{feed: f, Events: evs}
+	}
+}

@@ -1,0 +1,180 @@
+package kit
+
+import (
+	"time"
+	"unicode/utf8"
+)
+
+// Point is a cell on a canvas.
+type Point struct{ X, Y int }
+
+// Resolver maps a waypoint's name to where it is at the current size, so
+// animations are stated in names ("pub", "server", "app") and survive a
+// resize mid-flight.
+type Resolver func(name string) (Point, bool)
+
+// Mover is a message travelling along a route of waypoints, one leg after
+// another, and then either vanishing on arrival or fading where it stopped
+// (a message that went nowhere).
+type Mover struct {
+	Label string
+	Route []string        // waypoints, at least two
+	Legs  []time.Duration // how long each leg takes: len(Route)-1
+	Start time.Time
+	Role  Role
+	Fade  time.Duration // after the last leg, fade out in place over this long
+}
+
+// Arrive is when the mover reaches its last waypoint.
+func (m *Mover) Arrive() time.Time {
+	t := m.Start
+	for _, d := range m.Legs {
+		t = t.Add(d)
+	}
+	return t
+}
+
+// End is when the mover is gone.
+func (m *Mover) End() time.Time { return m.Arrive().Add(m.Fade) }
+
+// fadeGlyphs are the shapes of a message fading away: the shape changes,
+// not only the colour, so it reads without colour too.
+var fadeGlyphs = []rune{'●', '◍', '○', '◌', '·'}
+
+// Where says where the mover is at now: the cell, its glyph and its role,
+// or ok false when it has not started, is gone, or sits on an unknown
+// waypoint.
+func (m *Mover) Where(now time.Time, at Resolver) (p Point, glyph rune, role Role, ok bool) {
+	if now.Before(m.Start) || !now.Before(m.End()) || len(m.Route) < 2 {
+		return Point{}, 0, 0, false
+	}
+	t := m.Start
+	for i, d := range m.Legs {
+		if i+1 >= len(m.Route) {
+			break
+		}
+		if now.Before(t.Add(d)) {
+			a, okA := at(m.Route[i])
+			b, okB := at(m.Route[i+1])
+			if !okA || !okB {
+				return Point{}, 0, 0, false
+			}
+			f := float64(now.Sub(t)) / float64(d)
+			return Point{X: a.X + int(float64(b.X-a.X)*f+0.5), Y: a.Y + int(float64(b.Y-a.Y)*f+0.5)}, '●', m.Role, true
+		}
+		t = t.Add(d)
+	}
+	end, okE := at(m.Route[len(m.Route)-1])
+	if !okE {
+		return Point{}, 0, 0, false
+	}
+	f := float64(now.Sub(t)) / float64(m.Fade)
+	i := min(int(f*float64(len(fadeGlyphs))), len(fadeGlyphs)-1)
+	role = Bad
+	if i >= 2 {
+		role = Faint
+	}
+	return end, fadeGlyphs[i], role, true
+}
+
+// Movers is the set of messages in flight in one part of a scene.
+type Movers struct {
+	list []Mover
+	Max  int // at most this many at once (0: 64); beyond it, new ones are skipped
+}
+
+// Add puts a mover in flight, or skips it (false) when too many already are.
+func (ms *Movers) Add(m Mover) bool {
+	limit := ms.Max
+	if limit == 0 {
+		limit = 64
+	}
+	if len(ms.list) >= limit {
+		return false
+	}
+	ms.list = append(ms.list, m)
+	return true
+}
+
+// Prune forgets the movers that are gone.
+func (ms *Movers) Prune(now time.Time) {
+	keep := ms.list[:0]
+	for _, m := range ms.list {
+		if now.Before(m.End()) {
+			keep = append(keep, m)
+		}
+	}
+	clear(ms.list[len(keep):])
+	ms.list = keep
+}
+
+// Active reports whether any mover is still moving or fading at now.
+func (ms *Movers) Active(now time.Time) bool {
+	for i := range ms.list {
+		if now.Before(ms.list[i].End()) {
+			return true
+		}
+	}
+	return false
+}
+
+// Len is how many movers are in flight (or waiting to start).
+func (ms *Movers) Len() int { return len(ms.list) }
+
+// Clear drops every mover.
+func (ms *Movers) Clear() { ms.list = ms.list[:0] }
+
+// Draw puts every visible mover on the canvas, with its label on the row
+// above it. Cells inside boxes are left alone when inside reports them, so
+// a message passes behind a component rather than over it.
+func (ms *Movers) Draw(c *Canvas, now time.Time, at Resolver, inside func(Point) bool) {
+	for i := range ms.list {
+		m := &ms.list[i]
+		p, g, role, ok := m.Where(now, at)
+		if !ok || (inside != nil && inside(p)) {
+			continue
+		}
+		c.Set(p.X, p.Y, g, role)
+		if m.Label != "" && g == '●' {
+			n := utf8.RuneCountInString(m.Label)
+			c.Text(p.X-n/2, p.Y-1, m.Label, role)
+		}
+	}
+}
+
+// Flashes remember when named things (counters, sequence numbers) last
+// changed, to highlight them for a moment.
+type Flashes struct {
+	Dur time.Duration
+	at  map[string]time.Time
+}
+
+// Trigger starts the flash of key at now.
+func (f *Flashes) Trigger(key string, now time.Time) {
+	if f.at == nil {
+		f.at = map[string]time.Time{}
+	}
+	f.at[key] = now
+}
+
+// On reports whether key is flashing at now.
+func (f *Flashes) On(key string, now time.Time) bool {
+	t, ok := f.at[key]
+	return ok && !now.Before(t) && now.Before(t.Add(f.Dur))
+}
+
+// Active reports whether anything is flashing at now, and forgets what is done.
+func (f *Flashes) Active(now time.Time) bool {
+	active := false
+	for k, t := range f.at {
+		if now.Before(t.Add(f.Dur)) {
+			active = true
+		} else {
+			delete(f.at, k)
+		}
+	}
+	return active
+}
+
+// Clear forgets every flash.
+func (f *Flashes) Clear() { clear(f.at) }
