@@ -51,10 +51,17 @@ func kvCheckKey(key string, pattern bool) error {
 		}
 		return usageErrorf("invalid %s %q: %s at position %d is not allowed; %s", what, key, kvDescribeRune(r), pos, hint)
 	}
-	if pattern {
-		// Wildcards must stand alone between dots, and > only at the end.
-		if err := validateSubject(key, true); err != nil {
-			return err
+	if !pattern {
+		return nil
+	}
+	// Wildcards must stand alone between dots, and > only at the end.
+	tokens := strings.Split(key, ".")
+	for i, tok := range tokens {
+		switch {
+		case tok == ">" && i != len(tokens)-1:
+			return usageErrorf("invalid key pattern %q: > must be the last token (it matches everything after it, like sue.>)", key)
+		case tok != "*" && tok != ">" && strings.ContainsAny(tok, "*>"):
+			return usageErrorf("invalid key pattern %q: token %d (%q) mixes a wildcard with text; * and > stand alone between dots, like sue.* or sue.>", key, i+1, tok)
 		}
 	}
 	return nil

@@ -1,0 +1,68 @@
+package command_test
+
+import (
+	"testing"
+
+	"natslab/broker/brokertest"
+)
+
+// TestKVErrors checks every common mistake gets one line that names the
+// problem and the fix.
+func TestKVErrors(t *testing.T) {
+	l := newLab(t)
+
+	// No buckets at all, then one to suggest.
+	l.fails("kv get profiles sue.color", "bucket profiles not found: there are no buckets yet", "kv add profiles")
+	l.must("kv add profiles")
+	l.must("kv put profiles sue.color blue")
+	l.fails("kv get profile sue.color", "bucket profile not found: did you mean profiles?", "buckets: profiles")
+	l.fails("kv get KV_profiles sue.color", "KV_profiles is the stream under bucket profiles", "bucket's name: profiles")
+	l.fails("kv ls nope", "bucket nope not found")
+	l.fails("kv info nope", "bucket nope not found")
+	l.fails("kv watch nope", "bucket nope not found")
+
+	// Missing keys: did-you-mean, revisions that are not kept.
+	l.fails("kv get profiles sue.colour", "key sue.colour not found in bucket profiles: did you mean sue.color?", "keys: sue.color")
+	l.fails("kv history profiles bob", "key bob not found in bucket profiles")
+	l.fails("kv get profiles sue.color --revision 9", "key sue.color has no revision 9", "revisions kept: 1")
+	l.fails("kv del profiles sue.colr -f", "key sue.colr not found", "did you mean sue.color?")
+	l.fails("kv update profiles ann.color x 3", "compare-and-set failed: key ann.color does not exist", "kv create profiles ann.color")
+	l.fails("kv update profiles sue.color x 0", "compare-and-set failed", "is at revision 1 now")
+
+	// Names: which character is wrong.
+	l.fails("kv put profiles 'sue color' blue", `invalid key "sue color": a space at position 4`, "like sue.color")
+	l.fails("kv put profiles 'sue.*' blue", `'*' at position 5`, "wildcards")
+	l.fails("kv put profiles sue..color blue", "two dots in a row")
+	l.fails("kv put profiles .sue blue", "starts with a dot")
+	l.fails("kv put profiles 'sue#1' blue", `'#' at position 4`)
+	l.fails("kv add my.app", `invalid bucket name "my.app": '.' at position 3`, "for example my_app")
+	l.fails("kv watch profiles 'sue.>.x'", "> must be the last token")
+	l.fails("kv ls profiles 'sue*'", "mixes a wildcard with text")
+
+	// Flags: durations in natscli's syntax, sizes, limits.
+	l.fails("kv add cache --ttl 10", "--ttl wants a duration with a unit", `"10"`)
+	l.fails("kv add cache --ttl 50ms", "--ttl is too short")
+	l.fails("kv add cache --ttl=-5m", "cannot be negative")
+	l.fails("kv add cache --history 70", "--history", "from 1 to 64; got 70")
+	l.fails("kv add cache --replicas 3", "single server", "--replicas 1")
+	l.fails("kv add cache --max-value-size 1x", "--max-value-size wants a size", `"1x"`)
+	l.fails("kv add cache --max-value-size 3GB", "--max-value-size", "too large")
+	l.fails("kv add cache --storage disk", "--storage wants one of file, f, memory, m")
+	l.fails("kv add cache --republish-source 'a.>'", "needs --republish-destination")
+	l.must("kv add cache --ttl 1w")
+	l.fails("kv create profiles k v --ttl 1m", "does not allow per-key TTLs")
+
+	// Sub-commands and arguments.
+	l.fails("kv", "kv needs a sub-command", "add", "watch")
+	l.fails("kv ad x", `kv has no sub-command "ad": did you mean add?`)
+	l.fails("kv get profiles", "kv get needs <key>", "kv get profiles sue.color")
+	l.fails("kv revert profiles sue.color two --force", "whole number")
+}
+
+// TestKVJetStreamOff checks the kv commands say JetStream is off.
+func TestKVJetStreamOff(t *testing.T) {
+	l := newLab(t, brokertest.WithoutJetStream())
+	for _, line := range []string{"kv ls", "kv add profiles", "kv get profiles sue.color", "kv put profiles sue.color blue", "kv watch profiles", "kv info", "kv rm profiles -f"} {
+		l.fails(line, "JetStream is off", "nats-server -js")
+	}
+}
