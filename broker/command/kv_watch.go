@@ -3,12 +3,18 @@ package command
 import (
 	"errors"
 	"fmt"
+	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // kv watch: a long-running job that prints the keys' current values, then
 // every change, until it is stopped.
+
+// kvRewatchFor bounds how long a watch retries after the server came back
+// (JetStream may still be loading its streams).
+const kvRewatchFor = 3 * time.Second
 
 func (k *kvCmd) watchRun(c *Call) error {
 	if err := kvCheckBucketName(k.bucket); err != nil {
@@ -29,54 +35,67 @@ func (k *kvCmd) watchRun(c *Call) error {
 		return err
 	}
 	defer nc.Close()
+	// After the lab's server restarts, the watch's consumer is gone; nats.go
+	// would notice only after missing heartbeats (about 20s), so the watch
+	// starts again at once, from the revision after the last one printed.
+	reconnected := make(chan struct{}, 1)
+	nc.SetReconnectHandler(func(*nats.Conn) {
+		select {
+		case reconnected <- struct{}{}:
+		default:
+		}
+	})
+	// nats.go would print its complaints about the watch's consumer on
+	// stderr, over the lab's screen; the watch explains them itself.
+	nc.SetErrorHandler(func(*nats.Conn, *nats.Subscription, error) {})
+	// When the bucket is deleted (kv rm, reset) the server says so at once;
+	// without this the watch would notice only when heartbeats stop.
+	deleted := make(chan struct{}, 1)
+	adv, err := nc.Subscribe("$JS.EVENT.ADVISORY.STREAM.DELETED."+kvStreamPrefix+k.bucket, func(*nats.Msg) {
+		select {
+		case deleted <- struct{}{}:
+		default:
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer adv.Unsubscribe()
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return err
 	}
-	ctx, cancel := c.Timeout()
-	kv, err := js.KeyValue(ctx, k.bucket)
-	cancel()
+	w, err := k.startWatch(c, js, 0)
 	if err != nil {
-		return c.jsError(err)
+		return err
 	}
-	var opts []jetstream.WatchOpt
-	if !k.includeDeletes {
-		opts = append(opts, jetstream.IgnoreDeletes())
-	}
-	if k.includeHistory {
-		opts = append(opts, jetstream.IncludeHistory())
-	}
-	if k.updatesOnly {
-		opts = append(opts, jetstream.UpdatesOnly())
-	}
-	if k.revision > 0 {
-		opts = append(opts, jetstream.ResumeFromRevision(k.revision))
-	}
-	// The watcher lives as long as the job: its context is the job's.
-	w, err := kv.Watch(c.Ctx, k.key, opts...)
-	if err != nil {
-		if c.Ctx.Err() != nil {
-			return c.Ctx.Err()
-		}
-		return c.jsError(err)
-	}
-	defer w.Stop()
+	defer func() { w.Stop() }()
 	stream := kvStreamPrefix + k.bucket
 	c.listen("$KV."+k.bucket+"."+k.key, "")
 	if k.updatesOnly {
 		// No current values come first: the watch is in place now.
 		c.Ready()
 	}
+	var last uint64 // the newest revision printed
 	for {
 		select {
 		case <-c.Ctx.Done():
 			return c.Ctx.Err()
+		case <-deleted:
+			return fmt.Errorf("the watch ended: bucket %s was deleted", k.bucket)
+		case <-reconnected:
+			w.Stop()
+			nw, err := k.rewatch(c, js, last)
+			if err != nil {
+				return err
+			}
+			w = nw
 		case e, ok := <-w.Updates():
 			if !ok {
 				if c.Ctx.Err() != nil {
 					return c.Ctx.Err()
 				}
-				return errors.New("the watch ended: the connection to the server closed")
+				return k.watchEnded(c)
 			}
 			if e == nil {
 				// Every current value has been printed: from here on
@@ -84,10 +103,89 @@ func (k *kvCmd) watchRun(c *Call) error {
 				c.Ready()
 				continue
 			}
+			if e.Revision() <= last {
+				continue // seen before the watch started again
+			}
+			last = e.Revision()
 			kvWatchLine(c, e)
 			c.received("$KV."+e.Bucket()+"."+e.Key(), stream, e.Revision())
 		}
 	}
+}
+
+// startWatch opens the bucket on the watch's own connection and starts
+// watching; after is the last revision already printed (0: none yet).
+func (k *kvCmd) startWatch(c *Call, js jetstream.JetStream, after uint64) (jetstream.KeyWatcher, error) {
+	ctx, cancel := c.Timeout()
+	kv, err := js.KeyValue(ctx, k.bucket)
+	cancel()
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, fmt.Errorf("bucket %s no longer exists (deleted, or kept in memory and lost when the server restarted)", k.bucket)
+	}
+	if err != nil {
+		return nil, c.jsError(err)
+	}
+	var opts []jetstream.WatchOpt
+	if !k.includeDeletes {
+		opts = append(opts, jetstream.IgnoreDeletes())
+	}
+	switch {
+	case after > 0:
+		// Starting again: every change after the last one printed.
+		opts = append(opts, jetstream.ResumeFromRevision(after+1))
+	default:
+		if k.includeHistory {
+			opts = append(opts, jetstream.IncludeHistory())
+		}
+		if k.updatesOnly {
+			opts = append(opts, jetstream.UpdatesOnly())
+		}
+		if k.revision > 0 {
+			opts = append(opts, jetstream.ResumeFromRevision(k.revision))
+		}
+	}
+	// The watcher lives as long as the job: its context is the job's.
+	w, err := kv.Watch(c.Ctx, k.key, opts...)
+	if err != nil {
+		if c.Ctx.Err() != nil {
+			return nil, c.Ctx.Err()
+		}
+		return nil, c.jsError(err)
+	}
+	return w, nil
+}
+
+// rewatch starts the watch again after the server came back, retrying
+// while JetStream settles.
+func (k *kvCmd) rewatch(c *Call, js jetstream.JetStream, after uint64) (jetstream.KeyWatcher, error) {
+	deadline := time.Now().Add(kvRewatchFor)
+	for {
+		w, err := k.startWatch(c, js, after)
+		if err == nil || c.Ctx.Err() != nil || time.Now().After(deadline) {
+			if err != nil {
+				return nil, fmt.Errorf("the watch stopped when the server restarted: %w", err)
+			}
+			return w, nil
+		}
+		select {
+		case <-c.Ctx.Done():
+			return nil, c.Ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// watchEnded says why the watcher closed by itself.
+func (k *kvCmd) watchEnded(c *Call) error {
+	js, err := c.JS()
+	if err == nil {
+		ctx, cancel := c.Timeout()
+		defer cancel()
+		if _, err := js.KeyValue(ctx, k.bucket); errors.Is(err, jetstream.ErrBucketNotFound) {
+			return fmt.Errorf("the watch ended: bucket %s was deleted", k.bucket)
+		}
+	}
+	return errors.New("the watch ended: the server closed it")
 }
 
 // kvWatchLine prints one change as the real CLI does.

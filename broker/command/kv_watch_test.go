@@ -103,3 +103,36 @@ func TestKVWatchKeyAndFlags(t *testing.T) {
 		t.Errorf("watch of a missing bucket: %v", j.Err())
 	}
 }
+
+// TestKVWatchSurvivesRestartAndSeesRemoval checks a watch carries on at
+// once when the lab's server restarts (no duplicate, no lost change), and
+// ends with a clear error when its bucket is removed.
+func TestKVWatchSurvivesRestartAndSeesRemoval(t *testing.T) {
+	l := newLab(t)
+	l.must("kv add profiles")
+	l.must("kv put profiles sue.color blue")
+	j, out := l.background("kv watch profiles")
+	kvWaitReady(t, j.Ready())
+
+	if err := l.srv.Restart(true); err != nil {
+		t.Fatal(err)
+	}
+	// The session's own connection comes back within moments.
+	eventually(t, "a put after the restart", func() bool { return l.run("kv put profiles sue.color green").e == nil })
+	eventually(t, "the watch to see the put after the restart", func() bool {
+		return strings.Contains(out.String(), "sue.color: green")
+	})
+	if n := strings.Count(out.String(), "sue.color: blue"); n != 1 {
+		t.Errorf("the value before the restart was printed %d times:\n%s", n, out.String())
+	}
+
+	l.must("kv rm profiles --force")
+	select {
+	case <-j.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the watch went on after its bucket was removed")
+	}
+	if j.Err() == nil || !strings.Contains(j.Err().Error(), "bucket profiles was deleted") {
+		t.Errorf("the watch ended with %v", j.Err())
+	}
+}
