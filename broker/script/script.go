@@ -34,6 +34,17 @@ const settle = 2 * time.Second
 // foreground or not, goes to stdout and stderr; errors as the real CLI prints
 // them ("nats: error: …") to stderr.
 func Run(ctx context.Context, s *command.Session, r io.Reader, stdout, stderr io.Writer) (Result, error) {
+	return RunEach(ctx, s, r, stdout, stderr, nil)
+}
+
+// RunEach is Run, calling after (unless nil) once each line has run (a
+// background line: once it is in place), and once more when every line has
+// run and background jobs have settled, before they are stopped. A lesson
+// checks the broker's state at each of those moments.
+func RunEach(ctx context.Context, s *command.Session, r io.Reader, stdout, stderr io.Writer, after func()) (Result, error) {
+	if after == nil {
+		after = func() {}
+	}
 	out, errw := lockedWriter(stdout), lockedWriter(stderr)
 	var res Result
 	var background []*command.Job
@@ -58,18 +69,21 @@ func Run(ctx context.Context, s *command.Session, r io.Reader, stdout, stderr io
 			case <-j.Ready():
 			case <-time.After(ReadyWait):
 			}
+			after()
 			continue
 		}
 		if err := s.Run(ctx, line, out, errw); err != nil {
 			res.Failed++
 			fmt.Fprintln(errw, command.ErrorLine(err))
 		}
+		after()
 	}
 	if err := sc.Err(); err != nil {
 		res.Failed++
 		fmt.Fprintf(errw, "nats: error: line %d: %v\n", lineNo+1, err)
 	}
 	settleJobs(background)
+	after()
 	for _, j := range background {
 		j.Stop()
 		<-j.Done()
