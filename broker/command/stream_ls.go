@@ -1,0 +1,133 @@
+package command
+
+import (
+	"fmt"
+	"io"
+	"sort"
+
+	"github.com/choria-io/fisk"
+	"github.com/nats-io/jsm.go"
+)
+
+func (s *streamCmd) buildLs(ls *fisk.CmdClause, c *Call) {
+	ls.Action(act(c, s.ls))
+	ls.Flag("subject", "Only streams that capture this subject").StringVar(&s.filterSubject)
+	ls.Flag("names", "Print only the names").Short('n').UnNegatableBoolVar(&s.names)
+	ls.Flag("json", "Print the names as JSON").Short('j').UnNegatableBoolVar(&s.json)
+}
+
+// streamFilter limits a listing to streams capturing a subject.
+func (s *streamCmd) streamFilter() (*jsm.StreamNamesFilter, error) {
+	if s.filterSubject == "" {
+		return nil, nil
+	}
+	if err := validateSubject(s.filterSubject, true); err != nil {
+		return nil, err
+	}
+	return &jsm.StreamNamesFilter{Subject: s.filterSubject}, nil
+}
+
+func (s *streamCmd) ls(c *Call) error {
+	filter, err := s.streamFilter()
+	if err != nil {
+		return err
+	}
+	mgr, err := c.streamManager()
+	if err != nil {
+		return err
+	}
+	if s.names {
+		names, err := mgr.StreamNames(filter)
+		if err != nil {
+			return c.streamAPIError(err, "", "could not list streams")
+		}
+		if s.json {
+			return streamJSON(c.Out, names)
+		}
+		for _, n := range names {
+			fmt.Fprintln(c.Out, n)
+		}
+		return nil
+	}
+	all, missing, offline, err := mgr.Streams(filter)
+	if err != nil {
+		return c.streamAPIError(err, "", "could not list streams")
+	}
+	var streams []*jsm.Stream
+	skipped := false
+	for _, st := range all {
+		if !s.showAll && st.IsInternal() {
+			skipped = true
+			continue
+		}
+		streams = append(streams, st)
+	}
+	if s.json {
+		names := []string{}
+		for _, st := range streams {
+			names = append(names, st.Name())
+		}
+		return streamJSON(c.Out, names)
+	}
+	if len(streams) == 0 && len(missing) == 0 && len(offline) == 0 {
+		if skipped {
+			fmt.Fprintln(c.Out, "No Streams defined, pass -a to include system streams")
+		} else {
+			fmt.Fprintln(c.Out, "No Streams defined")
+		}
+		return nil
+	}
+	// Smallest first, as the real CLI sorts; names break ties so that the
+	// order never changes between two runs.
+	sort.SliceStable(streams, func(i, j int) bool {
+		a, _ := streams[i].LatestInformation()
+		b, _ := streams[j].LatestInformation()
+		return a.State.Bytes < b.State.Bytes
+	})
+	var t *tableWriter
+	if s.filterSubject == "" {
+		t = newTable("Streams")
+	} else {
+		t = newTable("Streams matching %s", s.filterSubject)
+	}
+	t.AddHeaders("Name", "Description", "Created", "Messages", "Size", "Last Message")
+	for _, st := range streams {
+		nfo, _ := st.LatestInformation()
+		t.AddRow(st.Name(), st.Description(), f(nfo.Created.Local()), f(nfo.State.Msgs), size(nfo.State.Bytes), f(streamSince(nfo.TimeStamp, nfo.State.LastTime)))
+	}
+	fmt.Fprint(c.Out, t.Render())
+	streamRenderMissing(c.Out, missing, offline)
+	fmt.Fprintln(c.Out)
+	return nil
+}
+
+// streamRenderMissing lists streams the server knows of but could not describe
+// (in a cluster, while their servers are away).
+func streamRenderMissing(w io.Writer, missing []string, offline map[string]string) {
+	if len(missing) > 0 {
+		fmt.Fprintln(w)
+		sort.Strings(missing)
+		t := newTable("Inaccessible Streams")
+		for i := 0; i < len(missing); i += 4 {
+			row := make([]any, 0, 4)
+			for _, m := range missing[i:min(i+4, len(missing))] {
+				row = append(row, m)
+			}
+			t.AddRow(row...)
+		}
+		fmt.Fprint(w, t.Render())
+	}
+	if len(offline) > 0 {
+		fmt.Fprintln(w)
+		t := newTable("Offline Streams")
+		var keys []string
+		for k := range offline {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			t.AddRow(k, offline[k])
+		}
+		fmt.Fprint(w, t.Render())
+	}
+}

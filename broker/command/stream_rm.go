@@ -1,0 +1,40 @@
+package command
+
+import (
+	"fmt"
+
+	"github.com/choria-io/fisk"
+)
+
+func (s *streamCmd) buildRm(rm *fisk.CmdClause, c *Call) {
+	rm.Action(act(c, s.rm))
+	rm.Arg("stream", "The stream to delete").StringVar(&s.stream)
+	rm.Flag("force", "Delete without asking").Short('f').UnNegatableBoolVar(&s.force)
+}
+
+// rm deletes a stream. Without --force the lab asks (in the TUI) or, in a
+// script, refuses and says to add --force. Like the real CLI it prints
+// nothing when it worked.
+func (s *streamCmd) rm(c *Call) error {
+	if err := s.needStream(c, "stream rm"); err != nil {
+		return err
+	}
+	mgr, err := c.streamManager()
+	if err != nil {
+		return err
+	}
+	if !s.force {
+		if _, err := s.load(c, mgr); err != nil {
+			return err
+		}
+		hint := fmt.Sprintf("stream rm deletes %s and all its messages: add --force to do it without asking (stream rm %s --force)", s.stream, s.stream)
+		ok, err := c.confirm(false, fmt.Sprintf("Really delete Stream %s", s.stream), hint)
+		if err != nil || !ok {
+			return err
+		}
+	}
+	if err := mgr.DeleteStream(s.stream); err != nil {
+		return c.streamAPIError(err, s.stream, "could not remove Stream")
+	}
+	return nil
+}

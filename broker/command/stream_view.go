@@ -1,0 +1,119 @@
+package command
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/choria-io/fisk"
+	"github.com/nats-io/jsm.go"
+	"github.com/nats-io/jsm.go/api"
+)
+
+// streamViewMaxPage is the real CLI's largest page.
+const streamViewMaxPage = 25
+
+func (s *streamCmd) buildView(v *fisk.CmdClause, c *Call) {
+	v.Action(act(c, s.view))
+	v.Arg("stream", "The stream").StringVar(&s.stream)
+	v.Arg("size", "Messages per page, up to 25").Default("10").IsSetByUser(&s.pageIsSet).IntVar(&s.pageSize)
+	v.Flag("id", "Start at this sequence").IntVar(&s.startID)
+	v.Flag("since", "Start with messages this recent, like 5m or 1d3h").PlaceHolder("DURATION").StringVar(&s.since)
+	v.Flag("raw", "Print only the bodies").UnNegatableBoolVar(&s.viewRaw)
+	v.Flag("translate", "Pipe bodies through a program (not in the lab)").StringVar(&s.translate)
+	v.Flag("subject", "Only messages on this subject or filter").StringVar(&s.viewSubj)
+}
+
+// view prints a stream's messages. The real CLI needs a terminal and
+// leaves a consumer behind; the lab reads message by message with the
+// stream's get API, which creates nothing. In the TUI it asks before each
+// next page; in a script it prints them all.
+func (s *streamCmd) view(c *Call) error {
+	if err := s.needStream(c, "stream view"); err != nil {
+		return err
+	}
+	if s.translate != "" {
+		return usageErrorf("--translate runs a program on your machine, which the lab does not do: run the real CLI for that")
+	}
+	if s.pageSize < 1 {
+		return usageErrorf("the page size must be 1 or more (up to %d), got %d", streamViewMaxPage, s.pageSize)
+	}
+	if s.pageSize > streamViewMaxPage {
+		c.Statusf("Page size is limited to %d, setting to %d...", streamViewMaxPage, streamViewMaxPage)
+		s.pageSize = streamViewMaxPage
+	}
+	if s.startID < 0 {
+		return usageErrorf("--id must be a sequence of 1 or more, got %d", s.startID)
+	}
+	filter := ">"
+	if s.viewSubj != "" {
+		if err := validateSubject(s.viewSubj, true); err != nil {
+			return err
+		}
+		filter = s.viewSubj
+	}
+	var since time.Duration
+	if s.since != "" {
+		d, err := fisk.ParseDuration(s.since)
+		if err != nil || d <= 0 {
+			return usageErrorf("--since wants a duration like 30s, 5m, 1h or 1d, got %q", s.since)
+		}
+		since = d
+	}
+	mgr, err := c.streamManager()
+	if err != nil {
+		return err
+	}
+	if _, err := s.load(c, mgr); err != nil {
+		return err
+	}
+
+	req := api.JSApiMsgGetRequest{Seq: uint64(max(s.startID, 1)), NextFor: filter}
+	if since > 0 {
+		start := time.Now().Add(-since)
+		req = api.JSApiMsgGetRequest{StartTime: &start, NextFor: filter}
+	}
+	next := func() (*api.StoredMsg, error) {
+		m, err := c.streamMsgGet(c.Ctx, s.stream, req)
+		if err != nil {
+			if jsm.IsNatsError(err, streamErrCodeNoMessage) {
+				return nil, nil
+			}
+			return nil, c.streamAPIError(err, s.stream, "could not read the stream")
+		}
+		req = api.JSApiMsgGetRequest{Seq: m.Sequence + 1, NextFor: filter}
+		return m, nil
+	}
+
+	msg, err := next()
+	shown := 0
+	for ; err == nil && msg != nil; msg, err = next() {
+		if shown > 0 && shown%s.pageSize == 0 && c.S.confirm != nil && !c.S.confirm("Next Page?") {
+			return nil
+		}
+		s.printViewed(c, msg)
+		shown++
+		if err := c.Ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if err != nil {
+		return err
+	}
+	c.Statusf("Reached apparent end of data")
+	return nil
+}
+
+func (s *streamCmd) printViewed(c *Call, m *api.StoredMsg) {
+	if s.viewRaw {
+		fmt.Fprintln(c.Out, string(m.Data))
+		return
+	}
+	fmt.Fprintf(c.Out, "[%d] Subject: %s Received: %s\n", m.Sequence, m.Subject, f(m.Time))
+	if hdrs := streamHeaders(m.Header); len(hdrs) > 0 {
+		fmt.Fprintln(c.Out)
+		for _, h := range hdrs {
+			fmt.Fprintf(c.Out, "  %s: %s\n", h[0], h[1])
+		}
+	}
+	streamBody(c.Out, m.Data)
+}
