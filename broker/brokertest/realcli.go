@@ -74,6 +74,7 @@ var normalizers = []struct {
 }{
 	{regexp.MustCompile(`\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})?`), "DATE"},
 	{regexp.MustCompile(`(?m)^\d{2}:\d{2}:\d{2} `), "TIME "},
+	{regexp.MustCompile(`\[\d{2}:\d{2}:\d{2}\]`), "[TIME]"}, // consumer next's "[15:04:05] subj: …"
 	{regexp.MustCompile(`\b\d+(\.\d+)?(ns|µs|us|ms|s)\b`), "DUR"},
 	{regexp.MustCompile(`\b(\d+[ywdhm])+(\d+(\.\d+)?s)?\b`), "DUR"},
 	{regexp.MustCompile(`\b[A-Za-z0-9]{22}\b`), "NUID"},

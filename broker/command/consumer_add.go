@@ -1,0 +1,264 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// consumer add and consumer edit.
+
+func (x *consumerCmd) add(c *Call) error {
+	if x.stream == "" {
+		return c.needStream("consumer add")
+	}
+	if x.consumer == "" && !x.ephemeral {
+		return usageErrorf("consumer add needs <consumer>, a name for it, for example: consumer add %s worker --pull --defaults", x.stream)
+	}
+	if x.consumer != "" {
+		if err := validConsumerName(x.consumer); err != nil {
+			return err
+		}
+	}
+	cfg, defaulted, err := x.newConfig(c.Now())
+	if err != nil {
+		return err
+	}
+	st, err := c.stream(x.stream)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	// Create, not create-or-update: adding a consumer that exists with other
+	// settings is a mistake worth naming, not a silent edit.
+	var ci *jetstream.ConsumerInfo
+	if cfg.DeliverSubject != "" {
+		pc, err := st.CreatePushConsumer(ctx, cfg)
+		if err != nil {
+			return c.createError(ctx, st, cfg, err)
+		}
+		ci = pc.CachedInfo()
+	} else {
+		cons, err := st.CreateConsumer(ctx, cfg)
+		if err != nil {
+			return c.createError(ctx, st, cfg, err)
+		}
+		ci = cons.CachedInfo()
+	}
+	if len(defaulted) > 0 {
+		c.Statusf("%s", x.defaultsNote(defaulted))
+	}
+	c.warnUnmatchedFilters(st.CachedInfo(), cfg)
+	return renderConsumerInfo(c.Out, ci)
+}
+
+// createError explains why the server refused a new consumer.
+func (c *Call) createError(ctx context.Context, st jetstream.Stream, cfg jetstream.ConsumerConfig, err error) error {
+	stream := st.CachedInfo().Config.Name
+	name := consumerName(cfg)
+	var apiErr *jetstream.APIError
+	if !errors.As(err, &apiErr) {
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return c.unknownStream(stream)
+		}
+		return fmt.Errorf("Consumer creation failed: %w", c.jsError(err))
+	}
+	code := fmt.Sprintf("Consumer creation failed: %s (%d)", apiErr.Description, apiErr.ErrorCode)
+	switch apiErr.ErrorCode {
+	case jetstream.JSErrCodeConsumerExists, jetstream.JSErrCodeConsumerAlreadyExists, jetstream.JSErrCodeConsumerNameExists:
+		cur, lerr := st.Consumer(ctx, name)
+		var info *jetstream.ConsumerInfo
+		if lerr == nil {
+			info = cur.CachedInfo()
+		} else if errors.Is(lerr, jetstream.ErrNotPullConsumer) {
+			if pc, perr := st.PushConsumer(ctx, name); perr == nil {
+				info = pc.CachedInfo()
+			}
+		}
+		if info == nil {
+			return errors.New(code)
+		}
+		what := "a different configuration"
+		if d := configChanges(info.Config, cfg, true); len(d) > 0 {
+			what = strings.Join(d, ", ")
+		}
+		return fmt.Errorf("%s: consumer %s already exists on stream %s with %s; change what can change with consumer edit, or remove it first with consumer rm %s %s --force", code, name, stream, what, stream, name)
+	case 10099: // multiple non-filtered consumers not allowed on workqueue stream
+		return fmt.Errorf("%s: stream %s is a work queue, where each message goes to exactly one consumer, so it takes only one consumer without a filter (it has %s); give this one a --filter on subjects no other consumer takes, or share the existing consumer", code, stream, c.consumerList(st))
+	case 10100: // filtered consumer not unique on workqueue stream
+		return fmt.Errorf("%s: stream %s is a work queue, where each message goes to exactly one consumer, so consumer filters may not overlap (it has %s); choose a --filter no other consumer covers", code, stream, c.consumerList(st))
+	case 10101:
+		return fmt.Errorf("%s: a work queue stream hands out every message once, so its consumers must start at the beginning: use --deliver all", code)
+	case 10098, 10084:
+		return fmt.Errorf("%s: a work queue removes a message once it is acknowledged, so its consumers need --ack explicit", code)
+	}
+	return errors.New(code)
+}
+
+// consumerList describes a stream's consumers and their filters, for errors.
+func (c *Call) consumerList(st jetstream.Stream) string {
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	var parts []string
+	l := st.ListConsumers(ctx)
+	for ci := range l.Info() {
+		filter := "no filter"
+		switch {
+		case ci.Config.FilterSubject != "":
+			filter = "filter " + ci.Config.FilterSubject
+		case len(ci.Config.FilterSubjects) > 0:
+			filter = "filters " + strings.Join(ci.Config.FilterSubjects, ", ")
+		}
+		parts = append(parts, fmt.Sprintf("%s with %s", ci.Name, filter))
+	}
+	if len(parts) == 0 {
+		return "no consumers"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func consumerName(cfg jetstream.ConsumerConfig) string {
+	if cfg.Durable != "" {
+		return cfg.Durable
+	}
+	return cfg.Name
+}
+
+// warnUnmatchedFilters says when a filter matches none of the subjects the
+// stream captures: the server accepts it, and the consumer then never gets
+// a message, which is usually a typo.
+func (c *Call) warnUnmatchedFilters(si *jetstream.StreamInfo, cfg jetstream.ConsumerConfig) {
+	if si == nil || len(si.Config.Subjects) == 0 {
+		return // a mirror or sourced stream: any subject may arrive
+	}
+	filters := cfg.FilterSubjects
+	if cfg.FilterSubject != "" {
+		filters = []string{cfg.FilterSubject}
+	}
+	for _, flt := range filters {
+		matched := false
+		for _, s := range si.Config.Subjects {
+			if server.SubjectsCollide(flt, s) {
+				matched = true
+				break
+			}
+		}
+		if matched {
+			continue
+		}
+		hint := ""
+		if s := fixFilter(flt, si.Config.Subjects); s != "" {
+			hint = fmt.Sprintf("; did you mean %s?", s)
+		}
+		c.Statusf("Warning: filter %s matches no subject stream %s captures (%s), so this consumer will never receive a message%s", flt, si.Config.Name, strings.Join(si.Config.Subjects, ", "), hint)
+	}
+}
+
+func (x *consumerCmd) edit(c *Call) error {
+	if err := x.needStreamAndConsumer(c, "consumer edit"); err != nil {
+		return err
+	}
+	cur, err := c.consumerInfo(x.stream, x.consumer)
+	if err != nil {
+		return err
+	}
+	if cur.Config.Durable == "" {
+		return fmt.Errorf("consumer %s is ephemeral: only durable consumers can be edited", x.consumer)
+	}
+	cfg, err := x.editConfig(cur.Config)
+	if err != nil {
+		return err
+	}
+	old := cur.Config
+	old.Metadata = userMetadata(old.Metadata)
+	changes := configChanges(old, cfg, false)
+	if len(changes) == 0 {
+		if !x.dryRun {
+			fmt.Fprintln(c.Out, "No difference in configuration")
+		}
+		return nil
+	}
+	fmt.Fprintf(c.Out, "Differences (-old +new):\n")
+	for _, d := range configDiffLines(old, cfg) {
+		fmt.Fprintln(c.Out, d)
+	}
+	if x.dryRun {
+		return nil
+	}
+	ok, err := c.confirm(x.force, fmt.Sprintf("Really edit Consumer %s > %s", x.stream, x.consumer),
+		fmt.Sprintf("editing a consumer asks first: add --force to apply it (consumer edit %s %s ... --force)", x.stream, x.consumer))
+	if err != nil || !ok {
+		return err
+	}
+	st, err := c.stream(x.stream)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	var ci *jetstream.ConsumerInfo
+	if cfg.DeliverSubject != "" {
+		pc, err := st.UpdatePushConsumer(ctx, cfg)
+		if err != nil {
+			return editError(err)
+		}
+		ci = pc.CachedInfo()
+	} else {
+		cons, err := st.UpdateConsumer(ctx, cfg)
+		if err != nil {
+			return editError(err)
+		}
+		ci = cons.CachedInfo()
+	}
+	c.warnUnmatchedFilters(st.CachedInfo(), cfg)
+	return renderConsumerInfo(c.Out, ci)
+}
+
+func editError(err error) error {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) {
+		msg := fmt.Sprintf("could not edit the consumer: %s (%d)", apiErr.Description, apiErr.ErrorCode)
+		if strings.Contains(apiErr.Description, "can not be updated") {
+			msg += ": the server cannot change that on an existing consumer; remove it and add it again"
+		}
+		return errors.New(msg)
+	}
+	return fmt.Errorf("could not edit the consumer: %w", err)
+}
+
+// fixFilter guesses the filter meant: each token that is a near miss of
+// the literal token in the same place of a stream subject is corrected
+// (ordrs.new → orders.new). "" if no guess matches.
+func fixFilter(filter string, subjects []string) string {
+	ft := strings.Split(filter, ".")
+	for _, subj := range subjects {
+		st := strings.Split(subj, ".")
+		fixed := append([]string(nil), ft...)
+		changed := false
+		for i := range fixed {
+			if i >= len(st) || st[i] == ">" {
+				break
+			}
+			if st[i] == "*" || st[i] == fixed[i] || fixed[i] == "*" || fixed[i] == ">" {
+				continue
+			}
+			if suggest(fixed[i], []string{st[i]}) == "" {
+				break
+			}
+			fixed[i], changed = st[i], true
+		}
+		guess := strings.Join(fixed, ".")
+		if changed && server.SubjectsCollide(guess, subj) {
+			return guess
+		}
+	}
+	if s := suggest(filter, subjects); s != "" {
+		return s
+	}
+	return ""
+}

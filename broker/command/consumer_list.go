@@ -1,0 +1,148 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// consumer ls and consumer report: one row per consumer of a stream.
+
+// consumerInfos fetches every consumer of a stream, sorted by name.
+func (c *Call) consumerInfos(st jetstream.Stream) ([]*jetstream.ConsumerInfo, error) {
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	var out []*jetstream.ConsumerInfo
+	l := st.ListConsumers(ctx)
+	for ci := range l.Info() {
+		out = append(out, ci)
+	}
+	if err := l.Err(); err != nil {
+		return nil, c.jsError(err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+func (x *consumerCmd) ls(c *Call) error {
+	if x.stream == "" {
+		return c.needStream("consumer ls")
+	}
+	st, err := c.stream(x.stream)
+	if err != nil {
+		return err
+	}
+	if x.json || x.names {
+		names, err := c.consumerNames(st)
+		if err != nil {
+			return err
+		}
+		if x.json {
+			if names == nil {
+				names = []string{}
+			}
+			return printJSON(c.Out, names)
+		}
+		for _, n := range names {
+			fmt.Fprintln(c.Out, n)
+		}
+		return nil
+	}
+	infos, err := c.consumerInfos(st)
+	if err != nil {
+		return err
+	}
+	if len(infos) == 0 {
+		fmt.Fprintln(c.Out, "No Consumers defined")
+		return nil
+	}
+	t := newTable("Consumers")
+	t.AddHeaders("Name", "Description", "Created", "Ack Pending", "Unprocessed", "Last Delivery")
+	for _, ci := range infos {
+		var last time.Time // never delivered: natscli's "never"
+		if ci.Delivered.Last != nil {
+			last = *ci.Delivered.Last
+		}
+		t.AddRow(ci.Name, ci.Config.Description, f(ci.Created.Local()), ci.NumAckPending, ci.NumPending, f(since(ci.TimeStamp, last)))
+	}
+	// natscli follows this table with two blank lines.
+	fmt.Fprint(c.Out, t.Render(), "\n\n")
+	return nil
+}
+
+func (x *consumerCmd) report(c *Call) error {
+	if x.stream == "" {
+		return c.needStream("consumer report")
+	}
+	st, err := c.stream(x.stream)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := c.Timeout()
+	si, err := st.Info(ctx)
+	cancel()
+	if err != nil {
+		return c.jsError(err)
+	}
+	infos, err := c.consumerInfos(st)
+	if err != nil {
+		return err
+	}
+	t := newTable("Consumer report for %s with %s consumers", si.Config.Name, f(si.State.Consumers))
+	t.AddHeaders("Consumer", "Mode", "Ack Policy", "Ack Wait", "Ack Pending", "Redelivered", "Unprocessed", "Ack Floor", "API Level", "Cluster")
+	for _, ci := range infos {
+		mode := "Pull"
+		if ci.Config.DeliverSubject != "" {
+			mode = "Push"
+		}
+		level := ci.Config.Metadata["_nats.req.level"]
+		if level == "" {
+			level = "0"
+		}
+		if x.raw {
+			t.AddRow(ci.Name, mode, ackPolicyText(ci.Config.AckPolicy), ci.Config.AckWait, ci.NumAckPending, ci.NumRedelivered, ci.NumPending, ci.AckFloor.Stream, level, clusterText(ci.Cluster))
+			continue
+		}
+		unprocessed := "0"
+		if ci.NumPending > 0 {
+			pct := math.Min(100, math.Floor(float64(ci.NumPending)/float64(si.State.Msgs)*100))
+			unprocessed = fmt.Sprintf("%s / %0.0f%%", f(ci.NumPending), pct)
+		}
+		t.AddRow(ci.Name, mode, ackPolicyText(ci.Config.AckPolicy), f(ci.Config.AckWait), f(ci.NumAckPending), f(ci.NumRedelivered), unprocessed, f(ci.AckFloor.Stream), level, clusterText(ci.Cluster))
+	}
+	fmt.Fprint(c.Out, t.Render())
+	fmt.Fprintln(c.Out)
+	return nil
+}
+
+func (x *consumerCmd) rm(c *Call) error {
+	if err := x.needStreamAndConsumer(c, "consumer rm"); err != nil {
+		return err
+	}
+	// Look it up first, so a typo gets named before anyone is asked anything.
+	if _, err := c.consumerInfo(x.stream, x.consumer); err != nil {
+		return err
+	}
+	st, err := c.stream(x.stream)
+	if err != nil {
+		return err
+	}
+	ok, err := c.confirm(x.force, fmt.Sprintf("Really delete Consumer %s > %s", x.stream, x.consumer),
+		fmt.Sprintf("deleting consumer %s > %s loses its position and acknowledgements: add --force to delete it (consumer rm %s %s --force)", x.stream, x.consumer, x.stream, x.consumer))
+	if err != nil || !ok {
+		return err
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	if err := st.DeleteConsumer(ctx, x.consumer); err != nil {
+		if errors.Is(err, jetstream.ErrConsumerNotFound) {
+			return c.unknownConsumer(st, x.consumer)
+		}
+		return c.jsError(err)
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+package command
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// consumer next: pull messages one at a time from a pull consumer, print
+// them as natscli does, and acknowledge (or not) each one. With --count it
+// runs for a while, so it marks itself ready once its first pull is in
+// place and stops when its job is stopped.
+
+func (x *consumerCmd) next(c *Call) error {
+	if x.count < 1 {
+		return usageErrorf("--count must be 1 or more, got %d", x.count)
+	}
+	if x.ackDelay < 0 || x.timeout < 0 {
+		return usageErrorf("--wait and --timeout cannot be negative")
+	}
+	if x.term {
+		if !x.ackNextSet {
+			x.ackNext = false
+		}
+		if x.ackNext || x.nak {
+			return usageErrorf("--term already settles the message: drop --ack and --nak")
+		}
+	}
+	ci, err := c.consumerInfo(x.stream, x.consumer)
+	if err != nil {
+		return err
+	}
+	if ci.Config.DeliverSubject != "" {
+		return fmt.Errorf("consumer %s is a push consumer (it delivers to %s): next works on pull consumers; subscribe to %s instead, or add a pull consumer with consumer add %s NAME --pull --defaults",
+			x.consumer, ci.Config.DeliverSubject, ci.Config.DeliverSubject, x.stream)
+	}
+	// A consumer without acks has nothing to acknowledge: sending one would
+	// only wait for a reply that never comes.
+	ackable := ci.Config.AckPolicy != jetstream.AckNonePolicy
+	nc, err := c.Conn()
+	if err != nil {
+		return err
+	}
+	timeout := x.timeout
+	if timeout == 0 {
+		timeout = c.S.timeout
+	}
+	for i := 0; i < x.count; i++ {
+		m, err := x.pullOne(c, nc, timeout)
+		if err != nil {
+			return err
+		}
+		meta, merr := m.Metadata()
+		x.printMsg(c, m, meta)
+		// Counted once shown, so whoever watches the job sees it printed.
+		if merr == nil {
+			c.received(m.Subject, meta.Stream, meta.Sequence.Stream)
+		} else {
+			c.received(m.Subject, x.stream, 0)
+		}
+		if err := x.settle(c, nc, m, ackable); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// nextRequest is the JetStream pull request body.
+type nextRequest struct {
+	Batch   int           `json:"batch"`
+	Expires time.Duration `json:"expires,omitempty"`
+}
+
+// pullOne asks the consumer for one message and waits up to timeout for it.
+func (x *consumerCmd) pullOne(c *Call, nc *nats.Conn, timeout time.Duration) (*nats.Msg, error) {
+	inbox := nats.NewInbox()
+	sub, err := nc.SubscribeSync(inbox)
+	if err != nil {
+		return nil, c.jsError(err)
+	}
+	// Unsubscribing withdraws interest, so the server drops the pull
+	// instead of delivering into the void (and waiting out the ack wait).
+	defer sub.Unsubscribe()
+	body, _ := json.Marshal(nextRequest{Batch: 1, Expires: timeout})
+	subj := fmt.Sprintf("$JS.API.CONSUMER.MSG.NEXT.%s.%s", x.stream, x.consumer)
+	if err := nc.PublishRequest(subj, inbox, body); err != nil {
+		return nil, c.jsError(err)
+	}
+	if err := nc.FlushTimeout(c.S.timeout); err != nil {
+		return nil, c.jsError(err)
+	}
+	c.Ready()
+	ctx, cancel := context.WithTimeout(c.Ctx, timeout)
+	defer cancel()
+	for {
+		m, err := sub.NextMsgWithContext(ctx)
+		if err != nil {
+			if c.Ctx.Err() != nil {
+				return nil, c.Ctx.Err()
+			}
+			return nil, x.noMessage(c, timeout)
+		}
+		status := m.Header.Get("Status")
+		if status == "" || len(m.Data) > 0 {
+			return m, nil
+		}
+		switch status {
+		case "100": // heartbeat
+			continue
+		case "404", "408":
+			return nil, x.noMessage(c, timeout)
+		case "503":
+			return nil, c.jetStreamOff()
+		}
+		desc := m.Header.Get("Description")
+		if desc == "" {
+			desc = "status " + status
+		}
+		return nil, fmt.Errorf("the server ended the pull: %s (%s)", desc, status)
+	}
+}
+
+// noMessage explains an empty pull with the consumer's own numbers.
+func (x *consumerCmd) noMessage(c *Call, timeout time.Duration) error {
+	msg := fmt.Sprintf("no message received within %s", f(timeout))
+	ci, err := c.consumerInfo(x.stream, x.consumer)
+	if err != nil {
+		return errors.New(msg)
+	}
+	cfg := ci.Config
+	switch {
+	case cfg.MaxAckPending > 0 && ci.NumAckPending >= cfg.MaxAckPending:
+		return fmt.Errorf("%s: consumer %s has %s messages awaiting acknowledgement, its maximum (--max-pending), so delivery is paused until some are acknowledged", msg, x.consumer, f(ci.NumAckPending))
+	case ci.NumPending == 0 && ci.NumAckPending > 0:
+		return fmt.Errorf("%s: consumer %s has no new messages; %s delivered but unacknowledged come back once their %s ack wait runs out", msg, x.consumer, f(ci.NumAckPending), f(cfg.AckWait))
+	case ci.NumPending == 0:
+		return fmt.Errorf("%s: consumer %s has delivered everything (0 unprocessed messages); publish more to its stream %s", msg, x.consumer, x.stream)
+	}
+	return fmt.Errorf("%s: consumer %s still has %s unprocessed messages (waiting pulls %s); try again", msg, x.consumer, f(ci.NumPending), f(ci.NumWaiting))
+}
+
+// printMsg prints one message the way natscli's consumer next does.
+func (x *consumerCmd) printMsg(c *Call, m *nats.Msg, meta *nats.MsgMetadata) {
+	w := c.Out
+	if x.raw {
+		fmt.Fprintln(w, string(m.Data))
+		return
+	}
+	if meta == nil {
+		if m.Reply == "" {
+			fmt.Fprintf(w, "--- subject: %s\n", m.Subject)
+		} else {
+			fmt.Fprintf(w, "--- subject: %s reply: %s\n", m.Subject, m.Reply)
+		}
+	} else {
+		fmt.Fprintf(w, "[%s] subj: %s / tries: %d / cons seq: %d / str seq: %d / pending: %s\n",
+			c.Now().Format("15:04:05"), m.Subject, meta.NumDelivered, meta.Sequence.Consumer, meta.Sequence.Stream, f(meta.NumPending))
+	}
+	if len(m.Header) > 0 {
+		fmt.Fprint(w, "\nHeaders:\n\n")
+		// Sorted, where natscli's order is random.
+		keys := make([]string, 0, len(m.Header))
+		for k := range m.Header {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			for _, v := range m.Header[k] {
+				fmt.Fprintf(w, "  %s: %s\n", k, v)
+			}
+		}
+		fmt.Fprint(w, "\nData:\n\n")
+	}
+	fmt.Fprintf(w, "\n%s\n", m.Data)
+}
+
+// settle acknowledges, naks or terminates the message as asked, and waits
+// for the server to confirm it, so the next command sees the new state.
+func (x *consumerCmd) settle(c *Call, nc *nats.Conn, m *nats.Msg, ackable bool) error {
+	if m.Reply == "" || !ackable {
+		return nil
+	}
+	if x.term {
+		if err := x.sendAck(c, nc, m, "+TERM"); err != nil {
+			return err
+		}
+		fmt.Fprint(c.Out, "\nTerminated message\n")
+	}
+	if !x.ackNext && !x.nak {
+		return nil
+	}
+	var delay time.Duration
+	if x.ackDelay > 0 {
+		delay = rand.N(x.ackDelay)
+		t := time.NewTimer(delay)
+		select {
+		case <-c.Ctx.Done():
+			t.Stop()
+			return c.Ctx.Err()
+		case <-t.C:
+		}
+	}
+	kind, neg := "+ACK", ""
+	if x.nak {
+		kind, neg = "-NAK", "Negative "
+	}
+	if err := x.sendAck(c, nc, m, kind); err != nil {
+		return err
+	}
+	if x.raw {
+		return nil
+	}
+	if delay > 0 {
+		fmt.Fprintf(c.Out, "\n%sAcknowledged message after %s delay\n\n", neg, delay)
+	} else {
+		fmt.Fprintf(c.Out, "\n%sAcknowledged message\n\n", neg)
+	}
+	return nil
+}
+
+func (x *consumerCmd) sendAck(c *Call, nc *nats.Conn, m *nats.Msg, kind string) error {
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	if _, err := nc.RequestWithContext(ctx, m.Reply, []byte(kind)); err != nil {
+		if c.Ctx.Err() != nil {
+			return c.Ctx.Err()
+		}
+		return fmt.Errorf("could not settle the message (%s): %w", kind, c.jsError(err))
+	}
+	return nil
+}

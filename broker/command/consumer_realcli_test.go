@@ -1,0 +1,162 @@
+package command_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker"
+	"natslab/broker/brokertest"
+	"natslab/broker/command"
+)
+
+// The same consumer commands through the lab and through the real nats CLI,
+// against one embedded server, from the same starting state each time: the
+// normalised outputs must be the same.
+
+// conFreshOrders (re)creates the ORDERS stream with the same five messages.
+func conFreshOrders(t *testing.T, srv *broker.Server) {
+	t.Helper()
+	nc := brokertest.Connect(t, srv, "setup")
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = js.DeleteStream(ctx, "ORDERS")
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "ORDERS", Subjects: []string{"orders.>"}}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= 5; i++ {
+		if _, err := js.Publish(ctx, "orders.new", fmt.Appendf(nil, "order %d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := nats.NewMsg("orders.new")
+	m.Data = []byte("with headers")
+	m.Header.Set("Priority", "high")
+	if _, err := js.PublishMsg(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// conTransportRows are account info rows that describe the connection itself:
+// the lab's runs in-process, the real CLI's over TCP.
+var conTransportRows = regexp.MustCompile(`(?m)^( *(Client ID|Client IP|Connected URL|Connected Address|RTT):).*$`)
+
+// conComparable normalises output for comparison: times, IDs and durations
+// (brokertest.Normalize), the table padding that follows from their widths,
+// and the transport rows.
+func conComparable(s string) string {
+	s = brokertest.Normalize(s)
+	s = conTransportRows.ReplaceAllString(s, "$1 X")
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.ContainsAny(l, "│─") {
+			l = regexp.MustCompile(`─+`).ReplaceAllString(l, "─")
+			lines[i] = regexp.MustCompile(` +`).ReplaceAllString(l, " ")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func TestConsumerCommandsMatchTheRealCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the real nats CLI")
+	}
+	srv := brokertest.Start(t)
+	url := srv.ClientURL()
+	steps := []string{
+		"consumer add ORDERS PROCESSOR --pull --defaults",
+		"consumer info ORDERS PROCESSOR",
+		"consumer ls ORDERS",
+		"consumer ls ORDERS --names",
+		"consumer next ORDERS PROCESSOR --ack",
+		"consumer next ORDERS PROCESSOR --no-ack",
+		"consumer next ORDERS PROCESSOR --count 2",
+		"consumer info ORDERS PROCESSOR",
+		"consumer report ORDERS",
+		"consumer add ORDERS NOACK --pull --ack none --deliver all --defaults",
+		"consumer add ORDERS NEWONLY --pull --deliver new --ack explicit --wait 10s --max-deliver 3 --filter orders.new --description 'new orders only' --defaults",
+		"consumer add ORDERS FROM5 --pull --deliver 5 --defaults",
+		"consumer add ORDERS LASTONE --pull --deliver last --ack explicit --defaults",
+		"consumer next ORDERS LASTONE",
+		"consumer report ORDERS",
+		"consumer rm ORDERS NOACK --force",
+		"consumer rm ORDERS NEWONLY -f",
+		"account info",
+		"consumer rm ORDERS PROCESSOR -f",
+		"consumer rm ORDERS FROM5 -f",
+		"consumer rm ORDERS LASTONE -f",
+		"consumer ls ORDERS",
+	}
+	type out struct{ stdout, stderr string }
+	var lab, real []out
+
+	conFreshOrders(t, srv)
+	s := command.NewSession(srv, command.WithTimeout(2*time.Second))
+	for _, line := range steps {
+		var o, e syncBuf
+		err := s.Run(context.Background(), line, &o, &e)
+		stderr := e.String()
+		if err != nil {
+			stderr += command.ErrorLine(err) + "\n"
+		}
+		lab = append(lab, out{o.String(), stderr})
+	}
+	s.Close()
+
+	conFreshOrders(t, srv)
+	for _, line := range steps {
+		words, err := command.SplitWords(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := brokertest.RunRealCLI(t, url, words...)
+		real = append(real, out{r.Stdout, r.Stderr})
+	}
+
+	for i, line := range steps {
+		if a, b := conComparable(lab[i].stdout), conComparable(real[i].stdout); a != b {
+			t.Errorf("%s: stdout differs\nlab:\n%s\nreal CLI:\n%s", line, lab[i].stdout, real[i].stdout)
+		}
+		if a, b := conComparable(lab[i].stderr), conComparable(real[i].stderr); a != b {
+			t.Errorf("%s: stderr differs\nlab:\n%s\nreal CLI:\n%s", line, lab[i].stderr, real[i].stderr)
+		}
+	}
+}
+
+// TestConsumerErrorsBeatTheRealCLI runs mistakes through both: the real CLI
+// fails, and so does the lab, but the lab names what exists.
+func TestConsumerErrorsBeatTheRealCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the real nats CLI")
+	}
+	srv := brokertest.Start(t)
+	conFreshOrders(t, srv)
+	l := &lab{t: t, srv: srv, s: command.NewSession(srv, command.WithTimeout(2*time.Second))}
+	t.Cleanup(l.s.Close)
+	l.must("consumer add ORDERS PROCESSOR --pull --defaults")
+	for _, tc := range []struct {
+		line string
+		want []string
+	}{
+		{"consumer info ORDERS NOPE", []string{"consumer NOPE not found on stream ORDERS", "PROCESSOR"}},
+		{"consumer next ORDERS PROCESOR", []string{"did you mean PROCESSOR?"}},
+		{"consumer ls NOPE", []string{"stream NOPE not found", "ORDERS"}},
+		{"consumer add NOSTREAM C1 --pull --defaults", []string{"stream NOSTREAM not found", "ORDERS"}},
+		{"consumer add ORDERS PROCESSOR --pull --deliver new --defaults", []string{"already exists", "deliver policy All, not New", "consumer edit", "consumer rm ORDERS PROCESSOR --force"}},
+		{"consumer add ORDERS X --pull --ack-wait 10s --defaults --deliver nope", []string{"--deliver wants all, new, last"}},
+	} {
+		words, _ := command.SplitWords(tc.line)
+		if r := brokertest.RunRealCLI(t, srv.ClientURL(), words...); r.ExitCode == 0 {
+			t.Errorf("%s: the real CLI succeeded; this test expects a mistake", tc.line)
+		}
+		l.fails(tc.line, tc.want...)
+	}
+}

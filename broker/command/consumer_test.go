@@ -1,0 +1,601 @@
+package command_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker/brokertest"
+	"natslab/broker/command"
+)
+
+// Consumer commands against a real embedded server. Streams are made with
+// the nats.go API directly, so these tests stand on their own.
+
+// conStream creates a stream and publishes bodies to subject (subject may
+// hold {n} for the message number).
+func conStream(t *testing.T, l *lab, cfg jetstream.StreamConfig, subject string, bodies ...string) {
+	t.Helper()
+	nc := brokertest.Connect(t, l.srv, "setup")
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := js.CreateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bodies {
+		if _, err := js.Publish(ctx, subject, []byte(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// conPublish adds messages to a stream that exists.
+func conPublish(t *testing.T, l *lab, subject string, bodies ...string) {
+	t.Helper()
+	nc := brokertest.Connect(t, l.srv, "pub")
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, b := range bodies {
+		if _, err := js.Publish(ctx, subject, []byte(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// conInfo reads a consumer's state straight from the broker.
+func conInfo(t *testing.T, l *lab, stream, name string) *jetstream.ConsumerInfo {
+	t.Helper()
+	nc := brokertest.Connect(t, l.srv, "check")
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := js.Consumer(ctx, stream, name)
+	if err != nil {
+		t.Fatalf("consumer %s > %s: %v", stream, name, err)
+	}
+	return c.CachedInfo()
+}
+
+func conEvents() jetstream.StreamConfig {
+	return jetstream.StreamConfig{Name: "EVENTS", Subjects: []string{"events.>"}}
+}
+
+func TestConsumerAddPullDefaults(t *testing.T) {
+	l := newLab(t)
+	conStream(t, l, conEvents(), "events.a", "one", "two", "three")
+	r := l.must("consumer add EVENTS worker --pull --ack explicit --defaults")
+	for _, want := range []string{"Information for Consumer EVENTS > worker created", "Pull Mode: true", "Ack Policy: Explicit", "Unprocessed Messages: 3"} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("lacks %q:\n%s", want, r.out)
+		}
+	}
+	if r.err != "" {
+		t.Errorf("with --pull --defaults nothing was defaulted, yet: %s", r.err)
+	}
+	ci := conInfo(t, l, "EVENTS", "worker")
+	if ci.Config.AckPolicy != jetstream.AckExplicitPolicy || ci.Config.Durable != "worker" || ci.Config.DeliverSubject != "" {
+		t.Errorf("config: %+v", ci.Config)
+	}
+	// Adding the same again is fine, as on the real CLI.
+	l.must("consumer add EVENTS worker --pull --ack explicit --defaults")
+	// The aliases reach the same command.
+	l.must("con info EVENTS worker")
+	l.must("obs ls EVENTS")
+	l.must("consumer create EVENTS other --pull --defaults")
+	l.must("consumer new EVENTS third --pull --defaults")
+}
+
+func TestConsumerAddWithoutDefaultsSaysWhatItChose(t *testing.T) {
+	l := newLab(t)
+	conStream(t, l, conEvents(), "events.a", "one")
+	r := l.must("consumer add EVENTS nodef")
+	if strings.Count(r.err, "\n") != 1 {
+		t.Errorf("want one status line, got:\n%s", r.err)
+	}
+	for _, want := range []string{"Not prompting", "--pull", "--deliver all", "--ack explicit", "--replay instant", "--defaults"} {
+		if !strings.Contains(r.err, want) {
+			t.Errorf("status line lacks %q: %s", want, r.err)
+		}
+	}
+	ci := conInfo(t, l, "EVENTS", "nodef")
+	if ci.Config.DeliverSubject != "" || ci.Config.AckPolicy != jetstream.AckExplicitPolicy || ci.Config.DeliverPolicy != jetstream.DeliverAllPolicy {
+		t.Errorf("defaults not applied: %+v", ci.Config)
+	}
+	// --defaults without --pull: the real CLI fails (it would ask for a
+	// delivery target); the lab makes a pull consumer and says so.
+	r = l.must("consumer add EVENTS dflt --defaults")
+	if !strings.Contains(r.err, "delivery mode") || !strings.Contains(r.err, "--pull") || strings.Count(r.err, "\n") != 1 {
+		t.Errorf("status: %q", r.err)
+	}
+	if conInfo(t, l, "EVENTS", "dflt").Config.DeliverSubject != "" {
+		t.Error("not a pull consumer")
+	}
+}
+
+func TestConsumerAddFlags(t *testing.T) {
+	l := newLab(t)
+	conStream(t, l, jetstream.StreamConfig{Name: "ORDERS", Subjects: []string{"orders.>"}}, "orders.new", "1", "2", "3", "4", "5")
+	conPublish(t, l, "orders.old", "6")
+
+	l.must("consumer add ORDERS W1 --pull --ack-wait 10s --defaults")
+	if got := conInfo(t, l, "ORDERS", "W1").Config.AckWait; got != 10*time.Second {
+		t.Errorf("--ack-wait: %s", got)
+	}
+	r := l.must("consumer add ORDERS W2 --pull --wait 3s --max-deliver 3 --max-pending 7 --replay original --description 'two' --inactive-threshold 1h --defaults")
+	ci := conInfo(t, l, "ORDERS", "W2")
+	if ci.Config.AckWait != 3*time.Second || ci.Config.MaxDeliver != 3 || ci.Config.MaxAckPending != 7 || ci.Config.ReplayPolicy != jetstream.ReplayOriginalPolicy || ci.Config.Description != "two" || ci.Config.InactiveThreshold != time.Hour {
+		t.Errorf("config: %+v", ci.Config)
+	}
+	for _, want := range []string{"Ack Wait: 3.00s", "Maximum Deliveries: 3", "Max Ack Pending: 7", "Replay Policy: Original", "Inactive Threshold: 1h0m0s"} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("info lacks %q:\n%s", want, r.out)
+		}
+	}
+
+	for _, tc := range []struct {
+		deliver string
+		policy  jetstream.DeliverPolicy
+		pending uint64
+		shows   string
+	}{
+		{"all", jetstream.DeliverAllPolicy, 6, "Deliver Policy: All"},
+		{"new", jetstream.DeliverNewPolicy, 0, "Deliver Policy: New"},
+		{"last", jetstream.DeliverLastPolicy, 1, "Deliver Policy: Last"},
+		{"last_per_subject", jetstream.DeliverLastPerSubjectPolicy, 2, "Deliver Policy: Last Per Subject"},
+		{"4", jetstream.DeliverByStartSequencePolicy, 3, "Deliver Policy: From Sequence 4"},
+		{"1h", jetstream.DeliverByStartTimePolicy, 6, "Deliver Policy: Since "},
+	} {
+		name := "D" + strings.ReplaceAll(tc.deliver, "_", "")
+		r := l.must(fmt.Sprintf("consumer add ORDERS %s --pull --deliver %s --defaults", name, tc.deliver))
+		ci := conInfo(t, l, "ORDERS", name)
+		if ci.Config.DeliverPolicy != tc.policy || ci.NumPending != tc.pending {
+			t.Errorf("--deliver %s: policy %v pending %d", tc.deliver, ci.Config.DeliverPolicy, ci.NumPending)
+		}
+		if !strings.Contains(r.out, tc.shows) {
+			t.Errorf("--deliver %s: info lacks %q", tc.deliver, tc.shows)
+		}
+	}
+	l.fails("consumer add ORDERS BAD --pull --deliver yesterday --defaults", "--deliver wants all, new, last", `"yesterday"`)
+	l.fails("consumer add ORDERS BAD --pull --deliver 0 --defaults", "sequences start at 1")
+	l.fails("consumer add ORDERS BAD --pull --ack sometimes --defaults", "--ack wants one of")
+	l.fails("consumer add ORDERS bad.name --pull --defaults", "not a valid consumer name")
+	l.fails("consumer add ORDERS BAD --pull --target x.y --defaults", "--pull and --target")
+	l.fails("consumer add ORDERS BAD --pull --filter 'orders. new' --defaults", "contains a space")
+	l.fails("consumer add ORDERS --pull --defaults", "consumer add needs <consumer>")
+	l.fails("consumer add --pull --defaults", "consumer add needs <stream>", "ORDERS")
+
+	// Two filters.
+	l.must("consumer add ORDERS BOTH --pull --filter orders.new --filter orders.old --defaults")
+	if ci := conInfo(t, l, "ORDERS", "BOTH"); len(ci.Config.FilterSubjects) != 2 || ci.NumPending != 6 {
+		t.Errorf("filters: %v pending %d", ci.Config.FilterSubjects, ci.NumPending)
+	}
+	// A linear backoff.
+	r = l.must("consumer add ORDERS BACK --pull --backoff linear --backoff-min 1s --backoff-max 5s --backoff-steps 4 --defaults")
+	if ci := conInfo(t, l, "ORDERS", "BACK"); len(ci.Config.BackOff) != 4 || ci.Config.BackOff[3] != 4*time.Second {
+		t.Errorf("backoff: %v", ci.Config.BackOff)
+	}
+	if !strings.Contains(r.out, "Backoff: 1s, 2s, 3s, 4s") {
+		t.Errorf("info lacks the backoff:\n%s", r.out)
+	}
+}
+
+func TestConsumerFilterTypoIsPointedOut(t *testing.T) {
+	l := newLab(t)
+	conStream(t, l, conEvents(), "events.page.view", "a", "b")
+	r := l.must("consumer add EVENTS typo --pull --filter evnts.page.view --defaults")
+	if !strings.Contains(r.err, "Warning: filter evnts.page.view matches no subject stream EVENTS captures (events.>)") ||
+		!strings.Contains(r.err, "did you mean events.page.view?") {
+		t.Errorf("warning: %q", r.err)
+	}
+	// The consumer exists all the same (the server allows it), with nothing to deliver.
+	if ci := conInfo(t, l, "EVENTS", "typo"); ci.NumPending != 0 {
+		t.Errorf("pending %d", ci.NumPending)
+	}
+	// A filter that matches: no warning. Two consumers, one log (episode 13).
+	r = l.must("consumer add EVENTS pages --pull --filter 'events.page.>' --defaults")
+	if strings.Contains(r.err, "Warning") {
+		t.Errorf("unexpected warning: %s", r.err)
+	}
+	conPublish(t, l, "events.click", "c")
+	l.must("consumer add EVENTS all --pull --defaults")
+	if a, p := conInfo(t, l, "EVENTS", "all").NumPending, conInfo(t, l, "EVENTS", "pages").NumPending; a != 3 || p != 2 {
+		t.Errorf("all sees %d, pages sees %d", a, p)
+	}
+	out := l.must("consumer next EVENTS pages").out
+	if !strings.Contains(out, "subj: events.page.view") {
+		t.Errorf("next: %s", out)
+	}
+	if a := conInfo(t, l, "EVENTS", "all").NumPending; a != 3 {
+		t.Errorf("reading one consumer moved the other: %d", a)
+	}
+	// Editing a filter into a typo warns too.
+	r = l.must("consumer edit EVENTS pages --filter 'evetns.page.>' --force")
+	if !strings.Contains(r.err, "did you mean events.page.>?") {
+		t.Errorf("edit warning: %q", r.err)
+	}
+}
+
+func TestConsumerAddErrors(t *testing.T) {
+	l := newLab(t)
+	conStream(t, l, conEvents(), "events.a", "one")
+	l.must("consumer add EVENTS worker --pull --defaults")
+	msg := l.fails("consumer add EVENTS worker --pull --deliver new --defaults",
+		"already exists on stream EVENTS", "deliver policy All, not New", "consumer edit", "consumer rm EVENTS worker --force")
+	if strings.Contains(msg, "\n") {
+		t.Error(msg)
+	}
+	l.fails("consumer add NOPE worker --pull --defaults", "stream NOPE not found", "EVENTS")
+	l.fails("consumer add EVENT worker --pull --defaults", "did you mean EVENTS?")
+
+	// A work queue takes one unfiltered consumer.
+	conStream(t, l, jetstream.StreamConfig{Name: "JOBS", Subjects: []string{"jobs.>"}, Retention: jetstream.WorkQueuePolicy}, "jobs.email", "x")
+	l.must("consumer add JOBS first --pull --defaults")
+	l.fails("consumer add JOBS second --pull --defaults", "(10099)", "work queue", "exactly one consumer", "first with no filter", "--filter")
+	l.fails("consumer add JOBS emails --pull --filter jobs.email --defaults", "(10100)", "may not overlap", "first with no filter")
+	l.must("consumer rm JOBS first -f")
+	l.must("consumer add JOBS emails --pull --filter jobs.email --defaults")
+	l.fails("consumer add JOBS emails2 --pull --filter 'jobs.*' --defaults", "may not overlap")
+}
+
+func TestConsumerJetStreamOff(t *testing.T) {
+	l := newLab(t, brokertest.WithoutJetStream())
+	for _, line := range []string{
+		"consumer add EVENTS worker --pull --defaults",
+		"consumer info EVENTS worker",
+		"consumer next EVENTS worker",
+		"consumer ls EVENTS",
+		"consumer report EVENTS",
+		"consumer rm EVENTS worker -f",
+		"consumer ls",
+	} {
+		l.fails(line, "JetStream is off", "nats-server -js")
+	}
+	r := l.must("account info")
+	if !strings.Contains(r.out, "JetStream is not supported in this account") || !strings.Contains(r.out, "nats-server -js") {
+		t.Errorf("account info without JetStream:\n%s", r.out)
+	}
+}
+
+// Episode 11: ack twice, the ack floor shows 2, a restart keeps it, and
+// the next message is stream sequence 3 with nothing pending.
+func TestConsumerAckFloorSurvivesRestart(t *testing.T) {
+	l := newLab(t)
+	conStream(t, l, conEvents(), "events.a", "one", "two", "three")
+	l.must("consumer add EVENTS worker --pull --ack explicit --defaults")
+	r := l.must("consumer next EVENTS worker --ack")
+	if !strings.Contains(r.out, "str seq: 1 / pending: 2") || !strings.Contains(r.out, "\none\n") || !strings.Contains(r.out, "\nAcknowledged message\n") {
+		t.Errorf("next:\n%s", r.out)
+	}
+	l.must("consumer next EVENTS worker --ack")
+	info := l.must("consumer info EVENTS worker").out
+	if !strings.Contains(info, "Acknowledgment Floor: Consumer sequence: 2 Stream sequence: 2 Last Ack:") ||
+		!strings.Contains(info, "Outstanding Acks: 0 out of maximum") || !strings.Contains(info, "Unprocessed Messages: 1") {
+		t.Errorf("info after two acks:\n%s", info)
+	}
+	if err := l.srv.Restart(true); err != nil {
+		t.Fatal(err)
+	}
+	// The lab's connection finds the new server by itself.
+	eventually(t, "the lab to reconnect", func() bool { return l.run("consumer info EVENTS worker").e == nil })
+	r = l.must("consumer next EVENTS worker")
+	if !strings.Contains(r.out, "str seq: 3 / pending: 0") || !strings.Contains(r.out, "\nthree\n") {
+		t.Errorf("after restart:\n%s", r.out)
+	}
+	if ci := conInfo(t, l, "EVENTS", "worker"); ci.AckFloor.Stream != 3 {
+		t.Errorf("ack floor %d", ci.AckFloor.Stream)
+	}
+}
+
+// Episode 12: an unacknowledged message comes back after the ack wait,
+// with its delivery count; --max-deliver caps it; --nak and --term.
+func TestConsumerRedelivery(t *testing.T) {
+	l := newLab(t)
+	conStream(t, l, jetstream.StreamConfig{Name: "JOBS", Subjects: []string{"jobs.>"}}, "jobs.email", "send welcome email", "send receipt")
+	l.must("consumer add JOBS WORKER --pull --deliver all --ack explicit --wait 1s --max-deliver 2 --defaults")
+	r := l.must("consumer next JOBS WORKER --no-ack")
+	if !strings.Contains(r.out, "tries: 1 / cons seq: 1 / str seq: 1") || strings.Contains(r.out, "Acknowledged") {
+		t.Errorf("first:\n%s", r.out)
+	}
+	info := l.must("consumer info JOBS WORKER").out
+	if !strings.Contains(info, "Outstanding Acks: 1 out of maximum") || !strings.Contains(info, "Ack Wait: 1.00s") || !strings.Contains(info, "Maximum Deliveries: 2") {
+		t.Errorf("info:\n%s", info)
+	}
+	time.Sleep(1200 * time.Millisecond)
+	r = l.must("consumer next JOBS WORKER --no-ack")
+	if !strings.Contains(r.out, "tries: 2 / cons seq: 2 / str seq: 1") {
+		t.Errorf("redelivery:\n%s", r.out)
+	}
+	// Delivered twice, the maximum: it does not come back; the next one does.
+	time.Sleep(1200 * time.Millisecond)
+	r = l.must("consumer next JOBS WORKER --ack")
+	if !strings.Contains(r.out, "tries: 1 / cons seq: 3 / str seq: 2") {
+		t.Errorf("after max deliveries:\n%s", r.out)
+	}
+	if ci := conInfo(t, l, "JOBS", "WORKER"); ci.NumRedelivered != 0 && ci.NumAckPending != 0 {
+		t.Errorf("state: redelivered %d ack pending %d", ci.NumRedelivered, ci.NumAckPending)
+	}
+
+	// --nak asks for it again now; --term ends it.
+	conPublish(t, l, "jobs.resize", "resize image 42")
+	r = l.must("consumer next JOBS WORKER --nak")
+	if !strings.Contains(r.out, "str seq: 3") || !strings.Contains(r.out, "\nNegative Acknowledged message\n\n") {
+		t.Errorf("nak:\n%s", r.out)
+	}
+	r = l.must("consumer next JOBS WORKER --term")
+	if !strings.Contains(r.out, "tries: 2") || !strings.Contains(r.out, "str seq: 3") || !strings.HasSuffix(r.out, "\nTerminated message\n") {
+		t.Errorf("term:\n%q", r.out)
+	}
+	msg := l.fails("consumer next JOBS WORKER --timeout 300ms", "no message received within 300ms", "delivered everything")
+	if strings.Contains(msg, "Terminated") {
+		t.Error(msg)
+	}
+	l.fails("consumer next JOBS WORKER --term --ack", "--term already settles")
+	l.fails("consumer next JOBS WORKER --count 0", "--count must be 1 or more")
+}
+
+func TestConsumerNextRawHeadersAndDelay(t *testing.T) {
+	l := newLab(t)
+	conStream(t, l, jetstream.StreamConfig{Name: "JOBS", Subjects: []string{"jobs.>"}}, "jobs.email", "plain")
+	l.must("consumer add JOBS W --pull --defaults")
+	r := l.must("consumer next JOBS W --raw")
+	if r.out != "plain\n" {
+		t.Errorf("raw: %q", r.out)
+	}
+	l.must(`pub jobs.email 'hdr job' -H Priority:high -H A:1`)
+	r = l.must("consumer next JOBS W --wait 200ms")
+	if !strings.Contains(r.out, "\nHeaders:\n\n  A: 1\n  Priority: high\n\nData:\n\n\nhdr job\n") ||
+		!strings.Contains(r.out, "Acknowledged message after ") {
+		t.Errorf("headers and delay:\n%s", r.out)
+	}
+	// An ack-none consumer: nothing to acknowledge, so no claim that it was.
+	l.must("consumer add JOBS NOACK --pull --ack none --defaults")
+	r = l.must("consumer next JOBS NOACK")
+	if strings.Contains(r.out, "Acknowledged") || !strings.Contains(r.out, "\nplain\n") {
+		t.Errorf("ack none:\n%s", r.out)
+	}
+	// A push consumer cannot be pulled.
+	l.must("consumer add JOBS PUSH --target push.jobs --defaults")
+	l.fails("consumer next JOBS PUSH", "push consumer", "push.jobs", "--pull")
+	if out := l.must("consumer info JOBS PUSH").out; !strings.Contains(out, "Delivery Subject: push.jobs") || !strings.Contains(out, "Active Interest: No interest") {
+		t.Errorf("push info:\n%s", out)
+	}
+}
+
+// consumer next --count is a job: ready once its pull waits, reporting
+// each delivery, and stoppable.
+func TestConsumerNextCountIsAJob(t *testing.T) {
+	var mu sync.Mutex
+	var events []command.Event
+	srv := brokertest.Start(t)
+	s := command.NewSession(srv, command.WithTimeout(2*time.Second), command.WithObserver(func(e command.Event) {
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+	}))
+	t.Cleanup(s.Close)
+	l := &lab{t: t, srv: srv, s: s}
+	conStream(t, l, conEvents(), "events.a")
+	l.must("consumer add EVENTS worker --pull --defaults")
+
+	j, out := l.background("consumer next EVENTS worker --count 3 --timeout 1m")
+	select {
+	case <-j.Ready():
+	case <-time.After(5 * time.Second):
+		t.Fatal("never ready")
+	}
+	eventually(t, "the pull to wait", func() bool { return conInfo(t, l, "EVENTS", "worker").NumWaiting == 1 })
+	conPublish(t, l, "events.a", "one", "two")
+	eventually(t, "two deliveries", func() bool { return j.Received() == 2 })
+	if !strings.Contains(out.String(), "\none\n") || !strings.Contains(out.String(), "\ntwo\n") {
+		t.Errorf("output:\n%s", out.String())
+	}
+	j.Stop()
+	<-j.Done()
+	if j.Err() != nil {
+		t.Errorf("a stopped job is not a failure: %v", j.Err())
+	}
+	mu.Lock()
+	var got []string
+	for _, e := range events {
+		if e.Kind == command.Received {
+			got = append(got, fmt.Sprintf("%s %s %d", e.Subject, e.Stream, e.Seq))
+		}
+	}
+	mu.Unlock()
+	if strings.Join(got, ",") != "events.a EVENTS 1,events.a EVENTS 2" {
+		t.Errorf("received events: %v", got)
+	}
+	// The stopped pull is withdrawn: the next message waits for a new reader.
+	conPublish(t, l, "events.a", "three")
+	time.Sleep(100 * time.Millisecond)
+	if ci := conInfo(t, l, "EVENTS", "worker"); ci.NumAckPending != 0 || ci.NumPending != 1 {
+		t.Errorf("after stop: ack pending %d pending %d", ci.NumAckPending, ci.NumPending)
+	}
+}
+
+// Episode 14: workers share one consumer; one dies holding a message it
+// has not acknowledged, and a survivor gets it after the ack wait.
+func TestConsumerWorkerPool(t *testing.T) {
+	l := newLab(t)
+	conStream(t, l, jetstream.StreamConfig{Name: "JOBS", Subjects: []string{"jobs.>"}, Retention: jetstream.WorkQueuePolicy}, "jobs.x")
+	l.must("consumer add JOBS WORKERS --pull --wait 1s --defaults")
+	// The doomed worker pauses before acking; it is stopped meanwhile.
+	doomed, _ := l.background("consumer next JOBS WORKERS --count 5 --wait 1h --timeout 1m")
+	<-doomed.Ready()
+	eventually(t, "the doomed pull", func() bool { return conInfo(t, l, "JOBS", "WORKERS").NumWaiting == 1 })
+	conPublish(t, l, "jobs.x", "job 1")
+	eventually(t, "the doomed worker's message", func() bool { return doomed.Received() == 1 })
+	doomed.Stop()
+	<-doomed.Done()
+
+	var survivors []*command.Job
+	var outs []*syncBuf
+	for range 2 {
+		j, o := l.background("consumer next JOBS WORKERS --count 5 --timeout 1m")
+		<-j.Ready()
+		survivors, outs = append(survivors, j), append(outs, o)
+	}
+	eventually(t, "a survivor to get and ack the redelivery", func() bool {
+		return strings.Contains(outs[0].String()+outs[1].String(), "Acknowledged message")
+	})
+	all := outs[0].String() + outs[1].String()
+	if !strings.Contains(all, "tries: 2") || !strings.Contains(all, "\njob 1\n") || !strings.Contains(all, "Acknowledged message") {
+		t.Errorf("survivors:\n%s", all)
+	}
+	conPublish(t, l, "jobs.x", "job 2", "job 3")
+	eventually(t, "the rest", func() bool {
+		return strings.Count(outs[0].String()+outs[1].String(), "Acknowledged message") == 3
+	})
+	for _, j := range survivors {
+		j.Stop()
+		<-j.Done()
+	}
+	// Each message went to exactly one worker and, acknowledged, left the work queue.
+	all = outs[0].String() + outs[1].String()
+	for _, b := range []string{"job 1", "job 2", "job 3"} {
+		if strings.Count(all, "\n"+b+"\n") != 1 {
+			t.Errorf("%s delivered %d times to survivors", b, strings.Count(all, "\n"+b+"\n"))
+		}
+	}
+	eventually(t, "the work queue to empty", func() bool {
+		out := l.must("consumer info JOBS WORKERS").out
+		return strings.Contains(out, "Outstanding Acks: 0 ") && strings.Contains(out, "Unprocessed Messages: 0")
+	})
+}
+
+func TestConsumerLsReportRm(t *testing.T) {
+	l := newLab(t)
+	conStream(t, l, conEvents(), "events.a", "1", "2", "3", "4")
+	l.must("consumer ls EVENTS") // none yet
+	if out := l.must("consumer ls EVENTS").out; out != "No Consumers defined\n" {
+		t.Errorf("empty ls: %q", out)
+	}
+	l.must("consumer add EVENTS b --pull --description 'second one' --defaults")
+	l.must("consumer add EVENTS a --pull --defaults")
+	l.must("consumer next EVENTS a --no-ack")
+	out := l.must("consumer ls EVENTS").out
+	for _, want := range []string{"│ Name │ Description", "│ a    │", "│ b    │ second one", "never"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("ls lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Index(out, "│ a ") > strings.Index(out, "│ b ") || !strings.HasSuffix(out, "╯\n\n\n") {
+		t.Errorf("ls order or ending:\n%q", out)
+	}
+	if out := l.must("consumer ls EVENTS --names").out; out != "a\nb\n" {
+		t.Errorf("names: %q", out)
+	}
+	var names []string
+	if err := json.Unmarshal([]byte(l.must("consumer ls EVENTS --json").out), &names); err != nil || len(names) != 2 {
+		t.Errorf("json: %v %v", names, err)
+	}
+	out = l.must("consumer report EVENTS").out
+	for _, want := range []string{"Consumer report for EVENTS with 2 consumers", "│ a        │ Pull │ Explicit   │ 30.00s   │ 1           │ 0           │ 3 / 75%", "│ b        │ Pull │ Explicit   │ 30.00s   │ 0           │ 0           │ 4 / 100%"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	var info map[string]any
+	if err := json.Unmarshal([]byte(l.must("consumer info EVENTS a --json").out), &info); err != nil || info["name"] != "a" {
+		t.Errorf("info json: %v %v", info["name"], err)
+	}
+
+	l.fails("consumer rm EVENTS a", "--force")
+	conInfo(t, l, "EVENTS", "a") // still there
+	l.fails("consumer rm EVENTS nope -f", "consumer nope not found on stream EVENTS", "a, b")
+	l.fails("consumer rm EVENTS", "needs <consumer>", "a, b")
+	l.fails("consumer rm", "needs <stream>", "EVENTS")
+	if r := l.must("consumer rm EVENTS a --force"); r.out != "" || r.err != "" {
+		t.Errorf("rm prints nothing, like the real CLI: %q %q", r.out, r.err)
+	}
+	l.fails("consumer info EVENTS a", "consumer a not found")
+	l.must("consumer delete EVENTS b -f")
+	if out := l.must("consumer ls EVENTS").out; out != "No Consumers defined\n" {
+		t.Errorf("after rm: %q", out)
+	}
+}
+
+func TestConsumerRmAsksThroughTheConfirmHook(t *testing.T) {
+	srv := brokertest.Start(t)
+	var asked []string
+	answer := false
+	s := command.NewSession(srv, command.WithTimeout(2*time.Second), command.WithConfirm(func(q string) bool {
+		asked = append(asked, q)
+		return answer
+	}))
+	t.Cleanup(s.Close)
+	l := &lab{t: t, srv: srv, s: s}
+	conStream(t, l, conEvents(), "events.a", "1")
+	l.must("consumer add EVENTS a --pull --defaults")
+	l.must("consumer rm EVENTS a")
+	conInfo(t, l, "EVENTS", "a") // declined: still there
+	answer = true
+	l.must("consumer rm EVENTS a")
+	if len(asked) != 2 || asked[0] != "Really delete Consumer EVENTS > a" {
+		t.Errorf("asked: %q", asked)
+	}
+	l.fails("consumer info EVENTS a", "not found")
+}
+
+func TestConsumerEdit(t *testing.T) {
+	l := newLab(t)
+	conStream(t, l, conEvents(), "events.a", "1")
+	l.must("consumer add EVENTS w --pull --defaults")
+	r := l.must("consumer edit EVENTS w --max-deliver 5 --ack-wait 4s --dry-run")
+	if !strings.Contains(r.out, "Differences (-old +new):\n") || !strings.Contains(r.out, "- Ack Wait: 30.00s\n+ Ack Wait: 4.00s\n") || !strings.Contains(r.out, "+ Maximum Deliveries: 5") {
+		t.Errorf("dry run:\n%s", r.out)
+	}
+	if conInfo(t, l, "EVENTS", "w").Config.MaxDeliver == 5 {
+		t.Error("a dry run changed the consumer")
+	}
+	l.fails("consumer edit EVENTS w --max-deliver 5", "--force")
+	r = l.must("consumer edit EVENTS w --max-deliver 5 --wait 4s --description new -f")
+	ci := conInfo(t, l, "EVENTS", "w")
+	if ci.Config.MaxDeliver != 5 || ci.Config.AckWait != 4*time.Second || ci.Config.Description != "new" {
+		t.Errorf("edit: %+v", ci.Config)
+	}
+	if !strings.Contains(r.out, "Information for Consumer EVENTS > w") || !strings.Contains(r.out, "Maximum Deliveries: 5") {
+		t.Errorf("edit output:\n%s", r.out)
+	}
+	if out := l.must("consumer edit EVENTS w --max-deliver 5 -f").out; out != "No difference in configuration\n" {
+		t.Errorf("no change: %q", out)
+	}
+	l.fails("consumer edit EVENTS nope --max-deliver 2 -f", "consumer nope not found")
+	l.fails("consumer edit EVENTS w --deliver new", "unknown flag --deliver")
+}
+
+func TestAccountInfo(t *testing.T) {
+	l := newLab(t)
+	conStream(t, l, conEvents(), "events.a", "1", "2")
+	l.must("consumer add EVENTS w --pull --defaults")
+	r := l.must("account info")
+	for _, want := range []string{
+		"Account Information\n\n",
+		"Account: $G ($G)",
+		"Connected Server Version: " + l.srv.Version(),
+		"Connected URL: in-process (other clients use " + l.srv.ClientURL() + ")",
+		"JetStream Account Information:",
+		"Streams: 1\n",
+		"Consumers: 1\n",
+		"  Tier: Default:",
+		"Streams: 1 of Unlimited",
+	} {
+		if !strings.Contains(r.out, want) {
+			t.Errorf("account info lacks %q:\n%s", want, r.out)
+		}
+	}
+	if !strings.Contains(l.must("a nfo").out, "Account Information") {
+		t.Error("aliases")
+	}
+}
