@@ -1,0 +1,258 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/choria-io/fisk"
+)
+
+func init() {
+	register(&natsCommand{name: "subscribe", aliases: []string{"sub"}, summary: "Print messages as they arrive, live or replayed from a stream", build: buildSub})
+	examples["subscribe"] = `sub "orders.>"`
+}
+
+// subCmd holds the flags of sub, named as in the real CLI.
+type subCmd struct {
+	subjects       []string
+	queue          string
+	durable        string
+	raw            bool
+	translate      string
+	ack            bool
+	matchReplies   bool
+	inbox          bool
+	count          uint
+	dump           string
+	headersOnly    bool
+	subjectsOnly   bool
+	startSeq       uint64
+	all            bool
+	deliverNew     bool
+	last           bool
+	since          string
+	lastPerSubject bool
+	terminate      bool
+	stream         string
+	ignore         []string
+	wait           time.Duration
+	reportSubjects bool
+	reportSubs     bool
+	reportTop      int
+	timestamps     bool
+	delta          bool
+	graph          bool
+	direct         bool
+	jetstream      bool
+
+	// Worked out by check.
+	useJS    bool          // read from a stream
+	sinceDur time.Duration // --since, parsed
+}
+
+func buildSub(app *fisk.Application, c *Call) {
+	s := &subCmd{}
+	cmd := app.Command("subscribe", "Prints the messages published on subjects; with --all, --new, --last, --since or --stream, reads them from the stream that stores them").Alias("sub").Action(act(c, s.run))
+	cmd.Arg("subjects", "Subjects to listen on; wildcards * and > allowed").StringsVar(&s.subjects)
+	cmd.Flag("queue", "Joins a queue group: each message goes to one member of the group").StringVar(&s.queue)
+	cmd.Flag("durable", "Reads through this durable consumer (created if missing); needs --stream").StringVar(&s.durable)
+	cmd.Flag("raw", "Prints only the bodies").Short('r').UnNegatableBoolVar(&s.raw)
+	cmd.Flag("translate", "Pipes each body through this command before printing it").PlaceHolder("COMMAND").StringVar(&s.translate)
+	cmd.Flag("ack", "Acknowledges JetStream messages that ask for it").BoolVar(&s.ack)
+	cmd.Flag("match-replies", "Pairs requests with their replies (use the real CLI)").Hidden().UnNegatableBoolVar(&s.matchReplies)
+	cmd.Flag("inbox", "Listens on a new unique inbox subject").Short('i').UnNegatableBoolVar(&s.inbox)
+	cmd.Flag("count", "Stops after this many messages").UintVar(&s.count)
+	cmd.Flag("dump", "Writes each message as JSON to a file in this directory; - writes them to the output, NUL-separated").PlaceHolder("DIRECTORY").StringVar(&s.dump)
+	cmd.Flag("headers-only", "Prints headers but no bodies").UnNegatableBoolVar(&s.headersOnly)
+	cmd.Flag("subjects-only", "Prints one line per message, without headers or body").UnNegatableBoolVar(&s.subjectsOnly)
+	cmd.Flag("start-sequence", "Reads the stream from this sequence on").PlaceHolder("SEQUENCE").Uint64Var(&s.startSeq)
+	cmd.Flag("all", "Reads every message the stream holds, then new ones").UnNegatableBoolVar(&s.all)
+	cmd.Flag("new", "Reads only messages the stream stores from now on").UnNegatableBoolVar(&s.deliverNew)
+	cmd.Flag("last", "Reads the stream's latest message, then new ones").UnNegatableBoolVar(&s.last)
+	cmd.Flag("since", "Reads the stream from this long ago, like 10m, 2h or 1d").PlaceHolder("DURATION").StringVar(&s.since)
+	cmd.Flag("last-per-subject", "Reads the latest message of each subject in the stream").UnNegatableBoolVar(&s.lastPerSubject)
+	cmd.Flag("terminate-at-end", "Stops once everything the stream held has been printed").Short('T').UnNegatableBoolVar(&s.terminate)
+	cmd.Flag("stream", "Reads from this stream").PlaceHolder("STREAM").StringVar(&s.stream)
+	cmd.Flag("jetstream", "Reads from the stream that stores the subject (from its first message unless --new, --last…)").UnNegatableBoolVar(&s.jetstream)
+	cmd.Flag("js", "Same as --jetstream").Hidden().UnNegatableBoolVar(&s.jetstream)
+	cmd.Flag("ignore-subject", "Skips messages on these subjects (wildcards allowed)").Short('I').PlaceHolder("SUBJECT").StringsVar(&s.ignore)
+	cmd.Flag("wait", "Stops after this long without a message").PlaceHolder("DURATION").DurationVar(&s.wait)
+	cmd.Flag("report-subjects", "Live report of the busiest subjects (use the real CLI)").Hidden().UnNegatableBoolVar(&s.reportSubjects)
+	cmd.Flag("report-subscriptions", "Live report of active subscriptions (use the real CLI)").Hidden().UnNegatableBoolVar(&s.reportSubs)
+	cmd.Flag("report-top", "Subjects in the live report").Hidden().Default("10").IntVar(&s.reportTop)
+	cmd.Flag("timestamp", "Shows when each message was received (stored, for a stream)").Short('t').UnNegatableBoolVar(&s.timestamps)
+	cmd.Flag("delta-time", "Shows how long after the start each message came").Short('d').UnNegatableBoolVar(&s.delta)
+	cmd.Flag("graph", "Graphs message rates (use the real CLI)").Hidden().UnNegatableBoolVar(&s.graph)
+	cmd.Flag("direct", "Reads the stream with direct gets, leaving no consumer behind").UnNegatableBoolVar(&s.direct)
+}
+
+// check rejects combinations that cannot work, before anything is sent.
+func (s *subCmd) check(c *Call) error {
+	for _, f := range []struct {
+		set  bool
+		name string
+	}{{s.graph, "--graph"}, {s.reportSubjects, "--report-subjects"}, {s.reportSubs, "--report-subscriptions"}, {s.matchReplies, "--match-replies"}} {
+		if f.set {
+			return c.realCLIOnly(f.name)
+		}
+	}
+	deliver := s.deliverFlags()
+	if len(deliver) == 2 && s.all && s.startSeq > 0 {
+		// "From the start, beginning at sequence N" is clear enough.
+		s.all, deliver = false, deliver[1:]
+	}
+	if len(deliver) > 1 {
+		return usageErrorf("%s choose where reading starts: give only one of them", strings.Join(deliver, " and "))
+	}
+	s.useJS = len(deliver) > 0 || s.durable != "" || s.stream != "" || s.direct || s.jetstream
+	if s.since != "" {
+		d, err := fisk.ParseDuration(s.since)
+		if err != nil || d <= 0 {
+			return usageErrorf("--since wants how long ago to start, like 30s, 10m, 2h or 1d, got %q", s.since)
+		}
+		s.sinceDur = d
+	}
+	if s.durable != "" && len(s.subjects) > 0 {
+		return usageErrorf("--durable reads the subjects its consumer filters on: drop %s, for example: sub --stream ORDERS --durable %s", strings.Join(s.subjects, " "), s.durable)
+	}
+	if s.durable != "" && s.stream == "" {
+		return usageErrorf("--durable needs the stream the consumer belongs to, for example: sub --stream ORDERS --durable %s", s.durable)
+	}
+	if s.durable != "" && s.direct {
+		return usageErrorf("--direct reads without a consumer, so it cannot go with --durable: drop one of them")
+	}
+	switch {
+	case len(s.subjects) == 0 && s.inbox:
+		// The inbox is made once connected.
+	case len(s.subjects) == 0 && s.stream == "":
+		return usageErrorf("sub needs a subject to listen on, for example: sub \"orders.>\" (or --stream NAME to read a stream, or --inbox)")
+	case len(s.subjects) > 1 && s.useJS:
+		return usageErrorf("reading a stream takes one subject (%s given): use a wildcard like \"orders.>\" to cover several", strings.Join(s.subjects, ", "))
+	}
+	for _, subj := range s.subjects {
+		if err := validateSubject(subj, true); err != nil {
+			return err
+		}
+	}
+	for _, subj := range s.ignoreSubjects() {
+		if err := validateSubject(subj, true); err != nil {
+			return err
+		}
+	}
+	if s.terminate && !s.useJS {
+		return usageErrorf("--terminate-at-end (-T) stops at the end of a stream, and a live subscription has no end: add --all to read the stream, for example: sub %q --all -T", s.firstSubjectOr("orders.>"))
+	}
+	if s.inbox && s.useJS {
+		return usageErrorf("--inbox listens on a new subject no stream stores: drop --inbox, or drop the stream flags")
+	}
+	if s.queue != "" && s.useJS {
+		return usageErrorf("--queue groups live subscribers; a stream is shared through a consumer instead: drop --queue, or create one with consumer add and use --durable")
+	}
+	if s.dump == "-" && s.inbox {
+		return usageErrorf("--dump=- and --inbox cannot go together: the inbox name would be lost in the dump; dump to a directory instead")
+	}
+	if s.timestamps && s.delta {
+		return usageErrorf("--timestamp (-t) and --delta-time (-d) both label each message: choose one")
+	}
+	return nil
+}
+
+// deliverFlags lists the flags given that choose where a stream read starts.
+func (s *subCmd) deliverFlags() []string {
+	var out []string
+	add := func(set bool, name string) {
+		if set {
+			out = append(out, name)
+		}
+	}
+	add(s.all, "--all")
+	add(s.deliverNew, "--new")
+	add(s.last, "--last")
+	add(s.since != "", "--since")
+	add(s.lastPerSubject, "--last-per-subject")
+	add(s.startSeq > 0, "--start-sequence")
+	return out
+}
+
+// ignoreSubjects splits -I values given as "a,b" or "a b".
+func (s *subCmd) ignoreSubjects() []string {
+	var out []string
+	for _, v := range s.ignore {
+		out = append(out, strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' })...)
+	}
+	return out
+}
+
+func (s *subCmd) firstSubjectOr(def string) string {
+	if len(s.subjects) > 0 {
+		return s.subjects[0]
+	}
+	return def
+}
+
+// realCLIOnly says a flag of the real CLI is not in the lab, and how to use it anyway.
+func (c *Call) realCLIOnly(flag string) error {
+	url := c.S.dep.ClientURL()
+	if url == "" {
+		return usageErrorf("the lab does not have sub %s (it redraws a full screen); run natslab with a listener and use the real CLI", flag)
+	}
+	return usageErrorf("the lab does not have sub %s (it redraws a full screen); run the real CLI against the lab: nats --server %s sub %s ...", flag, url, flag)
+}
+
+func (s *subCmd) run(c *Call) error {
+	if err := s.check(c); err != nil {
+		return err
+	}
+	name := "natslab sub"
+	if len(s.subjects) > 0 {
+		name += " " + strings.Join(s.subjects, " ")
+	}
+	nc, err := c.S.Connect(name)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	if len(s.subjects) == 0 && s.inbox {
+		s.subjects = []string{nc.NewRespInbox()}
+	}
+	sk, err := newSubSink(c, s)
+	if err != nil {
+		return err
+	}
+	defer sk.close()
+	if s.useJS {
+		err = s.runJetStream(c, nc, sk)
+	} else {
+		err = s.runCore(c, nc, sk)
+	}
+	if errors.Is(err, errSubEnded) {
+		err = nil
+	}
+	return err
+}
+
+// errSubEnded unwinds a subscription that ended before it began (an empty
+// stream read with -T).
+var errSubEnded = errors.New("subscription ended")
+
+// await blocks until the subscription has what it wanted (--count, -T),
+// --wait passes without traffic, or the job is stopped.
+func (s *subCmd) await(c *Call, sk *subSink) error {
+	select {
+	case <-c.Ctx.Done():
+		return nil
+	case <-sk.done:
+		return sk.failure()
+	}
+}
+
+// statusSuffix is what the real CLI appends to its "Subscribing" lines:
+// the ignored subjects, or a lone space.
+func (s *subCmd) statusSuffix() string {
+	if ig := s.ignoreSubjects(); len(ig) > 0 {
+		return fmt.Sprintf("\nIgnored subjects: %s", strings.Join(ig, ", "))
+	}
+	return ""
+}

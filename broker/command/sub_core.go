@@ -1,0 +1,57 @@
+package command
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nats-io/nats.go"
+)
+
+// runCore subscribes to live messages: what is published from now on,
+// shared out within a queue group when --queue is given.
+func (s *subCmd) runCore(c *Call, nc *nats.Conn, sk *subSink) error {
+	if !s.raw && s.dump == "" || s.inbox {
+		if s.ack {
+			c.Statusf("Subscribing on %s with acknowledgement of JetStream messages %s", s.subjects[0], s.statusSuffix())
+		} else {
+			c.Statusf("Subscribing on %s %s", strings.Join(s.subjects, ", "), s.statusSuffix())
+		}
+	}
+	var subs []*nats.Subscription
+	defer func() {
+		for _, sub := range subs {
+			sub.Unsubscribe()
+		}
+	}()
+	for _, subj := range s.subjects {
+		var sub *nats.Subscription
+		var err error
+		if s.queue == "" {
+			sub, err = nc.Subscribe(subj, sk.core)
+		} else {
+			sub, err = nc.QueueSubscribe(subj, s.queue, sk.core)
+		}
+		if err != nil {
+			return subscribeError(subj, err)
+		}
+		subs = append(subs, sub)
+	}
+	// Once the server has the interest, a message published next is ours.
+	if err := nc.Flush(); err != nil {
+		return subscribeError(s.subjects[0], err)
+	}
+	if err := nc.LastError(); err != nil {
+		return subscribeError(s.subjects[0], err)
+	}
+	c.listen(strings.Join(s.subjects, " "), s.queue)
+	c.Ready()
+	return s.await(c, sk)
+}
+
+// subscribeError explains why the server refused a subscription.
+func subscribeError(subject string, err error) error {
+	if strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
+		return fmt.Errorf("the server does not allow this user to subscribe to %q: %v", subject, err)
+	}
+	return publishError(err)
+}

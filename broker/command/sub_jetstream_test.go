@@ -1,0 +1,229 @@
+package command_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker/brokertest"
+)
+
+// seedEvents is the tutorial's stream: three events in EVENTS.
+func seedEvents(t *testing.T, l *lab) {
+	addStream(t, l, jetstream.StreamConfig{Name: "EVENTS", Subjects: []string{"events.>"}},
+		[2]string{"events.page_loaded", `{"page":"/home"}`},
+		[2]string{"events.input_changed", `{"field":"email"}`},
+		[2]string{"events.page_loaded", `{"page":"/pricing"}`})
+}
+
+func TestSubReplayAllTerminateAtEnd(t *testing.T) {
+	l := newLab(t)
+	seedEvents(t, l)
+	start := time.Now()
+	r := l.must(`sub "events.>" --all --terminate-at-end`)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("replay of three messages took %s", d)
+	}
+	// The seed tutorial's output, numbers from the broker.
+	want := "[#1] Received JetStream message: stream: EVENTS seq: 1 / pending: 2 / subject: events.page_loaded / time: DATE\n" +
+		"{\"page\":\"/home\"}\n\n\n" +
+		"[#2] Received JetStream message: stream: EVENTS seq: 2 / pending: 1 / subject: events.input_changed / time: DATE\n" +
+		"{\"field\":\"email\"}\n\n\n" +
+		"[#3] Received JetStream message: stream: EVENTS seq: 3 / pending: 0 / subject: events.page_loaded / time: DATE\n" +
+		"{\"page\":\"/pricing\"}\n\n\n"
+	if got := brokertest.Normalize(r.out); got != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", got, want)
+	}
+	if got, want := brokertest.Normalize(r.err), "TIME Subscribing to subject events.> from first received message \n"; got != want {
+		t.Errorf("stderr %q, want %q", got, want)
+	}
+	// The time is the stream's, in natscli's format.
+	if !regexp.MustCompile(`time: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\n`).MatchString(r.out) {
+		t.Errorf("time format: %s", r.out)
+	}
+	// A replay reads; the messages are still there.
+	again := l.must(`sub "events.>" --all -T`)
+	if again.out != r.out && brokertest.Normalize(again.out) != want {
+		t.Errorf("second replay differs:\n%s", again.out)
+	}
+}
+
+func TestSubAllHonoursCount(t *testing.T) {
+	l := newLab(t)
+	var msgs [][2]string
+	for i := 1; i <= 50; i++ {
+		msgs = append(msgs, [2]string{"events.n", fmt.Sprintf("m%d", i)})
+	}
+	addStream(t, l, jetstream.StreamConfig{Name: "EVENTS", Subjects: []string{"events.>"}}, msgs...)
+	r := l.must(`sub "events.>" --all --count 3`)
+	if n := strings.Count(r.out, "Received JetStream message"); n != 3 {
+		t.Errorf("--count 3 printed %d messages:\n%s", n, r.out)
+	}
+	if !strings.Contains(r.out, "seq: 3 / pending: 47") || strings.Contains(r.out, "seq: 4 ") {
+		t.Errorf("want exactly sequences 1-3:\n%s", r.out)
+	}
+	// With -T as well, --count still wins when it comes first.
+	r = l.must(`sub "events.>" --all -T --count 2 --start-sequence 10`)
+	if n := strings.Count(r.out, "Received JetStream message"); n != 2 || !strings.Contains(r.out, "seq: 10 ") {
+		t.Errorf("--start-sequence 10 --count 2:\n%s", r.out)
+	}
+}
+
+func TestSubTerminateOnEmptyStreamEndsAtOnce(t *testing.T) {
+	l := newLab(t)
+	addStream(t, l, jetstream.StreamConfig{Name: "EMPTY", Subjects: []string{"empty.>"}})
+	addStream(t, l, jetstream.StreamConfig{Name: "ALERTS", Subjects: []string{"alerts.>"}, Retention: jetstream.InterestPolicy})
+	for _, line := range []string{`sub 'empty.>' --all -T`, `sub 'alerts.>' --all -T`, `sub empty.x --new -T`, `sub --stream EMPTY --last-per-subject -T`} {
+		start := time.Now()
+		r := l.must(line)
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s took %s on an empty stream", line, d)
+		}
+		if r.out != "" || !strings.Contains(r.err, "Nothing to read") {
+			t.Errorf("%s: stdout %q stderr %q", line, r.out, r.err)
+		}
+	}
+}
+
+func TestSubWorkQueueReadsWithoutConsuming(t *testing.T) {
+	l := newLab(t)
+	addStream(t, l, jetstream.StreamConfig{Name: "WQ", Subjects: []string{"wq.>"}, Retention: jetstream.WorkQueuePolicy, AllowDirect: true},
+		[2]string{"wq.a", "one"}, [2]string{"wq.b", "two"}, [2]string{"wq.a", "three"})
+	r := l.must(`sub 'wq.>' --all -T`)
+	want := "[#1] Received JetStream message (direct): stream: WQ seq 1 / subject: wq.a / time: DATE\none\n\n\n" +
+		"[#2] Received JetStream message (direct): stream: WQ seq 2 / subject: wq.b / time: DATE\ntwo\n\n\n" +
+		"[#3] Received JetStream message (direct): stream: WQ seq 3 / subject: wq.a / time: DATE\nthree\n\n\n"
+	if got := brokertest.Normalize(r.out); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	// A filter, and a stream without allow_direct (one message per request).
+	addStream(t, l, jetstream.StreamConfig{Name: "WQ2", Subjects: []string{"wq2.>"}, Retention: jetstream.WorkQueuePolicy},
+		[2]string{"wq2.a", "one"}, [2]string{"wq2.b", "two"}, [2]string{"wq2.a", "three"})
+	r = l.must(`sub 'wq2.a' --all -T --raw`)
+	if r.out != "one\nthree\n" {
+		t.Errorf("filtered direct read printed %q", r.out)
+	}
+	// Both streams still hold everything.
+	nc := brokertest.Connect(t, l.srv, "check")
+	js, _ := jetstream.New(nc)
+	for _, name := range []string{"WQ", "WQ2"} {
+		st, err := js.Stream(context.Background(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := st.CachedInfo().State.Msgs; n != 3 {
+			t.Errorf("%s holds %d messages after sub, want 3", name, n)
+		}
+	}
+}
+
+func TestSubDirectFollowsNewMessages(t *testing.T) {
+	l := newLab(t)
+	addStream(t, l, jetstream.StreamConfig{Name: "WQ", Subjects: []string{"wq.>"}, Retention: jetstream.WorkQueuePolicy, AllowDirect: true},
+		[2]string{"wq.a", "one"})
+	j, out := l.background(`sub 'wq.>' --all --count 2`)
+	waitReady(t, j)
+	eventually(t, "the stored message", func() bool { return j.Received() == 1 })
+	l.must(`pub wq.b two --jetstream`)
+	waitDone(t, j)
+	if !strings.Contains(out.String(), "seq 2 / subject: wq.b") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+func TestSubLiveJetStreamAndLast(t *testing.T) {
+	l := newLab(t)
+	seedEvents(t, l)
+	r := l.must(`sub "events.>" --last -T`)
+	if n := strings.Count(r.out, "Received JetStream"); n != 1 || !strings.Contains(r.out, "seq: 3 / pending: 0") {
+		t.Errorf("--last -T:\n%s", r.out)
+	}
+	r = l.must(`sub "events.>" --last-per-subject -T --subjects-only`)
+	if n := strings.Count(r.out, "Received JetStream"); n != 2 || strings.Contains(r.out, "{") {
+		t.Errorf("--last-per-subject --subjects-only:\n%s", r.out)
+	}
+	j, out := l.background(`sub "events.>" --new --count 1`)
+	waitReady(t, j)
+	l.must(`pub events.later 'x' --jetstream`)
+	waitDone(t, j)
+	if !strings.Contains(out.String(), "seq: 4 / pending: 0 / subject: events.later") {
+		t.Errorf("--new:\n%s", out.String())
+	}
+	r = l.must(`sub --stream EVENTS --since 1h -T --raw`)
+	if strings.Count(r.out, "\n") != 4 {
+		t.Errorf("--since 1h:\n%s", r.out)
+	}
+}
+
+func TestSubDurableResumes(t *testing.T) {
+	l := newLab(t)
+	seedEvents(t, l)
+	r := l.must(`sub --stream EVENTS --durable READER --count 2`)
+	if !strings.Contains(r.out, "seq: 1 ") || !strings.Contains(r.out, "seq: 2 ") {
+		t.Fatalf("first read:\n%s%s", r.err, r.out)
+	}
+	r = l.must(`sub --stream EVENTS --durable READER -T`)
+	if !strings.Contains(r.err, `using existing pull consumer "READER"`) {
+		t.Errorf("status: %s", r.err)
+	}
+	if strings.Contains(r.out, "seq: 1 ") || !strings.Contains(r.out, "seq: 3 / pending: 0") {
+		t.Errorf("resumed read should start at 3:\n%s%s", r.err, r.out)
+	}
+	// Nothing left: -T ends at once.
+	start := time.Now()
+	r = l.must(`sub --stream EVENTS --durable READER -T`)
+	if time.Since(start) > 2*time.Second || !strings.Contains(r.err, "Nothing to read") {
+		t.Errorf("drained durable: %s", r.err)
+	}
+}
+
+func TestSubJetStreamErrors(t *testing.T) {
+	l := newLab(t)
+	l.fails(`sub nosuch.subject --all`, "no stream found with subject nosuch.subject", "stream add")
+	seedEvents(t, l)
+	l.fails(`sub nosuch.subject --all`, "no stream found with subject nosuch.subject", "EVENTS stores events.>")
+	l.fails(`sub --stream NOPE --all`, "stream NOPE not found", "EVENTS")
+	l.fails(`sub orders.x --stream EVENTS`, "stores events.>")
+	off := newLab(t, brokertest.WithoutJetStream())
+	off.fails(`sub events.x --all`, "JetStream is off")
+}
+
+func TestSubIgnoreAndTimestamps(t *testing.T) {
+	l := newLab(t)
+	seedEvents(t, l)
+	r := l.must(`sub "events.>" --all -T -I events.input_changed -t`)
+	if strings.Contains(r.out, "input_changed") || strings.Count(r.out, "Received JetStream") != 2 {
+		t.Errorf("-I:\n%s", r.out)
+	}
+	if !regexp.MustCompile(`\[#1\] @ \w{3} [ \d]\d \d\d:\d\d:\d\d\.\d{6} Received JetStream`).MatchString(r.out) {
+		t.Errorf("-t label:\n%s", r.out)
+	}
+	// Ignoring the last message still ends at the end.
+	r = l.must(`sub "events.>" --all -T -I 'events.page_loaded'`)
+	if strings.Count(r.out, "Received JetStream") != 1 {
+		t.Errorf("-I of the last subject:\n%s", r.out)
+	}
+}
+
+func TestSubDump(t *testing.T) {
+	l := newLab(t)
+	seedEvents(t, l)
+	r := l.must(`sub "events.>" --all -T --dump=-`)
+	parts := strings.Split(strings.TrimSuffix(r.out, "\x00"), "\x00")
+	if len(parts) != 3 || !strings.HasPrefix(parts[0], `{"Subject":"events.page_loaded","Reply":"$JS.ACK.EVENTS.`) || !strings.HasSuffix(parts[0], `"Header":null,"Data":"eyJwYWdlIjoiL2hvbWUifQ==","Sub":null}`) {
+		t.Errorf("--dump=-: %q", r.out)
+	}
+	dir := t.TempDir()
+	l.must(`sub "events.>" --all -T --dump ` + dir)
+	for i := 1; i <= 3; i++ {
+		if _, err := os.ReadFile(fmt.Sprintf("%s/%d.json", dir, i)); err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,298 @@
+package command
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/template"
+	"time"
+
+	shellquote "github.com/kballard/go-shellquote"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// msgPrinter writes received messages in the real CLI's formats: the
+// "[#1] Received on …" lines, headers, the body followed by blank lines,
+// --raw bodies, --dump JSON. It appends into a buffered writer and reuses
+// its scratch space, so printing a message costs no allocation in the
+// common case. Not safe for concurrent use: the sink serialises calls.
+type msgPrinter struct {
+	w            *bufio.Writer
+	ctx          context.Context
+	raw          bool
+	headersOnly  bool
+	subjectsOnly bool
+	dump         string // "", "-" (NUL-separated JSON on the output) or a directory
+	stamps       byte   // 't' for --timestamp, 'd' for --delta-time
+	start        time.Time
+	now          func() time.Time
+	translate    *translator
+
+	line  []byte
+	keys  []string
+	clock secondClock
+}
+
+// stamp is the " @ …" label of -t and -d; at is when the message was
+// stored (JetStream) or zero (now).
+func (p *msgPrinter) stamp(b []byte, at time.Time) []byte {
+	switch p.stamps {
+	case 't':
+		if at.IsZero() {
+			at = p.now()
+		}
+		return at.AppendFormat(append(b, " @ "...), time.StampMicro)
+	case 'd':
+		from := p.start
+		if !at.IsZero() {
+			from = at
+		}
+		return append(append(b, " @ "...), time.Since(from).String()...)
+	}
+	return b
+}
+
+// core prints a message from a core subscription.
+func (p *msgPrinter) core(ctr uint, m *nats.Msg) {
+	if p.dump != "" {
+		p.dumpMsg(m.Subject, m.Reply, m.Header, m.Data, strconv.FormatUint(uint64(ctr), 10), ctr)
+		return
+	}
+	if p.raw {
+		p.bodyCompact(m.Data, m.Subject, "")
+		return
+	}
+	b := append(p.line[:0], "[#"...)
+	b = append(strconv.AppendUint(b, uint64(ctr), 10), ']')
+	b = append(p.stamp(b, time.Time{}), " Received on "...)
+	b = strconv.AppendQuote(b, m.Subject)
+	if m.Reply != "" {
+		b = strconv.AppendQuote(append(b, " with reply "...), m.Reply)
+	}
+	p.line = append(b, '\n')
+	p.w.Write(p.line)
+	if !p.subjectsOnly {
+		p.headersAndBody(m.Header, m.Data, m.Subject, "", false)
+	}
+}
+
+// jetStream prints a message delivered by a consumer.
+func (p *msgPrinter) jetStream(ctr uint, subject, reply string, hdr nats.Header, data []byte, meta jsMeta) {
+	if p.dump != "" {
+		p.dumpMsg(subject, reply, hdr, data, strconv.FormatUint(meta.seq, 10), ctr)
+		return
+	}
+	if p.raw {
+		p.bodyCompact(data, subject, meta.stream)
+		return
+	}
+	b := append(p.line[:0], "[#"...)
+	b = append(strconv.AppendUint(b, uint64(ctr), 10), ']')
+	if p.stamps != 0 {
+		b = p.stamp(b, time.Unix(0, meta.ts))
+	}
+	b = append(b, " Received JetStream message: stream: "...)
+	b = append(b, meta.stream...)
+	b = appendComma(append(b, " seq: "...), meta.seq)
+	b = appendComma(append(b, " / pending: "...), meta.pending)
+	b = append(append(b, " / subject: "...), subject...)
+	b = p.clock.append(append(b, " / time: "...), meta.ts)
+	p.line = append(b, '\n')
+	p.w.Write(p.line)
+	if !p.subjectsOnly {
+		p.headersAndBody(hdr, data, subject, meta.stream, false)
+	}
+}
+
+// direct prints a message read with a direct get (work-queue and interest
+// streams, --direct). The real CLI numbers these without thousands
+// separators and without a pending count.
+func (p *msgPrinter) direct(ctr uint, m *jetstream.RawStreamMsg, stream string) {
+	if p.dump != "" {
+		p.dumpMsg(m.Subject, "", messageHeaders(m.Header), m.Data, strconv.FormatUint(m.Sequence, 10), ctr)
+		return
+	}
+	if p.raw {
+		p.bodyCompact(m.Data, m.Subject, stream)
+		return
+	}
+	b := append(p.line[:0], "[#"...)
+	b = append(strconv.AppendUint(b, uint64(ctr), 10), ']')
+	b = append(p.stamp(b, time.Time{}), " Received JetStream message (direct): stream: "...)
+	b = append(b, stream...)
+	b = strconv.AppendUint(append(b, " seq "...), m.Sequence, 10)
+	b = append(append(b, " / subject: "...), m.Subject...)
+	b = p.clock.append(append(b, " / time: "...), m.Time.UnixNano())
+	p.line = append(b, '\n')
+	p.w.Write(p.line)
+	if !p.subjectsOnly {
+		p.headersAndBody(m.Header, m.Data, m.Subject, stream, true)
+	}
+}
+
+// directGetHeaders are added by the server to a direct get's answer; they
+// describe the transport, not the message, so the lab does not print them.
+var directGetHeaders = map[string]bool{
+	"Nats-Stream": true, "Nats-Sequence": true, "Nats-Time-Stamp": true, "Nats-Subject": true,
+	"Nats-Num-Pending": true, "Nats-Last-Sequence": true, "Nats-Up-To-Sequence": true,
+}
+
+// messageHeaders drops the direct-get headers; nil when none are left.
+func messageHeaders(h nats.Header) nats.Header {
+	var out nats.Header
+	for k, v := range h {
+		if directGetHeaders[k] {
+			continue
+		}
+		if out == nil {
+			out = nats.Header{}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// headersAndBody prints "Key: value" lines, a blank line, then the body.
+// Headers are sorted: the real CLI prints them in random order.
+func (p *msgPrinter) headersAndBody(hdr nats.Header, data []byte, subject, stream string, skipDirect bool) {
+	p.keys = p.keys[:0]
+	for k := range hdr {
+		if skipDirect && directGetHeaders[k] {
+			continue
+		}
+		p.keys = append(p.keys, k)
+	}
+	if len(p.keys) > 0 {
+		sort.Strings(p.keys)
+		for _, k := range p.keys {
+			for _, v := range hdr[k] {
+				p.w.WriteString(k)
+				p.w.WriteString(": ")
+				p.w.WriteString(v)
+				p.w.WriteByte('\n')
+			}
+		}
+		p.w.WriteByte('\n')
+	}
+	if !p.headersOnly {
+		p.body(data, subject, stream)
+	}
+}
+
+// bodyCompact prints the body on its own line ("nil body" when empty), as
+// --raw does; it reports what was printed and whether that went well.
+func (p *msgPrinter) bodyCompact(data []byte, subject, stream string) ([]byte, bool) {
+	if len(data) == 0 && p.translate == nil {
+		p.w.WriteString("nil body\n")
+		return nil, true
+	}
+	if p.translate != nil {
+		out, err := p.translate.run(p.ctx, data, subject, stream)
+		if err != nil {
+			fmt.Fprintf(p.w, "%q\nError while translating msg body: %s\n\n", out, err)
+			return nil, false
+		}
+		data = out
+	}
+	p.w.Write(data)
+	if !bytes.HasSuffix(data, []byte{'\n'}) {
+		p.w.WriteByte('\n')
+	}
+	return data, true
+}
+
+// body prints the body and then blank lines: two after a body without a
+// final newline, one after a body with it, exactly as the real CLI.
+func (p *msgPrinter) body(data []byte, subject, stream string) {
+	out, ok := p.bodyCompact(data, subject, stream)
+	if !ok {
+		return
+	}
+	p.w.WriteByte('\n')
+	if !bytes.HasSuffix(out, []byte{'\n'}) {
+		p.w.WriteByte('\n')
+	}
+}
+
+// dumpMsg writes the message as the real CLI's JSON: to the output followed
+// by a NUL (--dump=-), or to DIR/<seq>.json with a dot every 100 messages.
+func (p *msgPrinter) dumpMsg(subject, reply string, hdr nats.Header, data []byte, name string, ctr uint) {
+	msg := &nats.Msg{Subject: subject, Reply: reply, Header: hdr, Data: data}
+	if len(hdr) == 0 {
+		msg.Header = nil
+	}
+	if p.translate != nil {
+		out, err := p.translate.run(p.ctx, data, subject, "")
+		if err != nil {
+			fmt.Fprintf(p.w, "%q\nError while translating msg body: %s\n\n", out, err)
+			return
+		}
+		msg.Data = out
+	}
+	js, err := json.Marshal(msg)
+	if err != nil {
+		fmt.Fprintf(p.w, "Could not JSON encode message: %s\n", err)
+		return
+	}
+	if p.dump == "-" {
+		p.w.Write(js)
+		p.w.WriteByte(0)
+		return
+	}
+	if err := os.WriteFile(filepath.Join(p.dump, name+".json"), js, 0o600); err != nil {
+		fmt.Fprintf(p.w, "Could not save message: %s\n", err)
+	}
+	if ctr%100 == 0 {
+		p.w.WriteByte('.')
+	}
+}
+
+// translator pipes a body through a command (--translate), as the real CLI
+// does: the command line may use {{Subject}} and {{Stream}}; it runs
+// without a shell, and is killed if the job stops or it takes too long.
+type translator struct {
+	tmpl    *template.Template
+	subject string
+	stream  string
+	timeout time.Duration
+}
+
+func newTranslator(command string, timeout time.Duration) (*translator, error) {
+	t := &translator{timeout: timeout}
+	funcs := template.FuncMap{
+		"Subject": func() string { return t.subject },
+		"Stream":  func() string { return t.stream },
+	}
+	tmpl, err := template.New("translate").Funcs(funcs).Parse(command)
+	if err != nil {
+		return nil, usageErrorf("--translate %q does not parse: %s (it may use {{Subject}} and {{Stream}})", command, templateError(err))
+	}
+	t.tmpl = tmpl
+	return t, nil
+}
+
+func (t *translator) run(ctx context.Context, data []byte, subject, stream string) ([]byte, error) {
+	t.subject, t.stream = subject, stream
+	var line strings.Builder
+	if err := t.tmpl.Execute(&line, nil); err != nil {
+		return nil, err
+	}
+	words, err := shellquote.Split(line.String())
+	if err != nil || len(words) == 0 {
+		return nil, fmt.Errorf("the translate command line %q could not be parsed", line.String())
+	}
+	ctx, cancel := context.WithTimeout(ctx, t.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, words[0], words[1:]...)
+	cmd.Stdin = bytes.NewReader(data)
+	return cmd.CombinedOutput()
+}

@@ -1,0 +1,211 @@
+package command_test
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker/brokertest"
+	"natslab/broker/command"
+	"natslab/broker/script"
+)
+
+// waitReady waits until a background job is subscribed.
+func waitReady(t *testing.T, j *command.Job) {
+	t.Helper()
+	select {
+	case <-j.Ready():
+	case <-time.After(5 * time.Second):
+		t.Fatalf("job %q never became ready", j.Line)
+	}
+}
+
+// waitDone waits for a job to end by itself.
+func waitDone(t *testing.T, j *command.Job) {
+	t.Helper()
+	select {
+	case <-j.Done():
+	case <-time.After(10 * time.Second):
+		j.Stop()
+		t.Fatalf("job %q did not end by itself", j.Line)
+	}
+}
+
+func TestSubCoreReceivesPub(t *testing.T) {
+	l := newLab(t)
+	j, out := l.background(`sub 'greet.*' --count 4`)
+	waitReady(t, j)
+	l.must(`pub greet.hello 'Hello World'`)
+	l.must(`pub greet.bob 'hi bob' -H X-Trace:abc -H Lang:en`)
+	l.must(`pub greet.x '{"a":1}'`)
+	l.must(`pub greet.y ''`)
+	waitDone(t, j)
+	if err := j.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := "TIME Subscribing on greet.* \n" +
+		"[#1] Received on \"greet.hello\"\nHello World\n\n\n" +
+		"[#2] Received on \"greet.bob\"\nLang: en\nX-Trace: abc\n\nhi bob\n\n\n" +
+		"[#3] Received on \"greet.x\"\n{\"a\":1}\n\n\n" +
+		"[#4] Received on \"greet.y\"\nnil body\n\n\n"
+	if got := brokertest.Normalize(out.String()); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	if j.Received() != 4 {
+		t.Errorf("job counted %d messages, want 4", j.Received())
+	}
+}
+
+func TestSubRawAndHeadersOnly(t *testing.T) {
+	l := newLab(t)
+	raw, rawOut := l.background(`sub greet --raw --count 2`)
+	hdrs, hdrsOut := l.background(`sub greet --headers-only --count 2`)
+	waitReady(t, raw)
+	waitReady(t, hdrs)
+	l.must(`pub greet one -H K:v`)
+	l.must(`pub greet ''`)
+	waitDone(t, raw)
+	waitDone(t, hdrs)
+	if got, want := rawOut.String(), "one\nnil body\n"; got != want {
+		t.Errorf("--raw printed %q, want %q", got, want)
+	}
+	want := "TIME Subscribing on greet \n[#1] Received on \"greet\"\nK: v\n\n[#2] Received on \"greet\"\n"
+	if got := brokertest.Normalize(hdrsOut.String()); got != want {
+		t.Errorf("--headers-only printed %q, want %q", got, want)
+	}
+}
+
+func TestSubWildcards(t *testing.T) {
+	l := newLab(t)
+	star, _ := l.background(`sub 'orders.*.created'`)
+	tail, _ := l.background(`sub 'orders.>'`)
+	waitReady(t, star)
+	waitReady(t, tail)
+	for _, subj := range []string{"orders.eu.created", "orders.us.cancelled", "orders.eu.x.created", "orders"} {
+		l.must("pub " + subj + " x")
+	}
+	eventually(t, "three messages on orders.>", func() bool { return tail.Received() == 3 })
+	eventually(t, "one message on orders.*.created", func() bool { return star.Received() == 1 })
+	time.Sleep(50 * time.Millisecond)
+	if star.Received() != 1 || tail.Received() != 3 {
+		t.Errorf("orders.*.created got %d (want 1), orders.> got %d (want 3)", star.Received(), tail.Received())
+	}
+}
+
+func TestSubQueueGroupSplitsWork(t *testing.T) {
+	l := newLab(t)
+	a, outA := l.background(`sub tasks --queue workers`)
+	b, outB := l.background(`sub tasks --queue workers`)
+	waitReady(t, a)
+	waitReady(t, b)
+	if subj, q := a.Listening(); subj != "tasks" || q != "workers" {
+		t.Errorf("job says it listens on %q in %q", subj, q)
+	}
+	l.must(`pub tasks 'task {{Count}}' --count 6`)
+	eventually(t, "six tasks handed out", func() bool { return a.Received()+b.Received() == 6 })
+	time.Sleep(50 * time.Millisecond)
+	seen := map[string]int{}
+	for _, out := range []string{outA.String(), outB.String()} {
+		for _, m := range regexp.MustCompile(`task \d+`).FindAllString(out, -1) {
+			seen[m]++
+		}
+	}
+	for i := 1; i <= 6; i++ {
+		if n := seen[fmt.Sprintf("task %d", i)]; n != 1 {
+			t.Errorf("task %d was received %d times, want once", i, n)
+		}
+	}
+	if a.Received()+b.Received() != 6 {
+		t.Errorf("group received %d+%d messages, want 6 in all", a.Received(), b.Received())
+	}
+}
+
+func TestSubStopsOnStop(t *testing.T) {
+	l := newLab(t)
+	j, _ := l.background(`sub greet`)
+	waitReady(t, j)
+	j.Stop()
+	waitDone(t, j)
+	if err := j.Err(); err != nil {
+		t.Errorf("a stopped sub should end cleanly, got %v", err)
+	}
+}
+
+func TestSubWaitEndsAfterSilence(t *testing.T) {
+	l := newLab(t)
+	start := time.Now()
+	l.must(`sub greet --wait 200ms`)
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("--wait 200ms took %s", d)
+	}
+}
+
+func TestSubInbox(t *testing.T) {
+	l := newLab(t)
+	j, out := l.background(`sub --inbox --count 1`)
+	waitReady(t, j)
+	subj, _ := j.Listening()
+	if !strings.HasPrefix(subj, "_INBOX.") {
+		t.Fatalf("--inbox listens on %q", subj)
+	}
+	l.must("pub " + subj + " hi")
+	waitDone(t, j)
+	if !strings.Contains(out.String(), "Received on \""+subj+"\"\nhi\n") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
+
+func TestSubUsageErrors(t *testing.T) {
+	l := newLab(t)
+	l.fails(`sub`, "needs a subject", `sub "orders.>"`)
+	l.fails(`sub greet -T`, "--terminate-at-end", "--all")
+	l.fails(`sub greet --all --new`, "--all and --new")
+	l.fails(`sub 'a b'`, "space")
+	l.fails(`sub greet --queue w --all`, "--queue")
+	l.fails(`sub --durable NEW`, "--stream")
+	l.fails(`sub greet --since yesterday`, "--since", "10m")
+	l.fails(`sub greet --graph`, "real CLI")
+	l.fails(`sub greet -t -d`, "choose one")
+	l.fails(`sub a b --all`, "one subject")
+}
+
+func TestSubScriptWaitsForReady(t *testing.T) {
+	l := newLab(t)
+	var out, errb syncBuf
+	src := "sub greet --count 2 &\npub greet one\npub greet two\n"
+	res, err := script.Run(context.Background(), l.s, strings.NewReader(src), &out, &errb)
+	if err != nil || res.Failed != 0 {
+		t.Fatalf("script: %v, %d failed\n%s%s", err, res.Failed, errb.String(), out.String())
+	}
+	for _, want := range []string{"[#1] Received on \"greet\"\none\n", "[#2] Received on \"greet\"\ntwo\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("script output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// addStream creates a stream with the client library directly, as a lesson
+// or another command would, and publishes bodies to subjects in turn.
+func addStream(t testing.TB, l *lab, cfg jetstream.StreamConfig, msgs ...[2]string) {
+	t.Helper()
+	nc := brokertest.Connect(t, l.srv, "test setup")
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := js.CreateStream(ctx, cfg); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range msgs {
+		if _, err := js.Publish(ctx, m[0], []byte(m[1])); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
