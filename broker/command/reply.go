@@ -1,0 +1,233 @@
+package command
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/choria-io/fisk"
+	shellquote "github.com/kballard/go-shellquote"
+	"github.com/nats-io/nats.go"
+)
+
+func init() {
+	register(&natsCommand{name: "reply", summary: "Answer requests: a tiny service", build: buildReply})
+	examples["reply"] = `reply svc.time 'it is {{Time}}'`
+}
+
+// defaultReplyQueue is the real CLI's queue group for reply, so that
+// several repliers share the requests.
+const defaultReplyQueue = "NATS-RPLY-22"
+
+type replyCmd struct {
+	subject string
+	body    string
+	echo    bool
+	command string
+	queue   string
+	sleep   time.Duration
+	headers []string
+	count   uint
+}
+
+func buildReply(app *fisk.Application, c *Call) {
+	r := &replyCmd{}
+	cmd := app.Command("reply", "Answers every request on a subject: with a body (templates like {{Request}} and {{Count}}), an echo, or a command's output").Action(act(c, r.run))
+	cmd.Arg("subject", "Subject to answer on; wildcards allowed").Required().StringVar(&r.subject)
+	cmd.Arg("body", "Reply body; {{Request}} is the request's body, {{Count}} the reply number").StringVar(&r.body)
+	cmd.Flag("echo", "Replies with the request itself, headers and all").UnNegatableBoolVar(&r.echo)
+	cmd.Flag("command", "Replies with the output of this command, run per request ({{Request}}, and {{0}}, {{1}}… for the subject's tokens)").PlaceHolder("COMMAND").StringVar(&r.command)
+	cmd.Flag("queue", "Queue group: repliers in one group share the requests").Short('q').Default(defaultReplyQueue).StringVar(&r.queue)
+	cmd.Flag("sleep", "Waits a random time up to this long before each reply").PlaceHolder("MAX").DurationVar(&r.sleep)
+	cmd.Flag("header", "Adds a header in K:V form to each reply; repeat for more").PlaceHolder("K:V").Short('H').StringsVar(&r.headers)
+	cmd.Flag("count", "Stops after this many requests").UintVar(&r.count)
+}
+
+func (r *replyCmd) run(c *Call) error {
+	if err := validateSubject(r.subject, true); err != nil {
+		return err
+	}
+	if r.sleep < 0 {
+		return usageErrorf("--sleep cannot be negative")
+	}
+	if r.echo && (r.body != "" || r.command != "") || r.body != "" && r.command != "" {
+		return usageErrorf("choose one way to answer: a body, --echo or --command")
+	}
+	body, err := compileTemplate(r.body)
+	if err != nil {
+		return err
+	}
+	var headers []headerTemplate
+	for _, h := range r.headers {
+		k, v, ok := strings.Cut(h, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return usageErrorf("invalid header %q: headers are K:V, for example -H Service:clock", h)
+		}
+		t, err := compileTemplate(strings.TrimSpace(v))
+		if err != nil {
+			return err
+		}
+		headers = append(headers, headerTemplate{key: strings.TrimSpace(k), val: t})
+	}
+	var command []string
+	if r.command != "" {
+		if command, err = shellquote.Split(r.command); err != nil || len(command) == 0 {
+			return usageErrorf("--command %q does not parse as a command line: check its quotes, for example --command 'date -u'", r.command)
+		}
+	}
+	if r.body == "" && r.command == "" && !r.echo {
+		c.Statusf("No body or command supplied, enabling echo mode")
+		r.echo = true
+	}
+
+	nc, err := c.S.Connect("natslab reply " + r.subject)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	var sub *nats.Subscription
+	if r.queue == "" {
+		sub, err = nc.SubscribeSync(r.subject)
+	} else {
+		sub, err = nc.QueueSubscribeSync(r.subject, r.queue)
+	}
+	if err != nil {
+		return subscribeError(r.subject, err)
+	}
+	if r.count > 0 {
+		// The server stops sending after that many; others in the group get the rest.
+		sub.AutoUnsubscribe(int(r.count))
+	}
+	if err := nc.Flush(); err != nil {
+		return subscribeError(r.subject, err)
+	}
+	if err := nc.LastError(); err != nil {
+		return subscribeError(r.subject, err)
+	}
+	c.listen(r.subject, r.queue)
+	c.Statusf("Listening on %q in group %q", r.subject, r.queue)
+	c.Ready()
+
+	for i := 0; r.count == 0 || uint(i) < r.count; i++ {
+		m, err := sub.NextMsgWithContext(c.Ctx)
+		if err != nil {
+			if c.Ctx.Err() != nil {
+				return nil
+			}
+			return publishError(err)
+		}
+		if err := r.answer(c, m, i, body, headers, command); err != nil {
+			return err
+		}
+	}
+	nc.Flush()
+	c.Statusf("Draining...")
+	c.Statusf("Exiting")
+	return nil
+}
+
+// answer prints request number i and replies to it.
+func (r *replyCmd) answer(c *Call, m *nats.Msg, i int, body *msgTemplate, headers []headerTemplate, command []string) error {
+	c.received(m.Subject, "", 0)
+	c.Statusf("[#%d] Received on subject %q:", i, m.Subject)
+	keys := make([]string, 0, len(m.Header))
+	for k := range m.Header {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, v := range m.Header[k] {
+			c.Statusf("%s: %s", k, v)
+		}
+	}
+	fmt.Fprintf(c.Out, "\n%s\n", m.Data)
+
+	if r.sleep > 0 {
+		t := time.NewTimer(time.Duration(rand.Int64N(int64(r.sleep))))
+		select {
+		case <-c.Ctx.Done():
+			t.Stop()
+			return nil
+		case <-t.C:
+		}
+	}
+	if m.Reply == "" {
+		c.Statusf("Not replying: this message was published, not sent as a request (try: req %s 'hello')", m.Subject)
+		return nil
+	}
+	now := c.Now()
+	reply := nats.NewMsg(m.Reply)
+	for _, h := range headers {
+		v, err := h.val.expand(i, string(m.Data), now)
+		if err != nil {
+			c.Statusf("%s", err)
+			continue
+		}
+		reply.Header.Add(h.key, v)
+	}
+	switch {
+	case r.echo:
+		for k, vs := range m.Header {
+			for _, v := range vs {
+				reply.Header.Add(k, v)
+			}
+		}
+		reply.Header.Add("NATS-Reply-Counter", strconv.Itoa(i))
+		reply.Data = m.Data
+	case command != nil:
+		reply.Data = r.runCommand(c, m, i, command)
+	default:
+		text, err := body.expand(i, string(m.Data), now)
+		if err != nil {
+			c.Statusf("Could not expand the body template: %s", err)
+		}
+		reply.Data = []byte(text)
+	}
+	if err := m.RespondMsg(reply); err != nil {
+		c.Statusf("Could not publish reply: %s", err)
+	}
+	return nil
+}
+
+// runCommand runs --command for one request and returns its output. Each
+// word of the command line is expanded on its own ({{Request}}, {{Count}},
+// {{0}}, {{1}}… for the subject's tokens), so a request can never add
+// arguments or reach a shell. It is killed when the job stops or after
+// the session's timeout, when a requester would have given up anyway.
+func (r *replyCmd) runCommand(c *Call, m *nats.Msg, i int, command []string) []byte {
+	tokens := strings.Split(m.Subject, ".")
+	now := c.Now()
+	args := make([]string, len(command))
+	for n, word := range command {
+		for t, tok := range tokens {
+			word = strings.ReplaceAll(word, "{{"+strconv.Itoa(t)+"}}", tok)
+		}
+		tmpl, err := compileTemplate(word)
+		if err == nil {
+			word, err = tmpl.expand(i, string(m.Data), now)
+		}
+		if err != nil {
+			c.Statusf("Could not parse command template: %s", err)
+		}
+		args[n] = word
+	}
+	ctx, cancel := context.WithTimeout(c.Ctx, c.S.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Env = append(os.Environ(), "NATS_REQUEST_SUBJECT="+m.Subject, "NATS_REQUEST_BODY="+string(m.Data))
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			err = fmt.Errorf("it ran longer than %s and was stopped", c.S.timeout)
+		}
+		c.Statusf("Command %q failed to run: %s", strings.Join(args, " "), err)
+	}
+	return out
+}

@@ -1,0 +1,148 @@
+package command_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"natslab/broker/brokertest"
+)
+
+// rtt is the round-trip line, whatever the duration.
+var rttLine = regexp.MustCompile(`(?m)^TIME Received with rtt \S+$`)
+
+func TestRequestReplyRoundTrip(t *testing.T) {
+	l := newLab(t)
+	rep, repOut := l.background(`reply svc.echo 'echo: {{Request}}'`)
+	waitReady(t, rep)
+	if subj, q := rep.Listening(); subj != "svc.echo" || q != "NATS-RPLY-22" {
+		t.Errorf("reply listens on %q in %q", subj, q)
+	}
+
+	r := l.must(`req svc.echo hello`)
+	if r.out != "echo: hello\n\n\n" {
+		t.Errorf("stdout %q", r.out)
+	}
+	errText := brokertest.Normalize(r.err)
+	if !strings.HasPrefix(errText, "TIME Sending request on \"svc.echo\"\n") || !rttLine.MatchString(errText) {
+		t.Errorf("stderr %q", errText)
+	}
+
+	r = l.must(`req svc.echo hello --raw`)
+	if r.out != "echo: hello\n\n\n" || r.err != "" {
+		t.Errorf("--raw: stdout %q stderr %q", r.out, r.err)
+	}
+
+	r = l.must(`req svc.echo 'n {{Count}}' --count 2`)
+	if r.out != "echo: n 1\n\n\necho: n 2\n\n\n" {
+		t.Errorf("--count 2 with a template: %q", r.out)
+	}
+
+	l.must(`req svc.echo hello -H X:1`)
+	eventually(t, "five requests answered", func() bool { return rep.Received() == 5 })
+	rep.Stop()
+	waitDone(t, rep)
+	out := brokertest.Normalize(repOut.String())
+	for _, want := range []string{
+		"TIME Listening on \"svc.echo\" in group \"NATS-RPLY-22\"\n",
+		"TIME [#0] Received on subject \"svc.echo\":\n\nhello\n",
+		"TIME [#4] Received on subject \"svc.echo\":\nTIME X: 1\n\nhello\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("replier output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestRequestEchoShowsHeaders(t *testing.T) {
+	l := newLab(t)
+	rep, repOut := l.background(`reply svc.echo2 --echo --count 1`)
+	waitReady(t, rep)
+	r := l.must(`req svc.echo2 'hello there' -H Trace:abc`)
+	want := "TIME Sending request on \"svc.echo2\"\nTIME Received with rtt DUR\nTIME NATS-Reply-Counter: 0\nTIME Trace: abc\nTIME \n"
+	if got := brokertest.Normalize(r.err); got != want {
+		t.Errorf("stderr:\n%q\nwant\n%q", got, want)
+	}
+	if r.out != "hello there\n\n\n" {
+		t.Errorf("stdout %q", r.out)
+	}
+	waitDone(t, rep)
+	if err := rep.Err(); err != nil {
+		t.Errorf("reply --count 1 should end cleanly: %v", err)
+	}
+	if !strings.HasSuffix(brokertest.Normalize(repOut.String()), "TIME Draining...\nTIME Exiting\n") {
+		t.Errorf("replier output:\n%s", repOut.String())
+	}
+}
+
+func TestRequestNoResponders(t *testing.T) {
+	l := newLab(t)
+	r := l.must(`req svc.time 'what time'`)
+	want := "TIME Sending request on \"svc.time\"\nTIME No responders are available: nobody subscribes to \"svc.time\"; start a service with: reply svc.time 'answer'\n"
+	if got := brokertest.Normalize(r.err); got != want {
+		t.Errorf("stderr %q\nwant   %q", got, want)
+	}
+	if r.out != "" {
+		t.Errorf("stdout %q", r.out)
+	}
+}
+
+func TestRequestTimesOutClearly(t *testing.T) {
+	l := newLab(t)
+	// A subscriber that never answers.
+	sub, _ := l.background(`sub svc.slow`)
+	waitReady(t, sub)
+	start := time.Now()
+	l.fails(`req svc.slow x --timeout 300ms`, "no reply", "svc.slow", "300ms", "--timeout")
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("--timeout 300ms took %s", d)
+	}
+}
+
+func TestRequestCollectsManyReplies(t *testing.T) {
+	l := newLab(t)
+	a, _ := l.background(`reply svc.poll 'from a' --queue ''`)
+	b, _ := l.background(`reply svc.poll 'from b' --queue ''`)
+	waitReady(t, a)
+	waitReady(t, b)
+	r := l.must(`req svc.poll x --replies 0 --timeout 500ms --raw`)
+	if !strings.Contains(r.out, "from a") || !strings.Contains(r.out, "from b") {
+		t.Errorf("--replies 0 should collect both: %q", r.out)
+	}
+	r = l.must(`req svc.poll x --replies 2 --raw`)
+	if strings.Count(r.out, "from ") != 2 {
+		t.Errorf("--replies 2: %q", r.out)
+	}
+}
+
+func TestReplyTemplatesAndCommand(t *testing.T) {
+	l := newLab(t)
+	rep, _ := l.background(`reply 'calc.>' --command "echo {{1}}:{{Request}}:{{Count}}"`)
+	waitReady(t, rep)
+	r := l.must(`req calc.add '1 2; rm -rf /tmp/x' --raw`)
+	// The request is one argument to echo, never a second command.
+	if r.out != "add:1 2; rm -rf /tmp/x:0\n\n" {
+		t.Errorf("--command reply %q", r.out)
+	}
+	rep.Stop()
+	waitDone(t, rep)
+
+	cnt, _ := l.background(`reply svc.count 'reply {{Count}} to {{Request}}' -H 'N:{{Count}}'`)
+	waitReady(t, cnt)
+	r = l.must(`req svc.count ''`)
+	if r.out != "reply 0 to \n\n\n" || !strings.Contains(r.err, "N: 0") {
+		t.Errorf("template reply to an empty request: %q %q", r.out, r.err)
+	}
+}
+
+func TestReplyUsageErrors(t *testing.T) {
+	l := newLab(t)
+	l.fails(`reply`, "reply needs <subject>", "reply svc.time")
+	l.fails(`reply svc.x body --echo`, "choose one")
+	l.fails(`reply 'svc x'`, "space")
+	l.fails(`reply svc.x '{{Nope}}'`, "does not parse")
+	l.fails(`req`, "request needs <subject>")
+	l.fails(`req 'svc.>' x`, "wildcard")
+	l.fails(`req svc.x --count 0`, "--count")
+}
