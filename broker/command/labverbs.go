@@ -55,7 +55,7 @@ func runNatsServer(c *Call, args []string) error {
 	}
 	srv := c.S.dep.Embedded()
 	mark := srv.Log().Total()
-	if err := srv.Restart(js); err != nil {
+	if err := c.S.Reconnecting(func() error { return srv.Restart(js) }); err != nil {
 		return err
 	}
 	lines, _ := srv.Log().Since(mark)
@@ -77,7 +77,7 @@ func runRestart(c *Call, args []string) error {
 	}
 	srv := c.S.dep.Embedded()
 	start := time.Now()
-	if err := srv.Restart(srv.JetStream()); err != nil {
+	if err := c.S.Reconnecting(func() error { return srv.Restart(srv.JetStream()) }); err != nil {
 		return err
 	}
 	st := srv.Stats()
@@ -113,7 +113,7 @@ func runReset(c *Call, args []string) error {
 			return nil
 		}
 	}
-	if err := srv.Reset(); err != nil {
+	if err := c.S.Reconnecting(srv.Reset); err != nil {
 		return err
 	}
 	c.Statusf("Erased %s and %s; the server is running again", plural(st.Streams, "stream", "streams"), plural(st.Consumers, "consumer", "consumers"))

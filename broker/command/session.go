@@ -94,6 +94,31 @@ func (s *Session) conn() (*nats.Conn, error) {
 	return nc, nil
 }
 
+// Reconnecting runs restart (which restarts the server: a restart, a store
+// area switched) and returns once the session's connection, if it had one,
+// has reconnected, waiting at most the session's timeout: so the next
+// command does not find it still reconnecting.
+func (s *Session) Reconnecting(restart func() error) error {
+	s.connMu.Lock()
+	nc := s.nc
+	s.connMu.Unlock()
+	if nc == nil || nc.IsClosed() {
+		return restart()
+	}
+	before := nc.Stats().Reconnects
+	if err := restart(); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(s.timeout)
+	for time.Now().Before(deadline) && !nc.IsClosed() {
+		if nc.Stats().Reconnects > before && nc.IsConnected() {
+			return nil
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	return nil
+}
+
 // Connect opens a connection of its own for a long-running command, so a
 // slow subscriber never holds up the rest of the lab.
 func (s *Session) Connect(name string) (*nats.Conn, error) {
