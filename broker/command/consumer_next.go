@@ -79,51 +79,91 @@ type nextRequest struct {
 }
 
 // pullOne asks the consumer for one message and waits up to timeout for it.
+// If the server restarts meanwhile (the lab's restart), the pull it held is
+// gone, so the request is made again once the connection is back.
 func (x *consumerCmd) pullOne(c *Call, nc *nats.Conn, timeout time.Duration) (*nats.Msg, error) {
 	inbox := nats.NewInbox()
-	sub, err := nc.SubscribeSync(inbox)
+	msgs := make(chan *nats.Msg, 8)
+	sub, err := nc.ChanSubscribe(inbox, msgs)
 	if err != nil {
 		return nil, c.jsError(err)
 	}
 	// Unsubscribing withdraws interest, so the server drops the pull
 	// instead of delivering into the void (and waiting out the ack wait).
 	defer sub.Unsubscribe()
-	body, _ := json.Marshal(nextRequest{Batch: 1, Expires: timeout})
+	reconnected := nc.StatusChanged(nats.CONNECTED)
+	defer nc.RemoveStatusListener(reconnected)
+
+	deadline := time.Now().Add(timeout)
 	subj := fmt.Sprintf("$JS.API.CONSUMER.MSG.NEXT.%s.%s", x.stream, x.consumer)
-	if err := nc.PublishRequest(subj, inbox, body); err != nil {
-		return nil, c.jsError(err)
+	request := func() error {
+		body, _ := json.Marshal(nextRequest{Batch: 1, Expires: time.Until(deadline)})
+		if err := nc.PublishRequest(subj, inbox, body); err != nil {
+			return c.jsError(err)
+		}
+		return c.jsError(nc.FlushTimeout(c.S.timeout))
 	}
-	if err := nc.FlushTimeout(c.S.timeout); err != nil {
-		return nil, c.jsError(err)
+	if err := request(); err != nil {
+		return nil, err
 	}
 	c.Ready()
-	ctx, cancel := context.WithTimeout(c.Ctx, timeout)
+	ctx, cancel := context.WithDeadline(c.Ctx, deadline)
 	defer cancel()
+	var retry <-chan time.Time
+	jsOff := false
 	for {
-		m, err := sub.NextMsgWithContext(ctx)
-		if err != nil {
+		select {
+		case <-ctx.Done():
 			if c.Ctx.Err() != nil {
 				return nil, c.Ctx.Err()
 			}
+			if jsOff {
+				return nil, c.jetStreamOff()
+			}
 			return nil, x.noMessage(c, timeout)
+		case <-reconnected:
+			retry = time.After(0)
+		case <-retry:
+			retry, jsOff = nil, false
+			if err := request(); err != nil {
+				retry = time.After(250 * time.Millisecond)
+			}
+		case m := <-msgs:
+			status := m.Header.Get("Status")
+			if status == "" || len(m.Data) > 0 {
+				return m, nil
+			}
+			switch status {
+			case "100": // heartbeat
+				continue
+			case "404", "408":
+				if time.Until(deadline) > 100*time.Millisecond {
+					continue // an earlier request of ours expiring after a restart
+				}
+				return nil, x.noMessage(c, timeout)
+			case "409":
+				switch m.Header.Get("Description") {
+				case "Server Shutdown":
+					// The pull is gone with the old server: it is made
+					// again when the connection is back (reconnected, above).
+					continue
+				case "Leadership Change":
+					// A new consumer leader in a cluster: ask it.
+					retry = time.After(50 * time.Millisecond)
+					continue
+				}
+			case "503":
+				// No JetStream behind the API: off, or still starting after a restart.
+				jsOff = true
+				retry = time.After(250 * time.Millisecond)
+				continue
+			}
+			desc := m.Header.Get("Description")
+			if desc == "" {
+				desc = "status " + status
+			}
+			return nil, fmt.Errorf("the server ended the pull: %s (%s)", desc, status)
 		}
-		status := m.Header.Get("Status")
-		if status == "" || len(m.Data) > 0 {
-			return m, nil
-		}
-		switch status {
-		case "100": // heartbeat
-			continue
-		case "404", "408":
-			return nil, x.noMessage(c, timeout)
-		case "503":
-			return nil, c.jetStreamOff()
-		}
-		desc := m.Header.Get("Description")
-		if desc == "" {
-			desc = "status " + status
-		}
-		return nil, fmt.Errorf("the server ended the pull: %s (%s)", desc, status)
 	}
 }
 

@@ -297,6 +297,30 @@ func TestConsumerAckFloorSurvivesRestart(t *testing.T) {
 	}
 }
 
+// A worker waiting on a pull keeps waiting through a server restart: the
+// pull the old server held is made again.
+func TestConsumerNextWaitsThroughARestart(t *testing.T) {
+	l := newLab(t)
+	conStream(t, l, conEvents(), "events.a")
+	l.must("consumer add EVENTS worker --pull --defaults")
+	j, out := l.background("consumer next EVENTS worker --count 1 --timeout 1m")
+	<-j.Ready()
+	eventually(t, "the pull to wait", func() bool { return conInfo(t, l, "EVENTS", "worker").NumWaiting == 1 })
+	if err := l.srv.Restart(true); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the pull to be made again", func() bool { return conInfo(t, l, "EVENTS", "worker").NumWaiting == 1 })
+	conPublish(t, l, "events.a", "after the restart")
+	select {
+	case <-j.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the worker never got the message")
+	}
+	if j.Err() != nil || !strings.Contains(out.String(), "\nafter the restart\n") {
+		t.Errorf("%v\n%s", j.Err(), out.String())
+	}
+}
+
 // Episode 12: an unacknowledged message comes back after the ack wait,
 // with its delivery count; --max-deliver caps it; --nak and --term.
 func TestConsumerRedelivery(t *testing.T) {
