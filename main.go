@@ -18,6 +18,7 @@ import (
 	"natslab/broker"
 	"natslab/broker/command"
 	"natslab/broker/script"
+	"natslab/lab/episode"
 )
 
 const usage = `natslab: a terminal learning lab for NATS and JetStream
@@ -26,12 +27,15 @@ Usage:
   natslab [flags]                 open the lab
   natslab serve [flags]           run the lab's NATS server alone, like nats-server -js
   natslab run [flags] [FILE|-]    run nats commands from a file (or stdin), one per line
+  natslab run --lesson ID FILE    run a file in a lesson, then say which of its steps are done
+  natslab lessons                 list the lessons and how far you got in each
 
 Flags:
 `
 
 type config struct {
 	broker broker.Config
+	lesson string // --lesson ID
 }
 
 func main() {
@@ -54,6 +58,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.broker.User, "user", "", "user name clients must present (or for --server)")
 	fs.StringVar(&cfg.broker.Password, "password", "", "password that goes with --user")
 	fs.StringVar(&cfg.broker.Token, "token", "", "token clients must present (or for --server)")
+	fs.StringVar(&cfg.lesson, "lesson", "", "open the lesson `ID` (see natslab lessons); with run, check a script against it")
 
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -84,11 +89,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return 0
 	case "run":
+		if cfg.lesson != "" {
+			return runLesson(ctx, cfg, positional, stdin, stdout, stderr)
+		}
 		return runScript(ctx, cfg, positional, stdin, stdout, stderr)
+	case "lessons":
+		return listLessons(cfg, positional, stdout, stderr)
 	case "":
 		return fail(stderr, errors.New("the lab's screen is not built yet: use natslab run or natslab serve"))
 	default:
-		return fail(stderr, fmt.Errorf("unknown command %q: natslab knows serve and run (see natslab --help)", sub))
+		return fail(stderr, fmt.Errorf("unknown command %q: natslab knows serve, run and lessons (see natslab --help)", sub))
 	}
 }
 
@@ -149,4 +159,73 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 func fail(w io.Writer, err error) int {
 	fmt.Fprintf(w, "natslab: %v\n", err)
 	return 1
+}
+
+// runLesson is `natslab run --lesson ID FILE`: the script runs in the
+// lesson's own store area, then each step says whether it is done. The exit
+// status is 0 only when every step is.
+func runLesson(ctx context.Context, cfg config, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) != 1 {
+		return fail(stderr, fmt.Errorf("run --lesson %s takes one script file (or - for stdin), got %d arguments", cfg.lesson, len(args)))
+	}
+	cat, err := episode.Load()
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if _, ok := cat.Get(cfg.lesson); !ok {
+		return fail(stderr, cat.Unknown(cfg.lesson))
+	}
+	if cfg.broker.Server != "" {
+		return fail(stderr, episode.ErrNotEmbedded)
+	}
+	in := stdin
+	if args[0] != "-" {
+		f, err := os.Open(args[0])
+		if err != nil {
+			return fail(stderr, fmt.Errorf("cannot read the script: %w", err))
+		}
+		defer f.Close()
+		in = f
+	}
+	prog, err := episode.OpenProgress(cfg.broker.StoreDir())
+	var damaged *episode.CorruptError
+	if errors.As(err, &damaged) {
+		fmt.Fprintf(stderr, "natslab: %v\n", err)
+	} else if err != nil {
+		return fail(stderr, err)
+	}
+	dep, err := broker.Open(cfg.broker)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer broker.Close(dep)
+	rep, err := episode.RunScript(ctx, cat, cfg.lesson, episode.HeadlessOptions{Deployment: dep, Progress: prog}, in, stdout, stderr)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if !rep.Complete {
+		return 1
+	}
+	return 0
+}
+
+// listLessons is `natslab lessons`: every episode and its status, read from
+// the progress file; no server starts.
+func listLessons(cfg config, args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		return fail(stderr, fmt.Errorf("lessons takes no arguments, got %q", strings.Join(args, " ")))
+	}
+	cat, err := episode.Load()
+	if err != nil {
+		return fail(stderr, err)
+	}
+	prog, err := episode.OpenProgress(cfg.broker.StoreDir())
+	var damaged *episode.CorruptError
+	if errors.As(err, &damaged) {
+		fmt.Fprintf(stderr, "natslab: %v\n", err)
+	} else if err != nil {
+		return fail(stderr, err)
+	}
+	episode.WriteList(stdout, cat, prog, episode.ListOptions{Current: prog.Current()})
+	return 0
 }

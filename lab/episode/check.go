@@ -1,0 +1,293 @@
+package episode
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Check is one condition on the broker's real state. An entry may set
+// several kinds; all of them must hold. Every kind reads what the broker
+// holds or what was delivered, never what was typed, so a step ticks
+// however the state came about: the command pane, a scene, or a real nats
+// CLI in another terminal.
+type Check struct {
+	// JetStream is whether JetStream must be on or off.
+	JetStream *bool `yaml:"jetstream"`
+	// Restarted: the server has restarted since the previous step was done.
+	Restarted bool `yaml:"restarted"`
+	// Subscriptions counts the clients' live subscriptions.
+	Subscriptions *SubsCheck `yaml:"subscriptions"`
+	// Received counts what subscribers received.
+	Received *ReceivedCheck `yaml:"received"`
+	// Unheard counts messages that reached the server while nothing
+	// subscribed to their subjects.
+	Unheard *UnheardCheck `yaml:"unheard"`
+	// Stream checks a stream's configuration and state.
+	Stream *StreamCheck `yaml:"stream"`
+	// Consumer checks a consumer's configuration and state.
+	Consumer *ConsumerCheck `yaml:"consumer"`
+	// Messages counts stored messages by subject and header.
+	Messages *MessagesCheck `yaml:"messages"`
+	// Replayed: a subscriber read every message a stream holds.
+	Replayed *ReplayCheck `yaml:"replayed"`
+	// Advisory counts JetStream advisories (max deliveries, naks, terms).
+	Advisory *AdvisoryCheck `yaml:"advisory"`
+	// KV checks a key-value bucket or key.
+	KV *KVCheck `yaml:"kv"`
+}
+
+// SubsCheck counts live subscriptions of clients (not the lab's own checker).
+type SubsCheck struct {
+	Subject string  `yaml:"subject"` // subscriptions on exactly this subject (wildcards included)
+	Matches string  `yaml:"matches"` // or: subscriptions that a message on this subject would reach
+	Queue   *string `yaml:"queue"`   // only this queue group ("" for none); any when unset
+	Count   Cmp     `yaml:"count"`   // default >= 1
+}
+
+// ReceivedCheck counts messages delivered to subscribers.
+type ReceivedCheck struct {
+	Filter    string   `yaml:"filter"`    // subscribers on exactly this subject
+	Subject   string   `yaml:"subject"`   // messages whose subject matches this pattern
+	Subjects  []string `yaml:"subjects"`  // each of these subjects must have been received
+	Queue     string   `yaml:"queue"`     // subscribers in this queue group
+	Stream    string   `yaml:"stream"`    // messages delivered from this stream
+	Count     Cmp      `yaml:"count"`     // total received; default >= 1
+	Members   Cmp      `yaml:"members"`   // subscribers that received at least one
+	Exclusive bool     `yaml:"exclusive"` // nobody outside Queue received messages on Filter
+	Since     bool     `yaml:"since_previous"`
+}
+
+// UnheardCheck counts messages that found no subscriber.
+type UnheardCheck struct {
+	Subject string `yaml:"subject"` // the subjects nobody may listen to (wildcards allowed)
+	Count   Cmp    `yaml:"count"`   // default >= 1
+}
+
+// StreamCheck describes a stream.
+type StreamCheck struct {
+	Name              string   `yaml:"name"`
+	Absent            bool     `yaml:"absent"`
+	Subjects          []string `yaml:"subjects"` // the stream's subjects include each
+	Captures          string   `yaml:"captures"` // a message on this subject would be stored
+	Storage           string   `yaml:"storage"`
+	Retention         string   `yaml:"retention"`
+	Discard           string   `yaml:"discard"`
+	Messages          Cmp      `yaml:"messages"`
+	NumSubjects       Cmp      `yaml:"num_subjects"`
+	FirstSeq          Cmp      `yaml:"first_seq"`
+	LastSeq           Cmp      `yaml:"last_seq"`
+	Deleted           Cmp      `yaml:"deleted"`
+	MaxMsgs           Cmp      `yaml:"max_msgs"`
+	MaxMsgsPerSubject Cmp      `yaml:"max_msgs_per_subject"`
+	MaxAge            Cmp      `yaml:"max_age"`
+	DuplicateWindow   Cmp      `yaml:"duplicate_window"`
+	Consumers         Cmp      `yaml:"consumers"`
+	Replicas          Cmp      `yaml:"replicas"`
+	Current           Cmp      `yaml:"current"`        // replicas up to date, the leader included
+	LeaderChanged     bool     `yaml:"leader_changed"` // since the previous step
+}
+
+// ConsumerCheck describes a consumer.
+type ConsumerCheck struct {
+	Stream      string `yaml:"stream"`
+	Name        string `yaml:"name"`
+	Absent      bool   `yaml:"absent"`
+	Pull        *bool  `yaml:"pull"`
+	Ack         string `yaml:"ack"` // explicit, all, none
+	Filter      string `yaml:"filter"`
+	AckWait     Cmp    `yaml:"ack_wait"`
+	MaxDeliver  Cmp    `yaml:"max_deliver"`
+	AckFloor    Cmp    `yaml:"ack_floor"` // stream sequence
+	Delivered   Cmp    `yaml:"delivered"` // stream sequence of the last delivery
+	Pending     Cmp    `yaml:"pending"`   // not yet delivered
+	AckPending  Cmp    `yaml:"ack_pending"`
+	Redelivered Cmp    `yaml:"redelivered"`
+	Waiting     Cmp    `yaml:"waiting"` // pull requests waiting
+}
+
+// MessagesCheck counts stored messages.
+type MessagesCheck struct {
+	Stream  string `yaml:"stream"`
+	Subject string `yaml:"subject"` // pattern
+	Header  string `yaml:"header"`  // "Name: value"
+	Count   Cmp    `yaml:"count"`   // default >= 1
+}
+
+// ReplayCheck: something read every message the stream holds.
+type ReplayCheck struct {
+	Stream string `yaml:"stream"`
+}
+
+// AdvisoryCheck counts advisories the server published.
+type AdvisoryCheck struct {
+	Event    string `yaml:"event"` // max_deliveries, terminated, naked
+	Stream   string `yaml:"stream"`
+	Consumer string `yaml:"consumer"`
+	Count    Cmp    `yaml:"count"` // default >= 1
+}
+
+// KVCheck describes a bucket, or a key in it.
+type KVCheck struct {
+	Bucket   string  `yaml:"bucket"`
+	Key      string  `yaml:"key"`
+	Absent   bool    `yaml:"absent"` // the bucket (no key) or the key is missing or deleted
+	Value    *string `yaml:"value"`
+	Revision Cmp     `yaml:"revision"`
+	History  Cmp     `yaml:"history"`  // revisions kept for the key
+	Watchers Cmp     `yaml:"watchers"` // consumers on the bucket's stream: watches in progress
+}
+
+var advisoryEvents = map[string]string{
+	"max_deliveries": "MAX_DELIVERIES",
+	"terminated":     "MSG_TERMINATED",
+	"naked":          "MSG_NAKED",
+}
+
+func (c Check) validate() error {
+	kinds := 0
+	count := func(set bool) {
+		if set {
+			kinds++
+		}
+	}
+	count(c.JetStream != nil)
+	count(c.Restarted)
+	count(c.Subscriptions != nil)
+	count(c.Received != nil)
+	count(c.Unheard != nil)
+	count(c.Stream != nil)
+	count(c.Consumer != nil)
+	count(c.Messages != nil)
+	count(c.Replayed != nil)
+	count(c.Advisory != nil)
+	count(c.KV != nil)
+	if kinds == 0 {
+		return fmt.Errorf("a check says nothing to check")
+	}
+	switch {
+	case c.Subscriptions != nil && (c.Subscriptions.Subject == "") == (c.Subscriptions.Matches == ""):
+		return fmt.Errorf("subscriptions needs subject or matches (one of them)")
+	case c.Unheard != nil && c.Unheard.Subject == "":
+		return fmt.Errorf("unheard needs a subject")
+	case c.Stream != nil && c.Stream.Name == "":
+		return fmt.Errorf("stream needs a name")
+	case c.Consumer != nil && (c.Consumer.Stream == "" || c.Consumer.Name == ""):
+		return fmt.Errorf("consumer needs a stream and a name")
+	case c.Messages != nil && c.Messages.Stream == "":
+		return fmt.Errorf("messages needs a stream")
+	case c.Replayed != nil && c.Replayed.Stream == "":
+		return fmt.Errorf("replayed needs a stream")
+	case c.KV != nil && c.KV.Bucket == "":
+		return fmt.Errorf("kv needs a bucket")
+	case c.Messages != nil && c.Messages.Header != "" && !strings.Contains(c.Messages.Header, ":"):
+		return fmt.Errorf("messages header is Name: value")
+	}
+	if c.Advisory != nil {
+		if _, ok := advisoryEvents[c.Advisory.Event]; !ok {
+			return fmt.Errorf("advisory event %q is not one of max_deliveries, terminated, naked", c.Advisory.Event)
+		}
+	}
+	return nil
+}
+
+// Cmp compares a number or a duration: "3" (exactly), ">=3", "<=5", ">0",
+// "<10s". Unset, it accepts anything (or a default the check chooses).
+type Cmp struct {
+	op  string // "", "=", ">=", "<=", ">", "<"
+	n   int64
+	dur bool
+}
+
+// UnmarshalYAML reads 3, ">=3" or "<=10s".
+func (c *Cmp) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.ScalarNode {
+		return fmt.Errorf("line %d: want a number or a comparison like \">=3\"", n.Line)
+	}
+	v, err := parseCmp(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %w", n.Line, err)
+	}
+	*c = v
+	return nil
+}
+
+func parseCmp(s string) (Cmp, error) {
+	s = strings.TrimSpace(s)
+	c := Cmp{op: "="}
+	for _, op := range []string{">=", "<=", ">", "<", "="} {
+		if strings.HasPrefix(s, op) {
+			c.op, s = op, strings.TrimSpace(s[len(op):])
+			break
+		}
+	}
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		c.n = n
+		return c, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return Cmp{}, fmt.Errorf("%q is neither a number nor a duration", s)
+	}
+	c.n, c.dur = int64(d), true
+	return c, nil
+}
+
+// Set reports whether the comparison says anything.
+func (c Cmp) Set() bool { return c.op != "" }
+
+// Or returns c, or def when c is unset.
+func (c Cmp) Or(def string) Cmp {
+	if c.Set() {
+		return c
+	}
+	d, err := parseCmp(def)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+// Holds reports whether v satisfies the comparison.
+func (c Cmp) Holds(v int64) bool {
+	switch c.op {
+	case "":
+		return true
+	case "=":
+		return v == c.n
+	case ">=":
+		return v >= c.n
+	case "<=":
+		return v <= c.n
+	case ">":
+		return v > c.n
+	case "<":
+		return v < c.n
+	}
+	return false
+}
+
+// HoldsU is Holds for unsigned counters.
+func (c Cmp) HoldsU(v uint64) bool { return c.Holds(int64(min(v, 1<<62))) }
+
+// Want says in words what the comparison wants: "3", "at least 3", "at most 10s".
+func (c Cmp) Want() string {
+	v := strconv.FormatInt(c.n, 10)
+	if c.dur {
+		v = time.Duration(c.n).String()
+	}
+	switch c.op {
+	case ">=":
+		return "at least " + v
+	case "<=":
+		return "at most " + v
+	case ">":
+		return "more than " + v
+	case "<":
+		return "fewer than " + v
+	}
+	return v
+}

@@ -1,0 +1,222 @@
+package episode
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"natslab/assets"
+)
+
+// Episode is one lesson of the curriculum: its text, the state it starts
+// from and the steps a learner works through.
+type Episode struct {
+	Number  int    `yaml:"-"` // from the file name: 06-first-stream.yaml is episode 6
+	ID      string `yaml:"id"`
+	Title   string `yaml:"title"`
+	Part    string `yaml:"part"`    // e.g. "Streams (at least once)"
+	Summary string `yaml:"summary"` // one line for the lessons list
+	Scene   string `yaml:"scene"`   // the scene the lab shows beside it ("" for none)
+	Needs   Needs  `yaml:"needs"`
+	Start   Start  `yaml:"start"`
+	Steps   []Step `yaml:"steps"`
+	Lesson  string `yaml:"-"` // Markdown, from NN-ID.md
+}
+
+// Needs is what an episode needs beyond the single embedded server.
+type Needs struct {
+	// Cluster is the number of nodes the episode needs (3 for replicas), 0
+	// for a single server.
+	Cluster int `yaml:"cluster"`
+}
+
+// Start is the known state an episode starts from, and returns to on
+// `lesson reset`.
+type Start struct {
+	JetStream bool `yaml:"jetstream"`
+	// Setup lines run through a command session in the lesson's fresh
+	// store area, as a learner would type them; a trailing & leaves a job
+	// running (a broken responder for troubleshooting, say).
+	Setup []string `yaml:"setup"`
+}
+
+// Step is one thing to do in an episode.
+type Step struct {
+	Title string   `yaml:"title"`
+	Try   []string `yaml:"try"`  // commands to type, in order
+	Hint  string   `yaml:"hint"` // what to do when stuck
+	// Check is what the broker's state must show for the step to be done:
+	// every entry must hold.
+	Check []Check `yaml:"check"`
+}
+
+// Catalog is every episode, in order.
+type Catalog struct {
+	Episodes []*Episode
+	byID     map[string]*Episode
+}
+
+// Get finds an episode by ID.
+func (c *Catalog) Get(id string) (*Episode, bool) {
+	e, ok := c.byID[id]
+	return e, ok
+}
+
+// IDs lists the episode IDs in order.
+func (c *Catalog) IDs() []string {
+	ids := make([]string, len(c.Episodes))
+	for i, e := range c.Episodes {
+		ids[i] = e.ID
+	}
+	return ids
+}
+
+// Index is the position of an episode in the catalog, or -1.
+func (c *Catalog) Index(id string) int {
+	for i, e := range c.Episodes {
+		if e.ID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// Unknown explains an episode ID that does not exist.
+func (c *Catalog) Unknown(id string) error {
+	best, bestD := "", 1<<30
+	for _, e := range c.Episodes {
+		if d := distance(id, e.ID); d < bestD {
+			best, bestD = e.ID, d
+		}
+	}
+	if best != "" && bestD <= 3 {
+		return fmt.Errorf("there is no lesson %q: did you mean %s? (lessons lists them all)", id, best)
+	}
+	return fmt.Errorf("there is no lesson %q: the lessons are %s", id, strings.Join(c.IDs(), ", "))
+}
+
+var fileName = regexp.MustCompile(`^(\d\d)-([a-z0-9-]+)\.yaml$`)
+
+// Load reads the episodes embedded in the binary.
+func Load() (*Catalog, error) {
+	sub, err := fs.Sub(assets.Episodes, "episodes")
+	if err != nil {
+		return nil, err
+	}
+	return LoadFS(sub)
+}
+
+// MustLoad is Load for content that ships inside the binary: a broken
+// episode file is a bug the tests catch, not a user's mistake.
+func MustLoad() *Catalog {
+	c, err := Load()
+	if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// LoadFS reads NN-ID.yaml and NN-ID.md pairs from fsys.
+func LoadFS(fsys fs.FS) (*Catalog, error) {
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	c := &Catalog{byID: map[string]*Episode{}}
+	for _, ent := range entries {
+		m := fileName.FindStringSubmatch(ent.Name())
+		if m == nil {
+			continue
+		}
+		e, err := loadEpisode(fsys, ent.Name())
+		if err != nil {
+			return nil, fmt.Errorf("episode %s: %w", ent.Name(), err)
+		}
+		e.Number, _ = strconv.Atoi(m[1])
+		if e.ID != m[2] {
+			return nil, fmt.Errorf("episode %s: id is %q, but the file name says %q", ent.Name(), e.ID, m[2])
+		}
+		if c.byID[e.ID] != nil {
+			return nil, fmt.Errorf("episode %s: id %q is used twice", ent.Name(), e.ID)
+		}
+		c.byID[e.ID] = e
+		c.Episodes = append(c.Episodes, e)
+	}
+	sort.Slice(c.Episodes, func(i, j int) bool { return c.Episodes[i].Number < c.Episodes[j].Number })
+	if len(c.Episodes) == 0 {
+		return nil, fmt.Errorf("no episodes found")
+	}
+	return c, nil
+}
+
+func loadEpisode(fsys fs.FS, name string) (*Episode, error) {
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true) // a misspelt check field is an error, not a check that never runs
+	e := &Episode{}
+	if err := dec.Decode(e); err != nil {
+		return nil, err
+	}
+	md := strings.TrimSuffix(name, path.Ext(name)) + ".md"
+	text, err := fs.ReadFile(fsys, md)
+	if err != nil {
+		return nil, fmt.Errorf("lesson text: %w", err)
+	}
+	e.Lesson = string(text)
+	return e, e.validate()
+}
+
+// validate catches content mistakes when the catalog loads.
+func (e *Episode) validate() error {
+	switch {
+	case e.ID == "" || e.Title == "":
+		return fmt.Errorf("needs an id and a title")
+	case len(e.Steps) == 0:
+		return fmt.Errorf("has no steps")
+	}
+	for i, s := range e.Steps {
+		if s.Title == "" || s.Hint == "" || len(s.Try) == 0 {
+			return fmt.Errorf("step %d needs a title, a hint and something to try", i+1)
+		}
+		if len(s.Check) == 0 {
+			return fmt.Errorf("step %d (%s) has no check", i+1, s.Title)
+		}
+		for _, c := range s.Check {
+			if err := c.validate(); err != nil {
+				return fmt.Errorf("step %d (%s): %w", i+1, s.Title, err)
+			}
+		}
+	}
+	return nil
+}
+
+// distance is the Levenshtein distance, for "did you mean".
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

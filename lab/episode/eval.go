@@ -1,0 +1,689 @@
+package episode
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// mark is what the lab knew when a step was done, for checks that speak of
+// "since the previous step".
+type mark struct {
+	boot    string
+	views   map[*subscriber]subscriberView
+	leaders map[string]string
+}
+
+// check evaluates one Check: ok, or why not in words that name what the
+// broker's state lacks.
+func (s *snapshot) check(c Check, prev mark) (bool, string) {
+	type part func() (bool, string)
+	var parts []part
+	if c.JetStream != nil {
+		parts = append(parts, func() (bool, string) { return s.checkJetStream(*c.JetStream) })
+	}
+	if c.Restarted {
+		parts = append(parts, func() (bool, string) { return s.checkRestarted(prev) })
+	}
+	if c.Subscriptions != nil {
+		parts = append(parts, func() (bool, string) { return s.checkSubs(c.Subscriptions) })
+	}
+	if c.Received != nil {
+		parts = append(parts, func() (bool, string) { return s.checkReceived(c.Received, prev) })
+	}
+	if c.Unheard != nil {
+		parts = append(parts, func() (bool, string) { return s.checkUnheard(c.Unheard) })
+	}
+	if c.Stream != nil {
+		parts = append(parts, func() (bool, string) { return s.checkStream(c.Stream, prev) })
+	}
+	if c.Consumer != nil {
+		parts = append(parts, func() (bool, string) { return s.checkConsumer(c.Consumer) })
+	}
+	if c.Messages != nil {
+		parts = append(parts, func() (bool, string) { return s.checkMessages(c.Messages) })
+	}
+	if c.Replayed != nil {
+		parts = append(parts, func() (bool, string) { return s.checkReplayed(c.Replayed) })
+	}
+	if c.Advisory != nil {
+		parts = append(parts, func() (bool, string) { return s.checkAdvisory(c.Advisory) })
+	}
+	if c.KV != nil {
+		parts = append(parts, func() (bool, string) { return s.checkKV(c.KV) })
+	}
+	for _, p := range parts {
+		if ok, why := p(); !ok {
+			return false, why
+		}
+	}
+	return true, ""
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
+}
+
+func (s *snapshot) checkJetStream(want bool) (bool, string) {
+	if s.ns == nil && s.l.env.Deployment.Embedded() != nil {
+		return false, "the server is not running right now"
+	}
+	if got := s.jetStreamOn(); got != want {
+		return false, "JetStream is " + onOff(got)
+	}
+	return true, ""
+}
+
+func (s *snapshot) checkRestarted(prev mark) (bool, string) {
+	b := s.boot()
+	if b == "" {
+		return false, "the server is not running right now"
+	}
+	if b == prev.boot {
+		return false, "the server has not restarted since the previous step"
+	}
+	return true, ""
+}
+
+// plural writes "1 message", "3 messages".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func (s *snapshot) checkSubs(c *SubsCheck) (bool, string) {
+	if s.ns == nil {
+		return false, "the server is not running right now"
+	}
+	subs := s.clientSubs()
+	var n int64
+	others := map[string]int64{}
+	for _, sd := range subs {
+		if strings.HasPrefix(sd.Subject, "_INBOX.") {
+			continue
+		}
+		on := sd.Subject == c.Subject
+		if c.Matches != "" {
+			on = server.SubjectMatchesFilter(c.Matches, sd.Subject)
+		}
+		if on && (c.Queue == nil || sd.Queue == *c.Queue) {
+			n++
+			continue
+		}
+		others[describeSub(sd.Subject, sd.Queue)]++
+	}
+	want := c.Count.Or(">=1")
+	if want.Holds(n) {
+		return true, ""
+	}
+	what := c.Subject
+	if c.Matches != "" {
+		what = c.Matches
+	}
+	var why string
+	switch {
+	case c.Queue != nil && *c.Queue != "":
+		why = fmt.Sprintf("queue group %s on %s has %s, wants %s", *c.Queue, what, plural(n, "member", "members"), want.Want())
+	case n == 0:
+		why = "nothing subscribes to " + what
+	case c.Matches != "":
+		why = fmt.Sprintf("%s still receive %s, wants %s", plural(n, "subscription", "subscriptions"), what, want.Want())
+	default:
+		why = fmt.Sprintf("%s on %s, wants %s", plural(n, "subscription", "subscriptions"), what, want.Want())
+	}
+	if len(others) > 0 && n < want.n {
+		keys := make([]string, 0, len(others))
+		for k, m := range others {
+			if m > 1 {
+				k = fmt.Sprintf("%s ×%d", k, m)
+			}
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		why += " (subscriptions: " + strings.Join(keys, "; ") + ")"
+	}
+	return false, why
+}
+
+func describeSub(subject, queue string) string {
+	if queue != "" {
+		return subject + " in queue group " + queue
+	}
+	return subject
+}
+
+// tally is what one view of the subscribers adds up to for a check.
+type tally struct {
+	count     int64
+	members   int64
+	subjects  map[string]bool
+	outsiders map[string]int64 // "subject in queue group q" → messages
+}
+
+func (rc *ReceivedCheck) measure(v subscriberView) int64 {
+	switch {
+	case rc.Stream != "":
+		return v.fromStream[rc.Stream]
+	case rc.Subject != "":
+		var n int64
+		for subj, c := range v.subjects {
+			if server.SubjectMatchesFilter(subj, rc.Subject) {
+				n += c
+			}
+		}
+		return n
+	}
+	return v.count
+}
+
+func (rc *ReceivedCheck) tally(view []subscriberView, prev mark) tally {
+	t := tally{subjects: map[string]bool{}, outsiders: map[string]int64{}}
+	for _, v := range view {
+		if rc.Filter != "" && v.filter != rc.Filter {
+			continue
+		}
+		n := rc.measure(v)
+		if rc.Since {
+			if p, ok := prev.views[v.id]; ok {
+				n -= rc.measure(p)
+			}
+		}
+		if rc.Queue != "" && v.queue != rc.Queue {
+			if n > 0 {
+				t.outsiders[describeSub(v.filter, v.queue)] += n
+			}
+			continue
+		}
+		t.count += n
+		if n > 0 {
+			t.members++
+		}
+		for _, subj := range rc.Subjects {
+			if v.subjects[subj] > 0 {
+				t.subjects[subj] = true
+			}
+		}
+	}
+	return t
+}
+
+func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
+	lab, srv := s.l.obs.views()
+	views := [][]subscriberView{lab}
+	if rc.Stream == "" && rc.Subject == "" && len(rc.Subjects) == 0 {
+		views = append(views, srv) // the server's counts know no subjects
+	}
+	want := rc.Count.Or(">=1")
+	var best tally
+	okAny := false
+	outsiders := map[string]int64{}
+	for i, view := range views {
+		t := rc.tally(view, prev)
+		for k, n := range t.outsiders {
+			outsiders[k] = max(outsiders[k], n)
+		}
+		ok := want.Holds(t.count) && rc.Members.Holds(t.members) && len(t.subjects) == len(rc.Subjects)
+		if ok && !okAny {
+			okAny, best = true, t
+		}
+		if !okAny && (i == 0 || t.count > best.count) {
+			best = t
+		}
+	}
+	if okAny && (!rc.Exclusive || len(outsiders) == 0) {
+		return true, ""
+	}
+	who := "subscribers"
+	switch {
+	case rc.Filter != "" && rc.Queue != "":
+		who = "subscribers on " + rc.Filter + " in queue group " + rc.Queue
+	case rc.Filter != "":
+		who = "subscribers on " + rc.Filter
+	case rc.Queue != "":
+		who = "queue group " + rc.Queue
+	}
+	what := "messages"
+	switch {
+	case rc.Stream != "":
+		what = "messages from stream " + rc.Stream
+	case rc.Subject != "":
+		what = "messages on " + rc.Subject
+	}
+	since := ""
+	if rc.Since {
+		since = " since the previous step"
+	}
+	switch {
+	case !want.Holds(best.count):
+		return false, fmt.Sprintf("%s received %d %s%s, wants %s", who, best.count, what, since, want.Want())
+	case !rc.Members.Holds(best.members):
+		return false, fmt.Sprintf("%d of the %s received %s%s, wants %s", best.members, who, what, since, rc.Members.Want())
+	case len(best.subjects) < len(rc.Subjects):
+		var missing []string
+		for _, subj := range rc.Subjects {
+			if !best.subjects[subj] {
+				missing = append(missing, subj)
+			}
+		}
+		return false, fmt.Sprintf("%s have not received %s yet", who, strings.Join(missing, ", "))
+	}
+	if rc.Exclusive && len(outsiders) > 0 {
+		var parts []string
+		for k, n := range outsiders {
+			parts = append(parts, fmt.Sprintf("%s got %d", k, n))
+		}
+		sort.Strings(parts)
+		return false, fmt.Sprintf("subscribers outside queue group %s received the same messages (%s): each group, and each plain subscriber, gets its own copy", rc.Queue, strings.Join(parts, "; "))
+	}
+	return true, ""
+}
+
+func (s *snapshot) checkUnheard(c *UnheardCheck) (bool, string) {
+	if s.ns == nil {
+		return false, "the server is not running right now"
+	}
+	var listeners []string
+	for _, sd := range s.clientSubs() {
+		if server.SubjectsCollide(sd.Subject, c.Subject) {
+			listeners = append(listeners, describeSub(sd.Subject, sd.Queue))
+		}
+	}
+	n := s.l.obs.sampleUnheard(c.Subject, s.boot(), s.clientConns(true), len(listeners) > 0)
+	want := c.Count.Or(">=1")
+	if want.Holds(n) {
+		return true, ""
+	}
+	if len(listeners) > 0 {
+		sort.Strings(listeners)
+		return false, fmt.Sprintf("a subscriber still listens to %s (on %s), so what is published there is heard", c.Subject, strings.Join(listeners, ", "))
+	}
+	return false, fmt.Sprintf("%s reached the server while nothing listened to %s, wants %s", plural(n, "message", "messages"), c.Subject, want.Want())
+}
+
+func (s *snapshot) checkStream(c *StreamCheck, prev mark) (bool, string) {
+	info, why := s.stream(c.Name)
+	if c.Absent {
+		if info == nil && strings.HasPrefix(why, "there is no stream") {
+			return true, ""
+		}
+		if info != nil {
+			return false, fmt.Sprintf("stream %s still exists", c.Name)
+		}
+		return false, why
+	}
+	if info == nil {
+		return false, why
+	}
+	cfg, st := info.Config, info.State
+	name := "stream " + c.Name
+	for _, subj := range c.Subjects {
+		found := false
+		for _, have := range cfg.Subjects {
+			found = found || have == subj
+		}
+		if !found {
+			return false, fmt.Sprintf("%s captures %s, not %s", name, listOr(cfg.Subjects, "no subjects"), subj)
+		}
+	}
+	if c.Captures != "" {
+		found := false
+		for _, have := range cfg.Subjects {
+			found = found || server.SubjectMatchesFilter(c.Captures, have)
+		}
+		if !found {
+			return false, fmt.Sprintf("%s captures %s, which does not include %s", name, listOr(cfg.Subjects, "no subjects"), c.Captures)
+		}
+	}
+	if c.Storage != "" && cfg.Storage.String() != strings.ToLower(c.Storage) {
+		return false, fmt.Sprintf("%s is stored in %s, not %s", name, cfg.Storage, strings.ToLower(c.Storage))
+	}
+	if c.Retention != "" && retention(cfg.Retention) != c.Retention {
+		return false, fmt.Sprintf("%s has %s retention, not %s", name, retention(cfg.Retention), c.Retention)
+	}
+	if c.Discard != "" && discard(cfg.Discard) != c.Discard {
+		return false, fmt.Sprintf("%s discards %s messages when full, not %s ones", name, discard(cfg.Discard), c.Discard)
+	}
+	nums := []struct {
+		cmp  Cmp
+		v    int64
+		what string
+	}{
+		{c.MaxMsgs, cfg.MaxMsgs, "keeps at most %s messages (-1 is no limit)"},
+		{c.MaxMsgsPerSubject, cfg.MaxMsgsPerSubject, "keeps at most %s messages per subject (-1 is no limit)"},
+		{c.MaxAge, int64(cfg.MaxAge), "keeps messages for %s (0 is forever)"},
+		{c.DuplicateWindow, int64(cfg.Duplicates), "has a duplicate window of %s"},
+		{c.Replicas, int64(cfg.Replicas), "has %s replicas"},
+		{c.Messages, int64(st.Msgs), "holds %s messages"},
+		{c.NumSubjects, int64(st.NumSubjects), "holds messages on %s subjects"},
+		{c.FirstSeq, int64(st.FirstSeq), "starts at sequence %s"},
+		{c.LastSeq, int64(st.LastSeq), "ends at sequence %s"},
+		{c.Deleted, int64(st.NumDeleted), "has %s deleted messages"},
+		{c.Consumers, int64(st.Consumers), "has %s consumers"},
+	}
+	for _, n := range nums {
+		if n.cmp.Holds(n.v) {
+			continue
+		}
+		got := fmt.Sprint(n.v)
+		if n.cmp.dur {
+			got = time.Duration(n.v).String()
+		}
+		return false, fmt.Sprintf("%s %s, wants %s", name, fmt.Sprintf(n.what, got), n.cmp.Want())
+	}
+	if c.Current.Set() || c.LeaderChanged {
+		ci := info.Cluster
+		if ci == nil || ci.Leader == "" {
+			return false, name + " has no leader right now (an election may be under way)"
+		}
+		if c.LeaderChanged && prev.leaders[c.Name] == ci.Leader {
+			return false, fmt.Sprintf("%s is still led by %s, as in the previous step", name, ci.Leader)
+		}
+		current := int64(1) // the leader
+		var behind []string
+		for _, r := range ci.Replicas {
+			if r.Current && !r.Offline {
+				current++
+			} else {
+				behind = append(behind, r.Name)
+			}
+		}
+		if !c.Current.Holds(current) {
+			why := fmt.Sprintf("%s has %d current replicas (the leader %s included), wants %s", name, current, ci.Leader, c.Current.Want())
+			if len(behind) > 0 {
+				why += "; not current: " + strings.Join(behind, ", ")
+			}
+			return false, why
+		}
+	}
+	return true, ""
+}
+
+func listOr(list []string, none string) string {
+	if len(list) == 0 {
+		return none
+	}
+	return strings.Join(list, ", ")
+}
+
+// retention and discard name the policies as the CLI's flags do.
+func retention(r jetstream.RetentionPolicy) string {
+	switch r {
+	case jetstream.InterestPolicy:
+		return "interest"
+	case jetstream.WorkQueuePolicy:
+		return "workqueue"
+	}
+	return "limits"
+}
+
+func discard(d jetstream.DiscardPolicy) string {
+	if d == jetstream.DiscardNew {
+		return "new"
+	}
+	return "old"
+}
+
+func ackPolicy(a jetstream.AckPolicy) string {
+	switch a {
+	case jetstream.AckNonePolicy:
+		return "none"
+	case jetstream.AckAllPolicy:
+		return "all"
+	}
+	return "explicit"
+}
+
+func (s *snapshot) checkConsumer(c *ConsumerCheck) (bool, string) {
+	info, why := s.consumer(c.Stream, c.Name)
+	if c.Absent {
+		if info == nil && strings.HasPrefix(why, "there is no consumer") {
+			return true, ""
+		}
+		if info != nil {
+			return false, fmt.Sprintf("consumer %s still exists on stream %s", c.Name, c.Stream)
+		}
+		return false, why
+	}
+	if info == nil {
+		return false, why
+	}
+	cfg := info.Config
+	name := "consumer " + c.Name
+	filters := cfg.FilterSubjects
+	if cfg.FilterSubject != "" {
+		filters = append([]string{cfg.FilterSubject}, filters...)
+	}
+	if c.Pull != nil {
+		pull := cfg.DeliverSubject == ""
+		if pull != *c.Pull {
+			if pull {
+				return false, name + " is a pull consumer, not a push one"
+			}
+			return false, name + " is a push consumer (it delivers to " + cfg.DeliverSubject + "), not a pull one: create it with --pull"
+		}
+	}
+	if c.Ack != "" && ackPolicy(cfg.AckPolicy) != c.Ack {
+		return false, fmt.Sprintf("%s acknowledges %s, not %s", name, ackPolicy(cfg.AckPolicy), c.Ack)
+	}
+	if c.Filter != "" {
+		found := false
+		for _, f := range filters {
+			found = found || f == c.Filter
+		}
+		if !found {
+			why := fmt.Sprintf("%s filters %s, not %s", name, listOr(filters, "nothing (it reads every subject)"), c.Filter)
+			if dead := s.filterMatchesNothing(c.Stream, filters); dead != "" {
+				why += "; " + dead
+			}
+			return false, why
+		}
+	}
+	nums := []struct {
+		cmp  Cmp
+		v    int64
+		what string
+	}{
+		{c.AckWait, int64(cfg.AckWait), "waits %s for an ack"},
+		{c.MaxDeliver, int64(cfg.MaxDeliver), "delivers a message at most %s times (-1 is no limit)"},
+		{c.AckFloor, int64(info.AckFloor.Stream), "has its ack floor at stream sequence %s"},
+		{c.Delivered, int64(info.Delivered.Stream), "last delivered stream sequence %s"},
+		{c.Pending, int64(info.NumPending), "has %s messages not yet delivered"},
+		{c.AckPending, int64(info.NumAckPending), "has %s messages delivered and not yet acknowledged"},
+		{c.Redelivered, int64(info.NumRedelivered), "has %s messages redelivered and not yet acknowledged"},
+		{c.Waiting, int64(info.NumWaiting), "has %s pull requests waiting"},
+	}
+	for _, n := range nums {
+		if n.cmp.Holds(n.v) {
+			continue
+		}
+		got := fmt.Sprint(n.v)
+		if n.cmp.dur {
+			got = time.Duration(n.v).String()
+		}
+		why := fmt.Sprintf("%s %s, wants %s", name, fmt.Sprintf(n.what, got), n.cmp.Want())
+		if dead := s.filterMatchesNothing(c.Stream, filters); dead != "" {
+			why += "; " + dead
+		}
+		return false, why
+	}
+	return true, ""
+}
+
+// filterMatchesNothing says so when a consumer's filters match none of the
+// subjects its stream holds messages on: the typo that reads nothing.
+func (s *snapshot) filterMatchesNothing(stream string, filters []string) string {
+	if len(filters) == 0 {
+		return ""
+	}
+	subjects := s.subjects(stream)
+	if len(subjects) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(subjects))
+	for subj := range subjects {
+		for _, f := range filters {
+			if server.SubjectMatchesFilter(subj, f) {
+				return ""
+			}
+		}
+		names = append(names, subj)
+	}
+	sort.Strings(names)
+	if len(names) > 5 {
+		names = append(names[:5], "…")
+	}
+	return fmt.Sprintf("its filter %s matches none of the subjects stream %s holds (%s)", strings.Join(filters, ", "), stream, strings.Join(names, ", "))
+}
+
+func (s *snapshot) checkMessages(c *MessagesCheck) (bool, string) {
+	info, why := s.stream(c.Stream)
+	if info == nil {
+		return false, why
+	}
+	hk, hv, _ := strings.Cut(c.Header, ":")
+	hk, hv = strings.TrimSpace(hk), strings.TrimSpace(hv)
+	var n int64
+	s.storedMessages(info, func(m *jetstream.RawStreamMsg) {
+		if c.Subject != "" && !server.SubjectMatchesFilter(m.Subject, c.Subject) {
+			return
+		}
+		if hk != "" && m.Header.Get(hk) != hv {
+			return
+		}
+		n++
+	})
+	want := c.Count.Or(">=1")
+	if want.Holds(n) {
+		return true, ""
+	}
+	what := "messages"
+	if c.Subject != "" {
+		what += " on " + c.Subject
+	}
+	if hk != "" {
+		what += " with header " + hk + ": " + hv
+	}
+	return false, fmt.Sprintf("stream %s holds %d %s, wants %s", c.Stream, n, what, want.Want())
+}
+
+func (s *snapshot) checkReplayed(c *ReplayCheck) (bool, string) {
+	info, why := s.stream(c.Stream)
+	if info == nil {
+		return false, why
+	}
+	st := info.State
+	if st.Msgs == 0 {
+		return false, fmt.Sprintf("stream %s holds no messages to replay", c.Stream)
+	}
+	if s.l.replayed(c.Stream) {
+		return true, ""
+	}
+	lab, _ := s.l.obs.views()
+	var best uint64
+	for _, v := range lab {
+		var n uint64
+		for seq := range v.seqs[c.Stream] {
+			if seq >= st.FirstSeq && seq <= st.LastSeq {
+				n++
+			}
+		}
+		if n >= st.Msgs {
+			s.l.markReplayed(c.Stream)
+			return true, ""
+		}
+		best = max(best, n)
+	}
+	// A real nats CLI replaying shows up as a consumer that delivered
+	// everything from the start.
+	for _, ci := range s.consumerInfos(c.Stream) {
+		if ci.Config.DeliverPolicy == jetstream.DeliverAllPolicy && ci.Delivered.Stream >= st.LastSeq && ci.NumPending == 0 {
+			s.l.markReplayed(c.Stream)
+			return true, ""
+		}
+	}
+	return false, fmt.Sprintf("no subscriber has read all %d messages of stream %s yet (the most one read: %d)", st.Msgs, c.Stream, best)
+}
+
+func (s *snapshot) checkAdvisory(c *AdvisoryCheck) (bool, string) {
+	n := s.l.obs.advisoryCount(advisoryEvents[c.Event], c.Stream, c.Consumer)
+	want := c.Count.Or(">=1")
+	if want.Holds(n) {
+		return true, ""
+	}
+	what := map[string]string{
+		"max_deliveries": "a message ran out of delivery attempts",
+		"terminated":     "a message was terminated",
+		"naked":          "a message was negatively acknowledged",
+	}[c.Event]
+	target := ""
+	if c.Stream != "" && c.Consumer != "" {
+		target = " on " + c.Stream + " > " + c.Consumer
+	}
+	return false, fmt.Sprintf("the server has said %s%s %s, wants %s", what, target, plural(n, "time", "times"), want.Want())
+}
+
+func (s *snapshot) checkKV(c *KVCheck) (bool, string) {
+	kv, why := s.kv(c.Bucket)
+	if kv == nil {
+		if c.Absent && c.Key == "" && strings.HasPrefix(why, "there is no bucket") {
+			return true, ""
+		}
+		return false, why
+	}
+	if c.Key == "" {
+		if c.Absent {
+			return false, "bucket " + c.Bucket + " still exists"
+		}
+		if c.Watchers.Set() {
+			info, why := s.stream("KV_" + c.Bucket)
+			if info == nil {
+				return false, why
+			}
+			if n := int64(info.State.Consumers); !c.Watchers.Holds(n) {
+				return false, fmt.Sprintf("bucket %s has %s watching it, wants %s", c.Bucket, plural(n, "watcher", "watchers"), c.Watchers.Want())
+			}
+		}
+		return true, ""
+	}
+	ctx, cancel := s.timeout()
+	defer cancel()
+	e, err := kv.Get(ctx, c.Key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) || errors.Is(err, jetstream.ErrKeyDeleted) {
+		if c.Absent {
+			return true, ""
+		}
+		return false, fmt.Sprintf("bucket %s has no key %s", c.Bucket, c.Key)
+	}
+	if err != nil {
+		return false, s.jsErr(err)
+	}
+	if c.Absent {
+		return false, fmt.Sprintf("key %s is still in bucket %s (revision %d)", c.Key, c.Bucket, e.Revision())
+	}
+	if c.Value != nil && string(e.Value()) != *c.Value {
+		return false, fmt.Sprintf("key %s holds %q, not %q", c.Key, e.Value(), *c.Value)
+	}
+	if !c.Revision.HoldsU(e.Revision()) {
+		return false, fmt.Sprintf("key %s is at revision %d, wants %s", c.Key, e.Revision(), c.Revision.Want())
+	}
+	if c.History.Set() {
+		h, err := kv.History(ctx, c.Key)
+		if err != nil {
+			return false, s.jsErr(err)
+		}
+		if n := int64(len(h)); !c.History.Holds(n) {
+			return false, fmt.Sprintf("key %s has %s kept, wants %s", c.Key, plural(n, "revision", "revisions"), c.History.Want())
+		}
+	}
+	return true, ""
+}

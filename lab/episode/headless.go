@@ -1,0 +1,138 @@
+package episode
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+
+	"natslab/broker"
+	"natslab/broker/command"
+	"natslab/broker/script"
+)
+
+// HeadlessOptions configure RunScript.
+type HeadlessOptions struct {
+	Deployment broker.Deployment
+	Progress   *Progress // nil records nothing
+	Cluster    int
+	// ClusterSupported: see ListOptions.
+	ClusterSupported bool
+	// SessionOptions are passed to the session the script runs in (a clock,
+	// a timeout), after the lesson's own observer.
+	SessionOptions []command.Option
+}
+
+// RunScript is `natslab run --lesson ID FILE`: it starts the lesson afresh
+// in its own store area, runs the script's lines against it (checking the
+// broker after each), then prints one line per step, `✓ title` or
+// `✗ title: why`, and last `lesson ID: N/M steps done`. The lesson is
+// complete when every step is done.
+func RunScript(ctx context.Context, c *Catalog, id string, o HeadlessOptions, r io.Reader, stdout, stderr io.Writer) (Report, error) {
+	ep, ok := c.Get(id)
+	if !ok {
+		return Report{}, c.Unknown(id)
+	}
+	if o.Progress.StatusOf(ep, o.Cluster) == Coming {
+		return Report{}, fmt.Errorf("lesson %s %s", id, StatusText(Coming, ep, o.Progress, ListOptions{ClusterSupported: o.ClusterSupported}))
+	}
+	var lesson atomic.Pointer[Lesson]
+	opts := append([]command.Option{command.WithObserver(func(ev command.Event) {
+		if l := lesson.Load(); l != nil {
+			l.Observe(ev)
+		}
+	})}, o.SessionOptions...)
+	s := command.NewSession(o.Deployment, opts...)
+	defer s.Close()
+	for _, v := range ScriptVerbs() {
+		s.AddVerb(v)
+	}
+	l, err := Begin(ctx, Env{Deployment: o.Deployment, Session: s, Progress: o.Progress, Cluster: o.Cluster}, ep, true)
+	if err != nil {
+		return Report{}, err
+	}
+	defer l.Close()
+	lesson.Store(l)
+	check := func() {
+		settle(s)
+		l.Evaluate(ctx)
+	}
+	if _, err := script.RunEach(ctx, s, r, stdout, stderr, check); err != nil {
+		return Report{}, err
+	}
+	rep := l.Evaluate(ctx)
+	WriteReport(stdout, rep)
+	return rep, nil
+}
+
+// WriteReport prints a lesson's steps, one line each, and a summary line.
+func WriteReport(w io.Writer, r Report) {
+	for i, st := range r.Steps {
+		switch {
+		case st.Done:
+			fmt.Fprintf(w, "✓ %s\n", st.Title)
+		case i == r.Current:
+			why := st.Why
+			if why == "" {
+				why = "not done yet"
+			}
+			fmt.Fprintf(w, "✗ %s: %s\n", st.Title, why)
+		default:
+			fmt.Fprintf(w, "✗ %s: not checked (step %d comes first)\n", st.Title, r.Current+1)
+		}
+	}
+	fmt.Fprintf(w, "lesson %s: %d/%d steps done\n", r.ID, r.Done, len(r.Steps))
+}
+
+// settle waits, briefly, until the session's jobs stop receiving, so a
+// check after a publish sees the deliveries it caused.
+func settle(s *command.Session) {
+	total := func() uint64 {
+		var n uint64
+		for _, j := range s.Jobs() {
+			n += j.Received()
+		}
+		return n
+	}
+	deadline := time.Now().Add(time.Second)
+	last, quiet := total(), 0
+	for quiet < 3 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+		if n := total(); n == last {
+			quiet++
+		} else {
+			last, quiet = n, 0
+		}
+	}
+}
+
+// ScriptVerbs are the lab verbs a lesson's scripts may need beyond the
+// real CLI's commands: sleep, to let an ack wait or a max age pass.
+func ScriptVerbs() []command.Verb {
+	return []command.Verb{{
+		Name:    "sleep",
+		Usage:   "sleep DURATION",
+		Summary: "Wait, for example for an ack wait or a max age to pass (sleep 3s)",
+		Run: func(c *command.Call, args []string) error {
+			if len(args) != 1 {
+				return fmt.Errorf("sleep takes one duration, for example sleep 3s")
+			}
+			d, err := time.ParseDuration(args[0])
+			if err != nil || d < 0 {
+				return fmt.Errorf("sleep wants a duration with a unit, like 500ms or 3s, got %q", args[0])
+			}
+			if d > time.Minute {
+				return fmt.Errorf("sleep waits at most 1m, got %s", d)
+			}
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				return nil
+			case <-c.Ctx.Done():
+				return c.Ctx.Err()
+			}
+		},
+	}}
+}

@@ -1,0 +1,384 @@
+package episode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker"
+	"natslab/broker/command"
+)
+
+// checkerName is the name of the connection lesson checks use; checks
+// leave it out when they count clients, subscriptions and messages.
+const checkerName = "natslab lesson checker"
+
+// Env is what a lesson runs with.
+type Env struct {
+	// Deployment must be the lab's embedded server: each lesson keeps its
+	// streams in a store area of its own.
+	Deployment broker.Deployment
+	// Session is the learner's command session. Setup lines run in it (a
+	// job it starts stays, as part of the starting state); its jobs are
+	// stopped when a lesson starts or resets, so nothing lingers from before.
+	// Send its events to Lesson.Observe (command.WithObserver).
+	Session *command.Session
+	// Progress records steps done; nil records nothing.
+	Progress *Progress
+	// Cluster is how many nodes the deployment runs: 3 with --cluster 3.
+	Cluster int
+}
+
+// Area is the store area that holds a lesson's streams.
+func Area(id string) string { return "lessons/" + id }
+
+// Lesson is one episode being worked through: it watches the broker and
+// ticks steps, in order, as soon as the state satisfies them.
+type Lesson struct {
+	ep  *Episode
+	env Env
+	nc  *nats.Conn
+	js  jetstream.JetStream
+	adv *nats.Subscription
+	obs *observations
+
+	mu       sync.Mutex // one evaluation at a time
+	done     []bool
+	marks    []mark
+	start    mark
+	replays  map[string]bool
+	lastJS   bool
+	lastWhy  string
+	complete bool
+}
+
+// ErrNotEmbedded: lessons need the lab's own server.
+var ErrNotEmbedded = errors.New("lessons run on the lab's own server: start natslab without --server")
+
+// Begin starts ep. fresh erases the lesson's store area and builds its
+// starting state; otherwise the lesson resumes where its progress says,
+// on the streams it left.
+func Begin(ctx context.Context, env Env, ep *Episode, fresh bool) (*Lesson, error) {
+	srv := env.Deployment.Embedded()
+	if srv == nil {
+		return nil, ErrNotEmbedded
+	}
+	if ep.Needs.Cluster > max(env.Cluster, 1) {
+		return nil, fmt.Errorf("lesson %s needs a %d-node cluster: start natslab with --cluster %d", ep.ID, ep.Needs.Cluster, ep.Needs.Cluster)
+	}
+	l := &Lesson{ep: ep, env: env, obs: newObservations(env.Session), replays: map[string]bool{}}
+	l.done = make([]bool, len(ep.Steps))
+	l.marks = make([]mark, len(ep.Steps))
+	var prog EpisodeProgress
+	if env.Progress != nil {
+		prog = env.Progress.Get(ep.ID)
+	}
+	if !prog.Started() {
+		fresh = true
+	}
+	js := ep.Start.JetStream
+	if !fresh {
+		js = prog.JetStream
+	}
+	if err := l.enter(ctx, js, fresh); err != nil {
+		return nil, err
+	}
+	if !fresh {
+		for i := 0; i < prog.StepsDone && i < len(l.done); i++ {
+			l.done[i] = true
+			l.marks[i] = l.start
+		}
+	}
+	l.lastJS = js
+	if err := l.save(func(p *EpisodeProgress) {
+		if p.Begun.IsZero() {
+			p.Begun = time.Now().UTC()
+		}
+		if fresh {
+			p.StepsDone = 0
+		}
+		p.JetStream = js
+	}); err != nil {
+		l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// enter moves the server to the lesson's area and, when fresh, builds the
+// starting state.
+func (l *Lesson) enter(ctx context.Context, js, fresh bool) error {
+	l.stopJobs(ctx)
+	srv := l.env.Deployment.Embedded()
+	use := func() error { return srv.UseArea(Area(l.ep.ID), js, fresh) }
+	if l.env.Session != nil {
+		u := use
+		use = func() error { return l.env.Session.Reconnecting(u) }
+	}
+	if err := use(); err != nil {
+		return fmt.Errorf("cannot start lesson %s: %w", l.ep.ID, err)
+	}
+	if l.nc == nil {
+		if err := l.connect(); err != nil {
+			return err
+		}
+	}
+	if fresh {
+		if err := l.setup(ctx); err != nil {
+			return err
+		}
+	}
+	l.obs.reset()
+	l.start = l.takeMark(l.snapshot(ctx))
+	return nil
+}
+
+// connect opens the checker's own connection and listens for JetStream's
+// consumer advisories (redeliveries run out, naks, terms).
+func (l *Lesson) connect() error {
+	nc, err := l.env.Deployment.Connect(checkerName)
+	if err != nil {
+		return err
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		nc.Close()
+		return err
+	}
+	adv, err := nc.Subscribe("$JS.EVENT.ADVISORY.CONSUMER.>", func(m *nats.Msg) { l.obs.advisory(m.Subject) })
+	if err != nil {
+		nc.Close()
+		return err
+	}
+	l.nc, l.js, l.adv = nc, js, adv
+	return nil
+}
+
+// setupReady bounds how long a background setup line may take to be in place.
+const setupReady = 5 * time.Second
+
+func (l *Lesson) setup(ctx context.Context) error {
+	s := l.env.Session
+	for _, line := range l.ep.Start.Setup {
+		line, bg := command.SplitBackground(line)
+		if bg {
+			j := s.Start(context.WithoutCancel(ctx), line, io.Discard, io.Discard)
+			select {
+			case <-j.Ready():
+			case <-time.After(setupReady):
+			}
+			continue
+		}
+		if err := s.Run(ctx, line, io.Discard, io.Discard); err != nil {
+			return fmt.Errorf("lesson %s could not build its starting state: %s: %s", l.ep.ID, line, command.ErrorLine(err))
+		}
+	}
+	return nil
+}
+
+// stopJobs stops the session's running jobs: a subscriber left from
+// elsewhere would spoil a lesson's known starting state. The job running
+// the lesson verb itself (see keepJob) carries on.
+func (l *Lesson) stopJobs(ctx context.Context) {
+	if l.env.Session == nil {
+		return
+	}
+	keep, _ := ctx.Value(keepKey{}).(*command.Job)
+	for _, j := range l.env.Session.Jobs() {
+		if j == keep {
+			continue
+		}
+		j.Stop()
+		<-j.Done()
+	}
+}
+
+type keepKey struct{}
+
+// keepJob marks j as the job that asked for a lesson to start or reset, so
+// that stopping the session's jobs does not stop (and wait for) itself.
+func keepJob(ctx context.Context, j *command.Job) context.Context {
+	return context.WithValue(ctx, keepKey{}, j)
+}
+
+// Reset restores the lesson's starting state and forgets its steps: what
+// `lesson reset` does.
+func (l *Lesson) Reset(ctx context.Context) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.enter(ctx, l.ep.Start.JetStream, true); err != nil {
+		return err
+	}
+	for i := range l.done {
+		l.done[i] = false
+		l.marks[i] = mark{}
+	}
+	l.replays = map[string]bool{}
+	l.complete = false
+	l.lastJS = l.ep.Start.JetStream
+	return l.save(func(p *EpisodeProgress) { p.StepsDone, p.JetStream = 0, l.ep.Start.JetStream })
+}
+
+// Close releases the checker's connection. The server stays in the
+// lesson's area; the caller moves it on (another lesson, or the sandbox).
+func (l *Lesson) Close() {
+	if l.nc != nil {
+		l.nc.Close()
+	}
+}
+
+// Episode is the episode being worked through.
+func (l *Lesson) Episode() *Episode { return l.ep }
+
+// Observe takes the session's events: what the lab's subscribers received.
+func (l *Lesson) Observe(ev command.Event) { l.obs.event(ev) }
+
+// Hint is the hint of the step to do next, or "" when all are done.
+func (l *Lesson) Hint() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, d := range l.done {
+		if !d {
+			return l.ep.Steps[i].Hint
+		}
+	}
+	return ""
+}
+
+// StepState is one step as the learner sees it.
+type StepState struct {
+	Title string
+	Done  bool
+	// Why says, for the step to do next, what the broker's state still
+	// lacks (e.g. "stream EVENTS captures evts.>, not events.>").
+	Why string
+}
+
+// Report is a lesson's steps after an evaluation.
+type Report struct {
+	ID       string
+	Title    string
+	Steps    []StepState
+	Done     int  // steps done
+	Current  int  // the step to do next; len(Steps) when all are done
+	Complete bool // every step is done
+	Changed  bool // this evaluation ticked a step
+}
+
+// Evaluate reads the broker's state and ticks, in order, every step it
+// now satisfies. Call it after each command and on events; it costs a few
+// in-process requests when nothing changed.
+func (l *Lesson) Evaluate(ctx context.Context) Report {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	snap := l.snapshot(ctx)
+	changed := false
+	l.lastWhy = ""
+	for i, st := range l.ep.Steps {
+		if l.done[i] {
+			continue
+		}
+		prev := l.start
+		if i > 0 && l.done[i-1] {
+			prev = l.marks[i-1]
+		}
+		ok, why := true, ""
+		for _, c := range st.Check {
+			if ok, why = snap.check(c, prev); !ok {
+				break
+			}
+		}
+		if !ok {
+			l.lastWhy = why
+			break
+		}
+		l.done[i] = true
+		l.marks[i] = l.takeMark(snap)
+		l.obs.restartUnheard()
+		changed = true
+		snap = l.snapshot(ctx) // the next step sees the state afresh
+	}
+	r := l.reportLocked()
+	r.Changed = changed
+	js := snap.jetStreamOn()
+	if changed || js != l.lastJS || (r.Complete && !l.complete) {
+		l.lastJS = js
+		l.complete = r.Complete
+		_ = l.save(func(p *EpisodeProgress) {
+			p.StepsDone, p.JetStream = r.Done, js
+			if r.Complete && !p.Done {
+				p.Done, p.Completed = true, time.Now().UTC()
+			}
+		})
+	}
+	return r
+}
+
+// Report is the steps as the last evaluation left them.
+func (l *Lesson) Report() Report {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.reportLocked()
+}
+
+func (l *Lesson) reportLocked() Report {
+	r := Report{ID: l.ep.ID, Title: l.ep.Title, Current: len(l.ep.Steps)}
+	for i, st := range l.ep.Steps {
+		s := StepState{Title: st.Title, Done: l.done[i]}
+		if s.Done {
+			r.Done++
+		} else if r.Current == len(l.ep.Steps) {
+			r.Current = i
+			s.Why = l.lastWhy
+		}
+		r.Steps = append(r.Steps, s)
+	}
+	r.Complete = r.Done == len(l.ep.Steps)
+	return r
+}
+
+// takeMark records what "since the previous step" compares with.
+func (l *Lesson) takeMark(s *snapshot) mark {
+	m := mark{boot: s.boot(), views: map[*subscriber]subscriberView{}, leaders: map[string]string{}}
+	lab, srv := l.obs.views()
+	for _, v := range append(lab, srv...) {
+		m.views[v.id] = v
+	}
+	for name, r := range s.streams {
+		if r.info != nil && r.info.Cluster != nil {
+			m.leaders[name] = r.info.Cluster.Leader
+		}
+	}
+	// The next step may ask whether a leader changed: know the leaders now.
+	for i, d := range l.done {
+		if d {
+			continue
+		}
+		for _, c := range l.ep.Steps[i].Check {
+			if c.Stream != nil && c.Stream.LeaderChanged {
+				if info, _ := s.stream(c.Stream.Name); info != nil && info.Cluster != nil {
+					m.leaders[c.Stream.Name] = info.Cluster.Leader
+				}
+			}
+		}
+		break
+	}
+	return m
+}
+
+func (l *Lesson) replayed(stream string) bool { return l.replays[stream] }
+
+func (l *Lesson) markReplayed(stream string) { l.replays[stream] = true }
+
+func (l *Lesson) save(f func(*EpisodeProgress)) error {
+	if l.env.Progress == nil {
+		return nil
+	}
+	return l.env.Progress.Update(l.ep.ID, f)
+}

@@ -1,0 +1,71 @@
+package episode
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ListOptions say what the lab can run, for the statuses in the list.
+type ListOptions struct {
+	// Cluster is how many nodes the lab runs now (0 or 1: a single server).
+	Cluster int
+	// ClusterSupported is whether this natslab can run a cluster at all
+	// (--cluster 3); until it can, cluster episodes are "coming".
+	ClusterSupported bool
+	// Current marks the lesson open now.
+	Current string
+}
+
+// StatusText is the status as the lessons list shows it.
+func StatusText(st Status, e *Episode, p *Progress, o ListOptions) string {
+	switch st {
+	case Done:
+		return "done"
+	case InProgress:
+		if p != nil {
+			if n := p.Get(e.ID).StepsDone; n > 0 {
+				return fmt.Sprintf("in progress %d/%d", min(n, len(e.Steps)), len(e.Steps))
+			}
+		}
+		return "in progress"
+	case Coming:
+		need := fmt.Sprintf("needs --cluster %d", e.Needs.Cluster)
+		if !o.ClusterSupported {
+			return "coming: " + need
+		}
+		return need
+	}
+	return "new"
+}
+
+// WriteList prints every episode with its status, grouped by part, in
+// at most 80 columns: what `natslab lessons` and the `lessons` verb show.
+func WriteList(w io.Writer, c *Catalog, p *Progress, o ListOptions) {
+	part := ""
+	done := 0
+	for _, e := range c.Episodes {
+		if e.Part != part {
+			if part != "" {
+				fmt.Fprintln(w)
+			}
+			part = e.Part
+			fmt.Fprintln(w, part)
+		}
+		st := p.StatusOf(e, o.Cluster)
+		if st == Done {
+			done++
+		}
+		mark := "  "
+		if e.ID == o.Current {
+			mark = "▸ "
+		}
+		status := StatusText(st, e, p, o)
+		line := fmt.Sprintf("%s%2d  %-16s %-17s %s", mark, e.Number, e.ID, status, e.Title)
+		if len([]rune(line)) > 80 {
+			line = fmt.Sprintf("%s%2d  %-16s %s", mark, e.Number, e.ID, status)
+		}
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
+	fmt.Fprintf(w, "\n%d of %d done. Open one with natslab --lesson ID (in the lab: lesson ID).\n", done, len(c.Episodes))
+}

@@ -1,0 +1,274 @@
+package episode
+
+import (
+	"strings"
+	"sync"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"natslab/broker/command"
+)
+
+// Deliveries are seen two ways, and a check takes whichever saw more:
+//
+//   - the lab's own subscribers (sub, reply, kv watch … in the command pane)
+//     report every message as a command.Event, with its subject and, from a
+//     stream, its sequence;
+//   - the server's subscription list (Subsz) counts what every client
+//     subscription was given, whoever made it: a scene, or a real nats CLI
+//     in another terminal. It is sampled, so it keeps the highest count seen
+//     for each subscription, and knows no subjects or sequences.
+
+// subscriber is one subscription's deliveries.
+type subscriber struct {
+	filter, queue string
+	count         int64
+	subjects      map[string]int64            // events view: per message subject
+	seqs          map[string]map[uint64]bool  // events view: stream → sequences delivered
+	fromStream    map[string]int64            // events view: stream → messages
+}
+
+func newSubscriber(filter, queue string) *subscriber {
+	return &subscriber{filter: filter, queue: queue, subjects: map[string]int64{}, seqs: map[string]map[uint64]bool{}, fromStream: map[string]int64{}}
+}
+
+// maxTracked bounds what is remembered per subscriber, so a million-message
+// publish in a lesson costs little memory.
+const maxTracked = 100_000
+
+// subKey identifies a server-side subscription across restarts.
+type subKey struct {
+	boot string
+	cid  uint64
+	sid  string
+}
+
+// observations is everything seen since the episode started.
+type observations struct {
+	mu      sync.Mutex
+	session *command.Session
+
+	jobs  map[int]*subscriber // running lab jobs
+	lab   []*subscriber       // every lab subscriber, in order
+	seen  map[subKey]*subscriber
+	order []*subscriber // server-side subscriptions, in order first seen
+
+	advisories map[string]int64 // "EVENT stream consumer" → count
+
+	unheard map[string]*unheardCounter
+}
+
+func newObservations(s *command.Session) *observations {
+	o := &observations{session: s}
+	o.clear()
+	return o
+}
+
+func (o *observations) clear() {
+	o.jobs = map[int]*subscriber{}
+	o.lab = nil
+	o.seen = map[subKey]*subscriber{}
+	o.order = nil
+	o.advisories = map[string]int64{}
+	o.unheard = map[string]*unheardCounter{}
+}
+
+func (o *observations) reset() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.clear()
+}
+
+// event records one command.Event.
+func (o *observations) event(ev command.Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	switch ev.Kind {
+	case command.JobStarted:
+		o.jobs[ev.Job] = nil // made on its first message, when its subject is known
+	case command.JobEnded:
+		delete(o.jobs, ev.Job)
+	case command.Received:
+		sub := o.jobs[ev.Job]
+		if sub == nil {
+			filter, queue := "", ev.Queue
+			if o.session != nil {
+				if j := o.session.Job(ev.Job); j != nil {
+					filter, queue = j.Listening()
+				}
+			}
+			sub = newSubscriber(filter, queue)
+			o.jobs[ev.Job] = sub
+			o.lab = append(o.lab, sub)
+		}
+		sub.count++
+		if len(sub.subjects) < maxTracked || sub.subjects[ev.Subject] > 0 {
+			sub.subjects[ev.Subject]++
+		}
+		if ev.Stream != "" {
+			sub.fromStream[ev.Stream]++
+			set := sub.seqs[ev.Stream]
+			if set == nil {
+				set = map[uint64]bool{}
+				sub.seqs[ev.Stream] = set
+			}
+			if len(set) < maxTracked {
+				set[ev.Seq] = true
+			}
+		}
+	}
+}
+
+// sampleSubs records the server's client subscriptions and their counts.
+func (o *observations) sampleSubs(boot string, subs []server.SubDetail) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, sd := range subs {
+		k := subKey{boot, sd.Cid, sd.Sid}
+		sub := o.seen[k]
+		if sub == nil {
+			sub = newSubscriber(sd.Subject, sd.Queue)
+			o.seen[k] = sub
+			o.order = append(o.order, sub)
+		}
+		if sd.Msgs > sub.count {
+			sub.count = sd.Msgs
+		}
+	}
+}
+
+// advisory records one JetStream advisory by its subject.
+func (o *observations) advisory(subject string) {
+	// $JS.EVENT.ADVISORY.CONSUMER.<EVENT>.<stream>.<consumer>
+	t := strings.Split(subject, ".")
+	if len(t) < 7 || t[3] != "CONSUMER" {
+		return
+	}
+	o.mu.Lock()
+	o.advisories[t[4]+" "+t[5]+" "+strings.Join(t[6:], ".")]++
+	o.mu.Unlock()
+}
+
+func (o *observations) advisoryCount(event, stream, consumer string) int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var n int64
+	for k, c := range o.advisories {
+		f := strings.SplitN(k, " ", 3)
+		if f[0] == event && (stream == "" || f[1] == stream) && (consumer == "" || f[2] == consumer) {
+			n += c
+		}
+	}
+	return n
+}
+
+// views returns copies of the two views of subscribers, for a check to
+// count without holding the lock.
+func (o *observations) views() (lab, server []subscriberView) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, s := range o.lab {
+		lab = append(lab, s.view())
+	}
+	for _, s := range o.order {
+		server = append(server, s.view())
+	}
+	return lab, server
+}
+
+// counts is the number each subscriber had received, for "since the
+// previous step" checks.
+func (o *observations) counts() map[*subscriber]int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	m := map[*subscriber]int64{}
+	for _, s := range o.lab {
+		m[s] = s.count
+	}
+	for _, s := range o.order {
+		m[s] = s.count
+	}
+	return m
+}
+
+// subscriberView is a copy of a subscriber at one moment.
+type subscriberView struct {
+	id            *subscriber
+	filter, queue string
+	count         int64
+	subjects      map[string]int64
+	seqs          map[string]map[uint64]bool
+	fromStream    map[string]int64
+}
+
+func (s *subscriber) view() subscriberView {
+	v := subscriberView{id: s, filter: s.filter, queue: s.queue, count: s.count,
+		subjects: make(map[string]int64, len(s.subjects)), seqs: map[string]map[uint64]bool{}, fromStream: map[string]int64{}}
+	for k, n := range s.subjects {
+		v.subjects[k] = n
+	}
+	for st, set := range s.seqs {
+		c := make(map[uint64]bool, len(set))
+		for q := range set {
+			c[q] = true
+		}
+		v.seqs[st] = c
+	}
+	for k, n := range s.fromStream {
+		v.fromStream[k] = n
+	}
+	return v
+}
+
+// unheardCounter counts messages that entered the server while no client
+// subscription could receive them. It compares the clients' inbound message
+// counters between two samples; when neither sample saw a listener, what
+// came in between went unheard.
+type unheardCounter struct {
+	started bool
+	quiet   bool
+	in      map[connKey]int64
+	count   int64
+}
+
+type connKey struct {
+	boot string
+	cid  uint64
+}
+
+// sampleUnheard updates the counter for subject with the clients' inbound
+// counters (open and recently closed connections) and whether anything
+// listens now.
+func (o *observations) sampleUnheard(subject string, boot string, in map[uint64]int64, listening bool) int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	u := o.unheard[subject]
+	if u == nil {
+		u = &unheardCounter{in: map[connKey]int64{}}
+		o.unheard[subject] = u
+	}
+	var grew int64
+	for cid, n := range in {
+		k := connKey{boot, cid}
+		prev, known := u.in[k]
+		if !known && !u.started {
+			prev = n // already there when counting began: not news
+		}
+		if n > prev {
+			grew += n - prev
+		}
+		u.in[k] = n
+	}
+	if u.started && u.quiet && !listening {
+		u.count += grew
+	}
+	u.started, u.quiet = true, !listening
+	return u.count
+}
+
+// restartUnheard forgets the counts, so a step counts from when it began.
+func (o *observations) restartUnheard() {
+	o.mu.Lock()
+	o.unheard = map[string]*unheardCounter{}
+	o.mu.Unlock()
+}

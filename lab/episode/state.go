@@ -1,0 +1,296 @@
+package episode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// snapshot is the broker's state as one evaluation sees it, fetched lazily
+// and at most once per evaluation: a check after every command stays cheap.
+type snapshot struct {
+	ctx context.Context
+	l   *Lesson
+	ns  *server.Server // nil for a deployment that is not embedded, or while stopped
+
+	names     []string
+	namesErr  error
+	namesDone bool
+	streams   map[string]streamResult
+	consumers map[string]consumerResult
+	subs      []server.SubDetail
+	subsDone  bool
+}
+
+type streamResult struct {
+	info *jetstream.StreamInfo
+	err  error
+}
+
+type consumerResult struct {
+	info *jetstream.ConsumerInfo
+	err  error
+}
+
+// apiTimeout bounds each request to the JetStream API made by a check.
+const apiTimeout = 2 * time.Second
+
+func (l *Lesson) snapshot(ctx context.Context) *snapshot {
+	s := &snapshot{ctx: ctx, l: l, streams: map[string]streamResult{}, consumers: map[string]consumerResult{}}
+	if srv := l.env.Deployment.Embedded(); srv != nil {
+		s.ns = srv.NATS()
+	}
+	return s
+}
+
+func (s *snapshot) timeout() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(s.ctx, apiTimeout)
+}
+
+// boot identifies the server process running now: it changes on restart.
+func (s *snapshot) boot() string {
+	if s.ns == nil {
+		return ""
+	}
+	return s.ns.ID()
+}
+
+// jetStreamOn says whether JetStream is on.
+func (s *snapshot) jetStreamOn() bool {
+	if srv := s.l.env.Deployment.Embedded(); srv != nil {
+		return srv.JetStream()
+	}
+	ctx, cancel := s.timeout()
+	defer cancel()
+	_, err := s.l.js.AccountInfo(ctx)
+	return err == nil
+}
+
+// jsErr turns a JetStream API failure into what the learner should know.
+func (s *snapshot) jsErr(err error) string {
+	switch {
+	case !s.jetStreamOn():
+		return "JetStream is off (nats-server -js turns it on)"
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, jetstream.ErrNoStreamResponse):
+		return "the server did not answer in time (is it restarting?)"
+	}
+	return err.Error()
+}
+
+func (s *snapshot) streamNames() ([]string, error) {
+	if s.namesDone {
+		return s.names, s.namesErr
+	}
+	s.namesDone = true
+	ctx, cancel := s.timeout()
+	defer cancel()
+	l := s.l.js.StreamNames(ctx)
+	for n := range l.Name() {
+		s.names = append(s.names, n)
+	}
+	s.namesErr = l.Err()
+	sort.Strings(s.names)
+	return s.names, s.namesErr
+}
+
+// stream fetches a stream's info, or says why it cannot.
+func (s *snapshot) stream(name string) (*jetstream.StreamInfo, string) {
+	r, ok := s.streams[name]
+	if !ok {
+		ctx, cancel := s.timeout()
+		st, err := s.l.js.Stream(ctx, name)
+		if err == nil {
+			r.info = st.CachedInfo() // fetched just now by Stream
+		} else {
+			r.err = err
+		}
+		cancel()
+		s.streams[name] = r
+	}
+	if r.err == nil {
+		return r.info, ""
+	}
+	if errors.Is(r.err, jetstream.ErrStreamNotFound) {
+		names, _ := s.streamNames()
+		if len(names) == 0 {
+			return nil, fmt.Sprintf("there is no stream %s: there are no streams yet", name)
+		}
+		return nil, fmt.Sprintf("there is no stream %s (streams: %s)", name, strings.Join(names, ", "))
+	}
+	return nil, s.jsErr(r.err)
+}
+
+// subjects lists the subjects a stream holds messages on, with counts.
+func (s *snapshot) subjects(name string) map[string]uint64 {
+	ctx, cancel := s.timeout()
+	defer cancel()
+	st, err := s.l.js.Stream(ctx, name)
+	if err != nil {
+		return nil
+	}
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter(">"))
+	if err != nil {
+		return nil
+	}
+	return info.State.Subjects
+}
+
+// consumer fetches a consumer's info, or says why it cannot.
+func (s *snapshot) consumer(stream, name string) (*jetstream.ConsumerInfo, string) {
+	key := stream + " > " + name
+	r, ok := s.consumers[key]
+	if !ok {
+		ctx, cancel := s.timeout()
+		c, err := s.l.js.Consumer(ctx, stream, name)
+		if err == nil {
+			r.info = c.CachedInfo() // fetched just now by Consumer
+		} else {
+			r.err = err
+		}
+		cancel()
+		s.consumers[key] = r
+	}
+	if r.err == nil {
+		return r.info, ""
+	}
+	switch {
+	case errors.Is(r.err, jetstream.ErrStreamNotFound):
+		_, why := s.stream(stream)
+		if why == "" {
+			why = "there is no stream " + stream
+		}
+		return nil, why
+	case errors.Is(r.err, jetstream.ErrConsumerNotFound):
+		names := s.consumerNames(stream)
+		if len(names) == 0 {
+			return nil, fmt.Sprintf("there is no consumer %s on stream %s: it has no consumers yet", name, stream)
+		}
+		return nil, fmt.Sprintf("there is no consumer %s on stream %s (consumers: %s)", name, stream, strings.Join(names, ", "))
+	}
+	return nil, s.jsErr(r.err)
+}
+
+func (s *snapshot) consumerNames(stream string) []string {
+	ctx, cancel := s.timeout()
+	defer cancel()
+	st, err := s.l.js.Stream(ctx, stream)
+	if err != nil {
+		return nil
+	}
+	var names []string
+	l := st.ConsumerNames(ctx)
+	for n := range l.Name() {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// consumerInfos lists every consumer of a stream.
+func (s *snapshot) consumerInfos(stream string) []*jetstream.ConsumerInfo {
+	ctx, cancel := s.timeout()
+	defer cancel()
+	st, err := s.l.js.Stream(ctx, stream)
+	if err != nil {
+		return nil
+	}
+	var out []*jetstream.ConsumerInfo
+	l := st.ListConsumers(ctx)
+	for ci := range l.Info() {
+		out = append(out, ci)
+	}
+	return out
+}
+
+// clientSubs lists the live subscriptions of client connections, leaving
+// out the lab's own checker and the server's internal subscriptions.
+func (s *snapshot) clientSubs() []server.SubDetail {
+	if s.subsDone || s.ns == nil {
+		return s.subs
+	}
+	s.subsDone = true
+	conns := s.clientConns(false)
+	sz, err := s.ns.Subsz(&server.SubszOptions{Subscriptions: true, Limit: 1 << 16})
+	if err != nil {
+		return nil
+	}
+	for _, sd := range sz.Subs {
+		if _, ok := conns[sd.Cid]; ok {
+			s.subs = append(s.subs, sd)
+		}
+	}
+	return s.subs
+}
+
+// clientConns maps the client connections (not the checker's) to the
+// messages each has sent the server; with closed, recently closed
+// connections too, so a real `nats pub` that came and went counts.
+func (s *snapshot) clientConns(closed bool) map[uint64]int64 {
+	out := map[uint64]int64{}
+	if s.ns == nil {
+		return out
+	}
+	states := []server.ConnState{server.ConnOpen}
+	if closed {
+		states = append(states, server.ConnClosed)
+	}
+	for _, st := range states {
+		cz, err := s.ns.Connz(&server.ConnzOptions{State: st, Limit: 4096})
+		if err != nil {
+			continue
+		}
+		for _, ci := range cz.Conns {
+			if ci.Name == checkerName {
+				continue
+			}
+			out[ci.Cid] = ci.InMsgs
+		}
+	}
+	return out
+}
+
+// kv opens a bucket.
+func (s *snapshot) kv(bucket string) (jetstream.KeyValue, string) {
+	ctx, cancel := s.timeout()
+	defer cancel()
+	kv, err := s.l.js.KeyValue(ctx, bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		return nil, fmt.Sprintf("there is no bucket %s", bucket)
+	}
+	if err != nil {
+		return nil, s.jsErr(err)
+	}
+	return kv, ""
+}
+
+// maxScan bounds how many stored messages a check reads one by one; lesson
+// streams are small.
+const maxScan = 2000
+
+// storedMessages calls f for each message the stream holds, oldest first,
+// up to maxScan of them.
+func (s *snapshot) storedMessages(info *jetstream.StreamInfo, f func(*jetstream.RawStreamMsg)) {
+	ctx, cancel := context.WithTimeout(s.ctx, 4*apiTimeout)
+	defer cancel()
+	st, err := s.l.js.Stream(ctx, info.Config.Name)
+	if err != nil {
+		return
+	}
+	first, last := info.State.FirstSeq, info.State.LastSeq
+	if last >= first+maxScan {
+		first = last - maxScan + 1
+	}
+	for seq := first; seq <= last && seq > 0; seq++ {
+		m, err := st.GetMsg(ctx, seq)
+		if err != nil {
+			continue // deleted, or expired meanwhile
+		}
+		f(m)
+	}
+}

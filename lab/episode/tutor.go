@@ -1,0 +1,219 @@
+package episode
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"natslab/broker/command"
+)
+
+// Tutor is what the lab holds: the catalog, the learner's progress and the
+// lesson open now. It moves the server between the sandbox and lessons'
+// store areas, evaluates the open lesson, and provides the pane's verbs.
+// Its methods are safe from any goroutine.
+type Tutor struct {
+	cat  *Catalog
+	env  Env
+	list ListOptions
+
+	mu        sync.Mutex
+	lesson    *Lesson
+	sandboxJS bool
+	onChange  func()
+	kick      chan struct{}
+}
+
+// NewTutor prepares a tutor; nothing changes on the server until a lesson
+// opens. env.Session is the lab's session: wire its observer to Observe.
+func NewTutor(cat *Catalog, env Env, list ListOptions) *Tutor {
+	list.Cluster = env.Cluster
+	return &Tutor{cat: cat, env: env, list: list, kick: make(chan struct{}, 1)}
+}
+
+// Catalog is the tutor's catalog.
+func (t *Tutor) Catalog() *Catalog { return t.cat }
+
+// OnChange sets f to be called (from any goroutine, without the tutor's
+// lock) whenever a lesson opens or closes or a step is done: the lab
+// redraws its lesson pane then.
+func (t *Tutor) OnChange(f func()) {
+	t.mu.Lock()
+	t.onChange = f
+	t.mu.Unlock()
+}
+
+func (t *Tutor) changed() {
+	t.mu.Lock()
+	f := t.onChange
+	t.mu.Unlock()
+	if f != nil {
+		f()
+	}
+}
+
+// Lesson is the lesson open now, or nil in the sandbox.
+func (t *Tutor) Lesson() *Lesson {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lesson
+}
+
+// Open opens the lesson id, resuming it where the learner left it (or from
+// its starting state, the first time).
+func (t *Tutor) Open(ctx context.Context, id string) (*Lesson, error) {
+	ep, ok := t.cat.Get(id)
+	if !ok {
+		return nil, t.cat.Unknown(id)
+	}
+	if t.env.Progress.StatusOf(ep, t.env.Cluster) == Coming {
+		return nil, fmt.Errorf("lesson %s %s", id, StatusText(Coming, ep, t.env.Progress, t.list))
+	}
+	t.mu.Lock()
+	defer func() { go t.changed() }()
+	defer t.mu.Unlock()
+	if t.lesson == nil {
+		if srv := t.env.Deployment.Embedded(); srv != nil {
+			t.sandboxJS = srv.JetStream()
+		}
+	} else {
+		t.lesson.Close()
+		t.lesson = nil
+	}
+	l, err := Begin(ctx, t.env, ep, false)
+	if err != nil {
+		t.backToSandbox()
+		return nil, err
+	}
+	t.lesson = l
+	l.Evaluate(ctx)
+	if t.env.Progress != nil {
+		_ = t.env.Progress.SetCurrent(id)
+	}
+	return l, nil
+}
+
+// Reset restores the open lesson's starting state: `lesson reset`.
+func (t *Tutor) Reset(ctx context.Context) (*Lesson, error) {
+	l := t.Lesson()
+	if l == nil {
+		return nil, errNoLesson
+	}
+	defer func() { go t.changed() }()
+	return l, l.Reset(ctx)
+}
+
+var errNoLesson = errors.New("no lesson is open: lessons lists them, lesson ID opens one")
+
+// Leave closes the open lesson and brings the sandbox back as it was.
+func (t *Tutor) Leave(ctx context.Context) error {
+	t.mu.Lock()
+	defer func() { go t.changed() }()
+	defer t.mu.Unlock()
+	if t.lesson == nil {
+		return nil
+	}
+	t.lesson.Close()
+	t.lesson = nil
+	if t.env.Progress != nil {
+		_ = t.env.Progress.SetCurrent("")
+	}
+	return t.backToSandbox()
+}
+
+// backToSandbox moves the server to the sandbox's area. t.mu is held.
+func (t *Tutor) backToSandbox() error {
+	srv := t.env.Deployment.Embedded()
+	if srv == nil || srv.Area() == "" {
+		return nil
+	}
+	return srv.UseArea("", t.sandboxJS, false)
+}
+
+// Step moves to the next (+1) or previous (-1) lesson, skipping those the
+// lab cannot run. Outside a lesson, next opens the first lesson not done.
+func (t *Tutor) Step(ctx context.Context, dir int) (*Lesson, error) {
+	eps := t.cat.Episodes
+	cur := -1
+	if l := t.Lesson(); l != nil {
+		cur = t.cat.Index(l.ep.ID)
+	} else if dir > 0 {
+		for _, e := range eps {
+			if st := t.env.Progress.StatusOf(e, t.env.Cluster); st != Done && st != Coming {
+				return t.Open(ctx, e.ID)
+			}
+		}
+		return nil, errors.New("every lesson is done: lesson ID opens one again")
+	}
+	for i := cur + dir; i >= 0 && i < len(eps); i += dir {
+		if t.env.Progress.StatusOf(eps[i], t.env.Cluster) != Coming {
+			return t.Open(ctx, eps[i].ID)
+		}
+	}
+	if dir > 0 {
+		return nil, errors.New("this is the last lesson")
+	}
+	if cur < 0 {
+		return nil, errNoLesson
+	}
+	return nil, errors.New("this is the first lesson")
+}
+
+// Evaluate checks the open lesson against the broker (see
+// Lesson.Evaluate); ok is false in the sandbox.
+func (t *Tutor) Evaluate(ctx context.Context) (Report, bool) {
+	l := t.Lesson()
+	if l == nil {
+		return Report{}, false
+	}
+	r := l.Evaluate(ctx)
+	if r.Changed {
+		go t.changed()
+	}
+	return r, true
+}
+
+// Observe takes the lab session's events and asks Watch for an evaluation
+// when a command ended or a subscriber received something.
+func (t *Tutor) Observe(ev command.Event) {
+	if l := t.Lesson(); l != nil {
+		l.Observe(ev)
+	}
+	if ev.Kind != command.JobStarted {
+		select {
+		case t.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// pollEvery is the slow poll that catches what no event announces: a real
+// nats CLI in another terminal, an ack wait running out.
+const pollEvery = time.Second
+
+// Watch evaluates the open lesson whenever something happens (a command
+// ends, a message arrives, the server restarts) and every second, until
+// ctx ends. The lab runs it in a goroutine of its own.
+func (t *Tutor) Watch(ctx context.Context) {
+	tick := time.NewTicker(pollEvery)
+	defer tick.Stop()
+	var changed <-chan struct{}
+	if srv := t.env.Deployment.Embedded(); srv != nil {
+		changed = srv.Changed()
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.kick:
+			// Let a burst of deliveries land before looking.
+			time.Sleep(20 * time.Millisecond)
+		case <-tick.C:
+		case <-changed:
+			changed = t.env.Deployment.Embedded().Changed()
+		}
+		t.Evaluate(ctx)
+	}
+}

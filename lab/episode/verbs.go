@@ -1,0 +1,142 @@
+package episode
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"natslab/broker/command"
+)
+
+// Verbs are the lesson commands of the command pane, for the lab to add to
+// its session (Session.AddVerb): lessons, lesson [ID|reset|leave], next,
+// prev, hint, and sleep.
+func (t *Tutor) Verbs() []command.Verb {
+	vs := []command.Verb{
+		{Name: "lessons", Usage: "lessons", Summary: "List the lessons and how far you got in each", Run: t.runLessons},
+		{Name: "lesson", Usage: "lesson [ID|reset|leave]", Summary: "Show the open lesson's steps, open lesson ID, start it over (reset) or go back to the sandbox (leave)", Run: t.runLesson},
+		{Name: "next", Usage: "next", Summary: "Open the next lesson", Run: func(c *command.Call, args []string) error { return t.runStep(c, args, +1) }},
+		{Name: "prev", Usage: "prev", Summary: "Open the previous lesson", Run: func(c *command.Call, args []string) error { return t.runStep(c, args, -1) }},
+		{Name: "hint", Usage: "hint", Summary: "Explain the step to do next and what to type", Run: t.runHint},
+	}
+	return append(vs, ScriptVerbs()...)
+}
+
+func (t *Tutor) runLessons(c *command.Call, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("lessons takes no arguments; to open one: lesson ID")
+	}
+	o := t.list
+	if l := t.Lesson(); l != nil {
+		o.Current = l.ep.ID
+	}
+	WriteList(c.Out, t.cat, t.env.Progress, o)
+	return nil
+}
+
+func (t *Tutor) runLesson(c *command.Call, args []string) error {
+	ctx := keepJob(c.Ctx, c.Job)
+	switch {
+	case len(args) > 1:
+		return fmt.Errorf("lesson takes one word: an ID (lessons lists them), reset or leave")
+	case len(args) == 0:
+		l := t.Lesson()
+		if l == nil {
+			return errNoLesson
+		}
+		WriteStatus(c.Out, l.ep, l.Evaluate(ctx))
+		return nil
+	case args[0] == "reset":
+		l, err := t.Reset(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.Out, "Lesson %s is back at its starting state.\n\n", l.ep.ID)
+		WriteStatus(c.Out, l.ep, l.Evaluate(ctx))
+		return nil
+	case args[0] == "leave" || args[0] == "sandbox":
+		if t.Lesson() == nil {
+			fmt.Fprintln(c.Out, "You are in the sandbox already.")
+			return nil
+		}
+		if err := t.Leave(ctx); err != nil {
+			return err
+		}
+		fmt.Fprintln(c.Out, "Back in the sandbox, as you left it. Your lesson progress is kept.")
+		return nil
+	}
+	l, err := t.Open(ctx, args[0])
+	if err != nil {
+		return err
+	}
+	WriteStatus(c.Out, l.ep, l.Report())
+	return nil
+}
+
+func (t *Tutor) runStep(c *command.Call, args []string, dir int) error {
+	if len(args) > 0 {
+		return fmt.Errorf("next and prev take no arguments; to open a lesson: lesson ID")
+	}
+	l, err := t.Step(keepJob(c.Ctx, c.Job), dir)
+	if err != nil {
+		return err
+	}
+	WriteStatus(c.Out, l.ep, l.Report())
+	return nil
+}
+
+func (t *Tutor) runHint(c *command.Call, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("hint takes no arguments")
+	}
+	l := t.Lesson()
+	if l == nil {
+		return errNoLesson
+	}
+	WriteHint(c.Out, l.ep, l.Evaluate(c.Ctx))
+	return nil
+}
+
+// WriteStatus prints a lesson's steps with marks: what `lesson` shows.
+func WriteStatus(w io.Writer, ep *Episode, r Report) {
+	fmt.Fprintf(w, "Lesson %d · %s · %s\n", ep.Number, ep.ID, ep.Title)
+	for i, st := range r.Steps {
+		switch {
+		case st.Done:
+			fmt.Fprintf(w, "  ✓ %s\n", st.Title)
+		case i == r.Current:
+			fmt.Fprintf(w, "  ▸ %s\n", st.Title)
+			for _, try := range ep.Steps[i].Try {
+				fmt.Fprintf(w, "      try: %s\n", try)
+			}
+			if st.Why != "" {
+				fmt.Fprintf(w, "      not yet: %s\n", st.Why)
+			}
+		default:
+			fmt.Fprintf(w, "    %s\n", st.Title)
+		}
+	}
+	if r.Complete {
+		fmt.Fprintf(w, "All %d steps done: lesson complete. next opens the next lesson.\n", len(r.Steps))
+		return
+	}
+	fmt.Fprintf(w, "%d/%d steps done · hint explains the next · lesson reset starts over\n", r.Done, len(r.Steps))
+}
+
+// WriteHint prints the hint for the step to do next.
+func WriteHint(w io.Writer, ep *Episode, r Report) {
+	if r.Complete {
+		fmt.Fprintln(w, "Every step of this lesson is done: next opens the next lesson.")
+		return
+	}
+	st := ep.Steps[r.Current]
+	fmt.Fprintf(w, "Step %d: %s\n", r.Current+1, st.Title)
+	fmt.Fprintln(w, strings.TrimSpace(st.Hint))
+	if why := r.Steps[r.Current].Why; why != "" {
+		fmt.Fprintf(w, "Not yet: %s\n", why)
+	}
+	fmt.Fprintln(w, "Try:")
+	for _, try := range st.Try {
+		fmt.Fprintf(w, "  %s\n", try)
+	}
+}
