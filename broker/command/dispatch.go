@@ -48,6 +48,9 @@ type Verb struct {
 	Usage   string // e.g. "stop N"
 	Summary string
 	Run     func(c *Call, args []string) error
+	// Complete, if set, lists what may follow args (the words typed after
+	// the verb) when Tab is pressed in the lab's command pane.
+	Complete func(args []string) []string
 }
 
 // AddVerb adds a lab verb; a verb with the name of a nats command replaces it.
