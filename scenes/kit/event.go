@@ -38,4 +38,5 @@ type Event struct {
 	Client     string // which client: a scene's own name for it ("core", "jetstream")
 	Pending    uint64
 	AckPending uint64
+	Note       string // for Changed: what changed ("mode", "reset")
 }

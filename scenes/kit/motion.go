@@ -80,7 +80,8 @@ func (m *Mover) Where(now time.Time, at Resolver) (p Point, glyph rune, role Rol
 // Movers is the set of messages in flight in one part of a scene.
 type Movers struct {
 	list []Mover
-	Max  int // at most this many at once (0: 64); beyond it, new ones are skipped
+	Max  int  // at most this many at once (0: 64); beyond it, new ones are skipped
+	Wide bool // draw three cells wide, for a projector
 }
 
 // Add puts a mover in flight, or skips it (false) when too many already are.
@@ -124,20 +125,43 @@ func (ms *Movers) Len() int { return len(ms.list) }
 // Clear drops every mover.
 func (ms *Movers) Clear() { ms.list = ms.list[:0] }
 
+// wideGlyphs are a presenter's messages: three cells wide, fading by shape.
+var wideGlyphs = map[rune]string{'●': "▐█▌", '◍': "▓▓▓", '○': "▒▒▒", '◌': "░░░", '·': " · "}
+
 // Draw puts every visible mover on the canvas, with its label on the row
-// above it. Cells inside boxes are left alone when inside reports them, so
-// a message passes behind a component rather than over it.
+// above it. Cells that inside reports (the components' boxes) are left
+// alone, so a message passes behind a component rather than over it; a
+// label only takes blank cells.
 func (ms *Movers) Draw(c *Canvas, now time.Time, at Resolver, inside func(Point) bool) {
+	free := func(p Point) bool { return inside == nil || !inside(p) }
 	for i := range ms.list {
 		m := &ms.list[i]
 		p, g, role, ok := m.Where(now, at)
-		if !ok || (inside != nil && inside(p)) {
+		if !ok || !free(p) {
 			continue
 		}
-		c.Set(p.X, p.Y, g, role)
+		if ms.Wide {
+			for j, r := range []rune(wideGlyphs[g]) {
+				q := Point{p.X - 1 + j, p.Y}
+				if r != ' ' && free(q) {
+					c.Set(q.X, q.Y, r, role)
+				}
+			}
+		} else {
+			c.Set(p.X, p.Y, g, role)
+		}
 		if m.Label != "" && g == '●' {
+			// A label is drawn whole or not at all: two messages close
+			// together keep the first one's label readable.
 			n := utf8.RuneCountInString(m.Label)
-			c.Text(p.X-n/2, p.Y-1, m.Label, role)
+			x0 := p.X - n/2
+			fits := p.Y >= 1 && x0 >= 0 && x0+n <= c.Width()
+			for x := x0 - 1; fits && x <= x0+n; x++ { // a blank either side, too
+				fits = c.At(x, p.Y-1) == ' ' && free(Point{x, p.Y - 1})
+			}
+			if fits {
+				c.Text(x0, p.Y-1, m.Label, role)
+			}
 		}
 	}
 }

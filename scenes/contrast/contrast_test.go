@@ -1,0 +1,296 @@
+package contrast
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker/brokertest"
+	"natslab/scenes"
+)
+
+// consumerPending asks the broker itself, on a connection of the test's
+// own, what the app's consumer has pending.
+func (h *harness) consumerPending() (pending, ackPending uint64) {
+	h.t.Helper()
+	nc := brokertest.Connect(h.t, h.srv, "test probe")
+	js, err := jetstream.New(nc)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := js.Consumer(ctx, StreamName, ConsumerName)
+	if err != nil {
+		h.t.Fatalf("consumer info: %v", err)
+	}
+	info, err := c.Info(ctx)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return info.NumPending, uint64(info.NumAckPending)
+}
+
+// realPub publishes n messages with the real nats CLI, from outside the lab.
+func (h *harness) realPub(subject string, n int) {
+	h.t.Helper()
+	res := brokertest.RunRealCLI(h.t, h.srv.ClientURL(), "pub", subject, "hello {{Count}}", "--count", itoa(n))
+	if res.ExitCode != 0 {
+		h.t.Fatalf("nats pub: %s%s", res.Stdout, res.Stderr)
+	}
+}
+
+func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(n)) }
+
+func fmtInt(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for ; n > 0; n /= 10 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+	}
+	return string(b)
+}
+
+// The issue's "done when", as a new user would do it: JetStream offline,
+// five messages from a real nats CLI, pending 5 from the broker; online,
+// pending 0 and received 5. Then Core offline, three messages: lost 3 and
+// received stays 5.
+func TestTheStoryWithARealCLI(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.do("mode", "jetstream")
+	h.until("JetStream ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Online })
+	h.do("offline")
+	h.realPub("events.signup", 5)
+	h.until("pending 5", func(s Snapshot) bool { return s.JS.Pending == 5 })
+	if p, _ := h.consumerPending(); p != 5 {
+		t.Fatalf("the broker says pending %d, the scene 5", p)
+	}
+	if got := h.s.snap.JS.Received; got != 0 {
+		t.Fatalf("received %d while offline", got)
+	}
+	if v := h.view(120, 12); !strings.Contains(v, "pending 5") || !strings.Contains(v, "offline") {
+		t.Fatalf("the screen does not show pending 5 offline:\n%s", v)
+	}
+	h.do("online")
+	h.until("drained", func(s Snapshot) bool { return s.JS.Pending == 0 && s.JS.Received == 5 })
+	if p, ack := h.consumerPending(); p != 0 {
+		t.Fatalf("the broker says pending %d (ack pending %d) after the replay", p, ack)
+	}
+	h.quiet(50 * time.Millisecond)
+	if v := h.view(120, 12); !strings.Contains(v, "pending 0") || !strings.Contains(v, "received 5") {
+		t.Fatalf("the screen does not show the drained consumer:\n%s", v)
+	}
+
+	h.do("mode", "core")
+	h.until("core shown", func(s Snapshot) bool { return s.Mode == Core })
+	// The core app stayed online while JetStream was shown: it got the
+	// same five, live.
+	h.until("core received 5", func(s Snapshot) bool { return s.Core.Received == 5 })
+	h.do("offline")
+	h.realPub("events.signup", 3)
+	h.until("lost 3", func(s Snapshot) bool { return s.Core.Lost == 3 })
+	h.do("online")
+	h.quiet(200 * time.Millisecond)
+	s := h.s.snap
+	if s.Core.Received != 5 || s.Core.Lost != 3 {
+		t.Fatalf("after coming back: received %d lost %d, want 5 and 3", s.Core.Received, s.Core.Lost)
+	}
+	if v := h.view(120, 12); !strings.Contains(v, "lost 3") || !strings.Contains(v, "received 5") {
+		t.Fatalf("the screen does not show lost 3, received 5:\n%s", v)
+	}
+	// What is published now arrives.
+	h.do("publish")
+	h.until("received 6", func(s Snapshot) bool { return s.Core.Received == 6 })
+}
+
+func TestCoreOfflineLosesWhatIsPublished(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.do("publish", "2")
+	h.until("received 2", func(s Snapshot) bool { return s.Core.Received == 2 })
+	h.do("offline")
+	h.do("publish", "3")
+	h.until("lost 3", func(s Snapshot) bool { return s.Core.Lost == 3 && s.Published == 5 })
+	h.do("online")
+	h.quiet(200 * time.Millisecond)
+	if s := h.s.snap; s.Core.Received != 2 {
+		t.Fatalf("received %d after coming back, want 2: nothing is replayed in Core", s.Core.Received)
+	}
+	// Core mode alone creates no stream.
+	if st := h.srv.Stats(); st.Streams != 0 {
+		t.Fatalf("core mode created %d streams", st.Streams)
+	}
+}
+
+func TestJetStreamOfflinePendingComesFromTheBroker(t *testing.T) {
+	h := newHarness(t, Options{Mode: JetStream})
+	h.until("ready", func(s Snapshot) bool { return s.JS.Ready })
+	h.do("offline")
+	for i := 1; i <= 3; i++ {
+		h.do("publish")
+		h.until("pending climbs", func(s Snapshot) bool { return s.JS.Pending == uint64(i) })
+		if p, _ := h.consumerPending(); p != uint64(i) {
+			t.Fatalf("step %d: the broker says %d", i, p)
+		}
+	}
+	h.do("online")
+	h.until("drained", func(s Snapshot) bool { return s.JS.Pending == 0 && s.JS.Received == 3 })
+	if s := h.s.snap; s.JS.Delivered != s.JS.LastSeq {
+		t.Fatalf("delivered up to %d, stream at %d", s.JS.Delivered, s.JS.LastSeq)
+	}
+}
+
+// The scene makes EVENTS exactly as `nats stream add EVENTS --subjects
+// 'events.>' --defaults` would, so the learner's own command still works.
+func TestEventsIsWhatTheCLIWouldMake(t *testing.T) {
+	h := newHarness(t, Options{Mode: JetStream})
+	h.until("ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Stream == StreamName })
+	res := brokertest.RunRealCLI(t, h.srv.ClientURL(), "stream", "add", "EVENTS", "--subjects", "events.>", "--defaults")
+	if res.ExitCode != 0 {
+		t.Fatalf("the learner's stream add fails after the scene made EVENTS:\n%s%s", res.Stdout, res.Stderr)
+	}
+}
+
+// A stream the learner made that captures events.> (and more) is used as
+// it is, and the app reads only events.> from it.
+func TestUsesTheStreamThatCapturesEvents(t *testing.T) {
+	h := newHarness(t, Options{})
+	nc := brokertest.Connect(t, h.srv, "learner")
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "ALL", Subjects: []string{"events.>", "orders.>"}}); err != nil {
+		t.Fatal(err)
+	}
+	h.do("mode", "jetstream")
+	h.until("ready on ALL", func(s Snapshot) bool { return s.JS.Ready && s.JS.Stream == "ALL" })
+	h.do("offline")
+	if _, err := js.Publish(ctx, "orders.new", []byte("not for the app")); err != nil {
+		t.Fatal(err)
+	}
+	h.do("publish", "2")
+	h.until("pending 2", func(s Snapshot) bool { return s.JS.Pending == 2 && s.JS.LastSeq == 3 })
+	if st := h.srv.Stats(); st.Streams != 1 {
+		t.Fatalf("%d streams: the scene must not make EVENTS when ALL captures events.>", st.Streams)
+	}
+}
+
+func TestJetStreamOffSaysWhatToType(t *testing.T) {
+	h := newHarness(t, Options{}, brokertest.WithoutJetStream())
+	out := h.do("mode", "jetstream")
+	if !strings.Contains(out, "nats-server -js") {
+		t.Fatalf("mode jetstream without JetStream says %q", out)
+	}
+	h.until("problem shown", func(s Snapshot) bool { return s.Problem != "" })
+	if v := h.view(100, 10); !strings.Contains(v, "nats-server -js") {
+		t.Fatalf("the screen does not say how to turn JetStream on:\n%s", v)
+	}
+	// Turning JetStream on is enough: the scene creates EVENTS then.
+	if err := h.srv.Restart(true); err != nil {
+		t.Fatal(err)
+	}
+	h.until("ready after nats-server -js", func(s Snapshot) bool { return s.JS.Ready && s.Problem == "" })
+	h.do("offline")
+	h.do("publish", "2")
+	h.until("pending 2", func(s Snapshot) bool { return s.JS.Pending == 2 })
+}
+
+// The durable consumer survives the server restarting: pending is still
+// there, and the app drains it when back online.
+func TestPendingSurvivesARestart(t *testing.T) {
+	h := newHarness(t, Options{Mode: JetStream})
+	h.until("ready", func(s Snapshot) bool { return s.JS.Ready })
+	h.do("offline")
+	h.do("publish", "4")
+	h.until("pending 4", func(s Snapshot) bool { return s.JS.Pending == 4 })
+	if err := h.srv.Restart(true); err != nil {
+		t.Fatal(err)
+	}
+	h.until("server back", func(s Snapshot) bool { return s.ServerUp })
+	h.do("publish")
+	h.until("pending 5 after the restart", func(s Snapshot) bool { return s.JS.Pending == 5 })
+	h.do("online")
+	h.until("drained", func(s Snapshot) bool { return s.JS.Pending == 0 && s.JS.Received == 5 })
+}
+
+func TestResetStartsAgain(t *testing.T) {
+	h := newHarness(t, Options{Mode: Split})
+	h.until("ready", func(s Snapshot) bool { return s.JS.Ready })
+	h.do("offline")
+	h.do("publish", "3")
+	h.until("pending 3, lost 3", func(s Snapshot) bool { return s.JS.Pending == 3 && s.Core.Lost == 3 })
+	out := h.do("reset")
+	if !strings.Contains(out, "recreated") {
+		t.Fatalf("reset says %q", out)
+	}
+	h.until("zeroed and online", func(s Snapshot) bool {
+		return s.Published == 0 && s.Core.Lost == 0 && s.JS.Pending == 0 && s.JS.Received == 0 && s.Core.Online && s.JS.Online
+	})
+	if p, _ := h.consumerPending(); p != 0 {
+		t.Fatalf("the new consumer has %d pending: it should start at the end of the stream", p)
+	}
+}
+
+func TestControlsSayWhatToType(t *testing.T) {
+	h := newHarness(t, Options{})
+	bad := map[string][]string{
+		"mode":    {"fast"},
+		"publish": {"lots"},
+		"offline": {"now"},
+		"dance":   nil,
+	}
+	for control, args := range bad {
+		_, err := h.s.Do(control, args)
+		if err == nil || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s %v: want one line of error, got %v", control, args, err)
+		}
+	}
+	if _, err := h.s.Do("mode", nil); err == nil || !strings.Contains(err.Error(), "mode jetstream") {
+		t.Errorf("mode without an argument: %v", err)
+	}
+	if _, err := h.s.Do("publish", []string{"0"}); err == nil {
+		t.Error("publish 0 should be refused")
+	}
+	if _, err := h.s.Do("publish", []string{"10000000"}); err == nil || !strings.Contains(err.Error(), "bench") {
+		t.Errorf("a huge publish should point at nats bench: %v", err)
+	}
+	if out := h.do("offline"); !strings.Contains(out, "unsubscribed") {
+		t.Errorf("offline says %q", out)
+	}
+	if out := h.do("toggle"); !strings.Contains(out, "online") {
+		t.Errorf("toggle from offline says %q", out)
+	}
+	var sc scenes.Scene = h.s
+	if _, ok := sc.(scenes.Keyed); !ok {
+		t.Error("the scene offers no keys")
+	}
+	for _, k := range h.s.Keys() {
+		found := false
+		for _, c := range h.s.Controls() {
+			found = found || c.Name == k.Control
+		}
+		if !found {
+			t.Errorf("key %s runs %s, which is not a control", k.Key, k.Control)
+		}
+	}
+}
+
+func TestRegistered(t *testing.T) {
+	f, ok := scenes.Lookup("contrast")
+	if !ok {
+		t.Fatal("contrast is not registered")
+	}
+	srv := brokertest.Start(t)
+	sc, err := f.New(scenes.Env{Deployment: srv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	if sc.Name() != "contrast" || sc.Init() == nil {
+		t.Fatal("a registered scene must name itself and arm its feed")
+	}
+}

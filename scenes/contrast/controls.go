@@ -1,0 +1,266 @@
+package contrast
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/scenes"
+	"natslab/scenes/kit"
+)
+
+// maxPublish bounds `publish N`: a flood is what `nats bench pub` is for.
+const maxPublish = 100_000
+
+var controls = []scenes.Control{
+	{Name: "mode", Usage: "mode core|jetstream|split", Summary: "show the Core subscriber, the JetStream one, or both side by side"},
+	{Name: "offline", Usage: "offline", Summary: "take the app on screen offline"},
+	{Name: "online", Usage: "online", Summary: "bring the app on screen back online"},
+	{Name: "toggle", Usage: "toggle", Summary: "offline if online, online if offline"},
+	{Name: "publish", Usage: "publish [N]", Summary: "publish N messages (default 1) on " + PublishSubject},
+	{Name: "reset", Usage: "reset", Summary: "start the counts again, both apps online, the consumer at the end of the stream"},
+}
+
+var keys = []scenes.KeyBinding{
+	{Key: "c", Control: "mode", Args: []string{"core"}, Help: "core"},
+	{Key: "j", Control: "mode", Args: []string{"jetstream"}, Help: "jetstream"},
+	{Key: "s", Control: "mode", Args: []string{"split"}, Help: "split"},
+	{Key: "o", Control: "toggle", Help: "offline/online"},
+	{Key: "p", Control: "publish", Args: []string{"1"}, Help: "publish 1"},
+	{Key: "P", Control: "publish", Args: []string{"10"}, Help: "publish 10"},
+	{Key: "R", Control: "reset", Help: "reset"},
+}
+
+func names() string {
+	n := make([]string, len(controls))
+	for i, c := range controls {
+		n[i] = c.Name
+	}
+	return strings.Join(n, ", ")
+}
+
+// do runs one control: bad input is an error saying what to type; what the
+// broker cannot do right now is said in the result line and on screen.
+func (d *driver) do(control string, args []string) (string, error) {
+	d.ctl.Lock()
+	defer d.ctl.Unlock()
+	noArgs := func() error {
+		if len(args) > 0 {
+			return fmt.Errorf("%s takes no arguments, got %q", control, strings.Join(args, " "))
+		}
+		return nil
+	}
+	switch control {
+	case "mode":
+		if len(args) != 1 {
+			return "", errors.New("mode needs one of core, jetstream, split (for example: mode jetstream)")
+		}
+		m, err := ParseMode(args[0])
+		if err != nil {
+			return "", err
+		}
+		return d.setMode(m), nil
+	case "offline", "online", "toggle":
+		if err := noArgs(); err != nil {
+			return "", err
+		}
+		if control == "toggle" {
+			control = "online"
+			if d.anyOnline() {
+				control = "offline"
+			}
+		}
+		if control == "offline" {
+			return d.offline()
+		}
+		return d.online()
+	case "publish":
+		n := 1
+		if len(args) > 1 {
+			return "", fmt.Errorf("publish takes one count, got %q (for example: publish 5)", strings.Join(args, " "))
+		}
+		if len(args) == 1 {
+			v, err := strconv.Atoi(args[0])
+			if err != nil || v < 1 {
+				return "", fmt.Errorf("publish %s: the count is a whole number from 1 (for example: publish 5)", args[0])
+			}
+			if v > maxPublish {
+				return "", fmt.Errorf("publish %d: at most %d at a time (for a flood: nats bench pub events.x --msgs 1000000)", v, maxPublish)
+			}
+			n = v
+		}
+		if err := d.publish(n); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("published %d %s on %s", n, plural(n, "message"), PublishSubject), nil
+	case "reset":
+		if err := noArgs(); err != nil {
+			return "", err
+		}
+		return d.reset()
+	}
+	return "", fmt.Errorf("the contrast scene has no control %q: it knows %s", control, names())
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+func (d *driver) anyOnline() bool {
+	d.mu.Lock()
+	m, jsOn := d.mode, d.js.Online
+	d.mu.Unlock()
+	return (m.showsCore() && d.coreOnline.Load()) || (m.showsJS() && jsOn)
+}
+
+func (d *driver) setMode(m Mode) string {
+	note := ""
+	if m.showsJS() {
+		d.mu.Lock()
+		first := !d.js.Active
+		d.js.Active = true
+		if first {
+			d.js.Online = true
+		}
+		ready := d.js.Ready
+		d.mu.Unlock()
+		if !ready {
+			if err := d.ensure(true); err != nil {
+				note = " (" + err.Error() + ")"
+			}
+		}
+	}
+	d.mu.Lock()
+	d.mode = m
+	stream := d.js.Stream
+	d.mu.Unlock()
+	if stream == "" {
+		stream = StreamName
+	}
+	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "mode"})
+	d.feed.Poke()
+	switch m {
+	case JetStream:
+		return "mode jetstream: the app reads " + Watch + " from stream " + stream + " through its durable consumer " + ConsumerName + note
+	case Split:
+		return "mode split: the Core app and the JetStream app side by side, on the same publishes" + note
+	}
+	return "mode core: the app subscribes to " + Watch + "; the server keeps nothing for it"
+}
+
+func (d *driver) offline() (string, error) {
+	d.mu.Lock()
+	m, jsOn, active := d.mode, d.js.Online, d.js.Active
+	d.mu.Unlock()
+	var said []string
+	if m.showsCore() {
+		if !d.coreOnline.Load() {
+			said = append(said, "the core app is already offline")
+		} else {
+			if err := d.coreOffline(); err != nil {
+				return "", err
+			}
+			d.feed.Send(kit.Event{Kind: kit.ClientDown, Client: coreApp})
+			said = append(said, "the core app unsubscribed: what is published now reaches the server and no one")
+		}
+	}
+	if m.showsJS() && active {
+		if !jsOn {
+			said = append(said, "the JetStream app is already offline")
+		} else {
+			d.jsOffline()
+			said = append(said, "the JetStream app stopped fetching: the stream keeps what it misses")
+		}
+	}
+	d.feed.Poke()
+	return "offline: " + strings.Join(said, "; "), nil
+}
+
+func (d *driver) online() (string, error) {
+	d.mu.Lock()
+	m, jsOn, active := d.mode, d.js.Online, d.js.Active
+	d.mu.Unlock()
+	var said []string
+	if m.showsCore() {
+		if d.coreOnline.Load() {
+			said = append(said, "the core app is already online")
+		} else {
+			if err := d.subscribeCore(); err != nil {
+				return "", err
+			}
+			d.feed.Send(kit.Event{Kind: kit.ClientUp, Client: coreApp})
+			said = append(said, "the core app subscribed again: only what is published from now on reaches it")
+		}
+	}
+	if m.showsJS() && active {
+		if jsOn {
+			said = append(said, "the JetStream app is already online")
+		} else {
+			d.jsOnline()
+			d.mu.Lock()
+			pending, known := d.js.Pending, d.js.Known
+			d.mu.Unlock()
+			if known {
+				said = append(said, fmt.Sprintf("the JetStream app fetches again: the stream replays the %d it missed", pending))
+			} else {
+				said = append(said, "the JetStream app fetches again")
+			}
+		}
+	}
+	d.feed.Poke()
+	return "online: " + strings.Join(said, "; "), nil
+}
+
+// reset starts the story again: counts at zero, both apps online, and the
+// consumer replaced by a new one at the end of the stream (the stream and
+// its messages stay: they may be the learner's).
+func (d *driver) reset() (string, error) {
+	d.mu.Lock()
+	active, stream := d.js.Active, d.js.Stream
+	d.mu.Unlock()
+	said := "reset: counts start again from 0, both apps online"
+	if active {
+		d.jsOffline()
+		if stream != "" {
+			ctx, cancel := context.WithTimeout(d.ctx, 5*time.Second)
+			err := d.api.DeleteConsumer(ctx, stream, ConsumerName)
+			cancel()
+			if err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) && !errors.Is(err, jetstream.ErrStreamNotFound) {
+				return "", fmt.Errorf("cannot remove consumer %s: %s", ConsumerName, explain(err))
+			}
+		}
+		d.mu.Lock()
+		d.consumerSeq = 0
+		d.js.Pending, d.js.AckPending, d.js.Known, d.js.Delivered = 0, 0, false, 0
+		d.mu.Unlock()
+		if err := d.ensure(true); err != nil {
+			said += " (" + err.Error() + ")"
+		} else {
+			d.mu.Lock()
+			said += ", consumer " + ConsumerName + " recreated at the end of stream " + d.js.Stream
+			d.mu.Unlock()
+		}
+		d.jsOnline()
+	}
+	if !d.coreOnline.Load() {
+		if err := d.subscribeCore(); err != nil {
+			return "", err
+		}
+	}
+	d.coreReceived.Store(0)
+	d.jsReceived.Store(0)
+	if err := d.mark(markReset); err != nil {
+		return "", err
+	}
+	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
+	d.feed.Poke()
+	return said, nil
+}

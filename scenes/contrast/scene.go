@@ -1,0 +1,306 @@
+// Package contrast is the picture natslab exists for: a publisher, the
+// server, a stream and a subscriber "app" that goes offline. In Core mode
+// what is published while the app is away reaches the server and goes
+// nowhere; in JetStream mode the stream keeps it, the consumer's pending
+// count climbs, and it drains message by message when the app comes back.
+//
+// Everything on screen comes from the broker: the scene's own connections
+// watch events.>, whoever publishes there (the pane, the scene's publisher,
+// a real nats CLI on the lab's URL).
+package contrast
+
+import (
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"natslab/scenes"
+	"natslab/scenes/kit"
+)
+
+func init() {
+	scenes.Register(scenes.Factory{
+		Name:    "contrast",
+		Summary: "Core vs JetStream: what an offline subscriber misses, and what a stream keeps for it",
+		New: func(env scenes.Env) (scenes.Scene, error) {
+			s, err := New(env, Options{})
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+	})
+}
+
+// Options adjust a scene beyond what the lab's Env says.
+type Options struct {
+	// Presenter draws for a projector: taller boxes, wide message glyphs,
+	// counters in big digits.
+	Presenter bool
+	// Speed scales time: 2 plays everything twice as fast. 0 means 1.
+	Speed float64
+	// Mode is the mode to start in.
+	Mode Mode
+}
+
+// timing is how long things take on screen, scaled by Options.Speed.
+type timing struct {
+	pubLeg, coreLeg, storeLeg, replayLeg time.Duration
+	fade, gap, flash, backlog, pace      time.Duration
+}
+
+func newTiming(speed float64) timing {
+	if speed <= 0 {
+		speed = 1
+	}
+	s := func(ms int) time.Duration { return time.Duration(float64(ms) * float64(time.Millisecond) / speed) }
+	return timing{
+		pubLeg: s(450), coreLeg: s(550), storeLeg: s(350), replayLeg: s(450),
+		fade: s(1200), gap: s(160), flash: s(900), backlog: s(2000),
+		pace: s(600),
+	}
+}
+
+// Scene is the contrast scene. It implements scenes.Scene and scenes.Keyed.
+type Scene struct {
+	opts   Options
+	clock  scenes.Clock
+	t      timing
+	d      *driver
+	feed   *kit.Feed
+	frames *kit.Frames
+	styles *kit.Styles
+
+	w, h      int
+	snap      Snapshot
+	core, js  lane
+	flashes   kit.Flashes
+	sampledAt time.Time // when the feed last had to skip events
+
+	canvas       *kit.Canvas
+	cached       string
+	dirty        bool
+	lastAnimated bool // the cached frame was drawn mid-animation
+}
+
+// lane is one side's animation state.
+type lane struct {
+	movers  kit.Movers
+	inFree  time.Time // the publish wire is free for the next message from then
+	outFree time.Time // the delivery wire likewise
+	stored  time.Time // when the latest message in flight reaches the stream
+}
+
+// slot schedules a message on a wire: at now, or just behind the one
+// before it so a burst reads as a train. ok is false when the train is
+// already too long: the animation samples, the counters do not.
+func slot(free *time.Time, now time.Time, t timing) (time.Time, bool) {
+	start := now
+	if free.After(start) {
+		start = *free
+	}
+	if start.Sub(now) > t.backlog {
+		return time.Time{}, false
+	}
+	*free = start.Add(t.gap)
+	return start, true
+}
+
+// New connects the scene's clients to the deployment and starts watching.
+func New(env scenes.Env, opts Options) (*Scene, error) {
+	clock := env.Clock
+	if clock == nil {
+		clock = scenes.RealClock{}
+	}
+	t := newTiming(opts.Speed)
+	feed := kit.NewFeed(256, 30)
+	d, err := startDriver(env.Deployment, feed, t.pace)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scene{
+		opts: opts, clock: clock, t: t, d: d, feed: feed,
+		frames: kit.NewFrames(30), styles: kit.DefaultStyles(),
+		canvas: kit.NewCanvas(0, 0), dirty: true,
+	}
+	s.flashes.Dur = t.flash
+	max := 48
+	if opts.Presenter {
+		max = 24
+	}
+	s.core.movers.Max, s.js.movers.Max = max, max
+	if opts.Mode != Core {
+		d.do("mode", []string{opts.Mode.String()})
+	}
+	s.snap = d.snapshot()
+	return s, nil
+}
+
+// Name implements scenes.Scene.
+func (s *Scene) Name() string { return "contrast" }
+
+// Title implements scenes.Scene.
+func (s *Scene) Title() string {
+	switch s.snap.Mode {
+	case JetStream:
+		return "JetStream: the stream keeps what the app misses"
+	case Split:
+		return "Core vs JetStream, on the same publishes"
+	}
+	return "Core NATS: what the app misses is gone"
+}
+
+// Init implements scenes.Scene: it arms the feed.
+func (s *Scene) Init() tea.Cmd { return s.feed.Wait() }
+
+// SetSize implements scenes.Scene.
+func (s *Scene) SetSize(w, h int) {
+	if w != s.w || h != s.h {
+		s.w, s.h, s.dirty = w, h, true
+	}
+}
+
+// Controls implements scenes.Scene.
+func (s *Scene) Controls() []scenes.Control { return append([]scenes.Control(nil), controls...) }
+
+// Keys implements scenes.Keyed.
+func (s *Scene) Keys() []scenes.KeyBinding { return append([]scenes.KeyBinding(nil), keys...) }
+
+// Do implements scenes.Scene. It may wait on the network for a moment
+// (going offline waits until no fetch is in flight): call it off the UI loop.
+func (s *Scene) Do(control string, args []string) (string, error) {
+	return s.d.do(strings.ToLower(control), args)
+}
+
+// Snapshot is the scene's state as the broker reported it last.
+func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
+
+// Close implements scenes.Scene.
+func (s *Scene) Close() {
+	s.feed.Close()
+	s.d.close()
+}
+
+// Animating implements scenes.Scene.
+func (s *Scene) Animating() bool {
+	now := s.clock.Now()
+	return s.core.movers.Active(now) || s.js.movers.Active(now) || s.flashes.Active(now)
+}
+
+// Update implements scenes.Scene: broker events start animations, frames
+// move them, and nothing else concerns the scene.
+func (s *Scene) Update(msg tea.Msg) tea.Cmd {
+	switch m := msg.(type) {
+	case kit.FeedMsg:
+		if !m.For(s.feed) {
+			return nil
+		}
+		now := s.clock.Now()
+		for _, e := range m.Events {
+			s.animate(e, now)
+		}
+		s.refresh(now)
+		s.dirty = true
+		return tea.Batch(s.feed.Wait(), s.kick())
+	case kit.FrameMsg:
+		animating := s.Animating()
+		if ours, cmd := s.frames.Next(msg, animating); ours {
+			now := s.clock.Now()
+			s.core.movers.Prune(now)
+			s.js.movers.Prune(now)
+			return cmd
+		}
+	}
+	return nil
+}
+
+func (s *Scene) kick() tea.Cmd {
+	if s.Animating() {
+		return s.frames.Kick()
+	}
+	return nil
+}
+
+// tail is a message's label: the last token of its subject.
+func tail(subject string) string {
+	if i := strings.LastIndexByte(subject, '.'); i >= 0 {
+		subject = subject[i+1:]
+	}
+	if len(subject) > 6 {
+		subject = subject[:6]
+	}
+	return subject
+}
+
+func (s *Scene) animate(e kit.Event, now time.Time) {
+	t := s.t
+	switch e.Kind {
+	case kit.Published, kit.Lost:
+		label := tail(e.Subject)
+		if start, ok := slot(&s.core.inFree, now, t); ok {
+			m := kit.Mover{Label: label, Start: start, Role: kit.Msg}
+			if e.Kind == kit.Lost {
+				m.Route, m.Legs, m.Fade = []string{"pub", "srv", "gap"}, []time.Duration{t.pubLeg, t.coreLeg / 2}, t.fade
+			} else {
+				m.Route, m.Legs = []string{"pub", "srv", "app"}, []time.Duration{t.pubLeg, t.coreLeg}
+			}
+			s.core.movers.Add(m)
+		}
+		if !s.snap.JS.Active {
+			return
+		}
+		if start, ok := slot(&s.js.inFree, now, t); ok {
+			m := kit.Mover{Label: label, Start: start, Role: kit.Msg}
+			if s.snap.JS.Ready {
+				m.Route, m.Legs = []string{"pub", "srv", "stream"}, []time.Duration{t.pubLeg, t.storeLeg}
+				s.js.stored = m.Arrive()
+			} else {
+				m.Route, m.Legs, m.Fade = []string{"pub", "srv"}, []time.Duration{t.pubLeg}, t.fade
+			}
+			s.js.movers.Add(m)
+		}
+	case kit.Delivered:
+		if e.Client != jsApp {
+			return // a core delivery is the publish's own mover arriving
+		}
+		free := s.js.outFree
+		if s.js.stored.After(free) {
+			free = s.js.stored // live: leave the stream after arriving in it
+		}
+		s.js.outFree = free
+		if start, ok := slot(&s.js.outFree, now, t); ok {
+			s.js.movers.Add(kit.Mover{Label: seqLabel(e.Seq), Route: []string{"stream", "app"}, Legs: []time.Duration{t.replayLeg}, Start: start, Role: kit.Msg})
+		}
+	case kit.Stored:
+		s.flashes.Trigger(seqKey(e.Seq), now)
+	case kit.Changed:
+		if e.Note == "reset" {
+			s.core = lane{movers: kit.Movers{Max: s.core.movers.Max}}
+			s.js = lane{movers: kit.Movers{Max: s.js.movers.Max}}
+			s.flashes.Clear()
+		}
+	}
+}
+
+// refresh reads the scene's state and flashes the counters that changed.
+func (s *Scene) refresh(now time.Time) {
+	old := s.snap
+	s.snap = s.d.snapshot()
+	n := s.snap
+	flash := func(key string, changed bool) {
+		if changed {
+			s.flashes.Trigger(key, now)
+		}
+	}
+	flash("published", n.Published > old.Published)
+	flash("core.received", n.Core.Received > old.Core.Received)
+	flash("core.lost", n.Core.Lost > old.Core.Lost)
+	flash("js.received", n.JS.Received > old.JS.Received)
+	flash("js.pending", n.JS.Pending != old.JS.Pending)
+	flash("core.status", n.Core.Online != old.Core.Online)
+	flash("js.status", n.JS.Online != old.JS.Online)
+	if n.Sampled > old.Sampled {
+		s.sampledAt = now
+	}
+}
