@@ -2,6 +2,9 @@ package command
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/choria-io/fisk"
 )
@@ -33,8 +36,31 @@ func (s *streamCmd) rm(c *Call) error {
 			return err
 		}
 	}
+	c.streamFilesGone(s.stream)
 	if err := mgr.DeleteStream(s.stream); err != nil {
 		return c.streamAPIError(err, s.stream, "could not remove Stream")
 	}
+	c.streamFilesGone(s.stream)
 	return nil
+}
+
+// streamFilesGone waits (briefly) until the embedded server has finished
+// removing a deleted stream's files. nats-server renames a deleted stream's
+// directory to ".NAME" and removes it in the background; deleting a
+// stream of the same name again before that is done leaves its files in
+// place, and a stream created next under that name brings the old
+// messages back (seen with 2.15.3 on a busy machine).
+func (c *Call) streamFilesGone(name string) {
+	srv := c.S.dep.Embedded()
+	if srv == nil {
+		return
+	}
+	dir := filepath.Join(srv.JetStreamDir(), "$G", "streams", "."+name)
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(dir); os.IsNotExist(err) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
