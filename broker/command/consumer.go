@@ -25,6 +25,7 @@ func init() {
 type consumerCmd struct {
 	stream   string
 	consumer string
+	durable  string // --durable, the older natscli's way to name it
 
 	// add and edit
 	defaults      bool
@@ -92,6 +93,7 @@ func buildConsumer(app *fisk.Application, c *Call) {
 	add.Arg("stream", "The stream to consume from").StringVar(&x.stream)
 	add.Arg("consumer", "The consumer's (durable) name").StringVar(&x.consumer)
 	x.configFlags(add, false)
+	add.Flag("durable", "The consumer's name, as older versions of the CLI took it").Hidden().StringVar(&x.durable)
 	add.Flag("defaults", "Use the default for every value not given (the lab never prompts)").UnNegatableBoolVar(&x.defaults)
 
 	edit := cons.Command("edit", "Changes the editable settings of a consumer").Alias("update").Action(act(c, x.edit))

@@ -16,6 +16,12 @@ func (x *consumerCmd) add(c *Call) error {
 	if x.stream == "" {
 		return c.needStream("consumer add")
 	}
+	switch {
+	case x.durable != "" && x.consumer == "":
+		x.consumer = x.durable
+	case x.durable != "" && x.durable != x.consumer:
+		return usageErrorf("the consumer is named twice, %s and --durable %s: give the name once, after the stream", x.consumer, x.durable)
+	}
 	if x.consumer == "" && !x.ephemeral {
 		return usageErrorf("consumer add needs <consumer>, a name for it, for example: consumer add %s worker --pull --defaults", x.stream)
 	}

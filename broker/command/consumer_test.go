@@ -94,6 +94,10 @@ func TestConsumerAddPullDefaults(t *testing.T) {
 	l.must("obs ls EVENTS")
 	l.must("consumer create EVENTS other --pull --defaults")
 	l.must("consumer new EVENTS third --pull --defaults")
+	// The older CLI's --durable names it too.
+	l.must("consumer add EVENTS --durable fourth --pull --defaults")
+	conInfo(t, l, "EVENTS", "fourth")
+	l.fails("consumer add EVENTS fifth --durable sixth --pull --defaults", "named twice")
 }
 
 func TestConsumerAddWithoutDefaultsSaysWhatItChose(t *testing.T) {
