@@ -33,7 +33,7 @@ func CommandSpecs() []CommandSpec {
 			continue
 		}
 		seen[nc] = true
-		c := &Call{Out: io.Discard, Err: io.Discard, parseOnly: true, Job: &Job{}}
+		c := &Call{S: NewSession(nil), Out: io.Discard, Err: io.Discard, parseOnly: true, Job: &Job{}}
 		app := newApp(c)
 		nc.build(app, c)
 		var walk func(path []string, m *fisk.CmdModel)
