@@ -227,3 +227,46 @@ func TestSubDump(t *testing.T) {
 		}
 	}
 }
+
+func TestSubAcksPushedMessages(t *testing.T) {
+	l := newLab(t)
+	seedEvents(t, l)
+	nc := brokertest.Connect(t, l.srv, "setup")
+	js, _ := jetstream.New(nc)
+	ctx := context.Background()
+	if _, err := js.CreateOrUpdatePushConsumer(ctx, "EVENTS", jetstream.ConsumerConfig{Durable: "PUSHY", DeliverSubject: "push.out", AckPolicy: jetstream.AckExplicitPolicy}); err != nil {
+		t.Fatal(err)
+	}
+	r := l.must(`sub push.out --ack --count 3`)
+	if !strings.Contains(r.err, "Subscribing on push.out with acknowledgement of JetStream messages") ||
+		strings.Count(r.out, `Received on "events.`) != 3 || !strings.Contains(r.out, `with reply "$JS.ACK.EVENTS.PUSHY.`) {
+		t.Errorf("sub --ack:\n%s%s", r.err, r.out)
+	}
+	eventually(t, "all three acknowledged", func() bool {
+		c, err := js.PushConsumer(ctx, "EVENTS", "PUSHY")
+		if err != nil {
+			return false
+		}
+		info, err := c.Info(ctx)
+		return err == nil && info.NumAckPending == 0 && info.AckFloor.Stream == 3
+	})
+
+	// The same push consumer read with --durable: nothing left, -T ends.
+	r = l.must(`sub --stream EVENTS --durable PUSHY -T`)
+	if !strings.Contains(r.err, `using existing push consumer "PUSHY"`) || !strings.Contains(r.err, "Nothing to read") {
+		t.Errorf("--durable on a push consumer:\n%s%s", r.err, r.out)
+	}
+}
+
+func TestSubTranslate(t *testing.T) {
+	l := newLab(t)
+	seedEvents(t, l)
+	r := l.must(`sub "events.>" --all -T --count 1 --translate 'tr a-z A-Z'`)
+	if !strings.Contains(r.out, "{\"PAGE\":\"/HOME\"}\n\n\n") {
+		t.Errorf("--translate:\n%s", r.out)
+	}
+	r = l.must(`sub "events.>" --all -T --count 1 --raw --translate 'sh -c "exit 3"'`)
+	if !strings.Contains(r.out, "Error while translating msg body: exit status 3") {
+		t.Errorf("failing --translate:\n%s", r.out)
+	}
+}
