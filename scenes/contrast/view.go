@@ -33,22 +33,24 @@ func (s *Scene) render(now time.Time) string {
 	}
 	switch s.snap.Mode {
 	case Core:
-		s.drawLane(c, area, false, now)
+		s.drawLane(c, area, false, false, now)
 	case JetStream:
-		s.drawLane(c, area, true, now)
+		s.drawLane(c, area, true, false, now)
 	default:
 		full := s.fullHeight()
 		if area.h >= 2*full+1 || area.w < 2*56+1 || area.h < compactHeight {
+			// One above the other, the components in the same columns:
+			// the difference between the two is the stream in between.
 			top := rect{area.x, area.y, area.w, area.h / 2}
-			s.drawLane(c, top, false, now)
-			s.drawLane(c, rect{area.x, area.y + top.h, area.w, area.h - top.h}, true, now)
+			s.drawLane(c, top, false, true, now)
+			s.drawLane(c, rect{area.x, area.y + top.h, area.w, area.h - top.h}, true, false, now)
 		} else {
 			left := rect{area.x, area.y, (area.w - 1) / 2, area.h}
-			s.drawLane(c, left, false, now)
+			s.drawLane(c, left, false, false, now)
 			for y := area.y; y < area.y+area.h; y++ {
 				c.Set(left.w, y, '│', kit.Faint)
 			}
-			s.drawLane(c, rect{left.w + 1, area.y, area.w - left.w - 1, area.h}, true, now)
+			s.drawLane(c, rect{left.w + 1, area.y, area.w - left.w - 1, area.h}, true, false, now)
 		}
 	}
 	return c.Render(s.styles)
@@ -90,7 +92,9 @@ const (
 	wireDown
 )
 
-func (s *Scene) drawLane(c *kit.Canvas, r rect, js bool, now time.Time) {
+// drawLane draws one side in r. aligned lays the Core side out as the
+// JetStream side would be, less the stream, so the two line up in a split.
+func (s *Scene) drawLane(c *kit.Canvas, r rect, js, aligned bool, now time.Time) {
 	if r.w <= 0 || r.h <= 0 {
 		return
 	}
@@ -102,7 +106,16 @@ func (s *Scene) drawLane(c *kit.Canvas, r rect, js bool, now time.Time) {
 	if stream == "" {
 		stream = StreamName
 	}
-	p := s.layout(r, js, stream)
+	p := s.layout(r, js || aligned, stream)
+	if aligned {
+		nodes := p.nodes[:0:0]
+		for _, n := range p.nodes {
+			if n.name != "stream" {
+				nodes = append(nodes, n)
+			}
+		}
+		p.nodes = nodes
+	}
 	title := "Core NATS · at most once"
 	if js {
 		title = "JetStream · at least once · stream " + stream

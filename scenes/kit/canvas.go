@@ -123,7 +123,7 @@ func (c *Canvas) Render(st *Styles) string {
 		row := c.runes[y*c.w : (y+1)*c.w]
 		roles := c.roles[y*c.w : (y+1)*c.w]
 		end := len(row)
-		for end > 0 && row[end-1] == ' ' {
+		for end > 0 && st.effective(row[end-1], roles[end-1]) == Plain && row[end-1] == ' ' {
 			end--
 		}
 		for x := 0; x < end; {

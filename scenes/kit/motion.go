@@ -134,34 +134,40 @@ var wideGlyphs = map[rune]string{'●': "▐█▌", '◍': "▓▓▓", '○': 
 // label only takes blank cells.
 func (ms *Movers) Draw(c *Canvas, now time.Time, at Resolver, inside func(Point) bool) {
 	free := func(p Point) bool { return inside == nil || !inside(p) }
-	for i := range ms.list {
-		m := &ms.list[i]
-		p, g, role, ok := m.Where(now, at)
-		if !ok || !free(p) {
-			continue
+	// Fading messages first, so one still moving is drawn over them.
+	for pass := 0; pass < 2; pass++ {
+		for i := range ms.list {
+			ms.draw(c, &ms.list[i], pass == 1, now, at, free)
 		}
-		if ms.Wide {
-			for j, r := range []rune(wideGlyphs[g]) {
-				q := Point{p.X - 1 + j, p.Y}
-				if r != ' ' && free(q) {
-					c.Set(q.X, q.Y, r, role)
-				}
+	}
+}
+
+func (ms *Movers) draw(c *Canvas, m *Mover, moving bool, now time.Time, at Resolver, free func(Point) bool) {
+	p, g, role, ok := m.Where(now, at)
+	if !ok || !free(p) || (g == '●') != moving {
+		return
+	}
+	if ms.Wide {
+		for j, r := range []rune(wideGlyphs[g]) {
+			q := Point{p.X - 1 + j, p.Y}
+			if r != ' ' && free(q) {
+				c.Set(q.X, q.Y, r, role)
 			}
-		} else {
-			c.Set(p.X, p.Y, g, role)
 		}
-		if m.Label != "" && g == '●' {
-			// A label is drawn whole or not at all: two messages close
-			// together keep the first one's label readable.
-			n := utf8.RuneCountInString(m.Label)
-			x0 := p.X - n/2
-			fits := p.Y >= 1 && x0 >= 0 && x0+n <= c.Width()
-			for x := x0 - 1; fits && x <= x0+n; x++ { // a blank either side, too
-				fits = c.At(x, p.Y-1) == ' ' && free(Point{x, p.Y - 1})
-			}
-			if fits {
-				c.Text(x0, p.Y-1, m.Label, role)
-			}
+	} else {
+		c.Set(p.X, p.Y, g, role)
+	}
+	if m.Label != "" && g == '●' {
+		// A label is drawn whole or not at all: two messages close
+		// together keep the first one's label readable.
+		n := utf8.RuneCountInString(m.Label)
+		x0 := p.X - n/2
+		fits := p.Y >= 1 && x0 >= 0 && x0+n <= c.Width()
+		for x := x0 - 1; fits && x <= x0+n; x++ { // a blank either side, too
+			fits = c.At(x, p.Y-1) == ' ' && free(Point{x, p.Y - 1})
+		}
+		if fits {
+			c.Text(x0, p.Y-1, m.Label, role)
 		}
 	}
 }
