@@ -52,7 +52,7 @@ func (s *streamCmd) get(c *Call) error {
 	case s.lastFor != "":
 		item, err = st.ReadLastMessageForSubject(s.lastFor)
 	default:
-		return usageErrorf("stream get needs a message sequence or --last-for SUBJECT, for example: stream get %s %d%s", s.stream, max(1, streamFirst(st)), streamHolds(st))
+		return usageErrorf("stream get needs a message sequence or --last-for SUBJECT (%s), for example: stream get %s %d", streamHolds(st), s.stream, max(1, streamFirst(st)))
 	}
 	if err != nil {
 		return s.msgError(c, st, err)
@@ -81,7 +81,7 @@ func (s *streamCmd) msgError(c *Call, st *jsm.Stream, err error) error {
 		return fmt.Errorf("stream %s holds no message on subject %s (see which subjects it holds with stream subjects %s)", s.stream, s.lastFor, s.stream)
 	}
 	_ = st.Reset()
-	return fmt.Errorf("stream %s has no message %d%s", s.stream, s.seq, streamHolds(st))
+	return fmt.Errorf("stream %s has no message %d: %s", s.stream, s.seq, streamHolds(st))
 }
 
 // streamFirst is a stream's first stored sequence, from the last info fetched.
@@ -97,18 +97,18 @@ func streamFirst(st *jsm.Stream) int64 {
 func streamHolds(st *jsm.Stream) string {
 	info, err := st.LatestInformation()
 	if err != nil {
-		return ""
+		return "its contents are unknown"
 	}
 	state := info.State
 	switch {
 	case state.Msgs == 0:
-		return ": the stream is empty"
+		return "the stream is empty"
 	case state.Msgs == 1:
-		return fmt.Sprintf(": it holds only message %d", state.FirstSeq)
+		return fmt.Sprintf("it holds only message %d", state.FirstSeq)
 	case state.NumDeleted > 0:
-		return fmt.Sprintf(": it holds %s messages between %d and %d, with %s removed", f(state.Msgs), state.FirstSeq, state.LastSeq, f(state.NumDeleted))
+		return fmt.Sprintf("it holds %s messages between %d and %d, with %s removed", f(state.Msgs), state.FirstSeq, state.LastSeq, f(state.NumDeleted))
 	}
-	return fmt.Sprintf(": it holds %d to %d", state.FirstSeq, state.LastSeq)
+	return fmt.Sprintf("it holds %d to %d", state.FirstSeq, state.LastSeq)
 }
 
 // streamHeaders decodes a stored message's headers ("NATS/1.0\r\nK: V\r\n…")

@@ -28,7 +28,7 @@ func (s *streamCmd) rmm(c *Call) error {
 		return err
 	}
 	if !s.seqIsSet {
-		return usageErrorf("stream rmm needs the sequence of the message to remove, for example: stream rmm %s %d --force%s", s.stream, streamFirst(st), streamHolds(st))
+		return usageErrorf("stream rmm needs the sequence of the message to remove (%s), for example: stream rmm %s %d --force", streamHolds(st), s.stream, streamFirst(st))
 	}
 	if s.seq < 1 {
 		return usageErrorf("message sequences start at 1, got %d", s.seq)
