@@ -214,6 +214,9 @@ const (
 	streamErrCodeSubjectsOverlap  = 10065
 	streamErrCodeReplicasCluster  = 10074
 	streamErrCodeInsufficientRsrc = 10023
+	streamErrCodeMemoryFull       = 10028
+	streamErrCodeStorageFull      = 10047
+	streamErrCodeInvalidConfig    = 10052
 )
 
 // streamAPIError explains an error from the JetStream API about stream name;

@@ -78,8 +78,16 @@ func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig,
 			return fmt.Errorf("--replicas %d needs a cluster, and the lab's server is a single node: use --replicas 1, or start natslab with --cluster 3", cfg.Replicas)
 		}
 		return fmt.Errorf("--replicas %d needs a cluster, and the server the lab is connected to is not clustered: use --replicas 1", cfg.Replicas)
-	case jsm.IsNatsError(err, streamErrCodeInsufficientRsrc):
-		return fmt.Errorf("the server has no room for stream %s (%v): lower --max-bytes, or remove streams you no longer need", s.stream, err)
+	case jsm.IsNatsError(err, streamErrCodeInsufficientRsrc), jsm.IsNatsError(err, streamErrCodeMemoryFull), jsm.IsNatsError(err, streamErrCodeStorageFull):
+		return fmt.Errorf("the server has no room for stream %s (%v): lower --max-bytes, use --storage file, or remove streams you no longer need", s.stream, err)
+	case jsm.IsNatsError(err, streamErrCodeInvalidConfig):
+		msg := err.Error()
+		switch {
+		case strings.Contains(msg, "capturing all subjects"), strings.Contains(msg, "overlap with jetstream api"):
+			return fmt.Errorf("stream %s cannot capture %s: that includes the server's own API subjects; capture a prefix such as orders.> instead", s.stream, strings.Join(cfg.Subjects, ", "))
+		case strings.Contains(msg, "duplicates window can not be larger"):
+			return fmt.Errorf("--dupe-window %v is longer than --max-age %v: messages would be gone while their IDs are still remembered; use a --dupe-window of %v or less", cfg.Duplicates, cfg.MaxAge, cfg.MaxAge)
+		}
 	}
 	return c.streamAPIError(err, s.stream, action)
 }

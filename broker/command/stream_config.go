@@ -18,6 +18,7 @@ type streamConfigFlags struct {
 	subjects                             []string
 	description                          string
 	storage                              string
+	storageSet                           bool
 	compression                          string
 	compressionSet                       bool
 	replicas                             int64
@@ -77,6 +78,9 @@ func (f *streamConfigFlags) addConfigFlags(cmd *fisk.CmdClause, edit bool) {
 	cmd.Flag("description", "A description of the stream").StringVar(&f.description)
 	if !edit {
 		cmd.Flag("storage", "Where messages are kept: file or memory").EnumVar(&f.storage, "file", "f", "memory", "m")
+	} else {
+		// Not the real CLI's: there, --storage on edit is an unknown flag.
+		cmd.Flag("storage", "Storage cannot change after a stream is created").Hidden().IsSetByUser(&f.storageSet).StringVar(&f.storage)
 	}
 	cmd.Flag("compression", "Compress file storage: none or s2").IsSetByUser(&f.compressionSet).EnumVar(&f.compression, "none", "s2")
 	cmd.Flag("replicas", "How many servers keep a copy (needs a cluster above 1)").Int64Var(&f.replicas)

@@ -37,6 +37,9 @@ func (s *streamCmd) edit(c *Call) error {
 	if err := s.cfg.halfSet(); err != nil {
 		return err
 	}
+	if s.cfg.storageSet {
+		return usageErrorf("a stream's storage cannot change once it exists: create a new stream with --storage %s and remove this one", s.cfg.storage)
+	}
 	mgr, err := c.streamManager()
 	if err != nil {
 		return err

@@ -119,6 +119,9 @@ func TestStreamAddErrors(t *testing.T) {
 	l.fails(`stream add X --subjects x --replicas=-1 --defaults`, "--replicas must be 1 or more")
 	l.fails(`stream add --defaults`, "stream add needs a stream name")
 	l.fails(`stream add X --mirror ORDERS --defaults`, "not in the lab yet")
+	l.fails(`stream add ALL --subjects '>' --defaults`, "cannot capture >", "API subjects")
+	l.fails(`stream add DW --subjects dw --max-age 10s --dupe-window 1m --defaults`, "--dupe-window 1m0s is longer than --max-age 10s", "10s or less")
+	l.fails(`stream edit ORDERS --storage memory -f`, "storage cannot change")
 	// The same configuration again is fine, as in the real CLI.
 	l.must(`stream add ORDERS --subjects 'orders.*' --defaults`)
 	if n := len(strings.Fields(l.must("stream ls --names").out)); n != 1 {
