@@ -31,6 +31,9 @@ type Options struct {
 	Log *LogBuffer
 	// ReadyTimeout bounds how long Start waits for the server; 0 means 10s.
 	ReadyTimeout time.Duration
+	// Cluster is 3 for a three-node JetStream cluster (n1, n2, n3) inside
+	// the process; 0 or 1 for the single server. See cluster.go.
+	Cluster int
 }
 
 // Server is a nats-server running inside this process.
@@ -48,6 +51,7 @@ type Server struct {
 	notice    string // e.g. why the port differs from the one asked for
 	changed   chan struct{}
 	closed    bool
+	cluster   *cluster // nil for the single server
 }
 
 // ErrNotEmbedded is what a lab verb that needs the embedded server says when
@@ -68,6 +72,9 @@ func Start(opts Options) (*Server, error) {
 	}
 	if (opts.User == "") != (opts.Password == "") {
 		return nil, errors.New("--user and --password go together: give both, or use --token")
+	}
+	if err := checkClusterSize(opts.Cluster); err != nil {
+		return nil, err
 	}
 	abs, err := filepath.Abs(opts.StoreDir)
 	if err != nil {
@@ -95,6 +102,9 @@ func Start(opts Options) (*Server, error) {
 		}
 		s.notice = fmt.Sprintf("port %d is in use, so the lab listens on a free port instead", spec.port)
 		s.port = 0
+	}
+	if opts.Cluster == ClusterSize {
+		s.cluster = newCluster(spec, s.port)
 	}
 	if err := s.start(); err != nil {
 		lock.release()
@@ -130,6 +140,9 @@ func (s *Server) serverOptions() *server.Options {
 }
 
 func (s *Server) start() error {
+	if s.cluster != nil {
+		return s.startCluster()
+	}
 	o := s.serverOptions()
 	ns, err := server.NewServer(o)
 	if err != nil {
@@ -183,6 +196,11 @@ func (s *Server) Restart(jetstream bool) error {
 		s.mu.Unlock()
 		return errors.New("the lab's server has been shut down")
 	}
+	if s.cluster != nil {
+		s.jetstream = jetstream
+		s.mu.Unlock()
+		return s.restartCluster()
+	}
 	old := s.ns
 	s.ns = nil
 	s.jetstream = jetstream
@@ -198,6 +216,10 @@ func (s *Server) Restart(jetstream bool) error {
 // Stop shuts the server down but keeps the store locked, so Restart can
 // bring it back; while stopped, clients cannot connect.
 func (s *Server) Stop() {
+	if s.cluster != nil {
+		s.stopCluster()
+		return
+	}
 	s.mu.Lock()
 	old := s.ns
 	s.ns = nil
@@ -222,15 +244,27 @@ func (s *Server) Shutdown() {
 	s.lock.release()
 }
 
-// Running reports whether the server is up and accepting clients.
+// Running reports whether the server is up and accepting clients (with
+// --cluster, whether any node is).
 func (s *Server) Running() bool {
+	if s.cluster != nil {
+		return len(s.runningNodes()) > 0
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ns != nil
 }
 
-// NATS returns the running nats-server, or nil while it is stopped.
+// NATS returns the running nats-server, or nil while it is stopped. With
+// --cluster it is the first node running (see Node for a given one); what it
+// reports about JetStream covers the streams that node holds.
 func (s *Server) NATS() *server.Server {
+	if s.cluster != nil {
+		if nodes := s.runningNodes(); len(nodes) > 0 {
+			return nodes[0]
+		}
+		return nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.ns
@@ -256,10 +290,14 @@ func (s *Server) Notice() string { return s.notice }
 // Version is the embedded nats-server's version.
 func (s *Server) Version() string { return server.VERSION }
 
-// ClientURL is the URL real clients use, or "" with --listen none.
+// ClientURL is the URL real clients use, or "" with --listen none. With
+// --cluster it lists every node: nats://127.0.0.1:P1,nats://127.0.0.1:P2,…
 func (s *Server) ClientURL() string {
 	if s.listen.none {
 		return ""
+	}
+	if s.cluster != nil {
+		return s.clusterURL()
 	}
 	s.mu.Lock()
 	port := s.port
@@ -296,7 +334,7 @@ func (s *Server) Embedded() *Server { return s }
 // InProcessConn hands nats.go a pipe into whichever server is running now,
 // so in-process clients reconnect by themselves after a restart.
 func (s *Server) InProcessConn() (net.Conn, error) {
-	ns := s.NATS()
+	ns := s.NATS() // with --cluster, a running node: clients fail over when one stops
 	if ns == nil {
 		return nil, errors.New("the lab's server is stopped")
 	}
@@ -328,6 +366,9 @@ func (s *Server) Connect(name string, extra ...nats.Option) (*nats.Conn, error) 
 
 // Stats counts streams, consumers and connections from the server itself.
 func (s *Server) Stats() Stats {
+	if s.cluster != nil {
+		return s.clusterStats()
+	}
 	ns := s.NATS()
 	if ns == nil {
 		return Stats{Connections: 0}
@@ -358,6 +399,9 @@ func (s *Server) dataDir() string {
 func (s *Server) JetStreamDir() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.cluster != nil {
+		return s.clusterDir() // every node's store: n1/jetstream, n2/jetstream, n3/jetstream
+	}
 	return filepath.Join(s.dataDir(), "jetstream")
 }
 

@@ -80,9 +80,10 @@ func TestRestartKeepsDataAndReconnectsInProcessClients(t *testing.T) {
 	if s.ClientURL() != port {
 		t.Fatalf("restart moved the port: %s -> %s", port, s.ClientURL())
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for !nc.IsConnected() && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+	// IsConnected alone can still be true for the old server, before the
+	// client has noticed the restart: wait until it is on the new one.
+	if !broker.WaitFor(5*time.Second, func() bool { return s.Attached(nc) }) {
+		t.Fatal("the client did not reconnect after the restart")
 	}
 	if got := streamMsgs(t, nc); got != 3 {
 		t.Fatalf("after restart want 3 messages, got %d", got)

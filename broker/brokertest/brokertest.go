@@ -20,6 +20,10 @@ func WithoutJetStream() Option { return func(o *broker.Options) { o.JetStream = 
 // InProcessOnly starts the server with no TCP listener.
 func InProcessOnly() Option { return func(o *broker.Options) { o.Listen = "none" } }
 
+// Clustered starts the three-node JetStream cluster (n1, n2, n3) instead
+// of the single server.
+func Clustered() Option { return func(o *broker.Options) { o.Cluster = broker.ClusterSize } }
+
 // WithStore uses dir as the store (to restart on a store a test kept).
 func WithStore(dir string) Option { return func(o *broker.Options) { o.StoreDir = dir } }
 
