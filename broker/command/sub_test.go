@@ -209,3 +209,12 @@ func addStream(t testing.TB, l *lab, cfg jetstream.StreamConfig, msgs ...[2]stri
 		}
 	}
 }
+
+func TestSwitchesTakeNoValue(t *testing.T) {
+	l := newLab(t)
+	// The parser would read "maybe" as the subject and subscribe forever.
+	l.fails(`sub --raw=maybe`, "--raw is a switch", "--raw on its own")
+	l.fails(`sub greet --ack=false`, "--no-ack")
+	l.fails(`req svc.x --templates=false`, "--no-templates")
+	l.fails(`reply svc.x --echo=yes`, "--echo is a switch")
+}
