@@ -29,13 +29,15 @@ Usage:
   natslab run [flags] [FILE|-]    run nats commands from a file (or stdin), one per line
   natslab run --lesson ID FILE    run a file in a lesson, then say which of its steps are done
   natslab lessons                 list the lessons and how far you got in each
+  natslab demo [--speed X]        play the Core-vs-JetStream story for a room, in a loop
 
 Flags:
 `
 
 type config struct {
 	broker broker.Config
-	lesson string // --lesson ID
+	lesson string  // --lesson ID
+	speed  float64 // --speed, for demo
 }
 
 func main() {
@@ -59,6 +61,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.broker.Password, "password", "", "password that goes with --user")
 	fs.StringVar(&cfg.broker.Token, "token", "", "token clients must present (or for --server)")
 	fs.StringVar(&cfg.lesson, "lesson", "", "open the lesson `ID` (see natslab lessons); with run, check a script against it")
+	fs.Float64Var(&cfg.speed, "speed", 1, "with demo: how fast the story plays (2 is twice as fast, 0.5 half)")
 
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -95,10 +98,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return runScript(ctx, cfg, positional, stdin, stdout, stderr)
 	case "lessons":
 		return listLessons(cfg, positional, stdout, stderr)
+	case "demo":
+		return runDemo(ctx, cfg, positional, stderr)
 	case "":
 		return fail(stderr, errors.New("the lab's screen is not built yet: use natslab run or natslab serve"))
 	default:
-		return fail(stderr, fmt.Errorf("unknown command %q: natslab knows serve, run and lessons (see natslab --help)", sub))
+		return fail(stderr, fmt.Errorf("unknown command %q: natslab knows serve, run, lessons and demo (see natslab --help)", sub))
 	}
 }
 

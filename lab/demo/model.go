@@ -1,0 +1,211 @@
+package demo
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"natslab/broker"
+	"natslab/scenes"
+	"natslab/scenes/contrast"
+	"natslab/scenes/kit"
+)
+
+// tickEvery is how often the director looks at the clock. The scene's own
+// frames are separate and run only while something moves.
+const tickEvery = 100 * time.Millisecond
+
+// Model is the demo's root model: the contrast scene for a projector, a
+// caption under it, and the director that runs the story.
+type Model struct {
+	scene  *contrast.Scene
+	dir    *Director
+	clock  scenes.Clock
+	styles *kit.Styles
+	speed  float64
+	w, h   int
+	failed string // the last control that failed, shown until the next step
+}
+
+type tickMsg struct{}
+
+// ranMsg says a step's controls are done.
+type ranMsg struct {
+	step int
+	err  error
+}
+
+// New builds the demo on a deployment: the scene's connections are opened
+// now; Close releases them.
+func New(dep broker.Deployment, opts Options) (*Model, error) {
+	clock := opts.Clock
+	if clock == nil {
+		clock = scenes.RealClock{}
+	}
+	speed := opts.Speed
+	if speed <= 0 {
+		speed = 1
+	}
+	sc, err := contrast.New(scenes.Env{Deployment: dep, Clock: clock}, contrast.Options{Presenter: true, Speed: speed})
+	if err != nil {
+		return nil, err
+	}
+	return &Model{scene: sc, dir: NewDirector(Story(), speed), clock: clock, styles: kit.DefaultStyles(), speed: speed}, nil
+}
+
+// Close releases the scene's connections.
+func (m *Model) Close() { m.scene.Close() }
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.scene.Init(), m.tick(), m.advance())
+}
+
+func (m *Model) tick() tea.Cmd {
+	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{} })
+}
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		m.scene.SetSize(m.w, m.sceneHeight())
+		return m, nil
+	case tea.KeyPressMsg:
+		switch msg.String() {
+		case "q", "ctrl+c", "esc":
+			return m, tea.Quit
+		case "space":
+			m.dir.TogglePause(m.clock.Now())
+		case "right", "l", "n":
+			m.dir.Skip()
+			return m, m.advance()
+		}
+		return m, nil
+	case tickMsg:
+		return m, tea.Batch(m.tick(), m.advance())
+	case ranMsg:
+		m.dir.Ran(m.clock.Now())
+		m.failed = ""
+		if msg.err != nil {
+			m.failed = msg.err.Error()
+		}
+		return m, nil
+	}
+	return m, m.scene.Update(msg)
+}
+
+// advance starts the next step when the current one is over.
+func (m *Model) advance() tea.Cmd {
+	if !m.dir.Due(m.clock.Now(), m.scene.Snapshot()) {
+		return nil
+	}
+	st := m.dir.Next()
+	i := m.dir.Index()
+	sc := m.scene
+	// Controls wait on the network (going offline waits for the fetch in
+	// flight): they run off the UI loop, and the hold starts when they end.
+	return func() tea.Msg {
+		for _, c := range st.Do {
+			if _, err := sc.Do(c[0], c[1:]); err != nil {
+				return ranMsg{step: i, err: fmt.Errorf("%s: %w", strings.Join(c, " "), err)}
+			}
+		}
+		return ranMsg{step: i}
+	}
+}
+
+// Caption is the line under the scene now.
+func (m *Model) Caption() string { return m.dir.Step().Caption }
+
+// Chapter is the part of the story playing now.
+func (m *Model) Chapter() string { return m.dir.Step().Chapter }
+
+// Snapshot is the scene's state.
+func (m *Model) Snapshot() contrast.Snapshot { return m.scene.Snapshot() }
+
+// captionLines wraps the caption to the width: one line on a projector's
+// 120 columns, two on a narrow terminal.
+func (m *Model) captionLines() []string {
+	w := max(m.w-4, 10)
+	lines := strings.Split(ansi.Wordwrap(m.Caption(), w, ""), "\n")
+	if len(lines) > 2 {
+		lines = lines[:2]
+	}
+	return lines
+}
+
+// chrome is the rows around the scene: a header, a blank, the caption, a
+// footer.
+func (m *Model) chrome() int { return 3 + len(m.captionLines()) }
+
+func (m *Model) sceneHeight() int { return max(m.h-m.chrome(), 0) }
+
+// View implements tea.Model.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.content())
+	v.AltScreen = true
+	v.WindowTitle = "natslab demo"
+	return v
+}
+
+func (m *Model) content() string {
+	if m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	st := m.styles
+	var b strings.Builder
+	step := fmt.Sprintf("%d/%d ", m.dir.Index()+1, m.dir.Len())
+	head := " natslab demo · " + m.Chapter()
+	b.WriteString(st.Render(kit.Title, clip(head, m.w-len(step)-1)))
+	b.WriteString(strings.Repeat(" ", max(m.w-ansi.StringWidth(clip(head, m.w-len(step)-1))-len(step), 0)))
+	b.WriteString(st.Render(kit.Faint, step))
+	b.WriteByte('\n')
+	if h := m.sceneHeight(); h > 0 {
+		m.scene.SetSize(m.w, h)
+		body := m.scene.View()
+		n := strings.Count(body, "\n") + 1
+		b.WriteString(body)
+		b.WriteString(strings.Repeat("\n", max(h-n, 0)+1))
+	}
+	b.WriteByte('\n')
+	for _, l := range m.captionLines() {
+		pad := max((m.w-ansi.StringWidth(l))/2, 0)
+		b.WriteString(strings.Repeat(" ", pad) + st.Render(kit.Caption, l) + "\n")
+	}
+	b.WriteString(m.footer())
+	return b.String()
+}
+
+func (m *Model) footer() string {
+	st := m.styles
+	keys := " space pause · → next · q quit"
+	right := fmt.Sprintf("speed %g× ", m.speed)
+	switch {
+	case m.failed != "":
+		return st.Render(kit.Bad, clip(" "+m.failed, m.w))
+	case m.dir.Paused():
+		keys = " paused: space plays on · → next · q quit"
+		return st.Render(kit.Warn, clip(keys, m.w))
+	}
+	gap := m.w - len([]rune(keys)) - len([]rune(right))
+	if gap < 1 {
+		return st.Render(kit.Faint, clip(keys, m.w))
+	}
+	return st.Render(kit.Faint, keys+strings.Repeat(" ", gap)+right)
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if n <= 0 {
+		return ""
+	}
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
