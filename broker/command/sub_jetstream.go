@@ -69,13 +69,29 @@ func (s *subCmd) streamFor(c *Call, js jetstream.JetStream, subject string) (str
 	case 1:
 		return names[0], nil
 	case 0:
-		return "", c.noStreamFor(js, subject)
+		return "", c.noStreamFor(js, subject, s.streamFlags())
 	}
 	return "", usageErrorf("%q is stored by several streams (%s): choose one with --stream NAME", subject, strings.Join(names, ", "))
 }
 
-// noStreamFor explains that no stream stores subject, and what does exist.
-func (c *Call) noStreamFor(js jetstream.JetStream, subject string) error {
+// streamFlags names the flags that made sub read a stream, for hints.
+func (s *subCmd) streamFlags() string {
+	flags := s.deliverFlags()
+	if s.jetstream {
+		flags = append(flags, "--jetstream")
+	}
+	if s.direct {
+		flags = append(flags, "--direct")
+	}
+	if len(flags) == 0 {
+		return "the stream flags"
+	}
+	return strings.Join(flags, " ")
+}
+
+// noStreamFor explains that no stream stores subject, and what does exist;
+// flags are what to drop for live messages instead.
+func (c *Call) noStreamFor(js jetstream.JetStream, subject, flags string) error {
 	ctx, cancel := c.Timeout()
 	defer cancel()
 	var captures []string
@@ -87,10 +103,10 @@ func (c *Call) noStreamFor(js jetstream.JetStream, subject string) error {
 		return c.jsError(err)
 	}
 	if len(captures) == 0 {
-		return fmt.Errorf("no stream found with subject %s: there are no streams yet, so nothing was stored; create one with stream add EVENTS --subjects %q --defaults, or drop --all to receive live messages", subject, suggestFilter(subject))
+		return fmt.Errorf("no stream found with subject %s: there are no streams yet, so nothing was stored; create one with stream add EVENTS --subjects %q --defaults, or drop %s to receive live messages", subject, suggestFilter(subject), flags)
 	}
 	sort.Strings(captures)
-	return fmt.Errorf("no stream found with subject %s (%s): subscribe to a stored subject, or drop the stream flags to receive live messages", subject, strings.Join(captures, "; "))
+	return fmt.Errorf("no stream found with subject %s (%s): subscribe to a stored subject, or drop %s to receive live messages", subject, strings.Join(captures, "; "), flags)
 }
 
 func collidesAny(subject string, subjects []string) bool {
