@@ -257,6 +257,14 @@ func (d *driver) reset() (string, error) {
 	}
 	d.coreReceived.Store(0)
 	d.jsReceived.Store(0)
+	d.mu.Lock()
+	d.droppedBefore = 0
+	if d.coreSub != nil {
+		if n, err := d.coreSub.Dropped(); err == nil {
+			d.droppedBefore = -uint64(n) // counted from here
+		}
+	}
+	d.mu.Unlock()
 	if err := d.mark(markReset); err != nil {
 		return "", err
 	}

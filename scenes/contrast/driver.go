@@ -53,6 +53,7 @@ type driver struct {
 
 	sceneNC, coreNC, jsNC *nats.Conn
 	coreSub               *nats.Subscription
+	droppedBefore         uint64 // what the core app's earlier subscriptions dropped
 	tap                   *nats.Subscription
 	marker                string              // the tap's private subject for marks
 	api                   jetstream.JetStream // on sceneNC
@@ -71,8 +72,8 @@ type driver struct {
 // them as dropped: memory stays bounded whatever a flood does. The
 // callbacks only add to counters, so they keep up in practice.
 const (
-	pendingMsgs  = 256 * 1024
-	pendingBytes = 32 << 20
+	pendingMsgs  = 64 * 1024
+	pendingBytes = 8 << 20
 )
 
 func startDriver(dep broker.Deployment, feed *kit.Feed, pace time.Duration) (*driver, error) {
@@ -168,6 +169,11 @@ func (d *driver) coreOffline() error {
 	d.mu.Lock()
 	sub := d.coreSub
 	d.coreSub = nil
+	if sub != nil {
+		if n, err := sub.Dropped(); err == nil {
+			d.droppedBefore += uint64(n)
+		}
+	}
 	d.mu.Unlock()
 	if sub == nil {
 		return nil
@@ -228,7 +234,7 @@ func (d *driver) snapshot() Snapshot {
 	s := Snapshot{Mode: d.mode, ServerUp: d.serverUp, Problem: d.problem, JS: d.js}
 	d.mu.Unlock()
 	s.Published = d.published.Load()
-	s.Core = CoreState{Online: d.coreOnline.Load(), Received: d.coreReceived.Load(), Lost: d.coreLost.Load()}
+	s.Core = CoreState{Online: d.coreOnline.Load(), Received: d.coreReceived.Load(), Lost: d.coreLost.Load(), Dropped: d.coreDropped()}
 	s.JS.Received = d.jsReceived.Load()
 	s.Sampled = d.feed.Dropped()
 	return s
@@ -283,4 +289,18 @@ func (d *driver) waitConnected(limit time.Duration) bool {
 		}
 	}
 	return true
+}
+
+// coreDropped is how many messages the core app's client dropped because
+// its callback fell behind: nats.go's own count, never a guess.
+func (d *driver) coreDropped() uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	n := d.droppedBefore
+	if d.coreSub != nil {
+		if k, err := d.coreSub.Dropped(); err == nil {
+			n += uint64(k)
+		}
+	}
+	return n
 }

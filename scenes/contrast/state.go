@@ -68,6 +68,7 @@ type CoreState struct {
 	Online   bool
 	Received uint64 // messages its subscription received
 	Lost     uint64 // messages the tap saw while it was unsubscribed
+	Dropped  uint64 // messages its client dropped for being too slow (a real slow consumer), rarely > 0
 }
 
 // JSState is the JetStream subscriber's side.

@@ -15,7 +15,7 @@ import (
 // subscription share one channel on one connection, and a control that
 // changes the app's state sends a mark through the server behind it. The
 // tap reads messages and marks in the order the server sent them.
-const tapBuffer = 64 * 1024
+const tapBuffer = 16 * 1024
 
 // Marks.
 const (

@@ -319,7 +319,11 @@ func (s *Scene) counts(js bool) (status string, statusRole kit.Role, cs []count)
 	if !s.snap.Core.Online {
 		status, statusRole = "○ offline", kit.Bad
 	}
-	return status, statusRole, []count{{"received", s.snap.Core.Received, kit.Good, "core.received"}, {"lost", s.snap.Core.Lost, kit.Bad, "core.lost"}}
+	cs = []count{{"received", s.snap.Core.Received, kit.Good, "core.received"}, {"lost", s.snap.Core.Lost, kit.Bad, "core.lost"}}
+	if s.snap.Core.Dropped > 0 {
+		cs = append(cs, count{"dropped (too slow)", s.snap.Core.Dropped, kit.Bad, "core.dropped"})
+	}
+	return status, statusRole, cs
 }
 
 func (s *Scene) numberRole(cn count, now time.Time) kit.Role {
