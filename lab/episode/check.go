@@ -107,6 +107,11 @@ type ConsumerCheck struct {
 	AckPending  Cmp    `yaml:"ack_pending"`
 	Redelivered Cmp    `yaml:"redelivered"`
 	Waiting     Cmp    `yaml:"waiting"` // pull requests waiting
+	// ExtraDeliveries counts deliveries beyond the first of each message
+	// (the consumer sequence minus the stream sequence delivered last):
+	// redeliveries, even after they were acknowledged. It is exact for an
+	// unfiltered consumer of a stream that starts at sequence 1.
+	ExtraDeliveries Cmp `yaml:"extra_deliveries"`
 }
 
 // MessagesCheck counts stored messages.

@@ -107,17 +107,19 @@ func (s *snapshot) checkSubs(c *SubsCheck) (bool, string) {
 	}
 	subs := s.clientSubs()
 	var n int64
+	var on []string
 	others := map[string]int64{}
 	for _, sd := range subs {
 		if strings.HasPrefix(sd.Subject, "_INBOX.") {
 			continue
 		}
-		on := sd.Subject == c.Subject
+		match := sd.Subject == c.Subject
 		if c.Matches != "" {
-			on = server.SubjectMatchesFilter(c.Matches, sd.Subject)
+			match = server.SubjectMatchesFilter(c.Matches, sd.Subject)
 		}
-		if on && (c.Queue == nil || sd.Queue == *c.Queue) {
+		if match && (c.Queue == nil || sd.Queue == *c.Queue) {
 			n++
+			on = append(on, describeSub(sd.Subject, sd.Queue))
 			continue
 		}
 		others[describeSub(sd.Subject, sd.Queue)]++
@@ -137,7 +139,12 @@ func (s *snapshot) checkSubs(c *SubsCheck) (bool, string) {
 	case n == 0:
 		why = "nothing subscribes to " + what
 	case c.Matches != "":
-		why = fmt.Sprintf("%s still receive %s, wants %s", plural(n, "subscription", "subscriptions"), what, want.Want())
+		sort.Strings(on)
+		verb := "receives"
+		if n > 1 {
+			verb = "receive"
+		}
+		why = fmt.Sprintf("%s (on %s) still %s %s, wants %s", plural(n, "subscription", "subscriptions"), strings.Join(on, ", "), verb, what, want.Want())
 	default:
 		why = fmt.Sprintf("%s on %s, wants %s", plural(n, "subscription", "subscriptions"), what, want.Want())
 	}
@@ -267,7 +274,17 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 	case !want.Holds(best.count):
 		return false, fmt.Sprintf("%s received %d %s%s, wants %s", who, best.count, what, since, want.Want())
 	case !rc.Members.Holds(best.members):
-		return false, fmt.Sprintf("%d of the %s received %s%s, wants %s", best.members, who, what, since, rc.Members.Want())
+		one, many, of := "subscriber", "subscribers", ""
+		switch {
+		case rc.Queue != "":
+			one, many, of = "member", "members", " of queue group "+rc.Queue
+		case rc.Stream != "":
+			one, many = "reader", "readers"
+		}
+		if rc.Filter != "" {
+			of += " on " + rc.Filter
+		}
+		return false, fmt.Sprintf("%s%s went to %s%s, wants %s", what, since, plural(best.members, one, many), of, rc.Members.Want())
 	case len(best.subjects) < len(rc.Subjects):
 		var missing []string
 		for _, subj := range rc.Subjects {
@@ -344,8 +361,8 @@ func (s *snapshot) checkStream(c *StreamCheck, prev mark) (bool, string) {
 			return false, fmt.Sprintf("%s captures %s, which does not include %s", name, listOr(cfg.Subjects, "no subjects"), c.Captures)
 		}
 	}
-	if c.Storage != "" && cfg.Storage.String() != strings.ToLower(c.Storage) {
-		return false, fmt.Sprintf("%s is stored in %s, not %s", name, cfg.Storage, strings.ToLower(c.Storage))
+	if storage := strings.ToLower(cfg.Storage.String()); c.Storage != "" && storage != c.Storage {
+		return false, fmt.Sprintf("%s is stored in %s, not %s", name, storage, c.Storage)
 	}
 	if c.Retention != "" && retention(cfg.Retention) != c.Retention {
 		return false, fmt.Sprintf("%s has %s retention, not %s", name, retention(cfg.Retention), c.Retention)
@@ -353,32 +370,23 @@ func (s *snapshot) checkStream(c *StreamCheck, prev mark) (bool, string) {
 	if c.Discard != "" && discard(cfg.Discard) != c.Discard {
 		return false, fmt.Sprintf("%s discards %s messages when full, not %s ones", name, discard(cfg.Discard), c.Discard)
 	}
-	nums := []struct {
-		cmp  Cmp
-		v    int64
-		what string
-	}{
-		{c.MaxMsgs, cfg.MaxMsgs, "keeps at most %s messages (-1 is no limit)"},
-		{c.MaxMsgsPerSubject, cfg.MaxMsgsPerSubject, "keeps at most %s messages per subject (-1 is no limit)"},
-		{c.MaxAge, int64(cfg.MaxAge), "keeps messages for %s (0 is forever)"},
-		{c.DuplicateWindow, int64(cfg.Duplicates), "has a duplicate window of %s"},
-		{c.Replicas, int64(cfg.Replicas), "has %s replicas"},
-		{c.Messages, int64(st.Msgs), "holds %s messages"},
-		{c.NumSubjects, int64(st.NumSubjects), "holds messages on %s subjects"},
-		{c.FirstSeq, int64(st.FirstSeq), "starts at sequence %s"},
-		{c.LastSeq, int64(st.LastSeq), "ends at sequence %s"},
-		{c.Deleted, int64(st.NumDeleted), "has %s deleted messages"},
-		{c.Consumers, int64(st.Consumers), "has %s consumers"},
+	nums := []numCheck{
+		{c.MaxMsgs, cfg.MaxMsgs, "keeps at most %s (-1 is no limit)", "message"},
+		{c.MaxMsgsPerSubject, cfg.MaxMsgsPerSubject, "keeps at most %s per subject (-1 is no limit)", "message"},
+		{c.MaxAge, int64(cfg.MaxAge), "keeps messages for %s (0 is forever)", ""},
+		{c.DuplicateWindow, int64(cfg.Duplicates), "has a duplicate window of %s", ""},
+		{c.Replicas, int64(cfg.Replicas), "has %s", "replica"},
+		{c.Messages, int64(st.Msgs), "holds %s", "message"},
+		{c.NumSubjects, int64(st.NumSubjects), "holds messages on %s", "subject"},
+		{c.FirstSeq, int64(st.FirstSeq), "starts at sequence %s", ""},
+		{c.LastSeq, int64(st.LastSeq), "ends at sequence %s", ""},
+		{c.Deleted, int64(st.NumDeleted), "has %s", "deleted message"},
+		{c.Consumers, int64(st.Consumers), "has %s", "consumer"},
 	}
 	for _, n := range nums {
-		if n.cmp.Holds(n.v) {
-			continue
+		if why := n.fails(name); why != "" {
+			return false, why
 		}
-		got := fmt.Sprint(n.v)
-		if n.cmp.dur {
-			got = time.Duration(n.v).String()
-		}
-		return false, fmt.Sprintf("%s %s, wants %s", name, fmt.Sprintf(n.what, got), n.cmp.Want())
 	}
 	if c.Current.Set() || c.LeaderChanged {
 		ci := info.Cluster
@@ -406,6 +414,33 @@ func (s *snapshot) checkStream(c *StreamCheck, prev mark) (bool, string) {
 		}
 	}
 	return true, ""
+}
+
+// numCheck is one numeric setting or counter to compare.
+type numCheck struct {
+	cmp  Cmp
+	v    int64
+	what string // with %s for the value
+	unit string // "message": the value is a count of these; "" for a plain number
+}
+
+// fails says why the value does not satisfy the comparison, or "".
+func (n numCheck) fails(name string) string {
+	if n.cmp.Holds(n.v) {
+		return ""
+	}
+	got := fmt.Sprint(n.v)
+	switch {
+	case n.cmp.dur:
+		got = time.Duration(n.v).String()
+	case n.unit != "":
+		many := n.unit + "s"
+		if strings.HasSuffix(n.unit, "y") {
+			many = strings.TrimSuffix(n.unit, "y") + "ies"
+		}
+		got = plural(n.v, n.unit, many)
+	}
+	return fmt.Sprintf("%s %s, wants %s", name, fmt.Sprintf(n.what, got), n.cmp.Want())
 }
 
 func listOr(list []string, none string) string {
@@ -488,33 +523,24 @@ func (s *snapshot) checkConsumer(c *ConsumerCheck) (bool, string) {
 			return false, why
 		}
 	}
-	nums := []struct {
-		cmp  Cmp
-		v    int64
-		what string
-	}{
-		{c.AckWait, int64(cfg.AckWait), "waits %s for an ack"},
-		{c.MaxDeliver, int64(cfg.MaxDeliver), "delivers a message at most %s times (-1 is no limit)"},
-		{c.AckFloor, int64(info.AckFloor.Stream), "has its ack floor at stream sequence %s"},
-		{c.Delivered, int64(info.Delivered.Stream), "last delivered stream sequence %s"},
-		{c.Pending, int64(info.NumPending), "has %s messages not yet delivered"},
-		{c.AckPending, int64(info.NumAckPending), "has %s messages delivered and not yet acknowledged"},
-		{c.Redelivered, int64(info.NumRedelivered), "has %s messages redelivered and not yet acknowledged"},
-		{c.Waiting, int64(info.NumWaiting), "has %s pull requests waiting"},
+	nums := []numCheck{
+		{c.AckWait, int64(cfg.AckWait), "waits %s for an ack", ""},
+		{c.MaxDeliver, int64(cfg.MaxDeliver), "delivers a message at most %s (-1 is no limit)", "time"},
+		{c.AckFloor, int64(info.AckFloor.Stream), "has its ack floor at stream sequence %s", ""},
+		{c.Delivered, int64(info.Delivered.Stream), "last delivered stream sequence %s", ""},
+		{c.Pending, int64(info.NumPending), "has %s not yet delivered", "message"},
+		{c.AckPending, int64(info.NumAckPending), "has %s delivered and not yet acknowledged", "message"},
+		{c.Redelivered, int64(info.NumRedelivered), "has %s redelivered and not yet acknowledged", "message"},
+		{c.Waiting, int64(info.NumWaiting), "has %s waiting", "pull request"},
+		{c.ExtraDeliveries, int64(info.Delivered.Consumer) - int64(info.Delivered.Stream), "has made %s beyond the first of each message", "delivery"},
 	}
 	for _, n := range nums {
-		if n.cmp.Holds(n.v) {
-			continue
+		if why := n.fails(name); why != "" {
+			if dead := s.filterMatchesNothing(c.Stream, filters); dead != "" {
+				why += "; " + dead
+			}
+			return false, why
 		}
-		got := fmt.Sprint(n.v)
-		if n.cmp.dur {
-			got = time.Duration(n.v).String()
-		}
-		why := fmt.Sprintf("%s %s, wants %s", name, fmt.Sprintf(n.what, got), n.cmp.Want())
-		if dead := s.filterMatchesNothing(c.Stream, filters); dead != "" {
-			why += "; " + dead
-		}
-		return false, why
 	}
 	return true, ""
 }
@@ -650,7 +676,7 @@ func (s *snapshot) checkKV(c *KVCheck) (bool, string) {
 				return false, why
 			}
 			if n := int64(info.State.Consumers); !c.Watchers.Holds(n) {
-				return false, fmt.Sprintf("bucket %s has %s watching it, wants %s", c.Bucket, plural(n, "watcher", "watchers"), c.Watchers.Want())
+				return false, fmt.Sprintf("bucket %s has %s, wants %s", c.Bucket, plural(n, "watcher", "watchers"), c.Watchers.Want())
 			}
 		}
 		return true, ""

@@ -34,6 +34,7 @@ func RunScript(ctx context.Context, c *Catalog, id string, o HeadlessOptions, r 
 	if !ok {
 		return Report{}, c.Unknown(id)
 	}
+	o.Cluster = max(o.Cluster, Nodes(o.Deployment))
 	if o.Progress.StatusOf(ep, o.Cluster) == Coming {
 		return Report{}, fmt.Errorf("lesson %s %s", id, StatusText(Coming, ep, o.Progress, ListOptions{ClusterSupported: o.ClusterSupported}))
 	}
@@ -61,7 +62,9 @@ func RunScript(ctx context.Context, c *Catalog, id string, o HeadlessOptions, r 
 	if _, err := script.RunEach(ctx, s, r, stdout, stderr, check); err != nil {
 		return Report{}, err
 	}
-	rep := l.Evaluate(ctx)
+	// The last check ran when every line had run and background jobs had
+	// settled; stopping them since changed the state, not the learner.
+	rep := l.Report()
 	WriteReport(stdout, rep)
 	return rep, nil
 }

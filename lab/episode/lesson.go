@@ -31,8 +31,18 @@ type Env struct {
 	Session *command.Session
 	// Progress records steps done; nil records nothing.
 	Progress *Progress
-	// Cluster is how many nodes the deployment runs: 3 with --cluster 3.
+	// Cluster is how many nodes the deployment runs: 3 with --cluster 3
+	// (0 asks the deployment, see Nodes).
 	Cluster int
+}
+
+// Nodes is how many servers a deployment runs: 3 for the lab's cluster
+// (natslab --cluster 3), else 1.
+func Nodes(d broker.Deployment) int {
+	if c, ok := any(d.Embedded()).(interface{ Clustered() bool }); ok && d.Embedded() != nil && c.Clustered() {
+		return 3
+	}
+	return 1
 }
 
 // Area is the store area that holds a lesson's streams.
@@ -56,6 +66,9 @@ type Lesson struct {
 	lastJS   bool
 	lastWhy  string
 	complete bool
+
+	checkerBoot       string // the server the checker's connection was last seen on
+	checkerReconnects uint64
 }
 
 // ErrNotEmbedded: lessons need the lab's own server.
@@ -69,7 +82,8 @@ func Begin(ctx context.Context, env Env, ep *Episode, fresh bool) (*Lesson, erro
 	if srv == nil {
 		return nil, ErrNotEmbedded
 	}
-	if ep.Needs.Cluster > max(env.Cluster, 1) {
+	env.Cluster = max(env.Cluster, Nodes(env.Deployment))
+	if ep.Needs.Cluster > env.Cluster {
 		return nil, fmt.Errorf("lesson %s needs a %d-node cluster: start natslab with --cluster %d", ep.ID, ep.Needs.Cluster, ep.Needs.Cluster)
 	}
 	l := &Lesson{ep: ep, env: env, obs: newObservations(env.Session), replays: map[string]bool{}}
@@ -277,6 +291,7 @@ type Report struct {
 func (l *Lesson) Evaluate(ctx context.Context) Report {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.awaitChecker()
 	snap := l.snapshot(ctx)
 	changed := false
 	l.lastWhy = ""
@@ -318,6 +333,37 @@ func (l *Lesson) Evaluate(ctx context.Context) Report {
 		})
 	}
 	return r
+}
+
+// reconnectWait bounds how long an evaluation waits for the checker's
+// connection to come back after the server restarted.
+const reconnectWait = time.Second
+
+// awaitChecker makes sure the checker's connection is on the server
+// running now: right after a restart it may still be on its way back, and
+// a check then would report the restart rather than the state. l.mu is held.
+func (l *Lesson) awaitChecker() {
+	srv := l.env.Deployment.Embedded()
+	if srv == nil || l.nc == nil {
+		return
+	}
+	ns := srv.NATS()
+	if ns == nil {
+		return
+	}
+	boot := ns.ID()
+	if boot == l.checkerBoot && l.nc.IsConnected() {
+		return
+	}
+	deadline := time.Now().Add(reconnectWait)
+	for time.Now().Before(deadline) && !l.nc.IsClosed() {
+		reconnected := l.checkerBoot == "" || l.nc.Stats().Reconnects > l.checkerReconnects
+		if reconnected && l.nc.IsConnected() {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	l.checkerBoot, l.checkerReconnects = boot, l.nc.Stats().Reconnects
 }
 
 // Report is the steps as the last evaluation left them.

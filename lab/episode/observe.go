@@ -23,9 +23,9 @@ import (
 type subscriber struct {
 	filter, queue string
 	count         int64
-	subjects      map[string]int64            // events view: per message subject
-	seqs          map[string]map[uint64]bool  // events view: stream → sequences delivered
-	fromStream    map[string]int64            // events view: stream → messages
+	subjects      map[string]int64           // events view: per message subject
+	seqs          map[string]map[uint64]bool // events view: stream → sequences delivered
+	fromStream    map[string]int64           // events view: stream → messages
 }
 
 func newSubscriber(filter, queue string) *subscriber {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -75,6 +76,8 @@ func (s *snapshot) jetStreamOn() bool {
 // jsErr turns a JetStream API failure into what the learner should know.
 func (s *snapshot) jsErr(err error) string {
 	switch {
+	case errors.Is(err, nats.ErrReconnectBufExceeded), errors.Is(err, nats.ErrConnectionReconnecting), errors.Is(err, nats.ErrConnectionClosed):
+		return "the server is not reachable right now (is it restarting?)"
 	case !s.jetStreamOn():
 		return "JetStream is off (nats-server -js turns it on)"
 	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, jetstream.ErrNoStreamResponse):

@@ -29,6 +29,7 @@ type Tutor struct {
 // NewTutor prepares a tutor; nothing changes on the server until a lesson
 // opens. env.Session is the lab's session: wire its observer to Observe.
 func NewTutor(cat *Catalog, env Env, list ListOptions) *Tutor {
+	env.Cluster = max(env.Cluster, Nodes(env.Deployment))
 	list.Cluster = env.Cluster
 	return &Tutor{cat: cat, env: env, list: list, kick: make(chan struct{}, 1)}
 }
