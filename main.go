@@ -18,6 +18,7 @@ import (
 	"natslab/broker"
 	"natslab/broker/command"
 	"natslab/broker/script"
+	"natslab/lab"
 	"natslab/lab/episode"
 )
 
@@ -101,7 +102,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "demo":
 		return runDemo(ctx, cfg, positional, stderr)
 	case "":
-		return fail(stderr, errors.New("the lab's screen is not built yet: use natslab run or natslab serve"))
+		return lab.Main(ctx, cfg.broker, stdin, stdout, stderr)
 	default:
 		return fail(stderr, fmt.Errorf("unknown command %q: natslab knows serve, run, lessons and demo (see natslab --help)", sub))
 	}

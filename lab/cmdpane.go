@@ -1,0 +1,492 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"natslab/broker/command"
+)
+
+// cmdPane is the command pane: scrollback above one input line. Every line
+// typed runs as a job, so the prompt stays usable while sub, reply or
+// kv watch run; output comes back through the bounded scrollback.
+type cmdPane struct {
+	st   *Styles
+	sess *command.Session
+	ctx  context.Context
+	sb   *Scrollback
+	in   textinput.Model
+	hist *history
+	w, h int
+
+	follow bool
+	anchor uint64 // absolute index of the bottom line shown while scrolled back
+
+	hint     string   // one transient line above the input
+	help     []string // the key help, shown over the scrollback, or nil
+	confirms []*confirmReq
+	jobs     []*paneJob
+
+	completeSeq int
+	shortHelp   string // key help shown in the rule while following
+	sceneKeys   string // the scene's keys, shown instead of the prompt while it has them
+
+	cache struct {
+		valid     bool
+		version   uint64
+		anchor    uint64
+		follow    bool
+		w, h      int
+		rows      []string
+		title     string
+		helpShown bool
+		shortHelp string
+	}
+}
+
+// promptText is the input's prompt.
+const promptText = "❯ "
+
+// paneJob is a job started from the pane.
+type paneJob struct {
+	job     *command.Job
+	out     *PaneWriter
+	err     *PaneWriter
+	bg      bool // started with a trailing &: Ctrl-C leaves it alone
+	stopped bool // stopped with Ctrl-C
+}
+
+// confirmReq is a command's question waiting for y/N.
+type confirmReq struct {
+	question string
+	reply    chan bool
+}
+
+type jobDoneMsg struct{ pj *paneJob }
+
+type completionMsg struct {
+	seq    int
+	line   string
+	pos    int
+	before string
+	after  string
+	c      command.Completion
+}
+
+func newCmdPane(ctx context.Context, st *Styles, sess *command.Session, sb *Scrollback, hist *history) *cmdPane {
+	in := textinput.New()
+	in.Prompt = promptText
+	in.SetVirtualCursor(false) // the terminal's own cursor: no blink ticks
+	in.SetStyles(st.Input)
+	in.Focus()
+	// ↑/↓ are history here, not the input's suggestion keys.
+	in.KeyMap.NextSuggestion.SetEnabled(false)
+	in.KeyMap.PrevSuggestion.SetEnabled(false)
+	in.KeyMap.AcceptSuggestion.SetEnabled(false)
+	return &cmdPane{st: st, sess: sess, ctx: ctx, sb: sb, in: in, hist: hist, follow: true}
+}
+
+// SetSize implements the component contract.
+func (p *cmdPane) SetSize(w, h int) {
+	p.w, p.h = w, h
+	p.in.SetWidth(max(w-ansi.StringWidth(promptText)-1, 1))
+}
+
+// Empty reports whether nothing is typed.
+func (p *cmdPane) Empty() bool { return p.in.Value() == "" }
+
+// submit runs the typed line. quit is true for quit and exit.
+func (p *cmdPane) submit() (cmd tea.Cmd, quit bool) {
+	line := strings.TrimSpace(p.in.Value())
+	p.in.Reset()
+	p.hist.add(line)
+	return p.runLine(line)
+}
+
+// runLine runs a line as if typed: echoed, then started as a job.
+func (p *cmdPane) runLine(line string) (cmd tea.Cmd, quit bool) {
+	p.hint = ""
+	p.follow = true
+	if line == "" {
+		return nil, false
+	}
+	p.sb.Append(kindEcho, promptText+line)
+	if words, err := command.SplitWords(line); err == nil && len(words) == 1 {
+		switch words[0] {
+		case "clear":
+			p.sb.Clear()
+			return nil, false
+		case "quit", "exit":
+			return nil, true
+		}
+	}
+	run, bg := command.SplitBackground(line)
+	pj := &paneJob{out: p.sb.Writer(kindOut), err: p.sb.Writer(kindStatus), bg: bg}
+	pj.job = p.sess.Start(p.ctx, run, pj.out, pj.err)
+	p.jobs = append(p.jobs, pj)
+	return waitJob(pj), false
+}
+
+func waitJob(pj *paneJob) tea.Cmd {
+	return func() tea.Msg {
+		<-pj.job.Done()
+		return jobDoneMsg{pj}
+	}
+}
+
+// jobDone keeps the job's last words and says how it ended.
+func (p *cmdPane) jobDone(pj *paneJob) {
+	_ = pj.out.Close()
+	_ = pj.err.Close()
+	if err := pj.job.Err(); err != nil {
+		p.sb.Append(kindError, command.ErrorLine(err))
+	}
+	if pj.stopped {
+		p.sb.Append(kindNote, fmt.Sprintf("[%d] stopped: %s", pj.job.ID, pj.job.Line))
+	}
+	for i, j := range p.jobs {
+		if j == pj {
+			p.jobs = append(p.jobs[:i], p.jobs[i+1:]...)
+			break
+		}
+	}
+}
+
+// foreground is the most recent running job Ctrl-C would stop.
+func (p *cmdPane) foreground() *paneJob {
+	for i := len(p.jobs) - 1; i >= 0; i-- {
+		if j := p.jobs[i]; !j.bg && !j.stopped {
+			return j
+		}
+	}
+	return nil
+}
+
+// stopForeground stops the foreground job; false if there is none.
+func (p *cmdPane) stopForeground() bool {
+	j := p.foreground()
+	if j == nil {
+		return false
+	}
+	j.stopped = true
+	j.job.Stop()
+	return true
+}
+
+// ask shows a question and holds its reply channel until y or n.
+func (p *cmdPane) ask(r *confirmReq) {
+	p.confirms = append(p.confirms, r)
+	p.sb.Append(kindNote, r.question+" [y/N]")
+	p.follow = true
+}
+
+// answer replies to the oldest question.
+func (p *cmdPane) answer(yes bool) {
+	if len(p.confirms) == 0 {
+		return
+	}
+	r := p.confirms[0]
+	p.confirms = p.confirms[1:]
+	word := "n"
+	if yes {
+		word = "y"
+	}
+	p.sb.Append(kindEcho, promptText+word)
+	r.reply <- yes
+}
+
+// cancelQuestions answers no to everything pending (the lab is closing).
+func (p *cmdPane) cancelQuestions() {
+	for _, r := range p.confirms {
+		r.reply <- false
+	}
+	p.confirms = nil
+}
+
+// historyStep replaces the line with the previous (dir<0) or next entry.
+func (p *cmdPane) historyStep(dir int) {
+	var line string
+	var ok bool
+	if dir < 0 {
+		line, ok = p.hist.prev(p.in.Value())
+	} else {
+		line, ok = p.hist.next()
+	}
+	if ok {
+		p.in.SetValue(line)
+		p.in.CursorEnd()
+	}
+}
+
+// complete asks the session for completions off the UI loop.
+func (p *cmdPane) complete() tea.Cmd {
+	runes := []rune(p.in.Value())
+	pos := min(p.in.Position(), len(runes))
+	p.completeSeq++
+	msg := completionMsg{seq: p.completeSeq, line: p.in.Value(), pos: pos, before: string(runes[:pos]), after: string(runes[pos:])}
+	sess, ctx := p.sess, p.ctx
+	return func() tea.Msg {
+		msg.c = sess.Complete(ctx, msg.before)
+		return msg
+	}
+}
+
+// applyCompletion puts a completion in the line, if the line is still the
+// one it was asked for.
+func (p *cmdPane) applyCompletion(m completionMsg) {
+	if m.seq != p.completeSeq || p.in.Value() != m.line || p.in.Position() != m.pos {
+		return
+	}
+	c := m.c
+	if c.Start > len(m.before) {
+		return
+	}
+	var repl string
+	switch len(c.Candidates) {
+	case 0:
+		p.hint = "nothing to complete here"
+		return
+	case 1:
+		repl = shellWord(c.Candidates[0]) + " "
+		p.hint = ""
+	default:
+		lcp := commonPrefix(c.Candidates)
+		if len(lcp) <= len(c.Word) {
+			p.hint = strings.Join(c.Candidates, "  ")
+			return
+		}
+		repl = shellWord(lcp)
+		if strings.ContainsAny(m.before[c.Start:c.Start+1], `'"`) && repl == lcp {
+			repl = m.before[c.Start:c.Start+1] + lcp
+		}
+		p.hint = strings.Join(c.Candidates, "  ")
+	}
+	before := m.before[:c.Start] + repl
+	p.in.SetValue(before + m.after)
+	p.in.SetCursor(len([]rune(before)))
+}
+
+// shellWord quotes a word that the command line would otherwise split or
+// expand.
+func shellWord(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.=/:,@%+", r)) {
+			return command.Quote([]string{s})
+		}
+	}
+	return s
+}
+
+func commonPrefix(list []string) string {
+	if len(list) == 0 {
+		return ""
+	}
+	p := list[0]
+	for _, s := range list[1:] {
+		for !strings.HasPrefix(s, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
+}
+
+// scroll moves the view by n lines (negative: back in time).
+func (p *cmdPane) scroll(n int) {
+	oldest, next := p.sb.Bounds()
+	if next == 0 {
+		return
+	}
+	bottom := next - 1
+	if !p.follow {
+		bottom = min(max(p.anchor, oldest), next-1)
+	}
+	target := int64(bottom) + int64(n)
+	// Never scroll so far back that the screen would not fill.
+	lowest := min(int64(oldest)+int64(max(p.bodyHeight()-1, 0)), int64(next-1))
+	target = max(target, lowest)
+	if target >= int64(next-1) {
+		p.follow = true
+		return
+	}
+	p.follow = false
+	p.anchor = uint64(target)
+}
+
+// page is one screen of scrolling.
+func (p *cmdPane) page() int { return max(p.bodyHeight()-1, 1) }
+
+// setShortHelp sets the key help shown in the rule.
+func (p *cmdPane) setShortHelp(s string) { p.shortHelp = s }
+
+// Follow returns to the newest output.
+func (p *cmdPane) Follow() { p.follow = true }
+
+// extraRows are the rows between the scrollback and the input: the jobs
+// bar and the hint.
+func (p *cmdPane) extraRows() int {
+	n := 0
+	if len(p.jobs) > 0 {
+		n++
+	}
+	if p.hint != "" {
+		n++
+	}
+	return n
+}
+
+// bodyHeight is the scrollback's height.
+func (p *cmdPane) bodyHeight() int { return max(p.h-2-p.extraRows(), 0) }
+
+// Lines draws the pane, exactly w×h: a title rule, the scrollback (or the
+// key help), the jobs bar and hint when there are any, and the input.
+func (p *cmdPane) Lines() []string {
+	out := make([]string, 0, p.h)
+	if p.h <= 0 {
+		return out
+	}
+	bodyH := p.bodyHeight()
+	title, body := p.body(bodyH)
+	if p.h >= 2 {
+		out = append(out, title)
+	}
+	out = append(out, body...)
+	if len(p.jobs) > 0 && len(out) < p.h-1 {
+		out = append(out, p.jobsRow())
+	}
+	if p.hint != "" && len(out) < p.h-1 {
+		out = append(out, p.st.Dim.Render(fit(" "+p.hint, p.w)))
+	}
+	out = append(out, p.inputRow())
+	return out
+}
+
+// body renders the title rule and scrollback rows, cached until the
+// scrollback, the scroll position or the size change.
+func (p *cmdPane) body(bodyH int) (string, []string) {
+	version := p.sb.Version()
+	c := &p.cache
+	if c.valid && c.version == version && c.anchor == p.anchor && c.follow == p.follow && c.w == p.w && c.h == bodyH &&
+		c.helpShown == (p.help != nil) && c.shortHelp == p.shortHelp {
+		return c.title, c.rows
+	}
+	c.valid, c.version, c.anchor, c.follow, c.w, c.h = true, version, p.anchor, p.follow, p.w, bodyH
+	c.helpShown, c.shortHelp = p.help != nil, p.shortHelp
+	if p.help != nil {
+		c.title = rule(p.st, "keys", "esc closes", p.w)
+		c.rows = fitLines(strings.Join(p.help, "\n"), p.w, bodyH)
+		return c.title, c.rows
+	}
+	oldest, next := p.sb.Bounds()
+	note := p.shortHelp
+	bottom := next - 1
+	if next == 0 {
+		bottom = 0
+	}
+	if !p.follow && next > 0 {
+		bottom = min(max(p.anchor, oldest), next-1)
+		note = fmt.Sprintf("↑ scrolled back: %s below · esc follows", plural(int(next-1-bottom), "line"))
+	}
+	c.title = rule(p.st, "commands", note, p.w)
+	c.rows = p.renderRows(bottom, bodyH)
+	return c.title, c.rows
+}
+
+// renderRows draws the lines ending at bottom into h rows of width w. While
+// following, short content sits at the top like a terminal's.
+func (p *cmdPane) renderRows(bottom uint64, h int) []string {
+	rows := make([]string, 0, h+4)
+	for _, e := range p.sb.tail(bottom, h, p.w) {
+		rows = p.appendRows(rows, e)
+	}
+	if len(rows) > h {
+		rows = rows[len(rows)-h:]
+	}
+	blank := spaces(p.w)
+	for len(rows) < h {
+		rows = append(rows, blank)
+	}
+	return rows
+}
+
+// appendRows wraps one line to the pane's width and styles it by kind.
+func (p *cmdPane) appendRows(rows []string, e entry) []string {
+	paint := p.paintFor(e.kind)
+	w := p.w
+	if e.width <= w {
+		return append(rows, paint.Render(e.text)+spaces(w-e.width))
+	}
+	if len(e.text) == e.width { // ASCII: cut by bytes
+		for s := e.text; s != ""; {
+			n := min(w, len(s))
+			rows = append(rows, paint.Render(s[:n])+spaces(w-n))
+			s = s[n:]
+		}
+		return rows
+	}
+	for _, l := range strings.Split(ansi.Hardwrap(e.text, w, true), "\n") {
+		rows = append(rows, fit(paint.Render(l), w))
+	}
+	return rows
+}
+
+func (p *cmdPane) paintFor(k lineKind) paint {
+	switch k {
+	case kindStatus:
+		return p.st.Status
+	case kindError:
+		return p.st.Error
+	case kindEcho:
+		return p.st.Echo
+	case kindNote:
+		return p.st.Note
+	}
+	return p.st.Out
+}
+
+// jobsRow lists the running jobs and what Ctrl-C would stop.
+func (p *cmdPane) jobsRow() string {
+	var parts []string
+	for _, j := range p.jobs {
+		s := fmt.Sprintf("[%d] %s", j.job.ID, j.job.Line)
+		if subj, _ := j.job.Listening(); subj != "" {
+			s += fmt.Sprintf(" (%d received)", j.job.Received())
+		}
+		if j.bg {
+			s += " &"
+		}
+		parts = append(parts, s)
+	}
+	text := " running: " + strings.Join(parts, "  ")
+	if fg := p.foreground(); fg != nil {
+		text += fmt.Sprintf("  · ctrl+c stops [%d]", fg.job.ID)
+	}
+	return p.st.Note.Render(fit(text, p.w))
+}
+
+// inputRow is the prompt line, or the y/N question's answer line, or the
+// scene's keys while the scene has them.
+func (p *cmdPane) inputRow() string {
+	if len(p.confirms) > 0 {
+		return fit(p.st.Prompt.Render("y/N? "), p.w)
+	}
+	if p.sceneKeys != "" {
+		return fit(p.st.Prompt.Render("scene keys: ")+p.sceneKeys+p.st.Dim.Render(" · esc back to the prompt"), p.w)
+	}
+	return fit(p.in.View(), p.w)
+}
+
+// cursorX is where the terminal cursor goes on the input row.
+func (p *cmdPane) cursorX() int {
+	if len(p.confirms) > 0 {
+		return len("y/N? ")
+	}
+	if c := p.in.Cursor(); c != nil {
+		return min(c.X, p.w-1)
+	}
+	return 0
+}

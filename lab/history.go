@@ -1,0 +1,123 @@
+package lab
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// history is the command pane's ↑/↓ history, kept in <store>/history so it
+// survives restarts. The file is appended to line by line and compacted on
+// load when it has grown well past the bound.
+type history struct {
+	path  string // "" keeps history in memory only
+	max   int
+	items []string
+	pos   int    // index into items while browsing; len(items) when not
+	draft string // the line being typed before browsing started
+}
+
+// DefaultHistory is how many lines of history are kept.
+const DefaultHistory = 1000
+
+// historyFile is the history's name inside the store directory.
+const historyFile = "history"
+
+func loadHistory(path string, max int) *history {
+	if max <= 0 {
+		max = DefaultHistory
+	}
+	h := &history{path: path, max: max}
+	if path == "" {
+		return h
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return h
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	read := 0
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			h.items = append(h.items, l)
+			read++
+		}
+	}
+	f.Close()
+	if len(h.items) > max {
+		h.items = h.items[len(h.items)-max:]
+	}
+	if read > 2*max {
+		h.rewrite()
+	}
+	h.pos = len(h.items)
+	return h
+}
+
+// rewrite replaces the file with the kept items.
+func (h *history) rewrite() {
+	tmp := h.path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strings.Join(h.items, "\n")+"\n"), 0o600); err != nil {
+		return
+	}
+	_ = os.Rename(tmp, h.path)
+}
+
+// add records a line that was run (not a repeat of the one before).
+func (h *history) add(line string) {
+	line = strings.TrimSpace(line)
+	h.pos = len(h.items)
+	h.draft = ""
+	if line == "" || strings.ContainsAny(line, "\n\r") || (len(h.items) > 0 && h.items[len(h.items)-1] == line) {
+		return
+	}
+	h.items = append(h.items, line)
+	if len(h.items) > h.max {
+		h.items = append([]string(nil), h.items[len(h.items)-h.max:]...)
+	}
+	h.pos = len(h.items)
+	if h.path == "" {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(h.path), 0o755); err != nil {
+		return
+	}
+	f, err := os.OpenFile(h.path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	_, _ = f.WriteString(line + "\n")
+	_ = f.Close()
+}
+
+// prev steps back from the line being typed; ok is false at the oldest.
+func (h *history) prev(current string) (string, bool) {
+	if h.pos == 0 {
+		return "", false
+	}
+	if h.pos == len(h.items) {
+		h.draft = current
+	}
+	h.pos--
+	return h.items[h.pos], true
+}
+
+// next steps forward; past the newest it returns the draft.
+func (h *history) next() (string, bool) {
+	if h.pos >= len(h.items) {
+		return "", false
+	}
+	h.pos++
+	if h.pos == len(h.items) {
+		return h.draft, true
+	}
+	return h.items[h.pos], true
+}
+
+// reset stops browsing (the line was edited or run).
+func (h *history) reset() {
+	h.pos = len(h.items)
+	h.draft = ""
+}

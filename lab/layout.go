@@ -1,0 +1,88 @@
+package lab
+
+import "fmt"
+
+// The lab's layouts, by terminal size:
+//
+//   - full, narrow (80x24 up to about 140 columns): the scene and the lesson
+//     side by side on top, the command pane full width below (real CLI
+//     output wants the width), the status bar last;
+//   - full, wide (140x30 and up): the lesson in a column on the right, the
+//     scene above the command pane on the left;
+//   - compact (below 80x24): the command pane and the status bar only;
+//   - too small (below 40x8): one line saying what size is needed.
+//
+// The server log, when shown, takes the scene's place.
+
+const (
+	minWidth, minHeight   = 40, 8  // below this: the size message
+	fullWidth, fullHeight = 80, 24 // below this: the compact layout
+	wideWidth, wideHeight = 140, 30
+)
+
+type rect struct{ x, y, w, h int }
+
+type layout struct {
+	w, h     int
+	tooSmall bool
+	compact  bool
+	wide     bool
+	top      rect // the scene (or log) pane
+	lesson   rect // zero when collapsed
+	cmd      rect
+	status   rect
+}
+
+func computeLayout(w, h int, showLesson bool) layout {
+	l := layout{w: w, h: h}
+	if w < minWidth || h < minHeight {
+		l.tooSmall = true
+		return l
+	}
+	l.status = rect{0, h - 1, w, 1}
+	if w < fullWidth || h < fullHeight {
+		l.compact = true
+		l.cmd = rect{0, 0, w, h - 1}
+		return l
+	}
+	if w >= wideWidth && h >= wideHeight {
+		l.wide = true
+		left := w
+		if showLesson {
+			lw := clamp(w*32/100, 40, 80)
+			left = w - lw
+			l.lesson = rect{left, 0, lw, h - 1}
+		}
+		th := clamp((h-1)*42/100, 8, 30)
+		l.top = rect{0, 0, left, th}
+		l.cmd = rect{0, th, left, h - 1 - th}
+		return l
+	}
+	th := clamp((h*36+50)/100, 7, 20)
+	topW := w
+	if showLesson {
+		lw := clamp((w*42+50)/100, 30, 70)
+		topW = w - lw
+		l.lesson = rect{topW, 0, lw, th}
+	}
+	l.top = rect{0, 0, topW, th}
+	l.cmd = rect{0, th, w, h - 1 - th}
+	return l
+}
+
+func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
+
+// tooSmallLine is what the lab shows below its minimum size: the longest
+// of its wordings that fits.
+func tooSmallLine(w, h int) string {
+	for _, s := range []string{
+		fmt.Sprintf("natslab needs a window of at least %dx%d (this one is %dx%d): make it larger", minWidth, minHeight, w, h),
+		fmt.Sprintf("natslab needs at least %dx%d (now %dx%d)", minWidth, minHeight, w, h),
+		fmt.Sprintf("needs %dx%d+ (now %dx%d)", minWidth, minHeight, w, h),
+	} {
+		if len(s) <= w {
+			return s
+		}
+	}
+	return fmt.Sprintf("%dx%d+", minWidth, minHeight)
+}

@@ -1,0 +1,90 @@
+package lab
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"natslab/broker"
+)
+
+// logPane shows the tail of the embedded server's real log. It reads the
+// broker's bounded LogBuffer when the buffer says it changed; nothing
+// polls. The "[pid] 2006/01/02 " prefix is dropped to leave room for the
+// message at pane widths; the time, level and text are the server's.
+type logPane struct {
+	st    *Styles
+	log   *broker.LogBuffer // nil for an external deployment
+	w, h  int
+	frame []string
+	valid bool
+}
+
+func newLogPane(st *Styles, log *broker.LogBuffer) *logPane { return &logPane{st: st, log: log} }
+
+// SetSize implements the component contract.
+func (p *logPane) SetSize(w, h int) {
+	if w != p.w || h != p.h {
+		p.w, p.h = w, h
+		p.valid = false
+	}
+}
+
+// Invalidate marks the log as changed.
+func (p *logPane) Invalidate() { p.valid = false }
+
+// Lines draws the pane, exactly w×h.
+func (p *logPane) Lines() []string {
+	if p.valid {
+		return p.frame
+	}
+	iw, ih := max(p.w-2, 0), max(p.h-2, 0)
+	var rows []string
+	if p.log == nil {
+		rows = fitLines(" The lab is connected to an external deployment:\n its log is on that server.", iw, ih)
+	} else {
+		lines := p.log.Lines()
+		// Wrap from the newest back until the pane is full.
+		var wrapped []string
+		for i := len(lines) - 1; i >= 0 && len(wrapped) < ih; i-- {
+			l := makeEntry([]byte(shortLogLine(lines[i])), 0, kindOut).text // a client name can hold anything
+			parts := strings.Split(ansi.Hardwrap(l, max(iw-1, 1), true), "\n")
+			for j := len(parts) - 1; j >= 0; j-- {
+				lead := " "
+				wrapped = append(wrapped, lead+parts[j])
+			}
+		}
+		for l, r := 0, len(wrapped)-1; l < r; l, r = l+1, r-1 {
+			wrapped[l], wrapped[r] = wrapped[r], wrapped[l]
+		}
+		if len(wrapped) > ih {
+			wrapped = wrapped[len(wrapped)-ih:]
+		}
+		rows = fitLines(strings.Join(wrapped, "\n"), iw, ih)
+	}
+	p.frame = box(p.st, "server log", false, rows, "f3 hides", p.w, p.h)
+	p.valid = true
+	return p.frame
+}
+
+// shortLogLine turns "[123] 2006/01/02 15:04:05.000000 [INF] msg" into
+// "15:04:05.000 [INF] msg".
+func shortLogLine(l string) string {
+	if !strings.HasPrefix(l, "[") {
+		return l
+	}
+	rest := l
+	if i := strings.Index(rest, "] "); i > 0 {
+		rest = rest[i+2:]
+	}
+	if len(rest) > 11 && rest[4] == '/' && rest[7] == '/' && rest[10] == ' ' {
+		rest = rest[11:]
+	}
+	if len(rest) > 16 && rest[8] == '.' && rest[15] == ' ' {
+		rest = rest[:12] + rest[15:]
+	}
+	return rest
+}
+
+// View implements the component contract.
+func (p *logPane) View() string { return strings.Join(p.Lines(), "\n") }

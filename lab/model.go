@@ -1,0 +1,622 @@
+// Package lab is natslab's screen: a Bubble Tea program around the broker
+// and the nats command language. The root Model lays out small components
+// (scene pane, lesson pane, command pane, server-log pane, status bar), each
+// with SetSize and a cached drawing, and routes keys, output and broker
+// events to them.
+package lab
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"natslab/broker"
+	"natslab/broker/command"
+	"natslab/scenes"
+)
+
+// Options configure the lab.
+type Options struct {
+	// Deployment is what the lab runs commands against.
+	Deployment broker.Deployment
+	// StoreDir is where the command history is kept, shown in the status bar.
+	StoreDir string
+	// Clock drives command timestamps and scenes; nil is the wall clock.
+	Clock scenes.Clock
+	// Context bounds every job; nil is context.Background.
+	Context context.Context
+	// SessionOptions are passed on to command.NewSession (an observer for
+	// lesson checks, a timeout).
+	SessionOptions []command.Option
+	// ScrollbackLines and HistoryLines bound the pane; 0 for the defaults.
+	ScrollbackLines int
+	HistoryLines    int
+}
+
+// Model is the lab's root model.
+type Model struct {
+	opts  Options
+	dep   broker.Deployment
+	clock scenes.Clock
+	ctx   context.Context
+	sess  *command.Session
+	st    *Styles
+	keys  keyMap
+	help  help.Model
+
+	sb     *Scrollback
+	cmd    *cmdPane
+	scene  *scenePane
+	lesson *lessonPane
+	log    *logPane
+	status *statusBar
+	stats  *statsSource
+
+	w, h       int
+	lay        layout
+	showLesson bool
+	showLog    bool
+	showHelp   bool
+	sceneFocus bool // the scene pane has the keys (see scenekeys.go)
+	quitting   bool
+	lastCtrlC  time.Time
+
+	frameScheduled bool
+	sceneTicks     bool      // the scene runs frames of its own: the lab's are not needed
+	sceneFwdAt     time.Time // when the scene last got a message
+	logGen         int
+	fetching       bool
+	fetchAgain     bool
+
+	posts     chan func(*Model) tea.Cmd
+	done      chan struct{}
+	closeOnce sync.Once
+
+	activeMu sync.Mutex
+	active   scenes.Scene // the open scene, for verbs on job goroutines
+
+	// The scene registry, replaceable in tests so that a test scene never
+	// joins the global one.
+	sceneList   func() []scenes.Factory
+	sceneLookup func(string) (scenes.Factory, bool)
+}
+
+// New builds the lab around a deployment. Close releases it.
+func New(opts Options) *Model {
+	m := &Model{
+		opts:        opts,
+		dep:         opts.Deployment,
+		clock:       opts.Clock,
+		ctx:         opts.Context,
+		st:          DefaultStyles(),
+		keys:        defaultKeyMap(),
+		help:        help.New(),
+		showLesson:  true,
+		posts:       make(chan func(*Model) tea.Cmd, 16),
+		done:        make(chan struct{}),
+		sceneList:   scenes.List,
+		sceneLookup: scenes.Lookup,
+	}
+	if m.clock == nil {
+		m.clock = scenes.RealClock{}
+	}
+	if m.ctx == nil {
+		m.ctx = context.Background()
+	}
+	m.help.Styles = m.st.Help
+	sopts := append([]command.Option{command.WithClock(m.clock.Now), command.WithConfirm(m.ask)}, opts.SessionOptions...)
+	m.sess = command.NewSession(m.dep, sopts...)
+	m.addSceneVerb()
+
+	histPath := ""
+	if opts.StoreDir != "" {
+		histPath = filepath.Join(opts.StoreDir, historyFile)
+	}
+	m.sb = NewScrollback(opts.ScrollbackLines)
+	m.cmd = newCmdPane(m.ctx, m.st, m.sess, m.sb, loadHistory(histPath, opts.HistoryLines))
+	m.scene = newScenePane(m.st)
+	m.lesson = newLessonPane(m.st)
+	var logBuf *broker.LogBuffer
+	if srv := m.dep.Embedded(); srv != nil {
+		logBuf = srv.Log()
+	}
+	m.log = newLogPane(m.st, logBuf)
+	m.stats = &statsSource{dep: m.dep, store: opts.StoreDir}
+	m.status = &statusBar{st: m.st}
+	if m.dep.Embedded() != nil {
+		// In-process and cheap: the first frame already shows the facts.
+		m.status.SetFacts(m.stats.read())
+	} else {
+		m.status.SetFacts(facts{url: m.dep.ClientURL(), external: true, store: opts.StoreDir, conns: -1, running: true})
+	}
+	m.greet()
+	return m
+}
+
+// greet says where the lab is, in the command pane.
+func (m *Model) greet() {
+	if srv := m.dep.Embedded(); srv != nil {
+		js := "with JetStream"
+		if !srv.JetStream() {
+			js = "without JetStream (nats-server -js turns it on)"
+		}
+		where := "listening on " + srv.ClientURL()
+		if srv.ClientURL() == "" {
+			where = "in-process only: real nats clients cannot connect (started with --listen none)"
+		}
+		m.Note("natslab: nats-server " + srv.Version() + " is running " + js + ", " + where)
+		if n := srv.Notice(); n != "" {
+			m.Note(n)
+		}
+		m.Note("store: " + displayPath(srv.StoreDir()))
+	} else {
+		m.Note("natslab: connected to " + m.dep.Describe())
+	}
+	if url := m.dep.ClientURL(); url != "" {
+		m.Note("the real nats CLI works here too: nats --server " + url + " …")
+	}
+	m.Note("Type help for the commands (Tab completes), ? or F1 for the keys, quit to leave.")
+}
+
+// Session is the lab's command session (to add verbs).
+func (m *Model) Session() *command.Session { return m.sess }
+
+// Note adds one of the lab's own remarks to the command pane. Safe from any
+// goroutine.
+func (m *Model) Note(text string) { m.sb.Append(kindNote, text) }
+
+// Post runs fn on the UI loop, where the Set… methods may be called. It is
+// safe from any goroutine and returns false once the lab has quit.
+func (m *Model) Post(fn func(*Model)) bool {
+	return m.post(func(m *Model) tea.Cmd { fn(m); return nil })
+}
+
+// SetLesson shows a lesson (markdown) in the lesson pane. UI loop only: use Post.
+func (m *Model) SetLesson(title, markdown string) { m.lesson.SetLesson(title, markdown) }
+
+// SetSteps shows a lesson's checklist. UI loop only: use Post.
+func (m *Model) SetSteps(steps []Step) { m.lesson.SetSteps(steps) }
+
+// ShowLesson opens or collapses the lesson pane. UI loop only: use Post.
+func (m *Model) ShowLesson(show bool) {
+	if show != m.showLesson {
+		m.showLesson = show
+		m.resize(m.w, m.h)
+	}
+}
+
+func (m *Model) post(fn func(*Model) tea.Cmd) bool {
+	select {
+	case <-m.done:
+		return false
+	default:
+	}
+	select {
+	case m.posts <- fn:
+		return true
+	case <-m.done:
+		return false
+	}
+}
+
+// call runs fn on the UI loop and waits until it has run.
+func (m *Model) call(fn func(*Model) tea.Cmd) bool {
+	ran := make(chan struct{})
+	if !m.post(func(m *Model) tea.Cmd { defer close(ran); return fn(m) }) {
+		return false
+	}
+	select {
+	case <-ran:
+		return true
+	case <-m.done:
+		return false
+	}
+}
+
+// ask is the session's confirm hook: a job's goroutine blocks here while
+// the pane shows the question and waits for y/N.
+func (m *Model) ask(question string) bool {
+	r := &confirmReq{question: question, reply: make(chan bool, 1)}
+	if !m.post(func(m *Model) tea.Cmd { m.cmd.ask(r); return nil }) {
+		return false
+	}
+	select {
+	case yes := <-r.reply:
+		return yes
+	case <-m.done:
+		return false
+	}
+}
+
+// Close stops every job, closes the scene and releases connections. The
+// deployment itself is the caller's.
+func (m *Model) Close() {
+	m.closeOnce.Do(func() {
+		close(m.done)
+		m.sess.Close()
+		m.scene.Close()
+		m.stats.close()
+	})
+}
+
+// Messages of the lab's own.
+type (
+	outputMsg        struct{}
+	postMsg          struct{ fn func(*Model) tea.Cmd }
+	serverChangedMsg struct{}
+	logMsg           struct{ gen int }
+	frameMsg         struct{ t time.Time }
+)
+
+// Init starts the waiters: output, posts, server changes, stats.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.waitOutput(), m.waitPost(), m.waitServer(), m.fetchStats(), m.pollStats())
+}
+
+// waitOutput wakes the UI when output arrived, at most once per frame.
+func (m *Model) waitOutput() tea.Cmd {
+	sb, done := m.sb, m.done
+	return func() tea.Msg {
+		select {
+		case <-sb.wake:
+		case <-done:
+			return nil
+		}
+		if d := frame - time.Since(time.Unix(0, sb.lastFlush.Load())); d > 0 {
+			t := time.NewTimer(d)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-done:
+				return nil
+			}
+		}
+		return outputMsg{}
+	}
+}
+
+func (m *Model) waitPost() tea.Cmd {
+	posts, done := m.posts, m.done
+	return func() tea.Msg {
+		select {
+		case fn := <-posts:
+			return postMsg{fn}
+		case <-done:
+			return nil
+		}
+	}
+}
+
+// waitServer wakes the UI when the embedded server starts, stops or
+// switches JetStream.
+func (m *Model) waitServer() tea.Cmd {
+	srv := m.dep.Embedded()
+	if srv == nil {
+		return nil
+	}
+	ch, done := srv.Changed(), m.done
+	return func() tea.Msg {
+		select {
+		case <-ch:
+			return serverChangedMsg{}
+		case <-done:
+			return nil
+		}
+	}
+}
+
+// waitLog wakes the UI when the server logs, while the log pane is shown.
+func (m *Model) waitLog() tea.Cmd {
+	srv := m.dep.Embedded()
+	if srv == nil || !m.showLog {
+		return nil
+	}
+	m.logGen++
+	gen, ch, done := m.logGen, srv.Log().Changed(), m.done
+	return func() tea.Msg {
+		select {
+		case <-ch:
+		case <-done:
+			return nil
+		}
+		// A restart logs dozens of lines at once: draw them together.
+		select {
+		case <-time.After(50 * time.Millisecond):
+		case <-done:
+			return nil
+		}
+		return logMsg{gen}
+	}
+}
+
+// fetchStats reads the status bar's facts off the loop; one read at a time.
+func (m *Model) fetchStats() tea.Cmd {
+	if m.fetching {
+		m.fetchAgain = true
+		return nil
+	}
+	m.fetching = true
+	return m.stats.fetch()
+}
+
+func (m *Model) pollStats() tea.Cmd {
+	return tea.Tick(statsPoll, func(time.Time) tea.Msg { return statsTickMsg{} })
+}
+
+// Update routes one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.resize(msg.Width, msg.Height)
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.handleKey(msg)
+	case tea.MouseWheelMsg:
+		m.handleWheel(msg.Mouse())
+		return m, nil
+	case tea.MouseClickMsg:
+		m.handleClick(msg.Mouse())
+		return m, nil
+	case tea.MouseMsg, tea.KeyReleaseMsg:
+		return m, nil
+	case tea.PasteMsg:
+		var cmd tea.Cmd
+		m.cmd.in, cmd = m.cmd.in.Update(tea.PasteMsg{Content: strings.Join(strings.Fields(msg.Content), " ")})
+		return m, cmd
+	case outputMsg:
+		m.sb.lastFlush.Store(time.Now().UnixNano())
+		return m, m.waitOutput()
+	case jobDoneMsg:
+		m.cmd.jobDone(msg.pj)
+		m.status.SetJobs(len(m.cmd.jobs))
+		return m, m.fetchStats()
+	case completionMsg:
+		m.cmd.applyCompletion(msg)
+		return m, nil
+	case postMsg:
+		cmd := msg.fn(m)
+		m.status.SetJobs(len(m.cmd.jobs))
+		return m, tea.Batch(cmd, m.waitPost())
+	case statsMsg:
+		m.fetching = false
+		msg.f.jobs = len(m.cmd.jobs)
+		m.status.SetFacts(msg.f)
+		if m.fetchAgain {
+			m.fetchAgain = false
+			return m, m.fetchStats()
+		}
+		return m, nil
+	case statsTickMsg:
+		return m, tea.Batch(m.fetchStats(), m.pollStats())
+	case serverChangedMsg:
+		m.log.Invalidate()
+		return m, tea.Batch(m.fetchStats(), m.waitServer())
+	case logMsg:
+		if msg.gen != m.logGen || !m.showLog {
+			return m, nil
+		}
+		m.log.Invalidate()
+		return m, m.waitLog()
+	case frameMsg:
+		m.frameScheduled = false
+		if time.Since(m.sceneFwdAt) < frame {
+			// The scene was just drawn for a message of its own: it runs
+			// its own frames, and the lab's would only double them.
+			m.sceneTicks = true
+			return m, nil
+		}
+		return m, m.forwardToScene(msg)
+	}
+	// Anything else belongs to the scene (its own events and ticks).
+	return m, m.forwardToScene(msg)
+}
+
+func (m *Model) forwardToScene(msg tea.Msg) tea.Cmd {
+	if m.scene.scene == nil {
+		return nil
+	}
+	m.sceneFwdAt = time.Now()
+	cmd := m.scene.Update(msg)
+	return tea.Batch(cmd, m.maybeFrame())
+}
+
+// maybeFrame schedules the next frame while the scene animates, unless the
+// scene ticks by itself.
+func (m *Model) maybeFrame() tea.Cmd {
+	if !m.scene.Animating() {
+		m.sceneTicks = false
+		return nil
+	}
+	if m.frameScheduled || m.sceneTicks {
+		return nil
+	}
+	m.frameScheduled = true
+	return tea.Tick(frame, func(t time.Time) tea.Msg { return frameMsg{t} })
+}
+
+func (m *Model) resize(w, h int) {
+	m.w, m.h = w, h
+	m.lay = computeLayout(w, h, m.showLesson)
+	l := m.lay
+	m.scene.SetSize(l.top.w, l.top.h)
+	m.log.SetSize(l.top.w, l.top.h)
+	m.lesson.SetSize(l.lesson.w, l.lesson.h)
+	m.cmd.SetSize(l.cmd.w, l.cmd.h)
+	m.status.SetSize(w)
+	m.help.SetWidth(max(l.cmd.w-2, 10))
+	if m.showHelp {
+		m.cmd.help = m.helpLines()
+	}
+}
+
+// handleKey: the open question first, then global keys, then the prompt.
+func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
+	if len(m.cmd.confirms) > 0 {
+		switch k.String() {
+		case "y", "Y":
+			m.cmd.answer(true)
+		case "n", "N", "enter", "esc", "ctrl+c":
+			m.cmd.answer(false)
+		}
+		return nil
+	}
+	if !key.Matches(k, m.keys.Complete, m.keys.Stop) {
+		m.cmd.hint = ""
+	}
+	if m.sceneFocus {
+		if cmd, done := m.sceneKey(k); done {
+			return cmd
+		}
+	}
+	switch {
+	case key.Matches(k, m.keys.Stop):
+		return m.ctrlC()
+	case key.Matches(k, m.keys.Help) && (k.String() != "?" || m.cmd.Empty()):
+		m.toggleHelp()
+	case key.Matches(k, m.keys.ToggleLesson):
+		m.ShowLesson(!m.showLesson)
+	case key.Matches(k, m.keys.SceneKeys):
+		m.setSceneFocus(!m.sceneFocus)
+	case key.Matches(k, m.keys.ToggleLog):
+		m.showLog = !m.showLog
+		m.log.Invalidate()
+		m.scene.Invalidate()
+		return m.waitLog()
+	case key.Matches(k, m.keys.Escape):
+		if m.showHelp {
+			m.toggleHelp()
+		} else {
+			m.cmd.Follow()
+		}
+	case key.Matches(k, m.keys.PageUp):
+		m.cmd.scroll(-m.cmd.page())
+	case key.Matches(k, m.keys.PageDown):
+		m.cmd.scroll(m.cmd.page())
+	case key.Matches(k, m.keys.LineUp):
+		m.cmd.scroll(-1)
+	case key.Matches(k, m.keys.LineDown):
+		m.cmd.scroll(1)
+	case key.Matches(k, m.keys.LessonUp):
+		m.lesson.Scroll(-3)
+	case key.Matches(k, m.keys.LessonDown):
+		m.lesson.Scroll(3)
+	case key.Matches(k, m.keys.ClearScreen):
+		m.sb.Clear()
+	case key.Matches(k, m.keys.Run):
+		cmd, quit := m.cmd.submit()
+		if quit {
+			return m.quit()
+		}
+		m.status.SetJobs(len(m.cmd.jobs))
+		return cmd
+	case key.Matches(k, m.keys.HistoryPrev):
+		m.cmd.historyStep(-1)
+	case key.Matches(k, m.keys.HistoryNext):
+		m.cmd.historyStep(1)
+	case key.Matches(k, m.keys.Complete):
+		return m.cmd.complete()
+	case key.Matches(k, m.keys.Quit) && m.cmd.Empty():
+		return m.quit()
+	default:
+		before := m.cmd.in.Value()
+		var cmd tea.Cmd
+		m.cmd.in, cmd = m.cmd.in.Update(k)
+		if m.cmd.in.Value() != before {
+			m.cmd.hist.reset()
+		}
+		return cmd
+	}
+	return nil
+}
+
+// ctrlC stops the foreground job; on an idle, empty prompt, twice quits.
+func (m *Model) ctrlC() tea.Cmd {
+	now := time.Now()
+	if m.cmd.stopForeground() {
+		m.lastCtrlC = now
+		m.cmd.hint = ""
+		return nil
+	}
+	if !m.cmd.Empty() {
+		m.cmd.in.Reset()
+		m.cmd.hist.reset()
+		return nil
+	}
+	if now.Sub(m.lastCtrlC) < 2*time.Second {
+		return m.quit()
+	}
+	m.lastCtrlC = now
+	m.cmd.hint = "press ctrl+c again to quit (or type quit)"
+	return nil
+}
+
+func (m *Model) quit() tea.Cmd {
+	m.quitting = true
+	m.cmd.cancelQuestions()
+	return tea.Quit
+}
+
+func (m *Model) toggleHelp() {
+	m.showHelp = !m.showHelp
+	if m.showHelp {
+		m.cmd.help = m.helpLines()
+	} else {
+		m.cmd.help = nil
+	}
+}
+
+// helpLines is the key help shown over the scrollback.
+func (m *Model) helpLines() []string {
+	lines := []string{""}
+	for _, l := range strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n") {
+		lines = append(lines, " "+l)
+	}
+	if bs := m.sceneBindings(); len(bs) > 0 {
+		var parts []string
+		for _, b := range bs {
+			parts = append(parts, b.Key+" "+b.Help)
+		}
+		lines = append(lines, "", " Scene keys, after f4 (or a click on the scene): "+strings.Join(parts, " · "))
+	}
+	lines = append(lines, "",
+		" Type help for the commands, help COMMAND for one (help stream add).",
+		" The leading nats is optional; a trailing & runs a line in the background.",
+		" The mouse wheel scrolls the output or the lesson; hold shift to select text.")
+	return lines
+}
+
+// handleClick gives the keys to the scene when it is clicked, and back to
+// the prompt on a click anywhere else.
+func (m *Model) handleClick(ms tea.Mouse) {
+	if ms.Button != tea.MouseLeft || m.lay.compact || m.lay.tooSmall {
+		return
+	}
+	r := m.lay.top
+	in := !m.showLog && ms.X >= r.x && ms.X < r.x+r.w && ms.Y >= r.y && ms.Y < r.y+r.h
+	if in != m.sceneFocus && (!in || len(m.sceneBindings()) > 0) {
+		m.setSceneFocus(in)
+	}
+}
+
+func (m *Model) handleWheel(ms tea.Mouse) {
+	n := 0
+	switch ms.Button {
+	case tea.MouseWheelUp:
+		n = -3
+	case tea.MouseWheelDown:
+		n = 3
+	default:
+		return
+	}
+	if r := m.lay.lesson; m.showLesson && r.w > 0 && ms.X >= r.x && ms.X < r.x+r.w && ms.Y >= r.y && ms.Y < r.y+r.h {
+		m.lesson.Scroll(n)
+		return
+	}
+	m.cmd.scroll(n)
+}

@@ -1,0 +1,486 @@
+package lab
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker"
+	"natslab/broker/command"
+)
+
+func TestRunLineShowsExactlyWhatTheCommandPrints(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	lines := []string{`pub greet "Hello NATS!"`, `pub greet hi --count 3`, `pubb greet`, `pub "bad subject" x`, `help pub`}
+	for _, l := range lines {
+		h.run(l)
+	}
+	// The same lines through a plain session on the same server and clock.
+	s := command.NewSession(h.srv, command.WithClock(fixedClock{}.Now), command.WithTimeout(2*time.Second))
+	defer s.Close()
+	var want []string
+	for _, l := range lines {
+		var out, errb bytes.Buffer
+		err := s.Run(context.Background(), l, &out, &errb)
+		want = append(want, promptText+l)
+		for _, chunk := range []string{errb.String(), out.String()} {
+			if chunk != "" {
+				want = append(want, strings.Split(strings.TrimSuffix(chunk, "\n"), "\n")...)
+			}
+		}
+		if err != nil {
+			want = append(want, command.ErrorLine(err))
+		}
+	}
+	got := h.m.sb.Lines()
+	// Skip the greeting.
+	for len(got) > 0 && !strings.HasPrefix(got[0], promptText) {
+		got = got[1:]
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("pane text differs from the session's:\n--- pane\n%s\n--- session\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(h.text(), `15:04:05 Published 11 bytes to "greet"`) {
+		t.Errorf("no publish status line:\n%s", h.text())
+	}
+	if !strings.Contains(h.text(), `nats: error: unknown command "pubb"`) {
+		t.Errorf("no error line:\n%s", h.text())
+	}
+}
+
+func TestErrorLinesAreKindError(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.run("nonsense words")
+	h.m.sb.mu.Lock()
+	defer h.m.sb.mu.Unlock()
+	var kinds []lineKind
+	for i := range h.m.sb.n {
+		e := h.m.sb.ring[(h.m.sb.start+i)%len(h.m.sb.ring)]
+		if strings.HasPrefix(e.text, "nats: error:") {
+			kinds = append(kinds, e.kind)
+		}
+	}
+	if len(kinds) != 1 || kinds[0] != kindError {
+		t.Errorf("want one error line of kind error, got %v", kinds)
+	}
+}
+
+// blockingVerb is a long-running command for job tests (sub lands in
+// another package; this one needs nothing but the session).
+func addBlockingVerb(m *Model) {
+	m.Session().AddVerb(command.Verb{Name: "wait", Usage: "wait", Summary: "waits until stopped", Run: func(c *command.Call, _ []string) error {
+		c.Ready()
+		<-c.Ctx.Done()
+		return c.Ctx.Err()
+	}})
+}
+
+func TestJobsRunBesideThePromptAndCtrlCStopsTheForeground(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	addBlockingVerb(h.m)
+	h.typeText("wait &")
+	h.key("enter")
+	h.typeText("wait")
+	h.key("enter")
+	h.pump("two jobs", func() bool { return len(h.m.cmd.jobs) == 2 })
+	// The prompt still works while both run.
+	h.run("pub greet hi")
+	if !strings.Contains(h.screen(), "running: [1] wait &  [2] wait  · ctrl+c stops [2]") {
+		t.Errorf("jobs bar missing:\n%s", h.screen())
+	}
+	if !strings.Contains(h.screen(), "2 jobs") {
+		t.Errorf("status bar does not count the jobs:\n%s", h.screen())
+	}
+	h.key("ctrl+c")
+	h.pump("job 2 to stop", func() bool { return len(h.m.cmd.jobs) == 1 })
+	if !strings.Contains(h.text(), "[2] stopped: wait") {
+		t.Errorf("no stop note:\n%s", h.text())
+	}
+	// Job 1 was started with &: Ctrl-C leaves it; stop 1 ends it.
+	if h.m.cmd.foreground() != nil {
+		t.Errorf("a background job counts as foreground")
+	}
+	h.run("jobs")
+	if !strings.Contains(h.text(), "[1] wait") {
+		t.Errorf("jobs does not list job 1:\n%s", h.text())
+	}
+	h.run("stop 1")
+	h.pump("job 1 to end", func() bool { return len(h.m.cmd.jobs) == 0 })
+	if !strings.Contains(h.text(), "[1] stopped: wait") {
+		t.Errorf("stop 1 said nothing:\n%s", h.text())
+	}
+	if h.quit {
+		t.Fatal("quit while stopping jobs")
+	}
+}
+
+func TestCtrlCTwiceQuits(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeText("half a line")
+	h.key("ctrl+c")
+	if !h.m.cmd.Empty() || h.quit {
+		t.Fatalf("ctrl+c with text should clear the line, not quit")
+	}
+	h.key("ctrl+c")
+	if !strings.Contains(h.screen(), "press ctrl+c again to quit") {
+		t.Errorf("no hint after one ctrl+c:\n%s", h.screen())
+	}
+	h.key("ctrl+c")
+	h.pump("quit", func() bool { return h.quit })
+}
+
+func TestQuitWords(t *testing.T) {
+	for _, how := range []string{"quit", "exit", "nats quit", "ctrl+d"} {
+		t.Run(how, func(t *testing.T) {
+			h := newHarness(t, 80, 24)
+			if how == "ctrl+d" {
+				h.typeText("x")
+				h.key("ctrl+d") // deletes forward, on a non-empty line
+				h.drain(20 * time.Millisecond)
+				if h.quit {
+					t.Fatal("ctrl+d quit with text on the line")
+				}
+				h.key("backspace")
+				h.key("ctrl+d")
+			} else {
+				h.typeText(how)
+				h.key("enter")
+			}
+			h.pump("quit", func() bool { return h.quit })
+		})
+	}
+}
+
+func TestClearAndCtrlL(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.run("pub greet hi")
+	h.run("clear")
+	if got := h.m.sb.Lines(); len(got) != 0 {
+		t.Errorf("clear left %q", got)
+	}
+	h.run("pub greet hi")
+	h.key("ctrl+l")
+	if got := h.m.sb.Lines(); len(got) != 0 {
+		t.Errorf("ctrl+l left %q", got)
+	}
+}
+
+func TestConfirmAsksInThePane(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	h.typeText("reset")
+	h.key("enter")
+	h.pump("the question", func() bool { return len(h.m.cmd.confirms) == 1 })
+	if !strings.Contains(h.screen(), "y/N? ") || !strings.Contains(h.text(), "[y/N]") {
+		t.Fatalf("question not shown:\n%s", h.screen())
+	}
+	h.typeText("n")
+	h.pump("reset to end", func() bool { return len(h.m.cmd.jobs) == 0 })
+	if !strings.Contains(h.text(), "Nothing was erased") {
+		t.Errorf("answer n did not keep the data:\n%s", h.text())
+	}
+	h.typeText("reset")
+	h.key("enter")
+	h.pump("the question", func() bool { return len(h.m.cmd.confirms) == 1 })
+	// Typing goes nowhere while a question waits; y answers it.
+	h.typeText("q")
+	if len(h.m.cmd.confirms) != 1 {
+		t.Fatal("an unrelated key answered the question")
+	}
+	h.typeText("y")
+	h.pump("reset to end", func() bool { return len(h.m.cmd.jobs) == 0 })
+	if !strings.Contains(h.text(), "Erased 0 streams and 0 consumers") {
+		t.Errorf("answer y did not erase:\n%s", h.text())
+	}
+}
+
+func TestConfirmAnsweredNoWhenTheLabQuits(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeText("reset")
+	h.key("enter")
+	h.pump("the question", func() bool { return len(h.m.cmd.confirms) == 1 })
+	j := h.m.cmd.jobs[0].job
+	h.m.quit()
+	select {
+	case <-j.Done():
+	case <-time.After(5 * time.Second):
+		t.Fatal("the job still waits for an answer after quit")
+	}
+}
+
+func TestHistoryPersistsInTheStore(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.run("pub greet one")
+	h.run("pub greet two")
+	h.run("pub greet two")
+	h.key("up")
+	if v := h.m.cmd.in.Value(); v != "pub greet two" {
+		t.Errorf("up: %q", v)
+	}
+	h.key("up")
+	if v := h.m.cmd.in.Value(); v != "pub greet one" {
+		t.Errorf("up twice (a repeat is kept once): %q", v)
+	}
+	h.key("down")
+	h.key("down")
+	if v := h.m.cmd.in.Value(); v != "" {
+		t.Errorf("down past the newest gives back the draft: %q", v)
+	}
+	data, err := os.ReadFile(filepath.Join(h.store, historyFile))
+	if err != nil || string(data) != "pub greet one\npub greet two\n" {
+		t.Errorf("history file: %q %v", data, err)
+	}
+	// A new lab on the same store remembers.
+	h.close()
+	h.srv.Shutdown()
+	srv, err := broker.Start(broker.Options{StoreDir: h.store, JetStream: true, Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	h2 := newHarnessOn(t, srv, h.store, 80, 24)
+	h2.key("up")
+	if v := h2.m.cmd.in.Value(); v != "pub greet two" {
+		t.Errorf("after restart, up: %q", v)
+	}
+}
+
+func TestHistoryIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, historyFile)
+	hist := loadHistory(path, 5)
+	for i := range 20 {
+		hist.add(strings.Repeat("x", i+1))
+	}
+	if len(hist.items) != 5 || hist.items[4] != strings.Repeat("x", 20) {
+		t.Fatalf("kept %q", hist.items)
+	}
+	again := loadHistory(path, 5)
+	if len(again.items) != 5 || again.items[0] != strings.Repeat("x", 16) {
+		t.Errorf("reloaded %q", again.items)
+	}
+	data, _ := os.ReadFile(path)
+	if n := strings.Count(string(data), "\n"); n != 5 {
+		t.Errorf("the file was not compacted: %d lines", n)
+	}
+}
+
+func TestQuestionMarkNeverStealsTyping(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	h.typeText("pub what?")
+	if v := h.m.cmd.in.Value(); v != "pub what?" || h.m.showHelp {
+		t.Fatalf("? was taken from the prompt: %q help=%v", v, h.m.showHelp)
+	}
+	h.key("ctrl+c") // clear the line
+	h.typeText("?")
+	if !h.m.showHelp || !h.m.cmd.Empty() {
+		t.Fatalf("? on an empty line should open the help")
+	}
+	if s := h.screen(); !strings.Contains(s, "run the line") || !strings.Contains(s, "scroll output") {
+		t.Errorf("help not shown:\n%s", s)
+	}
+	h.key("esc")
+	if h.m.showHelp {
+		t.Errorf("esc did not close the help")
+	}
+	h.key("f1")
+	if !h.m.showHelp {
+		t.Errorf("f1 did not open the help")
+	}
+}
+
+func TestTabCompletes(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	h.typeText("resta")
+	h.key("tab")
+	h.pump("completion", func() bool { return h.m.cmd.in.Value() != "resta" })
+	if v := h.m.cmd.in.Value(); v != "restart " {
+		t.Errorf("resta⇥ = %q", v)
+	}
+	h.key("ctrl+c")
+	h.typeText("pu")
+	h.key("tab")
+	h.pump("completion", func() bool { return h.m.cmd.hint != "" })
+	if v := h.m.cmd.in.Value(); v != "pub" {
+		t.Errorf("pu⇥ = %q", v)
+	}
+	if !strings.Contains(h.screen(), "pub  publish") {
+		t.Errorf("candidates not shown:\n%s", h.screen())
+	}
+	h.typeText(" greet --co")
+	h.key("tab")
+	h.pump("completion", func() bool { return strings.HasSuffix(h.m.cmd.in.Value(), "--count ") })
+}
+
+func TestScrollKeysAndWheel(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	for i := range 200 {
+		h.m.sb.Append(kindOut, "line "+strings.Repeat("#", i%7)+" "+string(rune('a'+i%26)))
+	}
+	h.key("pgup")
+	if h.m.cmd.follow {
+		t.Fatal("pgup did not scroll back")
+	}
+	if !strings.Contains(h.screen(), "scrolled back") {
+		t.Errorf("no scroll note:\n%s", h.screen())
+	}
+	anchor := h.m.cmd.anchor
+	h.key("shift+up")
+	if h.m.cmd.anchor != anchor-1 {
+		t.Errorf("shift+up: %d → %d", anchor, h.m.cmd.anchor)
+	}
+	// Output arriving while scrolled back does not move the view.
+	before := h.screen()
+	h.m.sb.Append(kindOut, "new")
+	if strings.Contains(h.screen(), "new ") && !strings.Contains(before, "new ") {
+		t.Errorf("the view followed new output while scrolled back")
+	}
+	h.key("esc")
+	if !h.m.cmd.follow {
+		t.Errorf("esc did not follow again")
+	}
+	h.send(tea.MouseWheelMsg{X: 5, Y: 15, Button: tea.MouseWheelUp})
+	if h.m.cmd.follow {
+		t.Errorf("the wheel over the output did not scroll it")
+	}
+	for range 100 {
+		h.key("pgdown")
+	}
+	if !h.m.cmd.follow {
+		t.Errorf("pgdown at the bottom does not follow")
+	}
+	// The wheel over the lesson scrolls the lesson.
+	r := h.m.lay.lesson
+	h.send(tea.MouseWheelMsg{X: r.x + 2, Y: r.y + 2, Button: tea.MouseWheelDown})
+	if h.m.lesson.offset != 3 {
+		t.Errorf("lesson offset after wheel: %d", h.m.lesson.offset)
+	}
+	h.key("alt+down")
+	if h.m.lesson.offset != 6 {
+		t.Errorf("lesson offset after alt+down: %d", h.m.lesson.offset)
+	}
+}
+
+func TestTogglePanes(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	h.key("f2")
+	if h.m.showLesson || strings.Contains(h.screen(), "lesson:") {
+		t.Errorf("f2 did not collapse the lesson")
+	}
+	h.key("f2")
+	if !strings.Contains(h.screen(), "lesson: Welcome") {
+		t.Errorf("f2 did not bring the lesson back")
+	}
+	h.key("f3")
+	h.pump("the log", func() bool { return strings.Contains(h.screen(), "server log") })
+	if !strings.Contains(h.screen(), "Server is ready") {
+		t.Errorf("the log pane lacks the server's log:\n%s", h.screen())
+	}
+	// The log follows the server: a restart logs anew.
+	before := h.srv.Log().Total()
+	h.run("restart")
+	h.pump("the restart in the log", func() bool {
+		lines, total := h.srv.Log().Since(before)
+		if total == before || len(lines) == 0 {
+			return false
+		}
+		last := shortLogLine(lines[len(lines)-1])
+		return strings.Contains(h.screen(), last[:min(len(last), 30)])
+	})
+}
+
+func TestStatusBarFollowsTheBroker(t *testing.T) {
+	h := newHarness(t, 160, 40)
+	if !strings.Contains(h.screen(), "JetStream on │ 0 streams") {
+		t.Fatalf("status bar:\n%s", h.screen())
+	}
+	// A real client outside the lab makes a stream: the slow poll sees it.
+	nc, err := h.srv.Connect("outsider")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	if _, err := js.CreateStream(context.Background(), jetstream.StreamConfig{Name: "EVENTS", Subjects: []string{"events.>"}}); err != nil {
+		t.Fatal(err)
+	}
+	h.send(statsTickMsg{})
+	h.pump("the stream in the status bar", func() bool { return strings.Contains(h.screen(), "1 stream ·") })
+	// A server switch is seen at once.
+	h.run("nats-server")
+	h.pump("JetStream off", func() bool { return strings.Contains(h.screen(), "JetStream off") })
+}
+
+func TestPasteBecomesOneLine(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.send(tea.PasteMsg{Content: "pub greet\n  hello\tthere\n"})
+	if v := h.m.cmd.in.Value(); v != "pub greet hello there" {
+		t.Errorf("paste: %q", v)
+	}
+}
+
+func TestLessonAPI(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	go h.m.Post(func(m *Model) {
+		m.SetLesson("Persist messages", "# Streams\n\nA **stream** keeps messages.")
+		m.SetSteps([]Step{{Text: "Create EVENTS", Done: true}, {Text: "Publish three messages"}})
+	})
+	h.pump("the lesson", func() bool { return strings.Contains(h.screen(), "lesson: Persist messages") })
+	s := h.screen()
+	for _, want := range []string{"Streams", "A stream keeps messages.", "[✓] Create EVENTS", "[ ] Publish three messages"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("lesson pane lacks %q:\n%s", want, s)
+		}
+	}
+	h.m.Post(func(m *Model) { m.ShowLesson(false) })
+	h.pump("the lesson to collapse", func() bool { return !strings.Contains(h.screen(), "lesson:") })
+	h.close()
+	if h.m.Post(func(*Model) {}) {
+		t.Errorf("Post after close should say false")
+	}
+}
+
+func TestNoTerminal(t *testing.T) {
+	store := filepath.Join(t.TempDir(), "store")
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), broker.Config{Store: store, JetStream: true, Listen: "127.0.0.1:0"}, strings.NewReader(""), &out, &errb)
+	if code != ExitNoTerminal {
+		t.Errorf("exit %d, want %d", code, ExitNoTerminal)
+	}
+	if !strings.Contains(errb.String(), "natslab run") || !strings.Contains(errb.String(), "natslab serve") || out.Len() != 0 {
+		t.Errorf("stdout %q stderr %q", out.String(), errb.String())
+	}
+	if _, err := os.Stat(store); !os.IsNotExist(err) {
+		t.Errorf("a server was started without a terminal (store exists: %v)", err)
+	}
+}
+
+func TestNoColor(t *testing.T) {
+	if len(ProgramOptions([]string{"TERM=xterm"})) != 0 {
+		t.Errorf("options without NO_COLOR")
+	}
+	for _, v := range []string{"1", "yes", "true"} {
+		if len(ProgramOptions([]string{"NO_COLOR=" + v})) != 1 {
+			t.Errorf("NO_COLOR=%s not respected", v)
+		}
+	}
+	if len(ProgramOptions([]string{"NO_COLOR="})) != 0 {
+		t.Errorf("an empty NO_COLOR counts as unset")
+	}
+}
+
+func TestGreetingSaysWhereAndNotice(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	text := maskPort(h.text())
+	for _, want := range []string{"nats-server 2.15.3 is running with JetStream, listening on nats://127.0.0.1:PPPPP", "store: ~/store", "nats --server nats://127.0.0.1:PPPPP"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("greeting lacks %q:\n%s", want, text)
+		}
+	}
+}

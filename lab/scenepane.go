@@ -1,0 +1,139 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"natslab/scenes"
+)
+
+// scenePane hosts one scenes.Scene, or an introduction while none is open.
+// The scene's View is called again only after the scene was given a
+// message, a frame, or a new size.
+type scenePane struct {
+	st    *Styles
+	list  func() []scenes.Factory // the installed scenes, for the introduction
+	scene scenes.Scene
+	w, h  int
+	focus bool // the scene has the keys
+	frame []string
+	valid bool
+}
+
+func newScenePane(st *Styles) *scenePane { return &scenePane{st: st, list: scenes.List} }
+
+// SetSize implements the component contract.
+func (p *scenePane) SetSize(w, h int) {
+	if w == p.w && h == p.h {
+		return
+	}
+	p.w, p.h = w, h
+	p.valid = false
+	if p.scene != nil {
+		p.scene.SetSize(max(w-2, 0), max(h-2, 0))
+	}
+}
+
+// Open replaces the scene (closing the old one) and returns the new one's Init.
+func (p *scenePane) Open(s scenes.Scene) tea.Cmd {
+	if p.scene != nil {
+		p.scene.Close()
+	}
+	p.scene = s
+	p.valid = false
+	if s == nil {
+		return nil
+	}
+	s.SetSize(max(p.w-2, 0), max(p.h-2, 0))
+	return s.Init()
+}
+
+// Update forwards a message to the scene.
+func (p *scenePane) Update(msg tea.Msg) tea.Cmd {
+	if p.scene == nil {
+		return nil
+	}
+	p.valid = false
+	return p.scene.Update(msg)
+}
+
+// SetFocus marks the pane as having the keys.
+func (p *scenePane) SetFocus(on bool) {
+	if on != p.focus {
+		p.focus = on
+		p.valid = false
+	}
+}
+
+// Animating reports whether the scene wants frames.
+func (p *scenePane) Animating() bool { return p.scene != nil && p.scene.Animating() }
+
+// Invalidate makes the next Lines call draw the scene again.
+func (p *scenePane) Invalidate() { p.valid = false }
+
+// Lines draws the pane, exactly w×h.
+func (p *scenePane) Lines() []string {
+	if p.valid {
+		return p.frame
+	}
+	iw, ih := max(p.w-2, 0), max(p.h-2, 0)
+	title, body, note := "scene", "", ""
+	if p.scene != nil {
+		title = "scene: " + p.scene.Title()
+		body = p.scene.View()
+		var names []string
+		for _, c := range p.scene.Controls() {
+			names = append(names, c.Name)
+		}
+		if len(names) > 0 {
+			note = "controls: " + strings.Join(names, " ")
+		}
+		if k, ok := p.scene.(scenes.Keyed); ok && len(k.Keys()) > 0 && !p.focus {
+			note = "f4 keys · " + note
+		}
+	} else {
+		body = p.intro(iw)
+	}
+	p.frame = box(p.st, title, p.focus, fitLines(body, iw, ih), note, p.w, p.h)
+	p.valid = true
+	return p.frame
+}
+
+// intro is what the pane shows before a scene is open.
+func (p *scenePane) intro(w int) string {
+	var b strings.Builder
+	pic := "publisher ──▶ ( NATS ) ──▶ subscriber"
+	if w < len([]rune(pic))+2 {
+		pic = "pub ──▶ (NATS) ──▶ sub"
+	}
+	b.WriteString("\n " + p.st.Accent.Render(pic) + "\n\n")
+	wrap := func(text string) {
+		for _, l := range strings.Split(ansi.Wordwrap(text, max(w-2, 10), ""), "\n") {
+			b.WriteString(" " + l + "\n")
+		}
+	}
+	list := p.list()
+	if len(list) == 0 {
+		wrap("Scenes draw what happens on the broker as it happens. None is installed in this build yet: the command pane below is the whole lab for now.")
+		return b.String()
+	}
+	wrap("Scenes draw what happens on the broker, whoever causes it. Open one:")
+	for _, f := range list {
+		fmt.Fprintf(&b, "   scene %-10s %s\n", f.Name, f.Summary)
+	}
+	return b.String()
+}
+
+// Close releases the scene.
+func (p *scenePane) Close() {
+	if p.scene != nil {
+		p.scene.Close()
+		p.scene = nil
+	}
+}
+
+// View implements the component contract.
+func (p *scenePane) View() string { return strings.Join(p.Lines(), "\n") }

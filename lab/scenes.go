@@ -1,0 +1,4 @@
+package lab
+
+// The scenes the lab ships: each registers itself with package scenes.
+import _ "natslab/scenes/contrast"

@@ -1,0 +1,296 @@
+package lab
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// The command pane's scrollback: a bounded ring of lines that commands
+// write into from their own goroutines. A writer only appends under a mutex
+// and wakes the UI at most once per frame, so a flood of output (a replay
+// of a million messages) costs one append per line and about twenty
+// repaints a second, never one message to the UI per line, and memory
+// stays bounded however much is written.
+
+// lineKind says how a scrollback line is styled.
+type lineKind uint8
+
+const (
+	kindOut    lineKind = iota // a command's stdout, as printed
+	kindStatus                 // a command's stderr: status lines
+	kindError                  // nats: error: …
+	kindEcho                   // the line as typed
+	kindNote                   // the lab's own remarks
+)
+
+const (
+	// DefaultScrollback is how many lines the pane keeps.
+	DefaultScrollback = 10000
+	// maxLineBytes bounds one stored line; the rest is counted, not kept.
+	maxLineBytes = 4096
+	// frame is the repaint interval while output is arriving, and of the
+	// lab's scene frames: the renderer's rate (see renderFPS).
+	frame = time.Second / renderFPS
+)
+
+type entry struct {
+	text  string // sanitised: no control characters, tabs expanded
+	width int    // display width of text, measured once on append
+	kind  lineKind
+}
+
+// Scrollback is the bounded line store. Safe for concurrent use.
+type Scrollback struct {
+	mu      sync.Mutex
+	ring    []entry
+	start   int
+	n       int
+	total   uint64 // lines ever appended: the absolute index of the next line
+	version uint64 // bumped on every change, so views know when to redraw
+
+	wake      chan struct{} // one pending wake-up at most
+	lastFlush atomic.Int64  // unix nanos of the UI's last repaint
+}
+
+// NewScrollback keeps the last max lines.
+func NewScrollback(max int) *Scrollback {
+	if max <= 0 {
+		max = DefaultScrollback
+	}
+	return &Scrollback{ring: make([]entry, max), wake: make(chan struct{}, 1)}
+}
+
+func (s *Scrollback) push(es ...entry) {
+	if len(es) == 0 {
+		return
+	}
+	s.mu.Lock()
+	for _, e := range es {
+		idx := (s.start + s.n) % len(s.ring)
+		if s.n == len(s.ring) {
+			s.start = (s.start + 1) % len(s.ring)
+		} else {
+			s.n++
+		}
+		s.ring[idx] = e
+		s.total++
+	}
+	s.version++
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Append adds text (one or more lines) of a kind.
+func (s *Scrollback) Append(kind lineKind, text string) {
+	text = strings.TrimSuffix(text, "\n")
+	var es []entry
+	for _, l := range strings.Split(text, "\n") {
+		es = append(es, makeEntry([]byte(l), 0, kind))
+	}
+	s.push(es...)
+}
+
+// Clear empties the scrollback.
+func (s *Scrollback) Clear() {
+	s.mu.Lock()
+	s.start, s.n = 0, 0
+	clear(s.ring)
+	s.version++
+	s.mu.Unlock()
+}
+
+// Version changes whenever the content does.
+func (s *Scrollback) Version() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.version
+}
+
+// Bounds returns the absolute indexes of the oldest kept line and of the
+// next line to come.
+func (s *Scrollback) Bounds() (oldest, next uint64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.total - uint64(s.n), s.total
+}
+
+// Lines returns the kept lines' text, oldest first (for tests and copying).
+func (s *Scrollback) Lines() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, s.n)
+	for i := range s.n {
+		out[i] = s.ring[(s.start+i)%len(s.ring)].text
+	}
+	return out
+}
+
+// tail copies the lines ending at absolute index bottom (inclusive) going
+// back until they fill at least rows display rows at width w.
+func (s *Scrollback) tail(bottom uint64, rows, w int) []entry {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.n == 0 {
+		return nil
+	}
+	oldest := s.total - uint64(s.n)
+	if bottom >= s.total {
+		bottom = s.total - 1
+	}
+	if bottom < oldest {
+		bottom = oldest
+	}
+	var out []entry
+	got := 0
+	for i := bottom; got < rows; i-- {
+		e := s.ring[(s.start+int(i-oldest))%len(s.ring)]
+		out = append(out, e)
+		got += rowsFor(e.width, w)
+		if i == oldest {
+			break
+		}
+	}
+	// Oldest first.
+	for l, r := 0, len(out)-1; l < r; l, r = l+1, r-1 {
+		out[l], out[r] = out[r], out[l]
+	}
+	return out
+}
+
+func rowsFor(width, w int) int {
+	if width <= w || w <= 0 {
+		return 1
+	}
+	return (width + w - 1) / w
+}
+
+// Writer returns an io.Writer for one stream of one job: it keeps a
+// partial last line of its own, so jobs writing at once never splice each
+// other's lines. Call Close when the job ends, to keep a final line that
+// has no newline.
+func (s *Scrollback) Writer(kind lineKind) *PaneWriter {
+	return &PaneWriter{sb: s, kind: kind}
+}
+
+// PaneWriter is a Scrollback writer; see Scrollback.Writer.
+type PaneWriter struct {
+	sb      *Scrollback
+	kind    lineKind
+	mu      sync.Mutex
+	partial []byte
+	dropped int // bytes of the current line beyond maxLineBytes
+	batch   []entry
+}
+
+// Write appends every complete line in p; it never blocks on the UI.
+func (w *PaneWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.batch = w.batch[:0]
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.keep(p)
+			break
+		}
+		if len(w.partial) == 0 && w.dropped == 0 {
+			w.batch = append(w.batch, makeEntry(p[:i], 0, w.kind))
+		} else {
+			w.keep(p[:i])
+			w.batch = append(w.batch, makeEntry(w.partial, w.dropped, w.kind))
+			w.partial, w.dropped = w.partial[:0], 0
+		}
+		p = p[i+1:]
+	}
+	w.sb.push(w.batch...)
+	return n, nil
+}
+
+func (w *PaneWriter) keep(p []byte) {
+	room := maxLineBytes - len(w.partial)
+	if room < len(p) {
+		w.dropped += len(p) - max(room, 0)
+		p = p[:max(room, 0)]
+	}
+	w.partial = append(w.partial, p...)
+}
+
+// Close keeps a last line that had no newline.
+func (w *PaneWriter) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.partial) > 0 || w.dropped > 0 {
+		w.sb.push(makeEntry(w.partial, w.dropped, w.kind))
+		w.partial, w.dropped = nil, 0
+	}
+	return nil
+}
+
+// makeEntry turns raw output into a line the screen can show as is.
+// Printable ASCII (nearly all output) is stored unchanged and measured by
+// its length. Otherwise tabs are expanded, a trailing CR dropped, and
+// control characters shown as their Unicode control pictures (␛ for ESC):
+// a message body can hold anything, and raw escape sequences would break
+// the screen. A line longer than maxLineBytes keeps its head and says how
+// much was left out.
+func makeEntry(b []byte, dropped int, kind lineKind) entry {
+	if len(b) > maxLineBytes {
+		dropped += len(b) - maxLineBytes
+		b = b[:maxLineBytes]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	suffix, suffixWidth := "", 0
+	if dropped > 0 {
+		suffix = fmt.Sprintf(" … (%d more bytes)", dropped)
+		suffixWidth = len(suffix) - len("…") + 1
+	}
+	if plainASCII(b) {
+		return entry{text: string(b) + suffix, width: len(b) + suffixWidth, kind: kind}
+	}
+	var sb strings.Builder
+	sb.Grow(len(b) + 8)
+	col := 0
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		b = b[size:]
+		switch {
+		case r == '\t':
+			pad := 8 - col%8
+			sb.WriteString("        "[:pad])
+			col += pad
+			continue
+		case r < 0x20:
+			r = 0x2400 + r
+		case r == 0x7f:
+			r = '␡'
+		case r >= 0x80 && r < 0xa0:
+			r = utf8.RuneError
+		}
+		sb.WriteRune(r)
+		col++
+	}
+	text := sb.String() + suffix
+	return entry{text: text, width: ansi.StringWidth(text), kind: kind}
+}
+
+func plainASCII(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,235 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker"
+)
+
+// facts are what the status bar shows, all read from the deployment.
+type facts struct {
+	url       string // "" when nothing outside this process can connect
+	external  bool
+	running   bool
+	jetstream bool
+	streams   int
+	consumers int
+	conns     int // -1 when the deployment does not say
+	jobs      int
+	store     string
+	problem   string // why the facts could not be read, if they could not
+}
+
+// statsPoll is how often the status bar looks for changes made by real
+// clients outside the lab (a nats CLI in another terminal): slow, because
+// changes made through the lab refresh it at once.
+const statsPoll = 2 * time.Second
+
+type statsMsg struct{ f facts }
+type statsTickMsg struct{}
+
+// statsSource reads the facts. For the embedded server it asks the server
+// directly; for an external deployment it asks JetStream for the account's
+// info over a connection of its own.
+type statsSource struct {
+	dep   broker.Deployment
+	store string
+
+	mu sync.Mutex
+	nc *nats.Conn
+}
+
+func (s *statsSource) read() facts {
+	f := facts{url: s.dep.ClientURL(), store: s.store, conns: -1}
+	if srv := s.dep.Embedded(); srv != nil {
+		f.running = srv.Running()
+		st := srv.Stats()
+		f.jetstream, f.streams, f.consumers, f.conns = st.JetStream, st.Streams, st.Consumers, st.Connections
+		return f
+	}
+	f.external = true
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.nc == nil || s.nc.IsClosed() {
+		nc, err := s.dep.Connect("natslab status")
+		if err != nil {
+			f.problem = "cannot reach the server"
+			return f
+		}
+		s.nc = nc
+	}
+	f.running = s.nc.IsConnected()
+	js, err := jetstream.New(s.nc)
+	if err != nil {
+		return f
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	ai, err := js.AccountInfo(ctx)
+	if err != nil {
+		return f
+	}
+	f.jetstream, f.streams, f.consumers = true, ai.Streams, ai.Consumers
+	return f
+}
+
+func (s *statsSource) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.nc != nil {
+		s.nc.Close()
+		s.nc = nil
+	}
+}
+
+// fetch reads the facts off the UI loop.
+func (s *statsSource) fetch() tea.Cmd {
+	return func() tea.Msg { return statsMsg{s.read()} }
+}
+
+// statusBar is the one-line bar at the bottom.
+type statusBar struct {
+	st    *Styles
+	f     facts
+	w     int
+	line  string
+	valid bool
+}
+
+func (b *statusBar) SetSize(w int) {
+	if w != b.w {
+		b.w = w
+		b.valid = false
+	}
+}
+
+// SetFacts updates the bar; it redraws only when something changed.
+func (b *statusBar) SetFacts(f facts) {
+	if f != b.f {
+		b.f = f
+		b.valid = false
+	}
+}
+
+// SetJobs updates the running-job count.
+func (b *statusBar) SetJobs(n int) {
+	if n != b.f.jobs {
+		b.f.jobs = n
+		b.valid = false
+	}
+}
+
+// Line draws the bar, exactly w wide.
+func (b *statusBar) Line() string {
+	if b.valid {
+		return b.line
+	}
+	right := " ?/f1 keys "
+	room := b.w - len(right)
+	var left string
+	for _, v := range b.variants() {
+		if ansi.StringWidth(v) <= room {
+			left = v
+			break
+		}
+	}
+	if left == "" {
+		vs := b.variants()
+		left = ansi.Truncate(vs[len(vs)-1], max(room, 0), "…")
+	}
+	pad := max(b.w-ansi.StringWidth(left)-len(right), 0)
+	line := left + spaces(pad) + right
+	if ansi.StringWidth(line) > b.w {
+		line = ansi.Truncate(line, b.w, "")
+	}
+	b.line = b.st.StatusBar.Render(line)
+	b.valid = true
+	return b.line
+}
+
+// variants are the bar's text from the fullest to the most compact.
+func (b *statusBar) variants() []string {
+	f := b.f
+	where := f.url
+	switch {
+	case f.external:
+		where = "external " + f.url
+	case where == "":
+		where = "in-process only"
+	}
+	js := "JetStream off"
+	jsShort := "JS off"
+	switch {
+	case !f.running && f.problem != "":
+		js, jsShort = f.problem, f.problem
+	case !f.running:
+		js, jsShort = "server stopped", "stopped"
+	case f.jetstream:
+		js, jsShort = "JetStream on", "JS on"
+	}
+	counts := plural(f.streams, "stream") + " · " + plural(f.consumers, "consumer")
+	short := fmt.Sprintf("%d str · %d cons", f.streams, f.consumers)
+	if f.conns >= 0 {
+		counts += " · " + plural(f.conns, "connection")
+		short += fmt.Sprintf(" · %d conn", f.conns)
+	}
+	jobs := ""
+	if f.jobs > 0 {
+		jobs = " │ " + plural(f.jobs, "job")
+	}
+	store := " │ store " + displayPath(f.store)
+	if !f.jetstream || !f.running {
+		counts, short = "", ""
+	}
+	join := func(parts ...string) string {
+		var out []string
+		for _, p := range parts {
+			if p != "" {
+				out = append(out, p)
+			}
+		}
+		return " " + strings.Join(out, " │ ")
+	}
+	return []string{
+		join(where, js, counts) + jobs + store,
+		join(where, js, counts) + jobs,
+		join(where, jsShort, short) + jobs + store,
+		join(where, jsShort, short) + jobs,
+		join(where, jsShort) + jobs,
+	}
+}
+
+// displayPath shows a path under the home directory as ~/….
+func displayPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		if rel, err := filepath.Rel(home, p); err == nil && !strings.HasPrefix(rel, "..") {
+			if rel == "." {
+				return "~"
+			}
+			return "~" + string(filepath.Separator) + rel
+		}
+	}
+	return p
+}
+
+// plural says "1 stream", "2 streams".
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
+}
