@@ -159,6 +159,18 @@ func TestSubLiveJetStreamAndLast(t *testing.T) {
 	if strings.Count(r.out, "\n") != 4 {
 		t.Errorf("--since 1h:\n%s", r.out)
 	}
+	// --jetstream (or --js) reads the stream from the start, like --stream.
+	for _, line := range []string{`sub "events.>" --jetstream -T`, `sub "events.>" --js -T`} {
+		r = l.must(line)
+		if strings.Count(r.out, "Received JetStream message: stream: EVENTS") != 4 {
+			t.Errorf("%s:\n%s", line, r.out)
+		}
+	}
+	// --direct reads without a consumer, in the direct format.
+	r = l.must(`sub "events.>" --direct --all -T`)
+	if strings.Count(r.out, "Received JetStream message (direct): stream: EVENTS seq ") != 4 {
+		t.Errorf("--direct:\n%s", r.out)
+	}
 }
 
 func TestSubDurableResumes(t *testing.T) {
