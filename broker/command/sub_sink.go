@@ -118,6 +118,18 @@ func (sk *subSink) printed() {
 	}
 }
 
+// idle flushes at once when no further message waits in the client for
+// sub: one message typed in another pane shows without delay, while a
+// burst still goes out in large writes. Called with mu held.
+func (sk *subSink) idle(sub *nats.Subscription) {
+	if sub == nil || sk.stopped {
+		return
+	}
+	if n, _, err := sub.Pending(); err == nil && n == 0 {
+		sk.p.w.Flush()
+	}
+}
+
 // admit counts a message about to be printed; false means drop it (the
 // sink is stopped, or the subject is ignored). Called with mu held.
 func (sk *subSink) admit(subject string) bool {
@@ -170,11 +182,12 @@ func (sk *subSink) core(m *nats.Msg) {
 		}
 	}
 	sk.after(false)
+	sk.idle(m.Sub)
 }
 
 // ordered handles a message of the ordered consumer (legacy push API).
 func (sk *subSink) ordered(m *nats.Msg) {
-	sk.jetStreamMsg(m.Subject, m.Reply, m.Header, m.Data, nil)
+	sk.jetStreamMsg(m.Subject, m.Reply, m.Header, m.Data, nil, m.Sub)
 }
 
 // pulled handles a message of a durable consumer; it acknowledges it when
@@ -191,10 +204,12 @@ func (sk *subSink) pulled(m jetstream.Msg, ack bool) {
 	if ack {
 		acker = m.Ack
 	}
-	sk.jetStreamMsg(m.Subject(), m.Reply(), m.Headers(), m.Data(), acker)
+	sk.jetStreamMsg(m.Subject(), m.Reply(), m.Headers(), m.Data(), acker, nil)
 }
 
-func (sk *subSink) jetStreamMsg(subject, reply string, hdr nats.Header, data []byte, ack func() error) {
+// jetStreamMsg prints a consumer's message; sub, when known, lets it flush
+// as soon as nothing more is waiting.
+func (sk *subSink) jetStreamMsg(subject, reply string, hdr nats.Header, data []byte, ack func() error, sub *nats.Subscription) {
 	sk.mu.Lock()
 	defer sk.mu.Unlock()
 	meta, ok := parseAckSubject(reply)
@@ -218,6 +233,7 @@ func (sk *subSink) jetStreamMsg(subject, reply string, hdr nats.Header, data []b
 		}
 	}
 	sk.after(meta.pending == 0)
+	sk.idle(sub)
 }
 
 // direct handles a message read by a direct get; it reports whether to go on.
