@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -54,7 +55,6 @@ type streamCmd struct {
 	raw           bool
 	cluster       string
 	leaders       bool
-	dot           string
 
 	// subjects
 	subjectFilter string
@@ -68,12 +68,11 @@ type streamCmd struct {
 	translate string
 
 	// view
-	pageSize  int
-	startID   int
-	since     string
-	viewRaw   bool
-	viewSubj  string
-	pageIsSet bool
+	pageSize int
+	startID  int
+	since    string
+	viewRaw  bool
+	viewSubj string
 
 	// purge
 	purgeSubject string
@@ -184,9 +183,15 @@ func (s *streamCmd) needStream(c *Call, full string) error {
 		}
 		return nil
 	}
-	names, err := c.streamNames()
+	all, err := c.streamNames()
 	if err != nil {
 		return err
+	}
+	var names []string
+	for _, n := range all {
+		if s.showAll || !jsm.IsInternalStream(n) {
+			names = append(names, n)
+		}
 	}
 	if len(names) == 0 {
 		return usageErrorf("%s needs a stream name, and there are no streams yet: create one with stream add ORDERS --subjects \"orders.>\" --defaults", full)
@@ -242,6 +247,8 @@ func (c *Call) streamAPIError(err error, name, action string) error {
 		return c.jetStreamOff()
 	case strings.Contains(err.Error(), "is not a valid stream name"):
 		return streamNameError(name)
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
+		return fmt.Errorf("JetStream did not answer within %s: the server may be restarting or, in a cluster, electing a new leader; try again in a moment", c.S.timeout)
 	}
 	if e := c.jsError(err); e != err {
 		return e
@@ -261,7 +268,3 @@ func streamSplitSubjects(in []string) []string {
 	}
 	return out
 }
-
-// streamIsInternal says whether a stream is the machinery of a KV bucket,
-// an object store or MQTT, hidden by default as the real CLI hides them.
-func streamIsInternal(name string) bool { return jsm.IsInternalStream(name) }

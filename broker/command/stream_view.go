@@ -15,7 +15,7 @@ const streamViewMaxPage = 25
 func (s *streamCmd) buildView(v *fisk.CmdClause, c *Call) {
 	v.Action(act(c, s.view))
 	v.Arg("stream", "The stream").StringVar(&s.stream)
-	v.Arg("size", "Messages per page, up to 25").Default("10").IsSetByUser(&s.pageIsSet).IntVar(&s.pageSize)
+	v.Arg("size", "Messages per page, up to 25").Default("10").IntVar(&s.pageSize)
 	v.Flag("id", "Start at this sequence").IntVar(&s.startID)
 	v.Flag("since", "Start with messages this recent, like 5m or 1d3h").PlaceHolder("DURATION").StringVar(&s.since)
 	v.Flag("raw", "Print only the bodies").UnNegatableBoolVar(&s.viewRaw)
