@@ -34,6 +34,11 @@ func (s *subCmd) runCore(c *Call, nc *nats.Conn, sk *subSink) error {
 		if err != nil {
 			return subscribeError(subj, err)
 		}
+		if s.count > 0 && len(s.subjects) == 1 && len(s.ignore) == 0 {
+			// The server stops after exactly that many, so in a queue group
+			// the next message goes to another member, not to us to drop.
+			sub.AutoUnsubscribe(int(s.count))
+		}
 		subs = append(subs, sub)
 	}
 	// Once the server has the interest, a message published next is ours.

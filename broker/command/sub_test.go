@@ -218,3 +218,17 @@ func TestSwitchesTakeNoValue(t *testing.T) {
 	l.fails(`req svc.x --templates=false`, "--no-templates")
 	l.fails(`reply svc.x --echo=yes`, "--echo is a switch")
 }
+
+func TestSubCountInQueueGroupLosesNothing(t *testing.T) {
+	l := newLab(t)
+	a, _ := l.background(`sub jobs --queue workers --count 2`)
+	b, _ := l.background(`sub jobs --queue workers`)
+	waitReady(t, a)
+	waitReady(t, b)
+	l.must(`pub jobs 'job {{Count}}' --count 20`)
+	waitDone(t, a)
+	eventually(t, "all 20 jobs handled", func() bool { return a.Received()+b.Received() == 20 })
+	if a.Received() != 2 {
+		t.Errorf("the --count 2 member handled %d", a.Received())
+	}
+}
