@@ -231,6 +231,12 @@ func TestStreamLsAndReport(t *testing.T) {
 	rep := l.must("stream report").out
 	wantLines(t, "report", rep, "Obtaining Stream stats\n\n", "Stream Report", "│ Stream │ Storage │ Placement │ Consumers │ Messages │ Bytes │ Lost │ Deleted │ API Level │ Replicas │",
 		"│ ORDERS │ File    │           │ 0         │ 6        │ "+humanize.IBytes(orders.State.Bytes))
+	// The streams behind KV buckets show with -a only, as in the real CLI.
+	l.must("kv add CONFIG")
+	if strings.Contains(l.must("stream ls").out, "KV_CONFIG") || !strings.Contains(l.must("stream ls -a").out, "KV_CONFIG") || !strings.Contains(l.must("stream -a ls").out, "KV_CONFIG") {
+		t.Error("ls shows KV_CONFIG without -a, or hides it with -a")
+	}
+	l.fails("stream info", "EVENTS, ORDERS (")
 }
 
 func TestStreamSubjectsGetAndHeaders(t *testing.T) {
