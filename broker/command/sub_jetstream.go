@@ -199,7 +199,14 @@ func (s *subCmd) nothingToRead(c *Call, subject string) {
 		c.Statusf("Nothing to read: --new waits for messages stored from now on, and -T ends at once")
 		return
 	}
-	c.Statusf("Nothing to read: stream %s holds no messages on %s", s.stream, subject)
+	switch {
+	case s.startSeq > 0:
+		c.Statusf("Nothing to read: stream %s holds no messages on %s from sequence %d on", s.stream, subject, s.startSeq)
+	case s.since != "":
+		c.Statusf("Nothing to read: stream %s holds no messages on %s stored in the last %s", s.stream, subject, humanDuration(s.sinceDur))
+	default:
+		c.Statusf("Nothing to read: stream %s holds no messages on %s", s.stream, subject)
+	}
 }
 
 // consumerError explains why a consumer could not be made.
