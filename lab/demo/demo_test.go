@@ -28,8 +28,8 @@ type runtime struct {
 	msgs  chan tea.Msg
 }
 
-func newRuntime(t *testing.T, speed float64) *runtime {
-	srv := brokertest.Start(t)
+func newRuntime(t *testing.T, speed float64, opts ...brokertest.Option) *runtime {
+	srv := brokertest.Start(t, opts...)
 	clock := kit.NewManualClock(epoch)
 	m, err := New(srv, Options{Clock: clock, Speed: speed})
 	if err != nil {
@@ -192,6 +192,9 @@ func TestTheStoryPlaysItself(t *testing.T) {
 func TestKeysPauseStepAndQuit(t *testing.T) {
 	rt := newRuntime(t, 4)
 	rt.next() // step 0
+	if url := rt.m.url; url == "" || !strings.Contains(rt.screen(), url) {
+		t.Fatalf("the header should say where the room can publish (%q):\n%s", url, rt.screen())
+	}
 	rt.update(tea.KeyPressMsg{Code: tea.KeySpace})
 	if !rt.m.dir.Paused() || !strings.Contains(rt.screen(), "paused") {
 		t.Fatal("space pauses, and says so")
@@ -224,7 +227,7 @@ func TestKeysPauseStepAndQuit(t *testing.T) {
 // The presenter's screen at the high point of the story: five messages
 // pending in the stream, the app offline.
 func TestGoldenDemoScreen(t *testing.T) {
-	rt := newRuntime(t, 4)
+	rt := newRuntime(t, 4, brokertest.InProcessOnly()) // no port number in the golden
 	for rt.m.dir.Index() != 17 || rt.m.dir.Loops() > 0 {
 		rt.next()
 	}

@@ -16,7 +16,7 @@ import (
 
 // tickEvery is how often the director looks at the clock. The scene's own
 // frames are separate and run only while something moves.
-const tickEvery = 100 * time.Millisecond
+const tickEvery = 250 * time.Millisecond
 
 // Model is the demo's root model: the contrast scene for a projector, a
 // caption under it, and the director that runs the story.
@@ -27,6 +27,7 @@ type Model struct {
 	styles *kit.Styles
 	speed  float64
 	w, h   int
+	url    string // where a real nats CLI in the room can publish too
 	failed string // the last control that failed, shown until the next step
 }
 
@@ -53,7 +54,7 @@ func New(dep broker.Deployment, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Model{scene: sc, dir: NewDirector(Story(), speed), clock: clock, styles: kit.DefaultStyles(), speed: speed}, nil
+	return &Model{scene: sc, dir: NewDirector(Story(), speed), clock: clock, styles: kit.DefaultStyles(), speed: speed, url: dep.ClientURL()}, nil
 }
 
 // Close releases the scene's connections.
@@ -160,6 +161,9 @@ func (m *Model) content() string {
 	st := m.styles
 	var b strings.Builder
 	step := fmt.Sprintf("%d/%d ", m.dir.Index()+1, m.dir.Len())
+	if m.url != "" && m.w >= 100 {
+		step = "nats pub events.hello --server " + m.url + "   " + step
+	}
 	head := " natslab demo · " + m.Chapter()
 	b.WriteString(st.Render(kit.Title, clip(head, m.w-len(step)-1)))
 	b.WriteString(strings.Repeat(" ", max(m.w-ansi.StringWidth(clip(head, m.w-len(step)-1))-len(step), 0)))

@@ -110,6 +110,9 @@ func (s *Scene) layout(r rect, js bool, stream string) plan {
 			x := r.x + (r.w-total)/2
 			need := s.fullHeight()
 			top := r.y + (r.h-need)/3
+			if pres {
+				top = r.y + (r.h-need)/2 // a room looks at the middle of the screen
+			}
 			p := plan{level: levelFull, title: top, boxH: boxH}
 			boxY := top + 1
 			if pres {
