@@ -61,6 +61,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.broker.User, "user", "", "user name clients must present (or for --server)")
 	fs.StringVar(&cfg.broker.Password, "password", "", "password that goes with --user")
 	fs.StringVar(&cfg.broker.Token, "token", "", "token clients must present (or for --server)")
+	fs.IntVar(&cfg.broker.Cluster, "cluster", 1, "run `N` JetStream servers inside natslab: 3 for a three-node cluster (n1, n2, n3), 1 for a single server")
 	fs.StringVar(&cfg.lesson, "lesson", "", "open the lesson `ID` (see natslab lessons); with run, check a script against it")
 	fs.Float64Var(&cfg.speed, "speed", 1, "with demo: how fast the story plays (2 is twice as fast, 0.5 half)")
 
@@ -87,7 +88,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return fail(stderr, errors.New("serve runs the lab's own server; --server points elsewhere: leave it out"))
 		}
 		o := cfg.broker
-		err := broker.Serve(ctx, broker.Options{StoreDir: o.StoreDir(), JetStream: o.JetStream, Listen: o.Listen, Token: o.Token, User: o.User, Password: o.Password}, stderr)
+		err := broker.Serve(ctx, broker.Options{StoreDir: o.StoreDir(), JetStream: o.JetStream, Listen: o.Listen, Token: o.Token, User: o.User, Password: o.Password, Cluster: o.Cluster}, stderr)
 		if err != nil {
 			return fail(stderr, err)
 		}

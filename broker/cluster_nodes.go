@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -211,15 +212,16 @@ func WaitFor(timeout time.Duration, cond func() bool) bool { return waitFor(time
 
 // Replica is one node's copy of a stream, as that node reports it.
 type Replica struct {
-	Node    string
-	Stream  string
-	Account string
-	Leader  bool   // this copy is the stream's leader
-	Current bool   // the leader counts this copy as caught up (always true for the leader)
-	Msgs    uint64 // messages in this copy
-	LastSeq uint64 // the last sequence this copy holds
-	Group   string // the stream's Raft group, "" until this node has its assignment
-	R       int    // the replicas the stream asks for (its config's Replicas)
+	Node     string
+	Stream   string
+	Account  string
+	Leader   bool     // this copy is the stream's leader
+	Current  bool     // the leader counts this copy as caught up (always true for the leader)
+	Msgs     uint64   // messages in this copy
+	LastSeq  uint64   // the last sequence this copy holds
+	Group    string   // the stream's Raft group, "" until this node has its assignment
+	R        int      // the replicas the stream asks for (its config's Replicas)
+	Subjects []string // the subjects it captures
 
 	peers []*server.PeerInfo // the other replicas, as this copy sees them
 }
@@ -239,7 +241,7 @@ func nodeStreams(ns *server.Server) []Replica {
 		for _, sd := range acc.Streams {
 			r := Replica{Node: name, Stream: sd.Name, Account: acc.Name, Msgs: sd.State.Msgs, LastSeq: sd.State.LastSeq, Group: sd.RaftGroup, Current: true}
 			if sd.Config != nil {
-				r.R = sd.Config.Replicas
+				r.R, r.Subjects = sd.Config.Replicas, sd.Config.Subjects
 			}
 			switch {
 			case sd.Config != nil && sd.Config.Replicas <= 1:
@@ -256,6 +258,10 @@ func nodeStreams(ns *server.Server) []Replica {
 	}
 	return out
 }
+
+// Copies lists the stream copies one node holds, as it reports them; none
+// while it is stopped (or without --cluster).
+func (s *Server) Copies(name string) []Replica { return nodeStreams(s.Node(name)) }
 
 // Replicas reports each node's copy of a stream: one entry per node, in
 // node order; a node that is stopped or holds no copy has a zero entry
@@ -299,6 +305,48 @@ func (s *Server) Replicas(stream string) []Replica {
 		}
 	}
 	return out
+}
+
+// Reachable reports whether a publish on the stream's subjects, made on
+// any running node, reaches its leader: the leader has subscribed and every
+// node has learned of it over the routes. Right after an election, or after
+// the node of an R1 stream returns, this lags the leader itself by a few
+// milliseconds, and a publish in between meets "no responders".
+func (s *Server) Reachable(stream string) bool {
+	var leader *Replica
+	reps := s.Replicas(stream)
+	for i := range reps {
+		if reps[i].Leader {
+			leader = &reps[i]
+		}
+	}
+	if leader == nil {
+		return false
+	}
+	for _, ns := range s.runningNodes() {
+		acc, err := ns.LookupAccount(leader.Account)
+		if err != nil {
+			return false
+		}
+		for _, subj := range leader.Subjects {
+			if !acc.SubscriptionInterest(sampleSubject(subj)) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// sampleSubject is one literal subject a filter matches: "orders.*.>"
+// gives "orders.x.x".
+func sampleSubject(filter string) string {
+	tokens := strings.Split(filter, ".")
+	for i, t := range tokens {
+		if t == "*" || t == ">" {
+			tokens[i] = "x"
+		}
+	}
+	return strings.Join(tokens, ".")
 }
 
 // StreamLeader is the node leading a stream now, or "" when none does

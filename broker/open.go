@@ -19,6 +19,7 @@ type Config struct {
 	Password  string
 	Token     string
 	Log       *LogBuffer
+	Cluster   int // --cluster: 3 for the three-node cluster, 0 or 1 for one server
 }
 
 // DefaultStoreDir is the per-user data directory, e.g. ~/.local/share/natslab.
@@ -44,13 +45,16 @@ func (c Config) StoreDir() string {
 // Open starts the embedded server, or dials the external deployment when
 // --server is given. Close releases it.
 func Open(c Config) (Deployment, error) {
+	if c.Server != "" && c.Cluster > 1 {
+		return nil, errors.New("--cluster starts the lab's own cluster, and --server points at an existing deployment: use one or the other")
+	}
 	if c.Server != "" {
 		return Dial(ExternalOptions{URL: c.Server, Creds: c.Creds, User: c.User, Password: c.Password, Token: c.Token})
 	}
 	if c.Creds != "" {
 		return nil, errors.New("--creds is for an existing deployment: use it with --server URL")
 	}
-	return Start(Options{StoreDir: c.StoreDir(), JetStream: c.JetStream, Listen: c.Listen, Token: c.Token, User: c.User, Password: c.Password, Log: c.Log})
+	return Start(Options{StoreDir: c.StoreDir(), JetStream: c.JetStream, Listen: c.Listen, Token: c.Token, User: c.User, Password: c.Password, Log: c.Log, Cluster: c.Cluster})
 }
 
 // Close stops an embedded server; an external deployment is left alone.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Serve runs the embedded server alone until ctx ends, the way `nats-server
@@ -23,6 +24,9 @@ func Serve(ctx context.Context, opts Options, w io.Writer) error {
 		fmt.Fprintf(w, "natslab: %s\n", n)
 	}
 	fmt.Fprintf(w, "natslab: store %s\n", s.StoreDir())
+	if s.Clustered() {
+		fmt.Fprintf(w, "natslab: a JetStream cluster of %d nodes (%s) named %s, routed on loopback; meta leader %s\n", ClusterSize, strings.Join(NodeNames, ", "), ClusterName, s.MetaLeader())
+	}
 	if url := s.ClientURL(); url != "" {
 		fmt.Fprintln(w, startupSummary(url))
 	} else {

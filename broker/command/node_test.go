@@ -1,0 +1,140 @@
+package command_test
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"natslab/broker"
+	"natslab/broker/brokertest"
+)
+
+// The node verbs on a real three-node cluster in the test process.
+
+var (
+	leaderLine  = regexp.MustCompile(`(?m)^\s+Leader: (n\d)`)
+	replicaLine = regexp.MustCompile(`(?m)^\s+Replica: (n\d), (current|outdated)(, OFFLINE)?`)
+)
+
+// clusterBlock is what the Cluster Information block says about who leads
+// and how each replica is, without the times and lags that move.
+func clusterBlock(t *testing.T, info string) (leader string, replicas []string) {
+	t.Helper()
+	m := leaderLine.FindStringSubmatch(info)
+	if m == nil {
+		t.Fatalf("no Cluster Information leader in:\n%s", info)
+	}
+	for _, r := range replicaLine.FindAllStringSubmatch(info, -1) {
+		replicas = append(replicas, r[1]+" "+r[2]+r[3])
+	}
+	return m[1], replicas
+}
+
+// The issue's script: an R3 stream, a publish, stream info, the leader
+// stopped, another publish, stream info again; then the node returns and
+// catches up.
+func TestNodeStopLeaderFailsOverAndStartCatchesUp(t *testing.T) {
+	l := newLab(t, brokertest.Clustered())
+	l.must(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`)
+	if r := l.must(`pub orders.new first --jetstream`); !strings.Contains(r.err, "Sequence: 1") {
+		t.Fatalf("first publish: %s", r.all())
+	}
+	before, _ := clusterBlock(t, l.must("stream info ORDERS").out)
+
+	stop := l.must("node stop leader ORDERS")
+	wantLines(t, "node stop leader", stop.err, "Stopping "+before+", the leader of ORDERS", before+" stopped in ", "is the new leader of ORDERS, elected ")
+
+	if r := l.must(`pub orders.new second --jetstream`); !strings.Contains(r.err, "Stored in Stream: ORDERS Sequence: 2") {
+		t.Fatalf("the publish after the failover should be sequence 2: %s", r.all())
+	}
+	info := l.must("stream info ORDERS").out
+	after, replicas := clusterBlock(t, info)
+	if after == before {
+		t.Fatalf("the leader should have changed from %s:\n%s", before, info)
+	}
+	if !strings.Contains(info, "Messages: 2\n") {
+		t.Fatalf("want 2 messages:\n%s", info)
+	}
+	if !contains(replicas, before+" outdated, OFFLINE") {
+		t.Fatalf("the stopped leader should show as an offline replica: %v", replicas)
+	}
+
+	// The real CLI, on the same cluster, sees the same leader and replicas.
+	real := brokertest.RunRealCLI(t, l.srv.ClientURL(), "stream", "info", "ORDERS")
+	if real.ExitCode != 0 {
+		t.Fatalf("real CLI: %s", real.Stderr)
+	}
+	realLeader, realReplicas := clusterBlock(t, real.Stdout)
+	if realLeader != after || strings.Join(realReplicas, "|") != strings.Join(replicas, "|") {
+		t.Fatalf("lab says %s %v, the real CLI %s %v", after, replicas, realLeader, realReplicas)
+	}
+
+	ls := l.must("node ls").out
+	wantLines(t, "node ls", ls, "Cluster natslab: 3 nodes, 2 up", "│ "+before+"   │ down ", "│ "+after+"   │ up ")
+
+	start := l.must("node start " + before)
+	wantLines(t, "node start", start.err, before+" started in ", "rejoined the cluster", before+" caught up on ORDERS in ", "2 messages, last sequence 2")
+	if !strings.Contains(l.must("node ls").out, "3 nodes, 3 up") {
+		t.Fatal("every node should be up again")
+	}
+}
+
+// An R1 stream lives on one node: stopping it makes the stream unavailable,
+// starting it brings the stream back with what it held.
+func TestNodeStopTakesAnR1StreamAwayAndStartBringsItBack(t *testing.T) {
+	l := newLab(t, brokertest.Clustered())
+	l.must(`stream add SOLO --subjects 'solo.>' --replicas 1 --defaults`)
+	l.must(`pub solo.x one --jetstream`)
+	home := l.srv.StreamLeader("SOLO")
+	if home == "" {
+		t.Fatal("SOLO should have a home node")
+	}
+	stop := l.must("node stop " + home)
+	wantLines(t, "node stop", stop.err, "SOLO has its only copy on "+home+" (1 replica): it is unavailable until node start "+home)
+	if r := l.run(`pub solo.x two --jetstream`); r.e == nil {
+		t.Fatalf("publishing to SOLO with its node stopped should fail: %s", r.all())
+	}
+	start := l.must("node start " + home)
+	wantLines(t, "node start", start.err, "SOLO is available again: its only copy is on "+home+", with 1 message")
+	if r := l.must(`pub solo.x three --jetstream`); !strings.Contains(r.err, "Sequence: 2") {
+		t.Fatalf("after the node is back SOLO takes messages again: %s", r.all())
+	}
+}
+
+func TestNodeVerbErrors(t *testing.T) {
+	single := newLab(t, brokertest.InProcessOnly())
+	single.fails("node ls", "single server", "--cluster 3")
+	if r := single.run(`stream add R3 --subjects 'r3.>' --replicas 3 --defaults`); r.e == nil || !strings.Contains(r.e.Error(), "--cluster 3") {
+		t.Fatalf("--replicas 3 on a single server should say how to start a cluster: %v", r.e)
+	}
+
+	l := newLab(t, brokertest.Clustered(), brokertest.InProcessOnly())
+	l.fails("node", "node ls", "node stop NAME", "node start NAME")
+	l.fails("node stpo n1", `no sub-command "stpo"`, "did you mean stop")
+	l.fails("node stop", "one node name", "n1, n2, n3")
+	l.fails("node stop n9", `no node "n9"`, "n1, n2, n3")
+	l.fails("node stop leader", "node stop leader ORDERS")
+	l.fails("node stop leader NOPE", "NOPE not found")
+	l.fails("node start n1", "already running")
+	l.must("node stop n2")
+	l.fails("node stop n2", "already stopped", "node start n2")
+	l.must("node stop n3")
+	stop := l.must("node ls")
+	wantLines(t, "node ls without a listener", stop.out, "1 up", "│ n1   │ up ")
+	if strings.Contains(stop.out, "URL") {
+		t.Fatalf("with --listen none there is no URL column:\n%s", stop.out)
+	}
+	l.fails("node stop n1", "last one running")
+	if got := broker.NodeNames; len(got) != 3 {
+		t.Fatalf("nodes: %v", got)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
