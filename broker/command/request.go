@@ -127,7 +127,7 @@ func (r *reqCmd) one(c *Call, nc *nats.Conn, m *nats.Msg, out *msgPrinter) (done
 		case err != nil && c.Ctx.Err() != nil:
 			return true, c.Ctx.Err()
 		case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout):
-			if replies == 0 && want != 0 {
+			if replies == 0 {
 				return true, fmt.Errorf("no reply on %q within %s: a service listens there but did not answer in time; try a longer --timeout", m.Subject, r.timeout)
 			}
 			return false, nil
