@@ -139,6 +139,7 @@ var specialKeys = map[string]tea.Key{
 	"f1":        {Code: tea.KeyF1},
 	"f2":        {Code: tea.KeyF2},
 	"f3":        {Code: tea.KeyF3},
+	"f4":        {Code: tea.KeyF4},
 	"ctrl+c":    {Code: 'c', Mod: tea.ModCtrl},
 	"ctrl+d":    {Code: 'd', Mod: tea.ModCtrl},
 	"ctrl+l":    {Code: 'l', Mod: tea.ModCtrl},
@@ -196,9 +197,15 @@ func (h *harness) text() string { return strings.Join(h.m.sb.Lines(), "\n") }
 
 var portRE = regexp.MustCompile(`127\.0\.0\.1:\d+`)
 
-// screen is the view without colours, the random port masked.
+// screen is the view without colours, the random port masked (also where
+// a narrow pane wrapped the URL before it).
 func (h *harness) screen() string {
-	return maskPort(ansi.Strip(h.m.View().Content))
+	s := maskPort(ansi.Strip(h.m.View().Content))
+	if url := h.srv.ClientURL(); url != "" {
+		port := url[strings.LastIndexByte(url, ':')+1:]
+		s = strings.ReplaceAll(s, ":"+port, ":"+strings.Repeat("P", len(port)))
+	}
+	return s
 }
 
 // maskPort hides the random port, keeping widths (ports are 5 digits on

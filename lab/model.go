@@ -146,11 +146,11 @@ func (m *Model) greet() {
 		if !srv.JetStream() {
 			js = "without JetStream (nats-server -js turns it on)"
 		}
-		where := "listening on " + srv.ClientURL()
+		where := "on " + srv.ClientURL()
 		if srv.ClientURL() == "" {
-			where = "in-process only: real nats clients cannot connect (started with --listen none)"
+			where = "in-process only (--listen none): real nats clients cannot connect"
 		}
-		m.Note("natslab: nats-server " + srv.Version() + " is running " + js + ", " + where)
+		m.Note("nats-server " + srv.Version() + " " + js + " " + where)
 		if n := srv.Notice(); n != "" {
 			m.Note(n)
 		}
@@ -574,7 +574,12 @@ func (m *Model) toggleHelp() {
 // helpLines is the key help shown over the scrollback.
 func (m *Model) helpLines() []string {
 	lines := []string{""}
-	for _, l := range strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n") {
+	groups := m.keys.FullHelp()
+	if m.lay.cmd.w < 110 {
+		// Two columns fit where three would be cut.
+		groups = [][]key.Binding{append(groups[0], groups[2]...), groups[1]}
+	}
+	for _, l := range strings.Split(m.help.FullHelpView(groups), "\n") {
 		lines = append(lines, " "+l)
 	}
 	if bs := m.sceneBindings(); len(bs) > 0 {

@@ -478,7 +478,7 @@ func TestNoColor(t *testing.T) {
 func TestGreetingSaysWhereAndNotice(t *testing.T) {
 	h := newHarness(t, 120, 40)
 	text := maskPort(h.text())
-	for _, want := range []string{"nats-server 2.15.3 is running with JetStream, listening on nats://127.0.0.1:PPPPP", "store: ~/store", "nats --server nats://127.0.0.1:PPPPP"} {
+	for _, want := range []string{"nats-server 2.15.3 with JetStream on nats://127.0.0.1:PPPPP", "store: ~/store", "nats --server nats://127.0.0.1:PPPPP"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("greeting lacks %q:\n%s", want, text)
 		}

@@ -1,0 +1,187 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"natslab/scenes"
+)
+
+// testScene is a scene of the test's own (the real ones are tested in
+// their packages): it records what the lab does with it.
+type testScene struct {
+	mu        sync.Mutex
+	w, h      int
+	did       []string
+	updates   int
+	frames    int
+	animating bool
+	closed    bool
+}
+
+type sceneEventMsg struct{}
+
+func (s *testScene) Name() string  { return "fake" }
+func (s *testScene) Title() string { return "a fake scene" }
+func (s *testScene) Init() tea.Cmd { return func() tea.Msg { return sceneEventMsg{} } }
+func (s *testScene) Update(msg tea.Msg) tea.Cmd {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.updates++
+	if _, ok := msg.(frameMsg); ok {
+		s.frames++
+	}
+	return nil
+}
+func (s *testScene) View() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return fmt.Sprintf("fake %dx%d did %s", s.w, s.h, strings.Join(s.did, ","))
+}
+func (s *testScene) SetSize(w, h int) { s.w, s.h = w, h }
+func (s *testScene) Controls() []scenes.Control {
+	return []scenes.Control{
+		{Name: "offline", Usage: "offline", Summary: "take the app offline"},
+		{Name: "publish", Usage: "publish [N]", Summary: "publish N messages"},
+	}
+}
+func (s *testScene) Keys() []scenes.KeyBinding {
+	return []scenes.KeyBinding{{Key: "o", Control: "offline", Help: "offline"}, {Key: "p", Control: "publish", Args: []string{"2"}, Help: "publish 2"}}
+}
+func (s *testScene) Do(control string, args []string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if control == "publish" && len(args) > 1 {
+		return "", fmt.Errorf("publish takes one number")
+	}
+	s.did = append(s.did, strings.Join(append([]string{control}, args...), " "))
+	return "did " + control, nil
+}
+func (s *testScene) Animating() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.animating
+}
+func (s *testScene) Close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+}
+
+func (s *testScene) state() (did []string, updates, frames int, closed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.did...), s.updates, s.frames, s.closed
+}
+
+// withFakeScene gives the harness's lab a registry holding only the fake.
+func withFakeScene(h *harness) *testScene {
+	sc := &testScene{}
+	f := scenes.Factory{Name: "fake", Summary: "a scene for tests", New: func(scenes.Env) (scenes.Scene, error) { return sc, nil }}
+	h.m.sceneList = func() []scenes.Factory { return []scenes.Factory{f} }
+	h.m.sceneLookup = func(n string) (scenes.Factory, bool) { return f, n == "fake" }
+	return sc
+}
+
+func TestSceneVerbOpensAndControls(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	sc := withFakeScene(h)
+	h.run("scene")
+	if !strings.Contains(h.text(), "fake         a scene for tests") {
+		t.Errorf("scene list:\n%s", h.text())
+	}
+	h.run("scene fake")
+	if !strings.Contains(h.screen(), "scene: a fake scene") || !strings.Contains(h.screen(), "fake 68x12") {
+		t.Fatalf("scene not shown:\n%s", h.screen())
+	}
+	// offline became a verb; publish did not, because it is a nats command.
+	h.run("offline")
+	h.run("publish greet hi")
+	h.run("scene publish 3")
+	did, updates, _, _ := sc.state()
+	if strings.Join(did, "|") != "offline|publish 3" {
+		t.Errorf("controls done: %q", did)
+	}
+	if !strings.Contains(h.text(), `Published 2 bytes to "greet"`) {
+		t.Errorf("publish no longer publishes:\n%s", h.text())
+	}
+	if !strings.Contains(h.text(), "scene publish [N]") || !strings.Contains(h.text(), "F4") {
+		t.Errorf("controls not explained:\n%s", h.text())
+	}
+	if updates == 0 {
+		t.Errorf("the scene's own messages did not reach it")
+	}
+	h.run("scene publish 1 2")
+	if !strings.Contains(h.text(), "nats: error: publish takes one number") {
+		t.Errorf("control error not shown:\n%s", h.text())
+	}
+	h.run("scene nope")
+	if !strings.Contains(h.text(), `nats: error: there is no scene "nope": scenes are fake`) {
+		t.Errorf("unknown scene:\n%s", h.text())
+	}
+	// Keys go to the prompt, not the scene, until f4.
+	h.typeText("o")
+	if h.m.cmd.in.Value() != "o" {
+		t.Fatalf("o was taken from the prompt")
+	}
+	h.key("ctrl+c")
+	h.key("f4")
+	if !strings.Contains(h.screen(), "scene keys: o offline · p publish 2") {
+		t.Errorf("scene keys not shown:\n%s", h.screen())
+	}
+	h.typeText("p")
+	h.pump("the key's control", func() bool { d, _, _, _ := sc.state(); return len(d) == 3 && len(h.m.cmd.jobs) == 0 })
+	if !strings.Contains(h.text(), promptText+"scene publish 2") {
+		t.Errorf("the key's line not echoed:\n%s", h.text())
+	}
+	// Any other printable key goes back to the prompt, and is typed there.
+	h.typeText("x")
+	if h.m.sceneFocus || h.m.cmd.in.Value() != "x" {
+		t.Errorf("typing did not return to the prompt: focus %v, input %q", h.m.sceneFocus, h.m.cmd.in.Value())
+	}
+	h.key("ctrl+c")
+	// Tab offers scenes and controls.
+	h.typeText("scene ")
+	h.key("tab")
+	h.pump("completion", func() bool { return h.m.cmd.hint != "" })
+	if !strings.Contains(h.m.cmd.hint, "fake") || !strings.Contains(h.m.cmd.hint, "offline") {
+		t.Errorf("scene completion: %q", h.m.cmd.hint)
+	}
+	h.key("ctrl+c")
+	h.run("scene off")
+	if _, _, _, closed := sc.state(); !closed {
+		t.Errorf("scene off did not close the scene")
+	}
+	h.run("offline")
+	if !strings.Contains(h.text(), "nats: error: offline is a control of the fake scene, which is not open") {
+		t.Errorf("a stale control:\n%s", h.text())
+	}
+}
+
+func TestSceneFramesOnlyWhileAnimating(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	sc := withFakeScene(h)
+	h.run("scene fake")
+	sc.mu.Lock()
+	sc.animating = true
+	sc.mu.Unlock()
+	h.send(sceneEventMsg{}) // something happened: the scene animates
+	h.pump("frames", func() bool { _, _, f, _ := sc.state(); return f >= 3 })
+	sc.mu.Lock()
+	sc.animating = false
+	sc.mu.Unlock()
+	h.drain(200 * time.Millisecond)
+	_, _, f1, _ := sc.state()
+	h.drain(300 * time.Millisecond)
+	if _, _, f2, _ := sc.state(); f2 != f1 {
+		t.Errorf("frames went on after the animation stopped: %d → %d", f1, f2)
+	}
+	if h.m.frameScheduled {
+		t.Errorf("a frame is still scheduled")
+	}
+}

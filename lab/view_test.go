@@ -1,0 +1,99 @@
+package lab
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// Goldens of the screen, colours stripped, at the sizes the lab must read
+// well at. Deterministic: a fixed clock, the store under a fresh HOME (shown
+// as ~/store), the random port masked. Update with: go test ./lab -run
+// TestViewGolden -update
+func TestViewGolden(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			h := newHarness(t, sz[0], sz[1])
+			h.run(`pub greet "Hello NATS!"`)
+			h.run(`pubb greet`)
+			h.settle()
+			golden.RequireEqual(t, []byte(h.screen()))
+		})
+	}
+}
+
+func TestViewGoldenHelp(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeText("?")
+	golden.RequireEqual(t, []byte(h.screen()))
+}
+
+func TestViewGoldenCompactAndTooSmall(t *testing.T) {
+	for _, sz := range [][2]int{{50, 15}, {30, 6}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			h := newHarness(t, sz[0], sz[1])
+			h.run(`pub greet "Hello NATS!"`)
+			h.settle()
+			golden.RequireEqual(t, []byte(h.screen()))
+		})
+	}
+}
+
+// TestEverySizeFillsTheScreenExactly resizes through many sizes, with
+// content, help, the log and scrolling in play: every frame must be exactly
+// the window (h lines of w cells), or one line when too small, and nothing
+// may panic.
+func TestEverySizeFillsTheScreenExactly(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	h.run(`pub greet "Hello NATS!"`)
+	h.run(`help`)
+	for i := range 300 {
+		h.m.sb.Append(kindOut, strings.Repeat(fmt.Sprintf("wide line %d ✓ ", i), i%13+1))
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	sizes := [][2]int{{1, 1}, {0, 0}, {39, 8}, {40, 7}, {40, 8}, {79, 24}, {80, 23}, {80, 24}, {139, 29}, {140, 30}, {250, 80}}
+	for range 150 {
+		sizes = append(sizes, [2]int{r.IntN(260), r.IntN(90)})
+	}
+	for i, sz := range sizes {
+		switch i % 5 {
+		case 1:
+			h.key("f1")
+		case 2:
+			h.key("f3")
+		case 3:
+			h.key("pgup")
+		case 4:
+			h.key("f2")
+		}
+		h.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		content := h.m.View().Content
+		w, hh := sz[0], sz[1]
+		if w <= 0 || hh <= 0 {
+			if content != "" {
+				t.Errorf("%dx%d: want nothing drawn, got %q", w, hh, content)
+			}
+			continue
+		}
+		lines := strings.Split(content, "\n")
+		if h.m.lay.tooSmall {
+			if len(lines) != 1 || ansi.StringWidth(lines[0]) > w {
+				t.Errorf("%dx%d: the size message is %d lines, %d wide", w, hh, len(lines), ansi.StringWidth(lines[0]))
+			}
+			continue
+		}
+		if len(lines) != hh {
+			t.Fatalf("%dx%d: %d lines", w, hh, len(lines))
+		}
+		for y, l := range lines {
+			if got := ansi.StringWidth(l); got != w {
+				t.Fatalf("%dx%d: line %d is %d wide: %q", w, hh, y, got, ansi.Strip(l))
+			}
+		}
+	}
+}
