@@ -1,12 +1,14 @@
 package command_test
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
+	"natslab/broker/script"
 )
 
 // The node verbs on a real three-node cluster in the test process.
@@ -98,6 +100,38 @@ func TestNodeStopTakesAnR1StreamAwayAndStartBringsItBack(t *testing.T) {
 	wantLines(t, "node start", start.err, "SOLO is available again: its only copy is on "+home+", with 1 message")
 	if r := l.must(`pub solo.x three --jetstream`); !strings.Contains(r.err, "Sequence: 2") {
 		t.Fatalf("after the node is back SOLO takes messages again: %s", r.all())
+	}
+}
+
+// The issue's acceptance script, run as natslab run --cluster 3 runs it.
+func TestNodeScriptShowsTwoLeadersAndTwoMessages(t *testing.T) {
+	l := newLab(t, brokertest.Clustered())
+	const lines = `stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults
+pub orders.new 'first order' --jetstream
+stream info ORDERS
+node stop leader ORDERS
+pub orders.new 'second order' --jetstream
+stream info ORDERS
+`
+	var out, errb syncBuf
+	res, err := script.Run(context.Background(), l.s, strings.NewReader(lines), &out, &errb)
+	if err != nil || res.Failed != 0 {
+		t.Fatalf("script: %v, %d failed\n%s%s", err, res.Failed, errb.String(), out.String())
+	}
+	leaders := leaderLine.FindAllStringSubmatch(out.String(), -1)
+	// stream add prints the new stream's information too: three blocks.
+	if len(leaders) != 3 || strings.Count(out.String(), "Cluster Information:") != 3 {
+		t.Fatalf("want the Cluster Information of stream add and of two stream infos:\n%s", out.String())
+	}
+	if first, second := leaders[1][1], leaders[2][1]; first == second {
+		t.Fatalf("both stream infos name %s as the leader", first)
+	}
+	if !strings.Contains(errb.String(), "Stored in Stream: ORDERS Sequence: 2") {
+		t.Fatalf("the second publish should be sequence 2:\n%s", errb.String())
+	}
+	infos := strings.Split(out.String(), "Information for Stream ORDERS")
+	if last := infos[len(infos)-1]; !strings.Contains(last, "Messages: 2\n") {
+		t.Fatalf("the last stream info should count 2 messages:\n%s", last)
 	}
 }
 
