@@ -222,6 +222,7 @@ const (
 	streamErrCodeMemoryFull       = 10028
 	streamErrCodeStorageFull      = 10047
 	streamErrCodeInvalidConfig    = 10052
+	streamErrCodeNoPeers          = 10005 // no suitable peers for placement
 )
 
 // streamAPIError explains an error from the JetStream API about stream name;

@@ -78,6 +78,8 @@ func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig,
 			return fmt.Errorf("--replicas %d needs a cluster, and the lab's server is a single node: use --replicas 1, or start natslab with --cluster 3", cfg.Replicas)
 		}
 		return fmt.Errorf("--replicas %d needs a cluster, and the server the lab is connected to is not clustered: use --replicas 1", cfg.Replicas)
+	case jsm.IsNatsError(err, streamErrCodeNoPeers):
+		return fmt.Errorf("the cluster has no %d servers able to keep a copy of stream %s (%v): use fewer --replicas, or start the nodes that are down", cfg.Replicas, s.stream, err)
 	case jsm.IsNatsError(err, streamErrCodeInsufficientRsrc), jsm.IsNatsError(err, streamErrCodeMemoryFull), jsm.IsNatsError(err, streamErrCodeStorageFull):
 		return fmt.Errorf("the server has no room for stream %s (%v): lower --max-bytes, use --storage file, or remove streams you no longer need", s.stream, err)
 	case jsm.IsNatsError(err, streamErrCodeInvalidConfig):

@@ -139,4 +139,5 @@ func TestStreamInfoInAClusterMatchesRealCLI(t *testing.T) {
 	real = brokertest.RunRealCLI(t, url, "stream", "report")
 	streamCompare(t, "stream report", "stdout", rep.out, real.Stdout)
 	wantLines(t, "report -l", l.must("stream report -l").out, "RAFT Leader Report", "│ lab ")
+	l.fails(`stream add R5 --subjects 'r5.>' --replicas 5 --defaults`, "no 5 servers", "fewer --replicas")
 }
