@@ -39,24 +39,39 @@ type harness struct {
 // shows as ~/store) and a lab at w×h.
 func newHarness(t *testing.T, w, h int, opts ...func(*Options)) *harness {
 	t.Helper()
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	store := filepath.Join(home, "store")
-	srv := brokertest.Start(t, brokertest.WithStore(store))
+	srv, store := newTestServer(t)
 	return newHarnessOn(t, srv, store, w, h, opts...)
 }
 
 func newHarnessOn(t *testing.T, srv *broker.Server, store string, w, h int, opts ...func(*Options)) *harness {
 	t.Helper()
-	o := Options{Deployment: srv, StoreDir: store, Clock: fixedClock{}, SessionOptions: []command.Option{command.WithTimeout(2 * time.Second)}}
-	for _, f := range opts {
-		f(&o)
-	}
-	hs := &harness{t: t, m: New(o), srv: srv, store: store, msgs: make(chan tea.Msg, 4096), done: make(chan struct{})}
+	hs := &harness{t: t, m: newTestModel(t, srv, store, opts...), srv: srv, store: store, msgs: make(chan tea.Msg, 4096), done: make(chan struct{})}
 	t.Cleanup(hs.close)
 	hs.exec(hs.m.Init())
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
 	return hs
+}
+
+// newTestModel is a lab on srv with the tests' clock, not started: a
+// harness or a real program runs it.
+func newTestModel(t *testing.T, srv *broker.Server, store string, opts ...func(*Options)) *Model {
+	o := Options{Deployment: srv, StoreDir: store, Clock: fixedClock{}, SessionOptions: []command.Option{command.WithTimeout(2 * time.Second)}}
+	for _, f := range opts {
+		f(&o)
+	}
+	m := New(o)
+	t.Cleanup(m.Close)
+	return m
+}
+
+// newTestServer starts a server with its store in a fresh HOME, so the
+// store shows as ~/store.
+func newTestServer(t *testing.T) (*broker.Server, string) {
+	t.Helper()
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	store := filepath.Join(home, "store")
+	return brokertest.Start(t, brokertest.WithStore(store)), store
 }
 
 func (h *harness) close() {

@@ -1,0 +1,196 @@
+package lab
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"natslab/broker/brokertest"
+)
+
+// The end-to-end test: the built natslab binary in a real terminal (tmux),
+// typed at and read back as a person would. Skipped only when tmux is not
+// installed (.ci/run installs it).
+
+type tmuxLab struct {
+	t    *testing.T
+	sock string
+	dir  string
+}
+
+func (l *tmuxLab) tmux(args ...string) string {
+	l.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", l.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		l.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (l *tmuxLab) screen() string { return l.tmux("capture-pane", "-p") }
+
+// typeLine types text literally and presses Enter.
+func (l *tmuxLab) typeLine(text string) {
+	l.t.Helper()
+	l.tmux("send-keys", "-l", text)
+	l.tmux("send-keys", "Enter")
+}
+
+func (l *tmuxLab) waitFor(what string, cond func(screen string) bool) string {
+	l.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		s := l.screen()
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			l.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (l *tmuxLab) waitText(want ...string) string {
+	l.t.Helper()
+	return l.waitFor(strings.Join(want, " and "), func(s string) bool {
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// start runs the binary in a new tmux server at 120x40; the exit status is
+// written to a file when it ends.
+func startTmuxLab(t *testing.T, bin, dir, store string) (*tmuxLab, string) {
+	t.Helper()
+	l := &tmuxLab{t: t, sock: fmt.Sprintf("natslab-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), dir: dir}
+	exitFile := filepath.Join(dir, fmt.Sprintf("exit-%d", time.Now().UnixNano()))
+	script := fmt.Sprintf("HOME=%q %q --store %q --listen 127.0.0.1:0; echo $? > %q; sleep 60", dir, bin, store, exitFile)
+	l.tmux("new-session", "-d", "-x", "120", "-y", "40", "sh", "-c", script)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", l.sock, "kill-server").Run() })
+	return l, exitFile
+}
+
+func waitExit(t *testing.T, exitFile string) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(exitFile); err == nil && len(b) > 0 {
+			return strings.TrimSpace(string(b))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("natslab did not exit")
+	return ""
+}
+
+var urlRE = regexp.MustCompile(`nats://127\.0\.0\.1:\d+`)
+
+func TestEndToEndInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and drives it in tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "natslab")
+	build := exec.Command("go", "build", "-o", bin, "natslab")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building natslab: %v\n%s", err, out)
+	}
+	store := filepath.Join(dir, "store")
+	l, exitFile := startTmuxLab(t, bin, dir, store)
+
+	s := l.waitText("Type help for the commands", "JetStream on")
+	url := urlRE.FindString(s)
+	if url == "" {
+		t.Fatalf("no URL on screen:\n%s", s)
+	}
+
+	// The seed tutorial's commands, typed as written.
+	l.typeLine(`stream add EVENTS --subjects "events.>" --defaults`)
+	l.waitText("Active Consumers: 0", "1 stream")
+	l.typeLine(`pub events.page_loaded '{"page":"/home"}' --jetstream`)
+	l.waitText("Stored in Stream: EVENTS Sequence: 1")
+	l.typeLine(`stream info EVENTS`)
+	l.waitText("Messages: 1", "Number of Subjects: 1")
+
+	// A nonsense command: one clear error, and the lab carries on.
+	l.typeLine("frobnicate the stream")
+	l.waitText(`nats: error: unknown command "frobnicate"`)
+
+	// A sub in the pane receives what the real CLI publishes to the URL.
+	l.typeLine("sub greet")
+	l.waitText("Subscribing on greet", "ctrl+c stops [1]")
+	res := brokertest.RunRealCLI(t, url, "pub", "greet", "hello from the real CLI")
+	if res.ExitCode != 0 {
+		t.Fatalf("real CLI: %+v", res)
+	}
+	l.waitText("hello from the real CLI", "(1 received)")
+	l.tmux("send-keys", "C-c")
+	l.waitText("[1] stopped: sub greet")
+
+	// Smaller than the full layout, then back: still working.
+	l.tmux("resize-window", "-x", "50", "-y", "15")
+	l.waitFor("the compact layout", func(s string) bool {
+		return !strings.Contains(s, "lesson:") && strings.Contains(s, "─ commands")
+	})
+	l.typeLine("pub greet small")
+	l.waitText(`Published 5 bytes to "greet"`)
+	l.tmux("resize-window", "-x", "120", "-y", "40")
+	l.waitText("lesson: Welcome", "scene")
+	l.typeLine("stream ls")
+	l.waitText("│ EVENTS │")
+
+	l.typeLine("quit")
+	if code := waitExit(t, exitFile); code != "0" {
+		t.Fatalf("natslab exited %s", code)
+	}
+	// The terminal is restored: the shell line after natslab is plain text.
+	if s := l.screen(); strings.Contains(s, "lesson: Welcome") {
+		t.Errorf("the lab's screen is still up after quit:\n%s", s)
+	}
+
+	// A new start on the same store shows the same stream, and the history.
+	l2, exit2 := startTmuxLab(t, bin, dir, store)
+	l2.waitText("Type help for the commands")
+	l2.typeLine("stream ls")
+	l2.waitText("│ EVENTS │", "│ 1        │")
+	l2.tmux("send-keys", "Up")
+	l2.waitText("❯ stream ls")
+	l2.tmux("send-keys", "C-u", "C-d")
+	if code := waitExit(t, exit2); code != "0" {
+		t.Fatalf("natslab exited %s after ctrl+d", code)
+	}
+}
+
+func TestBinaryWithoutTerminal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "natslab")
+	if out, err := exec.Command("go", "build", "-o", bin, "natslab").CombinedOutput(); err != nil {
+		t.Fatalf("building natslab: %v\n%s", err, out)
+	}
+	cmd := exec.Command(bin, "--store", filepath.Join(dir, "store"))
+	cmd.Stdin = strings.NewReader("")
+	out, err := cmd.CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != ExitNoTerminal {
+		t.Fatalf("exit: %v (want %d)\n%s", err, ExitNoTerminal, out)
+	}
+	if !strings.Contains(string(out), "natslab run") || !strings.Contains(string(out), "natslab serve") {
+		t.Errorf("message: %s", out)
+	}
+}

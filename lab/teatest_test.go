@@ -1,0 +1,122 @@
+package lab
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+
+	"natslab/broker"
+)
+
+// Flows through a real Bubble Tea program (renderer, input, commands on
+// their own goroutines), reading what it draws.
+
+func newTeaLab(t *testing.T) (*broker.Server, *teatest.TestModel) {
+	t.Helper()
+	srv, store := newTestServer(t)
+	tm := teatest.NewTestModel(t, newTestModel(t, srv, store),
+		teatest.WithInitialTermSize(120, 40),
+		// All program options in one call: it replaces, not appends.
+		teatest.WithProgramOptions(tea.WithFPS(renderFPS), tea.WithColorProfile(colorprofile.Ascii)),
+	)
+	return srv, tm
+}
+
+// waitScreen waits until the drawn output, escape sequences removed,
+// contains every one of want.
+func waitScreen(t *testing.T, tm *teatest.TestModel, want ...string) {
+	t.Helper()
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		s := ansi.Strip(string(b))
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+}
+
+func enter(tm *teatest.TestModel) { tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter}) }
+
+func ctrlC(tm *teatest.TestModel) { tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}) }
+
+func TestTeaPublishErrorAndQuit(t *testing.T) {
+	_, tm := newTeaLab(t)
+	waitScreen(t, tm, "Type help for the commands")
+	tm.Type(`pub greet "Hello NATS!"`)
+	enter(tm)
+	waitScreen(t, tm, `Published 11 bytes to "greet"`)
+	tm.Type("frobnicate")
+	enter(tm)
+	waitScreen(t, tm, `unknown command "frobnicate"`)
+	tm.Type("quit")
+	enter(tm)
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	m := tm.FinalModel(t).(*Model)
+	if !m.quitting {
+		t.Errorf("the program ended without quitting")
+	}
+	text := strings.Join(m.sb.Lines(), "\n")
+	if !strings.Contains(text, `nats: error: unknown command "frobnicate"`) {
+		t.Errorf("scrollback:\n%s", text)
+	}
+}
+
+func TestTeaCtrlCTwiceQuits(t *testing.T) {
+	_, tm := newTeaLab(t)
+	waitScreen(t, tm, "Type help for the commands")
+	ctrlC(tm)
+	waitScreen(t, tm, "press ctrl+c again to quit")
+	ctrlC(tm)
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+}
+
+func TestTeaSubStopsWithCtrlC(t *testing.T) {
+	srv, tm := newTeaLab(t)
+	waitScreen(t, tm, "Type help for the commands")
+	tm.Type("sub greet")
+	enter(tm)
+	waitScreen(t, tm, "Subscribing on greet", "ctrl+c stops [1]")
+	// Another client publishes; the running sub shows it.
+	nc, err := srv.Connect("publisher")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if err := nc.Publish("greet", []byte("hello from outside")); err != nil {
+		t.Fatal(err)
+	}
+	nc.Flush()
+	waitScreen(t, tm, "hello from outside")
+	// The prompt works while sub runs.
+	tm.Type(`pub greet "and from the pane"`)
+	enter(tm)
+	waitScreen(t, tm, "and from the pane", `Received on "greet"`)
+	ctrlC(tm)
+	waitScreen(t, tm, "[1] stopped: sub greet")
+	tm.Send(tea.KeyPressMsg{Code: 'd', Mod: tea.ModCtrl})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+}
+
+func TestTeaConfirmReset(t *testing.T) {
+	_, tm := newTeaLab(t)
+	waitScreen(t, tm, "Type help for the commands")
+	tm.Type("reset")
+	enter(tm)
+	waitScreen(t, tm, "[y/N]", "y/N? ")
+	tm.Type("y")
+	waitScreen(t, tm, "Erased 0 streams and 0 consumers")
+	if err := tm.Quit(); err != nil {
+		t.Fatal(err)
+	}
+	out := tm.FinalOutput(t, teatest.WithFinalTimeout(10*time.Second))
+	var b bytes.Buffer
+	b.ReadFrom(out)
+}
