@@ -110,7 +110,7 @@ func TestHundredsOfBadInputsGetOneClearLineAndChangeNothing(t *testing.T) {
 	before := storeSnapshot(t, l)
 
 	lines := badInputs()
-	if len(lines) < 40 {
+	if len(lines) < 300 {
 		t.Fatalf("only %d bad inputs generated", len(lines))
 	}
 	for _, line := range lines {

@@ -198,6 +198,9 @@ func runFisk(c *Call, cmd *natsCommand, words []string) (err error) {
 			panic(r)
 		}
 	}()
+	if err := switchValues(app, words); err != nil {
+		return err
+	}
 	_, err = app.Parse(words)
 	if err == nil {
 		return nil
@@ -207,6 +210,39 @@ func runFisk(c *Call, cmd *natsCommand, words []string) (err error) {
 		return ae.err
 	}
 	return explainParseError(app, words, err)
+}
+
+// switchValues refuses "--raw=maybe" and "--raw=true": fisk gives a switch
+// no value, so the text after = would become the next argument (a subject
+// to listen on forever). A switch is written on its own, or as --no-NAME.
+func switchValues(app *fisk.Application, words []string) error {
+	var flags []*fisk.FlagModel
+	for _, w := range words {
+		if w == "--" {
+			return nil
+		}
+		name, value, ok := strings.Cut(strings.TrimPrefix(w, "--"), "=")
+		if !ok || !strings.HasPrefix(w, "--") {
+			continue
+		}
+		if flags == nil {
+			ctx, _ := app.ParseContext(words)
+			if ctx == nil || ctx.SelectedCommand == nil {
+				return nil
+			}
+			flags = ctx.SelectedCommand.Model().Flags
+		}
+		for _, f := range flags {
+			if !f.Boolean || (f.Name != name && "no-"+f.Name != name) {
+				continue
+			}
+			if f.Negatable {
+				return usageErrorf("--%s is a switch and takes no value (got %q): write --%s to turn it on, --no-%s to turn it off", name, value, f.Name, f.Name)
+			}
+			return usageErrorf("--%s is a switch and takes no value (got %q): write --%s on its own", name, value, f.Name)
+		}
+	}
+	return nil
 }
 
 // explainParseError turns fisk's terse parse errors into one line that says

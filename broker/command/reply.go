@@ -35,13 +35,11 @@ type replyCmd struct {
 	sleep   time.Duration
 	headers []string
 	count   uint
-	clause  *fisk.CmdClause
 }
 
 func buildReply(app *fisk.Application, c *Call) {
 	r := &replyCmd{}
 	cmd := app.Command("reply", "Answers every request on a subject: with a body (templates like {{Request}} and {{Count}}), an echo, or a command's output").Action(act(c, r.run))
-	r.clause = cmd
 	cmd.Arg("subject", "Subject to answer on; wildcards allowed").Required().StringVar(&r.subject)
 	cmd.Arg("body", "Reply body; {{Request}} is the request's body, {{Count}} the reply number").StringVar(&r.body)
 	cmd.Flag("echo", "Replies with the request itself, headers and all").UnNegatableBoolVar(&r.echo)
@@ -53,9 +51,6 @@ func buildReply(app *fisk.Application, c *Call) {
 }
 
 func (r *replyCmd) run(c *Call) error {
-	if err := switchValues(c, r.clause); err != nil {
-		return err
-	}
 	if err := validateSubject(r.subject, true); err != nil {
 		return err
 	}

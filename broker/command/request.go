@@ -31,13 +31,11 @@ type reqCmd struct {
 	timeout      time.Duration
 	forceStdin   bool
 	sendOn       string
-	clause       *fisk.CmdClause
 }
 
 func buildRequest(app *fisk.Application, c *Call) {
 	r := &reqCmd{}
 	cmd := app.Command("request", "Sends a request and waits for the reply of whoever listens on the subject (see reply)").Alias("req").Action(act(c, r.run))
-	r.clause = cmd
 	cmd.Arg("subject", "Subject a service listens on, like svc.time").Required().StringVar(&r.subject)
 	cmd.Arg("body", "Request body; may use templates like {{Count}}").StringVar(&r.body)
 	cmd.Flag("raw", "Prints only the reply bodies").Short('r').UnNegatableBoolVar(&r.raw)
@@ -54,9 +52,6 @@ func buildRequest(app *fisk.Application, c *Call) {
 }
 
 func (r *reqCmd) run(c *Call) error {
-	if err := switchValues(c, r.clause); err != nil {
-		return err
-	}
 	if r.forceStdin || r.sendOn != "eof" {
 		return usageErrorf("the lab has no standard input to read: put the body on the line, for example: req %s 'hello'", r.subject)
 	}

@@ -47,8 +47,6 @@ type subCmd struct {
 	direct         bool
 	jetstream      bool
 
-	clause *fisk.CmdClause
-
 	// Worked out by check.
 	useJS    bool          // read from a stream
 	sinceDur time.Duration // --since, parsed
@@ -57,7 +55,6 @@ type subCmd struct {
 func buildSub(app *fisk.Application, c *Call) {
 	s := &subCmd{}
 	cmd := app.Command("subscribe", "Prints the messages published on subjects; with --all, --new, --last, --since or --stream, reads them from the stream that stores them").Alias("sub").Action(act(c, s.run))
-	s.clause = cmd
 	cmd.Arg("subjects", "Subjects to listen on; wildcards * and > allowed").StringsVar(&s.subjects)
 	cmd.Flag("queue", "Joins a queue group: each message goes to one member of the group").StringVar(&s.queue)
 	cmd.Flag("durable", "Reads through this durable consumer (created if missing); needs --stream").StringVar(&s.durable)
@@ -93,9 +90,6 @@ func buildSub(app *fisk.Application, c *Call) {
 
 // check rejects combinations that cannot work, before anything is sent.
 func (s *subCmd) check(c *Call) error {
-	if err := switchValues(c, s.clause); err != nil {
-		return err
-	}
 	for _, f := range []struct {
 		set  bool
 		name string
@@ -196,43 +190,6 @@ func (s *subCmd) firstSubjectOr(def string) string {
 		return s.subjects[0]
 	}
 	return def
-}
-
-// switchValues rejects a value given to an on/off flag (--raw=maybe). The
-// parser would take the value for an argument: sub --raw=maybe would
-// quietly subscribe to the subject "maybe".
-func switchValues(c *Call, cmd *fisk.CmdClause) error {
-	if cmd == nil {
-		return nil
-	}
-	words, err := SplitWords(c.Job.Line)
-	if err != nil {
-		return nil
-	}
-	negatable := map[string]bool{} // switch name -> has a --no- form
-	for _, f := range cmd.Model().Flags {
-		if f.Boolean {
-			negatable[f.Name] = f.Negatable
-			if f.Negatable {
-				negatable["no-"+f.Name] = false
-			}
-		}
-	}
-	for _, w := range words {
-		if w == "--" {
-			break
-		}
-		name, value, ok := strings.Cut(strings.TrimPrefix(w, "--"), "=")
-		neg, isSwitch := negatable[name]
-		if !ok || !strings.HasPrefix(w, "--") || !isSwitch {
-			continue
-		}
-		if neg {
-			return usageErrorf("--%s is a switch and takes no value (got %q): write --%s to turn it on, --no-%s to turn it off", name, value, name, name)
-		}
-		return usageErrorf("--%s is a switch and takes no value (got %q): write --%s on its own", name, value, name)
-	}
-	return nil
 }
 
 // realCLIOnly says a flag of the real CLI is not in the lab, and how to use it anyway.

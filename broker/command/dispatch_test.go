@@ -1,0 +1,22 @@
+package command_test
+
+import "testing"
+
+func TestSwitchesTakeNoValueInEveryCommand(t *testing.T) {
+	l := newLab(t)
+	l.fails("pub greet hi --jetstream=maybe", "--jetstream is a switch", "on its own")
+	l.fails("sub greet --raw=maybe", "--raw is a switch")
+	l.fails("pub greet hi --templates=false", "--no-templates")
+	l.must("pub greet hi --no-templates")
+}
+
+func TestUnknownWordsSuggestTheNearestCommand(t *testing.T) {
+	l := newLab(t)
+	l.fails("pbu greet hi", `unknown command "pbu"`, "did you mean pub?")
+	l.fails("strem ls", "did you mean stream?")
+	l.fails("pub greet hi --cont 3", "unknown flag --cont", "did you mean --count?")
+	l.fails("pub", "needs <subject>", `pub greet "Hello NATS!"`)
+	l.fails("pub greet hi --count x", `--count wants a whole number`)
+	l.fails("bench js pub", "does not have `nats bench` yet", "--server nats://127.0.0.1:")
+	l.fails(`pub greet 'oops`, "quote is not closed")
+}
