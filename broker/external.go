@@ -56,6 +56,9 @@ func (e *External) Connect(name string, extra ...nats.Option) (*nats.Conn, error
 		nats.Timeout(e.opts.ConnectTimeout),
 		nats.MaxReconnects(-1),
 		nats.ReconnectBufSize(-1),
+		// nats.go prints async errors to stderr by default, which is the
+		// terminal the TUI draws on. Commands that care pass their own.
+		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}),
 	}
 	if e.opts.Creds != "" {
 		opts = append(opts, nats.UserCredentials(e.opts.Creds))

@@ -349,6 +349,9 @@ func (s *Server) Connect(name string, extra ...nats.Option) (*nats.Conn, error) 
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(50 * time.Millisecond),
 		nats.ReconnectBufSize(-1), // never buffer publishes while the server is down: say so instead
+		// nats.go prints async errors to stderr by default, which is the
+		// terminal the TUI draws on. Commands that care pass their own.
+		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}),
 	}
 	if s.opts.Token != "" {
 		opts = append(opts, nats.Token(s.opts.Token))
