@@ -165,7 +165,7 @@ func (d *driver) offline() (string, error) {
 		if !d.coreOnline.Load() {
 			said = append(said, "the core app is already offline")
 		} else {
-			if err := d.coreOffline(); err != nil {
+			if err := d.coreDown(); err != nil {
 				return "", err
 			}
 			d.feed.Send(kit.Event{Kind: kit.ClientDown, Client: coreApp})
@@ -193,7 +193,7 @@ func (d *driver) online() (string, error) {
 		if d.coreOnline.Load() {
 			said = append(said, "the core app is already online")
 		} else {
-			if err := d.subscribeCore(); err != nil {
+			if err := d.coreUp(); err != nil {
 				return "", err
 			}
 			d.feed.Send(kit.Event{Kind: kit.ClientUp, Client: coreApp})
@@ -251,23 +251,15 @@ func (d *driver) reset() (string, error) {
 		d.jsOnline()
 	}
 	if !d.coreOnline.Load() {
-		if err := d.subscribeCore(); err != nil {
+		if err := d.coreUp(); err != nil {
 			return "", err
 		}
 	}
+	d.published.Store(0)
 	d.coreReceived.Store(0)
+	d.coreLost.Store(0)
 	d.jsReceived.Store(0)
-	d.mu.Lock()
-	d.droppedBefore = 0
-	if d.coreSub != nil {
-		if n, err := d.coreSub.Dropped(); err == nil {
-			d.droppedBefore = -uint64(n) // counted from here
-		}
-	}
-	d.mu.Unlock()
-	if err := d.mark(markReset); err != nil {
-		return "", err
-	}
+	d.zeroDrops()
 	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 	d.feed.Poke()
 	return said, nil

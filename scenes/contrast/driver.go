@@ -52,10 +52,12 @@ type driver struct {
 	appStarted  bool
 
 	sceneNC, coreNC, jsNC *nats.Conn
-	coreSub               *nats.Subscription
-	droppedBefore         uint64 // what the core app's earlier subscriptions dropped
-	tap                   *nats.Subscription
-	marker                string              // the tap's private subject for marks
+	coreSub               *nats.Subscription  // the core app's, while it is online
+	tap                   *nats.Subscription  // the scene's, while the core app is offline
+	tapCh                 chan *nats.Msg      // the tap's messages, in the order the server sent them
+	tapSync               chan struct{}       // the tap has counted up to the sentinel
+	sentinel              *nats.Msg           // put in tapCh to know when the tap is through it
+	drops                 drops               // guarded by mu
 	api                   jetstream.JetStream // on sceneNC
 	appJS                 jetstream.JetStream // on jsNC
 
@@ -67,14 +69,6 @@ type driver struct {
 	bodies       atomic.Uint64 // numbers the scene's own messages
 	pollKick     chan struct{}
 }
-
-// Subscriptions queue at most this many messages in nats.go before counting
-// them as dropped: memory stays bounded whatever a flood does. The
-// callbacks only add to counters, so they keep up in practice.
-const (
-	pendingMsgs  = 64 * 1024
-	pendingBytes = 8 << 20
-)
 
 func startDriver(dep broker.Deployment, feed *kit.Feed, pace time.Duration) (*driver, error) {
 	ctx, cancel := context.WithCancel(context.Background())
@@ -95,13 +89,10 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, pace time.Duration) (*dr
 	if err != nil {
 		return fail(err)
 	}
-	if err := d.startTap(); err != nil {
-		return fail(err)
-	}
 	if d.api, err = jetstream.New(d.sceneNC); err != nil {
 		return fail(err)
 	}
-	if err := d.subscribeCore(); err != nil {
+	if err := d.startCore(); err != nil {
 		return fail(err)
 	}
 	if d.jsNC, err = dep.Connect("app (jetstream)"); err != nil {
@@ -134,58 +125,6 @@ func (d *driver) close() {
 		}
 	}
 	d.wg.Wait()
-}
-
-func (d *driver) onCore(m *nats.Msg) {
-	d.coreReceived.Add(1)
-	d.feed.Send(kit.Event{Kind: kit.Delivered, Subject: m.Subject, Client: coreApp})
-}
-
-func (d *driver) subscribeCore() error {
-	// The tap stops counting losses before the subscription exists: a
-	// message racing the two is neither received nor lost, never both.
-	if err := d.mark(markOnline); err != nil {
-		return err
-	}
-	sub, err := d.coreNC.Subscribe(Watch, d.onCore)
-	if err != nil {
-		return fmt.Errorf("the core app cannot subscribe to %s: %w", Watch, err)
-	}
-	_ = sub.SetPendingLimits(pendingMsgs, pendingBytes)
-	if err := d.coreNC.Flush(); err != nil {
-		_ = sub.Unsubscribe()
-		return fmt.Errorf("the core app cannot reach the server: %w", err)
-	}
-	d.mu.Lock()
-	d.coreSub = sub
-	d.mu.Unlock()
-	d.coreOnline.Store(true)
-	return nil
-}
-
-// coreOffline unsubscribes the core app: from now on what is published on
-// events.> reaches the server and goes nowhere, as far as the app knows.
-func (d *driver) coreOffline() error {
-	d.mu.Lock()
-	sub := d.coreSub
-	d.coreSub = nil
-	if sub != nil {
-		if n, err := sub.Dropped(); err == nil {
-			d.droppedBefore += uint64(n)
-		}
-	}
-	d.mu.Unlock()
-	if sub == nil {
-		return nil
-	}
-	d.coreOnline.Store(false)
-	if err := sub.Unsubscribe(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {
-		return err
-	}
-	_ = d.coreNC.Flush()
-	// Only now, with the subscription gone from the server, does the tap
-	// start counting what it sees as lost.
-	return d.mark(markOffline)
 }
 
 func (d *driver) setServer(up bool) {
@@ -234,7 +173,9 @@ func (d *driver) snapshot() Snapshot {
 	s := Snapshot{Mode: d.mode, ServerUp: d.serverUp, Problem: d.problem, JS: d.js}
 	d.mu.Unlock()
 	s.Published = d.published.Load()
-	s.Core = CoreState{Online: d.coreOnline.Load(), Received: d.coreReceived.Load(), Lost: d.coreLost.Load(), Dropped: d.coreDropped()}
+	app, tap := d.dropped()
+	s.Published += app + tap
+	s.Core = CoreState{Online: d.coreOnline.Load(), Received: d.coreReceived.Load(), Lost: d.coreLost.Load() + tap, Dropped: app}
 	s.JS.Received = d.jsReceived.Load()
 	s.Sampled = d.feed.Dropped()
 	return s
@@ -289,18 +230,4 @@ func (d *driver) waitConnected(limit time.Duration) bool {
 		}
 	}
 	return true
-}
-
-// coreDropped is how many messages the core app's client dropped because
-// its callback fell behind: nats.go's own count, never a guess.
-func (d *driver) coreDropped() uint64 {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	n := d.droppedBefore
-	if d.coreSub != nil {
-		if k, err := d.coreSub.Dropped(); err == nil {
-			n += uint64(k)
-		}
-	}
-	return n
 }

@@ -262,7 +262,7 @@ func (s *Scene) animate(e kit.Event, now time.Time) {
 		}
 	case kit.Delivered:
 		if e.Client != jsApp {
-			return // a core delivery is the publish's own mover arriving
+			return
 		}
 		free := s.js.outFree
 		if s.js.stored.After(free) {
