@@ -1,0 +1,243 @@
+// Package replicas is the scene of the lab's three-node cluster (natslab
+// --cluster 3): each node with its copy of every stream and the last
+// sequence that copy holds, the leader marked. Publishes travel to the
+// leader and on to the followers; stopping a node shows the election and
+// publishing going on; starting it again shows it catching up; a stream
+// with one replica on a stopped node goes unavailable and comes back.
+//
+// Everything on screen comes from the nodes themselves, asked in process,
+// whoever caused it: the scene's controls, the node verbs, a real nats CLI.
+package replicas
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"natslab/scenes"
+	"natslab/scenes/kit"
+)
+
+func init() {
+	scenes.Register(scenes.Factory{
+		Name:    "replicas",
+		Summary: "A three-node cluster: each node's copy of the stream, elections when a node stops, catch-up when it returns",
+		New: func(env scenes.Env) (scenes.Scene, error) {
+			s, err := New(env, Options{})
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+	})
+}
+
+// ErrNoCluster is what the scene says when the lab runs a single server.
+var ErrNoCluster = errors.New("the replicas scene shows the lab's three-node cluster: start natslab with --cluster 3")
+
+// Options adjust the scene beyond what the lab's Env says.
+type Options struct {
+	// Speed scales time: 2 plays everything twice as fast. 0 means 1.
+	Speed float64
+}
+
+// timing is how long things take on screen.
+type timing struct {
+	down, along, gap, flash, backlog time.Duration
+}
+
+func newTiming(speed float64) timing {
+	if speed <= 0 {
+		speed = 1
+	}
+	s := func(ms int) time.Duration { return time.Duration(float64(ms) * float64(time.Millisecond) / speed) }
+	return timing{down: s(250), along: s(450), gap: s(150), flash: s(1500), backlog: s(2000)}
+}
+
+// Scene is the replicas scene. It implements scenes.Scene and scenes.Keyed.
+type Scene struct {
+	opts   Options
+	clock  scenes.Clock
+	t      timing
+	d      *driver
+	feed   *kit.Feed
+	frames *kit.Frames
+	styles *kit.Styles
+
+	w, h    int
+	snap    Snapshot
+	movers  kit.Movers
+	flashes kit.Flashes
+	pubFree time.Time            // the publish wire is free from then
+	repFree map[string]time.Time // each follower's replication train likewise
+	stored  time.Time            // when the latest publish in flight reaches its leader
+
+	canvas       *kit.Canvas
+	cached       string
+	dirty        bool
+	lastAnimated bool
+}
+
+// New starts watching the lab's cluster.
+func New(env scenes.Env, opts Options) (*Scene, error) {
+	if env.Deployment == nil || env.Deployment.Embedded() == nil || !env.Deployment.Embedded().Clustered() {
+		return nil, ErrNoCluster
+	}
+	clock := env.Clock
+	if clock == nil {
+		clock = scenes.RealClock{}
+	}
+	feed := kit.NewFeed(256, 30)
+	d, err := startDriver(env.Deployment.Embedded(), feed, clock)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scene{
+		opts: opts, clock: clock, t: newTiming(opts.Speed), d: d, feed: feed,
+		frames: kit.NewFrames(30), styles: kit.DefaultStyles(),
+		canvas: kit.NewCanvas(0, 0), dirty: true, repFree: map[string]time.Time{},
+	}
+	s.flashes.Dur = s.t.flash
+	s.movers.Max = 48
+	s.snap = d.snapshot()
+	return s, nil
+}
+
+// Name implements scenes.Scene.
+func (s *Scene) Name() string { return "replicas" }
+
+// Title implements scenes.Scene.
+func (s *Scene) Title() string {
+	if st := s.snap.Focus; st != "" {
+		return "Replicas: each node's copy of " + st
+	}
+	return "Replicas: a three-node JetStream cluster"
+}
+
+// Init implements scenes.Scene: it arms the feed.
+func (s *Scene) Init() tea.Cmd { return s.feed.Wait() }
+
+// SetSize implements scenes.Scene.
+func (s *Scene) SetSize(w, h int) {
+	if w != s.w || h != s.h {
+		s.w, s.h, s.dirty = w, h, true
+	}
+}
+
+// Controls implements scenes.Scene.
+func (s *Scene) Controls() []scenes.Control { return append([]scenes.Control(nil), controls...) }
+
+// Keys implements scenes.Keyed.
+func (s *Scene) Keys() []scenes.KeyBinding { return append([]scenes.KeyBinding(nil), keys...) }
+
+// Do implements scenes.Scene. Stopping a node waits for it to shut down
+// and publishing waits for acknowledgements: call it off the UI loop.
+func (s *Scene) Do(control string, args []string) (string, error) {
+	return s.d.do(strings.ToLower(control), args)
+}
+
+// Snapshot is the cluster as the scene's driver saw it last.
+func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
+
+// Close implements scenes.Scene.
+func (s *Scene) Close() {
+	s.feed.Close()
+	s.d.close()
+}
+
+// Animating implements scenes.Scene.
+func (s *Scene) Animating() bool {
+	now := s.clock.Now()
+	return s.movers.Active(now) || s.flashes.Active(now)
+}
+
+// Update implements scenes.Scene: what the driver saw starts animations,
+// frames move them.
+func (s *Scene) Update(msg tea.Msg) tea.Cmd {
+	switch m := msg.(type) {
+	case kit.FeedMsg:
+		if !m.For(s.feed) {
+			return nil
+		}
+		now := s.clock.Now()
+		old := s.snap
+		s.snap = s.d.snapshot()
+		for _, e := range m.Events {
+			s.animate(e, now)
+		}
+		if s.snap.Story != old.Story || !s.snap.StoryAt.Equal(old.StoryAt) {
+			s.flashes.Trigger("story", now)
+		}
+		s.dirty = true
+		var kick tea.Cmd
+		if s.Animating() {
+			kick = s.frames.Kick()
+		}
+		return tea.Batch(s.feed.Wait(), kick)
+	case kit.FrameMsg:
+		if ours, cmd := s.frames.Next(msg, s.Animating()); ours {
+			s.movers.Prune(s.clock.Now())
+			return cmd
+		}
+	}
+	return nil
+}
+
+// slot schedules a message on a wire: at now, or just behind the one
+// before it so a burst reads as a train; ok is false when the train is
+// already too long (the animation samples, the numbers on screen do not).
+func slot(free *time.Time, now time.Time, t timing) (time.Time, bool) {
+	start := now
+	if free.After(start) {
+		start = *free
+	}
+	if start.Sub(now) > t.backlog {
+		return time.Time{}, false
+	}
+	*free = start.Add(t.gap)
+	return start, true
+}
+
+func (s *Scene) animate(e kit.Event, now time.Time) {
+	t := s.t
+	label := strconv.FormatUint(e.Seq, 10)
+	switch e.Kind {
+	case kit.Stored:
+		// A publish reaches the stream's leader.
+		if start, ok := slot(&s.pubFree, now, t); ok {
+			m := kit.Mover{Label: label, Route: []string{"pub", "hub", "bus." + e.Client, "tick." + e.Client}, Legs: []time.Duration{t.down, t.along, t.down}, Start: start, Role: kit.Msg}
+			s.movers.Add(m)
+			s.stored = m.Arrive()
+		}
+		s.flashes.Trigger(seqKey(e.Client, e.Stream), now)
+	case kit.Delivered:
+		// A follower copies it from the leader, once the publish has
+		// reached the leader; each follower has its own train.
+		leader := s.snap.Leader(e.Stream)
+		free := s.repFree[e.Client]
+		if s.stored.After(free) {
+			free = s.stored
+		}
+		if start, ok := slot(&free, now, t); ok {
+			route, legs := []string{"bus." + e.Client, "tick." + e.Client}, []time.Duration{t.down}
+			if leader != "" && leader != e.Client {
+				route, legs = []string{"bus." + leader, "bus." + e.Client, "tick." + e.Client}, []time.Duration{t.along, t.down}
+			}
+			s.movers.Add(kit.Mover{Label: label, Route: route, Legs: legs, Start: start, Role: kit.Kept})
+		}
+		s.repFree[e.Client] = free
+		s.flashes.Trigger(seqKey(e.Client, e.Stream), now)
+	case kit.Changed:
+		if e.Note == "leader" {
+			s.flashes.Trigger("leader."+e.Client+"."+e.Stream, now)
+			s.flashes.Trigger("node."+e.Client, now)
+		}
+	case kit.ServerDown, kit.ServerUp:
+		s.flashes.Trigger("node."+e.Client, now)
+	}
+}
+
+func seqKey(node, stream string) string { return "seq." + node + "." + stream }
