@@ -1,4 +1,7 @@
 package lab
 
 // The scenes the lab ships: each registers itself with package scenes.
-import _ "natslab/scenes/contrast"
+import (
+	_ "natslab/scenes/contrast"
+	_ "natslab/scenes/replicas"
+)
