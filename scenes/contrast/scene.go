@@ -69,7 +69,6 @@ type Scene struct {
 	t      timing
 	d      *driver
 	feed   *kit.Feed
-	frames *kit.Frames
 	styles *kit.Styles
 
 	w, h      int
@@ -121,7 +120,7 @@ func New(env scenes.Env, opts Options) (*Scene, error) {
 	}
 	s := &Scene{
 		opts: opts, clock: clock, t: t, d: d, feed: feed,
-		frames: kit.NewFrames(30), styles: kit.DefaultStyles(),
+		styles: kit.DefaultStyles(),
 		canvas: kit.NewCanvas(0, 0), dirty: true,
 	}
 	s.flashes.Dur = t.flash
@@ -151,8 +150,12 @@ func (s *Scene) Title() string {
 	return "Core NATS: what the app misses is gone"
 }
 
-// Init implements scenes.Scene: it arms the feed.
-func (s *Scene) Init() tea.Cmd { return s.feed.Wait() }
+// frameEvery is the frame rate while something moves: the lab's renderer
+// draws at 20 a second, more would be wasted.
+const frameEvery = 50 * time.Millisecond
+
+// Init implements scenes.Scene: it arms the scene's heartbeat.
+func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }
 
 // SetSize implements scenes.Scene.
 func (s *Scene) SetSize(w, h int) {
@@ -189,37 +192,26 @@ func (s *Scene) Animating() bool {
 }
 
 // Update implements scenes.Scene: broker events start animations, frames
-// move them, and nothing else concerns the scene.
+// move them, and nothing else concerns the scene. Both come as FeedMsg on
+// one chain: a frame every frameEvery while something moves, otherwise a
+// wait for the next event.
 func (s *Scene) Update(msg tea.Msg) tea.Cmd {
-	switch m := msg.(type) {
-	case kit.FeedMsg:
-		if !m.For(s.feed) {
-			return nil
-		}
-		now := s.clock.Now()
-		for _, e := range m.Events {
-			s.animate(e, now)
-		}
-		s.refresh(now)
-		s.dirty = true
-		return tea.Batch(s.feed.Wait(), s.kick())
-	case kit.FrameMsg:
-		animating := s.Animating()
-		if ours, cmd := s.frames.Next(msg, animating); ours {
-			now := s.clock.Now()
-			s.core.movers.Prune(now)
-			s.js.movers.Prune(now)
-			return cmd
-		}
+	m, ok := msg.(kit.FeedMsg)
+	if !ok || !m.For(s.feed) {
+		return nil
 	}
-	return nil
-}
-
-func (s *Scene) kick() tea.Cmd {
+	now := s.clock.Now()
+	for _, e := range m.Events {
+		s.animate(e, now)
+	}
+	s.refresh(now)
+	s.core.movers.Prune(now)
+	s.js.movers.Prune(now)
+	s.dirty = true
 	if s.Animating() {
-		return s.frames.Kick()
+		return s.feed.Next(frameEvery)
 	}
-	return nil
+	return s.feed.Next(0)
 }
 
 // tail is a message's label: the last token of its subject.
@@ -264,11 +256,16 @@ func (s *Scene) animate(e kit.Event, now time.Time) {
 		if e.Client != jsApp {
 			return
 		}
-		free := s.js.outFree
-		if s.js.stored.After(free) {
-			free = s.js.stored // live: leave the stream after arriving in it
+		// Live, a message leaves the stream after its publish arrived in
+		// it; but never later than one publish's flight from now, or a
+		// busy wire would push every delivery out of the picture.
+		stored := s.js.stored
+		if limit := now.Add(t.pubLeg + t.storeLeg); stored.After(limit) {
+			stored = limit
 		}
-		s.js.outFree = free
+		if stored.After(s.js.outFree) {
+			s.js.outFree = stored
+		}
 		if start, ok := slot(&s.js.outFree, now, t); ok {
 			s.js.movers.Add(kit.Mover{Label: seqLabel(e.Seq), Route: []string{"stream", "app"}, Legs: []time.Duration{t.replayLeg}, Start: start, Role: kit.Msg})
 		}

@@ -27,11 +27,13 @@ type Feed struct {
 	batch   int
 }
 
-// FeedMsg is what Wait delivers: the events since the last one (possibly
-// none, when the scene was only poked to re-read its state).
+// FeedMsg is what Wait and Next deliver: the events since the last one
+// (possibly none, when the scene was only poked to re-read its state, or
+// when it is a frame).
 type FeedMsg struct {
 	feed   *Feed
 	Events []Event
+	Frame  bool // a frame: time passed for what moves
 }
 
 // For reports whether the message came from f (a lab may host several
@@ -104,21 +106,47 @@ func (f *Feed) Wait() tea.Cmd {
 				}
 			}
 		}
-		evs := first
-	drain:
-		for len(evs) < f.batch {
-			select {
-			case e := <-f.events:
-				evs = append(evs, e)
-			default:
-				break drain
-			}
-		}
+		f.last.Store(time.Now().UnixNano())
+		return FeedMsg{feed: f, Events: f.drain(first)}
+	}
+}
+
+// Next is a scene's one heartbeat. With frame > 0 (something moves) it
+// delivers a frame after that long, carrying whatever events came in the
+// meantime; with 0 it is Wait. A scene arms Next once in Init and again
+// after each FeedMsg, so events and frames share one chain of updates:
+// a host that redraws after every message redraws once per frame while
+// things move, and only on news while nothing does.
+func (f *Feed) Next(frame time.Duration) tea.Cmd {
+	if frame <= 0 {
+		return f.Wait()
+	}
+	return func() tea.Msg {
+		t := time.NewTimer(frame)
+		defer t.Stop()
 		select {
-		case <-f.wake:
-		default:
+		case <-f.done:
+			return nil
+		case <-t.C:
 		}
 		f.last.Store(time.Now().UnixNano())
-		return FeedMsg{feed: f, Events: evs}
+		return FeedMsg{feed: f, Events: f.drain(nil), Frame: true}
 	}
+}
+
+// drain takes what is waiting, up to a batch, without blocking.
+func (f *Feed) drain(evs []Event) []Event {
+	for len(evs) < f.batch {
+		select {
+		case e := <-f.events:
+			evs = append(evs, e)
+		default:
+			select {
+			case <-f.wake:
+			default:
+			}
+			return evs
+		}
+	}
+	return evs
 }
