@@ -29,7 +29,7 @@ var controls = []scenes.Control{
 	{Name: "stop", Usage: "stop NAME | stop leader", Summary: "stop a node gracefully (n1, n2, n3), or whichever leads the stream on screen"},
 	{Name: "start", Usage: "start NAME", Summary: "start a stopped node again: it rejoins and catches up"},
 	{Name: "toggle", Usage: "toggle NAME", Summary: "stop the node if it runs, start it if it is stopped"},
-	{Name: "stream", Usage: "stream NAME", Summary: "choose the stream that publish and stop leader act on"},
+	{Name: "focus", Usage: "focus STREAM", Summary: "choose the stream that publish and stop leader act on"},
 }
 
 var keys = []scenes.KeyBinding{
@@ -96,9 +96,9 @@ func (d *driver) do(control string, args []string) (string, error) {
 			return d.stop(name)
 		}
 		return d.start(name)
-	case "stream":
+	case "focus":
 		if len(args) != 1 {
-			return "", errors.New("stream needs the name of a stream to show, for example: stream ORDERS")
+			return "", errors.New("focus needs the name of a stream, for example: focus ORDERS")
 		}
 		snap := d.snapshot()
 		for _, st := range snap.Streams {
@@ -223,7 +223,7 @@ func (d *driver) target() (stream, subject string, created bool, err error) {
 	}
 	subjects := d.subjects(stream)
 	if len(subjects) == 0 {
-		return "", "", false, fmt.Errorf("%s captures no subjects of its own (a mirror or a sourced stream): publish to it with pub, or choose another with stream NAME", stream)
+		return "", "", false, fmt.Errorf("%s captures no subjects of its own (a mirror or a sourced stream): publish to it with pub, or choose another with focus STREAM", stream)
 	}
 	return stream, sample(subjects[0]), created, nil
 }

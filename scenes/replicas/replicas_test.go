@@ -79,7 +79,7 @@ func TestR1StreamGoesUnavailableAndComesBack(t *testing.T) {
 	h := newHarness(t)
 	h.createStream("SOLO", "solo.>", 1)
 	h.until("SOLO seen", func(s Snapshot) bool { return s.Leader("SOLO") != "" })
-	h.do("stream", "SOLO")
+	h.do("focus", "SOLO")
 	h.do("publish")
 	h.until("SOLO at 1", func(s Snapshot) bool { return allAt(s, "SOLO", 1) })
 	home := h.s.snap.Leader("SOLO")
@@ -123,8 +123,8 @@ func TestControlErrorsSayWhatToType(t *testing.T) {
 		{"stop", nil, "n1, n2, n3"},
 		{"stop", []string{"n9"}, "n1, n2, n3"},
 		{"stop", []string{"leader"}, "no stream yet"},
-		{"stream", []string{"NOPE"}, "none yet"},
-		{"jump", nil, "publish, stop, start, toggle, stream"},
+		{"focus", []string{"NOPE"}, "none yet"},
+		{"jump", nil, "publish, stop, start, toggle, focus"},
 		{"start", []string{"n1"}, "already running"},
 	} {
 		if _, err := h.s.Do(c.control, c.args); err == nil || !strings.Contains(err.Error(), c.want) {
