@@ -294,3 +294,36 @@ func TestRegistered(t *testing.T) {
 		t.Fatal("a registered scene must name itself and arm its feed")
 	}
 }
+
+// Controls come from the command pane's goroutines while the scene draws:
+// run them concurrently (with -race this checks the driver's locking).
+func TestControlsFromManyGoroutines(t *testing.T) {
+	h := newHarness(t, Options{Mode: Split})
+	h.until("ready", func(s Snapshot) bool { return s.JS.Ready })
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 20; i++ {
+			h.s.Do("publish", []string{"3"})
+		}
+	}()
+	go func() {
+		for i := 0; i < 10; i++ {
+			h.s.Do("toggle", nil)
+			_ = h.s.Snapshot()
+		}
+	}()
+	for i := 0; i < 10; i++ {
+		_, _ = h.s.Do("mode", []string{[]string{"core", "jetstream", "split"}[i%3]})
+		h.view(80, 20)
+		h.step(5 * time.Millisecond)
+	}
+	<-done
+	h.do("mode", "split")
+	h.do("online")
+	h.do("publish")
+	s := h.s.Snapshot()
+	if s.Published == 0 {
+		t.Fatal("nothing counted")
+	}
+}
