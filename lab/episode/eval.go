@@ -225,6 +225,11 @@ func (rc *ReceivedCheck) tally(view []subscriberView, prev mark) tally {
 }
 
 func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
+	if s.ns != nil {
+		// Count what the server delivered to every client subscription:
+		// a real nats CLI's, a scene's.
+		s.l.obs.sampleSubs(s.boot(), s.clientSubs())
+	}
 	lab, srv := s.l.obs.views()
 	views := [][]subscriberView{lab}
 	if rc.Stream == "" && rc.Subject == "" && len(rc.Subjects) == 0 {

@@ -61,9 +61,12 @@ func WriteList(w io.Writer, c *Catalog, p *Progress, o ListOptions) {
 			mark = "▸ "
 		}
 		status := StatusText(st, e, p, o)
-		line := fmt.Sprintf("%s%2d  %-16s %-17s %s", mark, e.Number, e.ID, status, e.Title)
+		line := fmt.Sprintf("%s%2d  %-17s %-17s %s", mark, e.Number, e.ID, status, e.Title)
+		if len(status) >= 17 {
+			line = fmt.Sprintf("%s%2d  %-17s %s  %s", mark, e.Number, e.ID, status, e.Title)
+		}
 		if len([]rune(line)) > 80 {
-			line = fmt.Sprintf("%s%2d  %-16s %s", mark, e.Number, e.ID, status)
+			line = fmt.Sprintf("%s%2d  %-17s %s", mark, e.Number, e.ID, status)
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}

@@ -223,7 +223,9 @@ func (s *subscriber) view() subscriberView {
 // unheardCounter counts messages that entered the server while no client
 // subscription could receive them. It compares the clients' inbound message
 // counters between two samples; when neither sample saw a listener, what
-// came in between went unheard.
+// came in between went unheard. Samples come after every command and once
+// a second, so a publish in the same second as the last listener leaving
+// (from another terminal) is not counted: the next one is.
 type unheardCounter struct {
 	started bool
 	quiet   bool

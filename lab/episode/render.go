@@ -19,7 +19,8 @@ func RenderLesson(md string, width int, style string) (string, error) {
 	return r.Render(md)
 }
 
-// wrapWidth leaves room for the style's left and right margins.
+// wrapWidth is the width glamour wraps at, its margins included: a column
+// to spare at the right.
 func wrapWidth(width int) int {
-	return max(width-4, 20)
+	return max(width-2, 20)
 }

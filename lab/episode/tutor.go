@@ -19,6 +19,10 @@ type Tutor struct {
 	env  Env
 	list ListOptions
 
+	// op serialises what moves the server between areas (Open, Reset,
+	// Leave). mu guards the fields below and is never held across a
+	// command: setup lines emit events, and Observe takes mu.
+	op        sync.Mutex
 	mu        sync.Mutex
 	lesson    *Lesson
 	sandboxJS bool
@@ -72,24 +76,30 @@ func (t *Tutor) Open(ctx context.Context, id string) (*Lesson, error) {
 	if t.env.Progress.StatusOf(ep, t.env.Cluster) == Coming {
 		return nil, fmt.Errorf("lesson %s %s", id, StatusText(Coming, ep, t.env.Progress, t.list))
 	}
-	t.mu.Lock()
+	t.op.Lock()
+	defer t.op.Unlock()
 	defer func() { go t.changed() }()
-	defer t.mu.Unlock()
-	if t.lesson == nil {
+	t.mu.Lock()
+	old := t.lesson
+	t.lesson = nil
+	if old == nil {
 		if srv := t.env.Deployment.Embedded(); srv != nil {
 			t.sandboxJS = srv.JetStream()
 		}
-	} else {
-		t.lesson.Close()
-		t.lesson = nil
+	}
+	t.mu.Unlock()
+	if old != nil {
+		old.Close()
 	}
 	l, err := Begin(ctx, t.env, ep, false)
 	if err != nil {
-		t.backToSandbox()
+		_ = t.backToSandbox()
 		return nil, err
 	}
-	t.lesson = l
 	l.Evaluate(ctx)
+	t.mu.Lock()
+	t.lesson = l
+	t.mu.Unlock()
 	if t.env.Progress != nil {
 		_ = t.env.Progress.SetCurrent(id)
 	}
@@ -98,6 +108,8 @@ func (t *Tutor) Open(ctx context.Context, id string) (*Lesson, error) {
 
 // Reset restores the open lesson's starting state: `lesson reset`.
 func (t *Tutor) Reset(ctx context.Context) (*Lesson, error) {
+	t.op.Lock()
+	defer t.op.Unlock()
 	l := t.Lesson()
 	if l == nil {
 		return nil, errNoLesson
@@ -110,27 +122,37 @@ var errNoLesson = errors.New("no lesson is open: lessons lists them, lesson ID o
 
 // Leave closes the open lesson and brings the sandbox back as it was.
 func (t *Tutor) Leave(ctx context.Context) error {
+	t.op.Lock()
+	defer t.op.Unlock()
 	t.mu.Lock()
-	defer func() { go t.changed() }()
-	defer t.mu.Unlock()
-	if t.lesson == nil {
+	old := t.lesson
+	t.lesson = nil
+	t.mu.Unlock()
+	if old == nil {
 		return nil
 	}
-	t.lesson.Close()
-	t.lesson = nil
+	defer func() { go t.changed() }()
+	old.Close()
 	if t.env.Progress != nil {
 		_ = t.env.Progress.SetCurrent("")
 	}
 	return t.backToSandbox()
 }
 
-// backToSandbox moves the server to the sandbox's area. t.mu is held.
+// backToSandbox moves the server to the sandbox's area. t.op is held.
 func (t *Tutor) backToSandbox() error {
 	srv := t.env.Deployment.Embedded()
 	if srv == nil || srv.Area() == "" {
 		return nil
 	}
-	return srv.UseArea("", t.sandboxJS, false)
+	t.mu.Lock()
+	js := t.sandboxJS
+	t.mu.Unlock()
+	use := func() error { return srv.UseArea("", js, false) }
+	if t.env.Session != nil {
+		return t.env.Session.Reconnecting(use)
+	}
+	return use()
 }
 
 // Step moves to the next (+1) or previous (-1) lesson, skipping those the

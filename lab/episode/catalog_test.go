@@ -1,0 +1,122 @@
+package episode
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"natslab/broker/command"
+)
+
+// The curriculum's episodes, in order, with their slugs.
+var curriculum = []string{
+	"hello", "subjects", "request-reply", "queue-groups", "offline-client",
+	"first-stream", "stream-log", "limits", "dedupe", "restart",
+	"durable-consumer", "ack-redelivery", "two-consumers", "worker-pool",
+	"retention", "replicas", "kv", "troubleshooting", "sandbox",
+}
+
+func TestCatalogHasTheCurriculum(t *testing.T) {
+	c := catalog()
+	if got := strings.Join(c.IDs(), " "); got != strings.Join(curriculum, " ") {
+		t.Fatalf("episodes:\n got %s\nwant %s", got, strings.Join(curriculum, " "))
+	}
+	for i, e := range c.Episodes {
+		if e.Number != i+1 {
+			t.Errorf("%s is number %d, want %d", e.ID, e.Number, i+1)
+		}
+		if e.Part == "" || e.Summary == "" {
+			t.Errorf("%s needs a part and a summary", e.ID)
+		}
+		if !strings.HasPrefix(e.Lesson, "# "+e.Title+"\n") {
+			t.Errorf("%s.md should start with its title, # %s", e.ID, e.Title)
+		}
+	}
+	if e, _ := c.Get("replicas"); e.Needs.Cluster != 3 {
+		t.Errorf("replicas needs a three-node cluster")
+	}
+}
+
+// Every command a step suggests parses in the lab's command language.
+func TestEverySuggestedCommandParses(t *testing.T) {
+	s := command.NewSession(newServer(t))
+	defer s.Close()
+	tutor := NewTutor(catalog(), Env{Deployment: s.Deployment(), Session: s}, ListOptions{})
+	for _, v := range tutor.Verbs() {
+		s.AddVerb(v)
+	}
+	for _, e := range catalog().Episodes {
+		lines := e.Start.Setup
+		for _, st := range e.Steps {
+			lines = append(lines, st.Try...)
+		}
+		for _, line := range lines {
+			line, _ = command.SplitBackground(line)
+			if err := s.Check(line); err != nil {
+				words, _ := command.SplitWords(line)
+				if len(words) > 0 && words[0] == "node" {
+					t.Logf("%s: %q waits for the cluster's node verbs: %v", e.ID, line, err)
+					continue
+				}
+				t.Errorf("%s: %q does not parse: %v", e.ID, line, err)
+			}
+		}
+	}
+}
+
+func TestUnknownLessonSuggests(t *testing.T) {
+	c := catalog()
+	if err := c.Unknown("first-strem"); !strings.Contains(err.Error(), "did you mean first-stream?") {
+		t.Errorf("got %v", err)
+	}
+	if err := c.Unknown("zzzzzzzz"); !strings.Contains(err.Error(), "hello, subjects") {
+		t.Errorf("got %v", err)
+	}
+}
+
+// Content mistakes are caught when the catalog loads, with the file named.
+func TestLoadRejectsBrokenEpisodes(t *testing.T) {
+	good := "id: x\ntitle: X\nsteps:\n  - title: T\n    try: [pub a b]\n    hint: h\n    check:\n      - jetstream: true\n"
+	cases := map[string]struct{ yaml, want string }{
+		"misspelt check": {strings.Replace(good, "jetstream: true", "jetsream: true", 1), "field jetsream not found"},
+		"no check":       {strings.Replace(good, "    check:\n      - jetstream: true\n", "", 1), "has no check"},
+		"bad number":     {strings.Replace(good, "jetstream: true", "stream: {name: S, messages: lots}", 1), "neither a number nor a duration"},
+		"empty check":    {strings.Replace(good, "jetstream: true", "stream: {}", 1), "stream needs a name"},
+		"id mismatch":    {strings.Replace(good, "id: x", "id: y", 1), "file name says"},
+	}
+	for name, tc := range cases {
+		fsys := fstest.MapFS{"01-x.yaml": {Data: []byte(tc.yaml)}, "01-x.md": {Data: []byte("# X\n")}}
+		_, err := LoadFS(fsys)
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "01-x.yaml") {
+			t.Errorf("%s: got %v, want an error naming 01-x.yaml with %q", name, err, tc.want)
+		}
+	}
+	fsys := fstest.MapFS{"01-x.yaml": {Data: []byte(good)}, "01-x.md": {Data: []byte("# X\n")}}
+	if _, err := LoadFS(fsys); err != nil {
+		t.Fatalf("the good episode: %v", err)
+	}
+}
+
+func TestCmp(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		v    int64
+		ok   bool
+		want string
+	}{
+		{"3", 3, true, "3"}, {"3", 4, false, "3"}, {">=3", 4, true, "at least 3"},
+		{"<=10s", 3e9, true, "at most 10s"}, {"<=10s", 11e9, false, "at most 10s"},
+		{">0", 0, false, "more than 0"}, {"<2", 1, true, "fewer than 2"},
+	} {
+		c, err := parseCmp(tc.s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Holds(tc.v) != tc.ok || c.Want() != tc.want {
+			t.Errorf("%s on %d: holds %v, want %q; got %v, %q", tc.s, tc.v, tc.ok, tc.want, c.Holds(tc.v), c.Want())
+		}
+	}
+	if !(Cmp{}).Holds(42) {
+		t.Error("an unset comparison accepts anything")
+	}
+}

@@ -1,0 +1,136 @@
+package episode
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestProgressPersists(t *testing.T) {
+	dir := t.TempDir()
+	p, err := OpenProgress(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := p.StatusOf(mustGet(t, "hello"), 1); st != New {
+		t.Fatalf("fresh store: status %v, want new", st)
+	}
+	if err := p.Update("hello", func(e *EpisodeProgress) { e.StepsDone, e.Done = 3, true }); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Update("subjects", func(e *EpisodeProgress) { e.StepsDone = 1 }); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SetCurrent("subjects"); err != nil {
+		t.Fatal(err)
+	}
+	q, err := OpenProgress(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := q.StatusOf(mustGet(t, "hello"), 1); st != Done {
+		t.Errorf("hello: %v, want done", st)
+	}
+	if st := q.StatusOf(mustGet(t, "subjects"), 1); st != InProgress {
+		t.Errorf("subjects: %v, want in progress", st)
+	}
+	if q.Current() != "subjects" || q.Get("subjects").StepsDone != 1 {
+		t.Errorf("reopened: current %q, steps %d", q.Current(), q.Get("subjects").StepsDone)
+	}
+	if st := q.StatusOf(mustGet(t, "replicas"), 1); st != Coming {
+		t.Errorf("replicas on one server: %v, want coming", st)
+	}
+	if st := q.StatusOf(mustGet(t, "replicas"), 3); st != New {
+		t.Errorf("replicas on a cluster: %v, want new", st)
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(dir, "*.tmp"))
+	if len(leftovers) > 0 {
+		t.Errorf("temporary files left behind: %v", leftovers)
+	}
+}
+
+// A damaged progress file is moved aside, never lost, with one clear line.
+func TestCorruptProgressIsMovedAside(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ProgressFile)
+	garbage := []byte("{\"version\": 1, \"episodes\": {\"hello\": ")
+	if err := os.WriteFile(path, garbage, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := OpenProgress(dir)
+	var ce *CorruptError
+	if !errors.As(err, &ce) {
+		t.Fatalf("want a CorruptError, got %v", err)
+	}
+	if p == nil || p.Get("hello").Started() {
+		t.Fatal("after a damaged file, progress starts empty and usable")
+	}
+	msg := err.Error()
+	if strings.Contains(msg, "\n") || !strings.Contains(msg, path) || !strings.Contains(msg, ce.MovedTo) {
+		t.Errorf("want one line naming both files, got %q", msg)
+	}
+	kept, err := os.ReadFile(ce.MovedTo)
+	if err != nil || !bytes.Equal(kept, garbage) {
+		t.Errorf("the damaged file was not kept as it was: %v", err)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the damaged file should have moved: %v", err)
+	}
+	if err := p.Update("hello", func(e *EpisodeProgress) { e.StepsDone = 1 }); err != nil {
+		t.Fatal(err)
+	}
+	if q, err := OpenProgress(dir); err != nil || q.Get("hello").StepsDone != 1 {
+		t.Errorf("new progress after the damage: %v", err)
+	}
+}
+
+// A headless run records its progress; natslab lessons shows it.
+func TestRunRecordsProgress(t *testing.T) {
+	srv := newServer(t)
+	p, err := OpenProgress(srv.StoreDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, out := runLesson(t, srv, p, "hello", "sub greet &\npub greet hi\n")
+	if rep.Complete || rep.Done != 2 {
+		t.Fatalf("want 2 of 3 steps:\n%s", out)
+	}
+	rep, out = runLesson(t, srv, p, "first-stream", solutions(t)["first-stream"])
+	if !rep.Complete {
+		t.Fatalf("first-stream:\n%s", out)
+	}
+	q, err := OpenProgress(srv.StoreDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list bytes.Buffer
+	WriteList(&list, catalog(), q, ListOptions{})
+	for _, want := range []string{
+		" 1  hello             in progress 2/3   Hello NATS",
+		" 6  first-stream      done              Persist messages with JetStream",
+		" 2  subjects          new               Subjects and wildcards",
+		"16  replicas          coming: needs --cluster 3  A three-node cluster",
+		"1 of 19 done.",
+	} {
+		if !strings.Contains(list.String(), want) {
+			t.Errorf("lessons list lacks %q:\n%s", want, list.String())
+		}
+	}
+	for i, line := range strings.Split(list.String(), "\n") {
+		if n := len([]rune(line)); n > 80 {
+			t.Errorf("list line %d is %d wide: %q", i+1, n, line)
+		}
+	}
+}
+
+func mustGet(t *testing.T, id string) *Episode {
+	t.Helper()
+	e, ok := catalog().Get(id)
+	if !ok {
+		t.Fatalf("no episode %s", id)
+	}
+	return e
+}

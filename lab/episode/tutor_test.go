@@ -1,0 +1,216 @@
+package episode
+
+import (
+	"context"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"natslab/broker"
+	"natslab/broker/brokertest"
+	"natslab/broker/command"
+)
+
+// lab is a tutor wired the way the lab wires it: the session's events go to
+// the tutor, the tutor's verbs are the session's.
+type lab struct {
+	t     *testing.T
+	srv   *broker.Server
+	s     *command.Session
+	tutor *Tutor
+	prog  *Progress
+}
+
+func newLab(t *testing.T, srv *broker.Server) *lab {
+	t.Helper()
+	prog, err := OpenProgress(srv.StoreDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &lab{t: t, srv: srv, prog: prog}
+	l.s = command.NewSession(srv, command.WithTimeout(3*time.Second), command.WithObserver(func(ev command.Event) {
+		if l.tutor != nil {
+			l.tutor.Observe(ev)
+		}
+	}))
+	t.Cleanup(l.s.Close)
+	l.tutor = NewTutor(catalog(), Env{Deployment: srv, Session: l.s, Progress: prog}, ListOptions{})
+	for _, v := range l.tutor.Verbs() {
+		l.s.AddVerb(v)
+	}
+	t.Cleanup(func() {
+		if les := l.tutor.Lesson(); les != nil {
+			les.Close()
+		}
+	})
+	return l
+}
+
+// run runs a line in the lab's session and returns what it printed.
+func (l *lab) run(line string) string {
+	l.t.Helper()
+	var out syncBuf
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := l.s.Run(ctx, line, &out, &out); err != nil {
+		return out.String() + command.ErrorLine(err) + "\n"
+	}
+	return out.String()
+}
+
+func (l *lab) must(line string, want ...string) string {
+	l.t.Helper()
+	out := l.run(line)
+	if strings.Contains(out, "nats: error:") {
+		l.t.Fatalf("%s:\n%s", line, out)
+	}
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			l.t.Errorf("%s: output lacks %q:\n%s", line, w, out)
+		}
+	}
+	return out
+}
+
+func (l *lab) report() Report {
+	l.t.Helper()
+	r, ok := l.tutor.Evaluate(context.Background())
+	if !ok {
+		l.t.Fatal("no lesson is open")
+	}
+	return r
+}
+
+// The pane's lesson verbs: open, tick, hint, reset, move on, leave; and the
+// sandbox is as it was afterwards.
+func TestLessonVerbs(t *testing.T) {
+	l := newLab(t, newServer(t))
+	l.must(`stream add MINE --subjects "mine.>" --defaults`)
+	l.must("pub mine.x kept --jetstream")
+
+	l.must("lessons", "first-stream", "new", "0 of 19 done")
+	l.must("lesson first-stream", "Lesson 6 · first-stream", "▸ Turn JetStream on", "try: nats-server -js")
+	if l.srv.JetStream() || l.srv.Area() != "lessons/first-stream" {
+		t.Fatalf("the lesson starts with JetStream off in its own area: js %v, area %q", l.srv.JetStream(), l.srv.Area())
+	}
+	l.must("hint", "Step 1: Turn JetStream on", "Try:", "nats-server -js")
+	l.must("nats-server -js")
+	l.must("lesson", "✓ Turn JetStream on", "▸ Create the EVENTS stream", "not yet: there is no stream EVENTS")
+	l.must(`stream add EVENTS --subjects "evts.>" --defaults`)
+	l.must("hint", "Not yet: stream EVENTS captures evts.>, not events.>")
+
+	l.must("lesson reset", "back at its starting state", "▸ Turn JetStream on")
+	if l.srv.JetStream() {
+		t.Error("reset turns JetStream off again, as the lesson starts")
+	}
+	for _, line := range strings.Split(strings.TrimSpace(solutions(t)["first-stream"]), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			l.run(line)
+		}
+	}
+	if r := l.report(); !r.Complete {
+		t.Fatalf("solution typed in the pane: %+v", r)
+	}
+	l.must("lesson", "All 4 steps done")
+	l.must("lessons", "▸  6  first-stream      done")
+
+	l.must("next", "Lesson 7 · stream-log")
+	l.must("prev", "Lesson 6 · first-stream", "✓ Replay every stored event")
+	l.must("lesson leave", "Back in the sandbox")
+	if l.srv.Area() != "" || !l.srv.JetStream() {
+		t.Fatalf("back in the sandbox: area %q, JetStream %v", l.srv.Area(), l.srv.JetStream())
+	}
+	l.must("stream info MINE", "Messages: 1")
+	if out := l.run("lesson repilcas"); !strings.Contains(out, "did you mean replicas?") {
+		t.Errorf("a misspelt lesson: %s", out)
+	}
+	if out := l.run("lesson replicas"); !strings.Contains(out, "needs --cluster 3") {
+		t.Errorf("replicas without a cluster: %s", out)
+	}
+}
+
+// A lesson resumes where the learner left it, after the lab restarts.
+func TestLessonResumesAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	srv := brokertest.Start(t, brokertest.InProcessOnly(), brokertest.WithStore(dir))
+	l := newLab(t, srv)
+	l.must("lesson durable-consumer")
+	l.must("consumer add EVENTS worker --pull --ack explicit --defaults")
+	l.must("consumer next EVENTS worker --ack")
+	if r := l.report(); r.Done != 1 {
+		t.Fatalf("want step 1 done: %+v", r)
+	}
+	l.tutor.Lesson().Close()
+	l.s.Close()
+	srv.Shutdown()
+
+	srv2 := brokertest.Start(t, brokertest.InProcessOnly(), brokertest.WithStore(dir))
+	l2 := newLab(t, srv2)
+	if l2.prog.Current() != "durable-consumer" {
+		t.Errorf("the progress file should remember the open lesson, got %q", l2.prog.Current())
+	}
+	l2.must("lesson durable-consumer", "✓ Create worker", "▸ Take and acknowledge two messages")
+	l2.must("consumer next EVENTS worker --ack")
+	if r := l2.report(); r.Done != 2 {
+		t.Fatalf("the consumer kept its ack floor across the restart, so step 2 ticks: %+v", r)
+	}
+	l2.must("lessons", "in progress 2/4")
+}
+
+// Steps tick however the state came about: here the real nats CLI, in
+// another process, does the work, and the tutor's watch notices.
+func TestRealCLITicksSteps(t *testing.T) {
+	srv := brokertest.Start(t)
+	l := newLab(t, srv)
+	var changes atomic.Int32
+	l.tutor.OnChange(func() { changes.Add(1) })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go l.tutor.Watch(ctx)
+
+	l.must("lesson hello")
+	cli := brokertest.RealCLI(t)
+	sub := exec.Command(cli, "--server", srv.ClientURL(), "--no-context", "sub", "greet", "--count", "2")
+	if err := sub.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = sub.Process.Kill(); _ = sub.Wait() }()
+	waitFor(t, "the real subscriber", func() bool { return l.report().Done >= 1 })
+	brokertest.RunRealCLI(t, srv.ClientURL(), "pub", "greet", "from the real CLI")
+	waitFor(t, "the delivery to the real subscriber", func() bool { return l.report().Done >= 2 })
+	brokertest.RunRealCLI(t, srv.ClientURL(), "pub", "greet", "second")
+	if err := sub.Wait(); err != nil {
+		t.Fatalf("the real subscriber: %v", err)
+	}
+	// A look at the broker between the subscriber's exit and the next
+	// publish, as the watch's poll takes within a second: a person is
+	// slower than that.
+	l.report()
+	brokertest.RunRealCLI(t, srv.ClientURL(), "pub", "greet", "nobody hears this")
+	waitFor(t, "the unheard publish", func() bool { return l.report().Complete })
+	if changes.Load() == 0 {
+		t.Error("OnChange was never called")
+	}
+
+	l.must("lesson first-stream")
+	l.must("nats-server -js")
+	brokertest.RunRealCLI(t, srv.ClientURL(), "stream", "add", "EVENTS", "--subjects", "events.>", "--defaults")
+	for _, body := range []string{"a", "b"} {
+		brokertest.RunRealCLI(t, srv.ClientURL(), "pub", "events.page_loaded", body, "--jetstream")
+	}
+	brokertest.RunRealCLI(t, srv.ClientURL(), "pub", "events.input_changed", "c", "--jetstream")
+	waitFor(t, "the stream filled by the real CLI", func() bool { return l.report().Done >= 3 })
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
