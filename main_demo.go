@@ -24,6 +24,9 @@ func runDemo(ctx context.Context, cfg config, args []string, stderr io.Writer) i
 	if cfg.speed <= 0 || math.IsInf(cfg.speed, 0) || math.IsNaN(cfg.speed) {
 		return fail(stderr, fmt.Errorf("--speed %g: give a number above 0 (2 plays twice as fast, 0.5 half as fast)", cfg.speed))
 	}
+	if err := demo.CheckTerminal(os.Stdin, os.Stdout); err != nil {
+		return fail(stderr, err)
+	}
 	bc := cfg.broker
 	if !bc.JetStream {
 		return fail(stderr, errors.New("the demo's second half is JetStream: leave out --jetstream=false"))

@@ -42,8 +42,8 @@ func Run(ctx context.Context, dep broker.Deployment, opts Options) error {
 	if opts.Output == nil {
 		opts.Output = os.Stdout
 	}
-	if !isTerminal(opts.Input) || !isTerminal(opts.Output) {
-		return errors.New("the demo draws on a terminal, and this is not one: run natslab demo in a terminal window (or in tmux)")
+	if err := CheckTerminal(opts.Input, opts.Output); err != nil {
+		return err
 	}
 	kit.LimitMemory()
 	m, err := New(dep, opts)
@@ -57,6 +57,15 @@ func Run(ctx context.Context, dep broker.Deployment, opts Options) error {
 		return nil // interrupted: a normal way to end a demo
 	}
 	return err
+}
+
+// CheckTerminal says whether the demo can draw on in and out, before
+// anything is started for it.
+func CheckTerminal(in io.Reader, out io.Writer) error {
+	if !isTerminal(in) || !isTerminal(out) {
+		return errors.New("the demo draws on a terminal, and this is not one: run natslab demo in a terminal window (or in tmux)")
+	}
+	return nil
 }
 
 func isTerminal(v any) bool {
