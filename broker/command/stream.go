@@ -107,6 +107,7 @@ var streamSubs = []streamSub{
 	{"rmm", nil, "Remove one message from a stream, overwriting its data", (*streamCmd).buildRmm},
 	{"view", nil, "Show the messages in a stream, page by page", (*streamCmd).buildView},
 	{"get", nil, "Show one stored message, by sequence or the last on a subject", (*streamCmd).buildGet},
+	{"cluster", []string{"c"}, "Manage a replicated stream in a cluster: step-down", (*streamCmd).buildCluster}, // stream_cluster.go
 }
 
 func buildStream(app *fisk.Application, c *Call) {

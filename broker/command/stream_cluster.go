@@ -1,0 +1,179 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/choria-io/fisk"
+	"github.com/nats-io/jsm.go/api"
+)
+
+// stream cluster step-down: the real CLI's way to make a replicated
+// stream's leader stand down, so the other replicas elect a new one. Its
+// output is the real CLI's (natscli's cli/stream_command.go
+// leaderStandDown): a status line for the request, one for the outcome,
+// then the stream's information. The real CLI looks every 500ms, ten
+// times; the lab looks more often, for as long.
+
+func init() {
+	examples["stream cluster"] = `stream cluster step-down ORDERS`
+	examples["stream cluster step-down"] = `stream cluster step-down ORDERS`
+}
+
+// stepDownWait is how long the lab waits for a new leader, as the real CLI
+// does (ten looks, 500ms apart); stepDownPoll is how often it looks.
+const (
+	stepDownWait = 5 * time.Second
+	stepDownPoll = 25 * time.Millisecond
+)
+
+func (s *streamCmd) buildCluster(cmd *fisk.CmdClause, c *Call) {
+	var preferred string
+	var force bool
+	down := cmd.Command("step-down", "Make the stream's leader stand down, so that its replicas elect another").
+		Alias("stepdown").Alias("sd").Alias("elect").Alias("down").Alias("d")
+	down.Arg("stream", "The replicated stream").StringVar(&s.stream)
+	down.Flag("preferred", "The node to prefer as the new leader, for example n2").StringVar(&preferred)
+	down.Flag("force", "Ask even when the stream has no leader now").Short('f').UnNegatableBoolVar(&force)
+	down.Action(act(c, func(c *Call) error { return s.stepDown(c, preferred, force) }))
+
+	cmd.Command("balance", "Spread stream leaders over the cluster's nodes (the real CLI only)").
+		Action(act(c, func(c *Call) error {
+			if url := c.S.dep.ClientURL(); url != "" {
+				return fmt.Errorf("the lab does not have stream cluster balance; the real CLI does: nats --server %s stream cluster balance", url)
+			}
+			return errors.New("the lab does not have stream cluster balance: use stream cluster step-down STREAM on each stream")
+		}))
+}
+
+func (s *streamCmd) stepDown(c *Call, preferred string, force bool) error {
+	if err := s.needStream(c, "stream cluster step-down"); err != nil {
+		return err
+	}
+	mgr, err := c.streamManager()
+	if err != nil {
+		return err
+	}
+	st, err := s.load(c, mgr)
+	if err != nil {
+		return err
+	}
+	info, err := st.LatestInformation()
+	if err != nil {
+		return c.streamAPIError(err, s.stream, "could not request Stream info")
+	}
+	if info.Cluster == nil || len(info.Cluster.Replicas) == 0 {
+		return notClustered(c, s.stream, info)
+	}
+	var placement *api.Placement
+	if preferred != "" {
+		if err := checkPreferred(s.stream, preferred, info.Cluster); err != nil {
+			return err
+		}
+		placement = &api.Placement{Preferred: preferred}
+	}
+	// Right after an election the followers may not be current yet, and a
+	// leader standing down with no current follower (or a preferred one
+	// still catching up) stays leader. Scripts run lines back to back, so
+	// the lab waits a moment for one to be ready; the real CLI does not.
+	if latest := waitForCurrent(c, st.Information, preferred); latest != nil {
+		info = latest
+	}
+	leader := info.Cluster.Leader
+	if leader == "" && !force {
+		return fmt.Errorf("stream %q has no current leader (an election may be going on: try again in a moment, or add --force)", s.stream)
+	} else if leader == "" {
+		leader = "<unknown>"
+	}
+	c.Statusf("Requesting leader step down of %q for stream %q in a %d peer cluster group", leader, s.stream, len(info.Cluster.Replicas)+1)
+	if err := st.LeaderStepDown(placement); err != nil {
+		return c.streamAPIError(err, s.stream, "")
+	}
+
+	start := time.Now()
+	for {
+		if err := sleepCtx(c, stepDownPoll); err != nil {
+			return err
+		}
+		if time.Since(start) > stepDownWait {
+			return fmt.Errorf("stream %q did not elect a new leader in time", s.stream)
+		}
+		latest, err := st.Information()
+		if err != nil || latest.Cluster == nil || latest.Cluster.Leader == "" {
+			continue // the election is going on: look again
+		}
+		info = latest
+		if info.Cluster.Leader != leader {
+			c.Statusf("New leader elected %q", info.Cluster.Leader)
+			break
+		}
+	}
+	fmt.Fprintln(c.Out)
+	if err := renderStreamInfo(c.Out, info, false); err != nil {
+		return err
+	}
+	fmt.Fprintln(c.Out)
+	return nil
+}
+
+// waitForCurrent waits up to stepDownWait for a follower that could take
+// over (the preferred one, if named) to be current, and returns the last
+// information it read.
+func waitForCurrent(c *Call, read func(...api.JSApiStreamInfoRequest) (*api.StreamInfo, error), preferred string) *api.StreamInfo {
+	var last *api.StreamInfo
+	deadline := time.Now().Add(stepDownWait)
+	for time.Now().Before(deadline) {
+		info, err := read()
+		if err == nil && info.Cluster != nil {
+			last = info
+			for _, r := range info.Cluster.Replicas {
+				if r.Current && !r.Offline && (preferred == "" || r.Name == preferred) {
+					return last
+				}
+			}
+		}
+		if sleepCtx(c, stepDownPoll) != nil {
+			break
+		}
+	}
+	return last
+}
+
+// checkPreferred makes sure the preferred node is one of the followers:
+// only a replica can lead, and the leader cannot succeed itself.
+func checkPreferred(stream, preferred string, cl *api.ClusterInfo) error {
+	var followers []string
+	for _, r := range cl.Replicas {
+		if r.Name == preferred {
+			return nil
+		}
+		followers = append(followers, r.Name)
+	}
+	if preferred == cl.Leader {
+		return usageErrorf("--preferred %s: %s leads %s already; prefer one of its followers: %s", preferred, preferred, stream, strings.Join(followers, ", "))
+	}
+	return usageErrorf("--preferred %s is not a replica of %s: prefer one of its followers: %s", preferred, stream, strings.Join(followers, ", "))
+}
+
+// notClustered is the real CLI's error for a stream with one replica, with
+// what to do instead.
+func notClustered(c *Call, name string, info *api.StreamInfo) error {
+	if info.Cluster == nil || info.Cluster.Name == "" {
+		return fmt.Errorf("stream %q is not clustered: the server is a single node, so there is no other replica to take over (start natslab with --cluster 3)", name)
+	}
+	return fmt.Errorf("stream %q is not clustered: it has %d replica, so no other node can take over (stream edit %s --replicas 3 --force replicates it)", name, info.Config.Replicas, name)
+}
+
+// sleepCtx waits d, or less if the command is stopped.
+func sleepCtx(c *Call, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-c.Ctx.Done():
+		return c.Ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
