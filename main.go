@@ -206,7 +206,7 @@ func runLesson(ctx context.Context, cfg config, args []string, stdin io.Reader, 
 		return fail(stderr, err)
 	}
 	defer broker.Close(dep)
-	rep, err := episode.RunScript(ctx, cat, cfg.lesson, episode.HeadlessOptions{Deployment: dep, Progress: prog}, in, stdout, stderr)
+	rep, err := episode.RunScript(ctx, cat, cfg.lesson, episode.HeadlessOptions{Deployment: dep, Progress: prog, Cluster: cfg.broker.Cluster}, in, stdout, stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -233,6 +233,6 @@ func listLessons(cfg config, args []string, stdout, stderr io.Writer) int {
 	} else if err != nil {
 		return fail(stderr, err)
 	}
-	episode.WriteList(stdout, cat, prog, episode.ListOptions{Current: prog.Current()})
+	episode.WriteList(stdout, cat, prog, episode.ListOptions{Current: prog.Current(), Cluster: cfg.broker.Cluster})
 	return 0
 }

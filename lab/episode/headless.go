@@ -16,9 +16,7 @@ import (
 type HeadlessOptions struct {
 	Deployment broker.Deployment
 	Progress   *Progress // nil records nothing
-	Cluster    int
-	// ClusterSupported: see ListOptions.
-	ClusterSupported bool
+	Cluster    int       // nodes the deployment runs; 0 asks it (see Nodes)
 	// SessionOptions are passed to the session the script runs in (a clock,
 	// a timeout), after the lesson's own observer.
 	SessionOptions []command.Option
@@ -35,8 +33,8 @@ func RunScript(ctx context.Context, c *Catalog, id string, o HeadlessOptions, r 
 		return Report{}, c.Unknown(id)
 	}
 	o.Cluster = max(o.Cluster, Nodes(o.Deployment))
-	if o.Progress.StatusOf(ep, o.Cluster) == Coming {
-		return Report{}, fmt.Errorf("lesson %s %s", id, StatusText(Coming, ep, o.Progress, ListOptions{ClusterSupported: o.ClusterSupported}))
+	if o.Progress.StatusOf(ep, o.Cluster) == Unavailable {
+		return Report{}, fmt.Errorf("lesson %s %s: add --cluster %d", id, StatusText(Unavailable, ep, o.Progress, ListOptions{}), ep.Needs.Cluster)
 	}
 	var lesson atomic.Pointer[Lesson]
 	opts := append([]command.Option{command.WithObserver(func(ev command.Event) {

@@ -53,10 +53,10 @@ func runLesson(t *testing.T, srv *broker.Server, prog *Progress, id string, scri
 	return rep, out.String() + errb.String()
 }
 
-// lazyLines hands the script to the runner one line per Read, expanding
-// {{leader STREAM}} (the node leading STREAM now) and {{stopped}} (the
-// node stopped last) as each line is reached: solutions for a cluster
-// cannot know in advance which node wins an election.
+// lazyLines hands the script to the runner one line per Read, replacing
+// {{stopped}} with the node that is down when the line is reached, and
+// {{follower ORDERS}} with a node that does not lead ORDERS: which node
+// leads a stream is the cluster's choice.
 func lazyLines(script string, srv *broker.Server) *lineReader {
 	sc := bufio.NewScanner(strings.NewReader(script))
 	var lines []string
@@ -69,7 +69,6 @@ func lazyLines(script string, srv *broker.Server) *lineReader {
 type lineReader struct {
 	lines   []string
 	srv     *broker.Server
-	stopped string
 	pending []byte
 }
 
@@ -80,15 +79,12 @@ func (r *lineReader) Read(p []byte) (int, error) {
 		}
 		line := r.lines[0]
 		r.lines = r.lines[1:]
-		if strings.Contains(line, "{{leader ") {
-			start := strings.Index(line, "{{leader ")
-			end := strings.Index(line[start:], "}}") + start
-			stream := strings.TrimSpace(line[start+len("{{leader ") : end])
-			leader := streamLeader(r.srv, stream)
-			r.stopped = leader
-			line = line[:start] + leader + line[end+2:]
+		if strings.Contains(line, "{{stopped}}") {
+			line = strings.ReplaceAll(line, "{{stopped}}", stoppedNode(r.srv))
 		}
-		line = strings.ReplaceAll(line, "{{stopped}}", r.stopped)
+		if strings.Contains(line, "{{follower ORDERS}}") {
+			line = strings.ReplaceAll(line, "{{follower ORDERS}}", followerNode(r.srv, "ORDERS"))
+		}
 		r.pending = []byte(line + "\n")
 	}
 	n := copy(p, r.pending)
@@ -96,12 +92,25 @@ func (r *lineReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// streamLeader asks the cluster which node leads a stream.
-func streamLeader(srv *broker.Server, stream string) string {
-	if l, ok := any(srv).(interface{ StreamLeader(string) string }); ok {
-		return l.StreamLeader(stream)
+// followerNode names a node that does not lead stream.
+func followerNode(srv *broker.Server, stream string) string {
+	leader := srv.StreamLeader(stream)
+	for _, n := range broker.NodeNames {
+		if n != leader {
+			return n
+		}
 	}
-	return "n1"
+	return "none"
+}
+
+// stoppedNode names the cluster node that is down.
+func stoppedNode(srv *broker.Server) string {
+	for _, n := range srv.Nodes() {
+		if !n.Running {
+			return n.Name
+		}
+	}
+	return "none-is-stopped"
 }
 
 // solutions lists testdata/solutions/*.txt by episode ID.
@@ -166,4 +175,14 @@ func wrongSolutions(t *testing.T) []wrongSolution {
 func newServer(t *testing.T) *broker.Server {
 	t.Helper()
 	return brokertest.Start(t, brokertest.InProcessOnly())
+}
+
+// serverFor starts what an episode needs: the three-node cluster for
+// replicas, else a single server.
+func serverFor(t *testing.T, ep *Episode) *broker.Server {
+	t.Helper()
+	if ep.Needs.Cluster > 1 {
+		return brokertest.Start(t, brokertest.InProcessOnly(), brokertest.Clustered())
+	}
+	return newServer(t)
 }

@@ -10,9 +10,6 @@ import (
 type ListOptions struct {
 	// Cluster is how many nodes the lab runs now (0 or 1: a single server).
 	Cluster int
-	// ClusterSupported is whether this natslab can run a cluster at all
-	// (--cluster 3); until it can, cluster episodes are "coming".
-	ClusterSupported bool
 	// Current marks the lesson open now.
 	Current string
 }
@@ -29,12 +26,8 @@ func StatusText(st Status, e *Episode, p *Progress, o ListOptions) string {
 			}
 		}
 		return "in progress"
-	case Coming:
-		need := fmt.Sprintf("needs --cluster %d", e.Needs.Cluster)
-		if !o.ClusterSupported {
-			return "coming: " + need
-		}
-		return need
+	case Unavailable:
+		return fmt.Sprintf("needs --cluster %d", e.Needs.Cluster)
 	}
 	return "new"
 }

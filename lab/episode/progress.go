@@ -165,13 +165,13 @@ const (
 	New Status = iota
 	InProgress
 	Done
-	Coming // needs something this lab does not run yet (a cluster)
+	Unavailable // needs what the lab does not run now: a cluster (natslab --cluster 3)
 )
 
 // StatusOf says where an episode stands, given how many nodes the lab runs.
 func (p *Progress) StatusOf(e *Episode, cluster int) Status {
 	if e.Needs.Cluster > max(cluster, 1) {
-		return Coming
+		return Unavailable
 	}
 	if p == nil {
 		return New

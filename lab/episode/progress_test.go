@@ -40,8 +40,8 @@ func TestProgressPersists(t *testing.T) {
 	if q.Current() != "subjects" || q.Get("subjects").StepsDone != 1 {
 		t.Errorf("reopened: current %q, steps %d", q.Current(), q.Get("subjects").StepsDone)
 	}
-	if st := q.StatusOf(mustGet(t, "replicas"), 1); st != Coming {
-		t.Errorf("replicas on one server: %v, want coming", st)
+	if st := q.StatusOf(mustGet(t, "replicas"), 1); st != Unavailable {
+		t.Errorf("replicas on one server: %v, want unavailable", st)
 	}
 	if st := q.StatusOf(mustGet(t, "replicas"), 3); st != New {
 		t.Errorf("replicas on a cluster: %v, want new", st)
@@ -112,7 +112,7 @@ func TestRunRecordsProgress(t *testing.T) {
 		" 1  hello             in progress 2/3   Hello NATS",
 		" 6  first-stream      done              Persist messages with JetStream",
 		" 2  subjects          new               Subjects and wildcards",
-		"16  replicas          coming: needs --cluster 3  A three-node cluster",
+		"16  replicas          needs --cluster 3  A three-node cluster",
 		"1 of 19 done.",
 	} {
 		if !strings.Contains(list.String(), want) {

@@ -16,11 +16,7 @@ func TestEverySolutionCompletesItsLesson(t *testing.T) {
 			if !ok {
 				t.Fatalf("no testdata/solutions/%s.txt", ep.ID)
 			}
-			srv := newServer(t)
-			if ep.Needs.Cluster > Nodes(srv) {
-				t.Skipf("needs a %d-node cluster", ep.Needs.Cluster)
-			}
-			rep, out := runLesson(t, srv, nil, ep.ID, script)
+			rep, out := runLesson(t, serverFor(t, ep), nil, ep.ID, script)
 			if !rep.Complete {
 				t.Fatalf("lesson %s not complete:\n%s", ep.ID, out)
 			}
@@ -36,7 +32,8 @@ func TestEverySolutionCompletesItsLesson(t *testing.T) {
 func TestWrongSolutionsFailAndSayWhy(t *testing.T) {
 	for _, w := range wrongSolutions(t) {
 		t.Run(w.name, func(t *testing.T) {
-			rep, out := runLesson(t, newServer(t), nil, w.id, w.script)
+			ep, _ := catalog().Get(w.id)
+			rep, out := runLesson(t, serverFor(t, ep), nil, w.id, w.script)
 			if rep.Complete {
 				t.Fatalf("a wrong solution completed lesson %s:\n%s", w.id, out)
 			}

@@ -73,8 +73,8 @@ func (t *Tutor) Open(ctx context.Context, id string) (*Lesson, error) {
 	if !ok {
 		return nil, t.cat.Unknown(id)
 	}
-	if t.env.Progress.StatusOf(ep, t.env.Cluster) == Coming {
-		return nil, fmt.Errorf("lesson %s %s", id, StatusText(Coming, ep, t.env.Progress, t.list))
+	if t.env.Progress.StatusOf(ep, t.env.Cluster) == Unavailable {
+		return nil, fmt.Errorf("lesson %s %s: quit and start natslab --cluster %d --lesson %s", id, StatusText(Unavailable, ep, t.env.Progress, t.list), ep.Needs.Cluster, id)
 	}
 	t.op.Lock()
 	defer t.op.Unlock()
@@ -164,14 +164,14 @@ func (t *Tutor) Step(ctx context.Context, dir int) (*Lesson, error) {
 		cur = t.cat.Index(l.ep.ID)
 	} else if dir > 0 {
 		for _, e := range eps {
-			if st := t.env.Progress.StatusOf(e, t.env.Cluster); st != Done && st != Coming {
+			if st := t.env.Progress.StatusOf(e, t.env.Cluster); st != Done && st != Unavailable {
 				return t.Open(ctx, e.ID)
 			}
 		}
 		return nil, errors.New("every lesson is done: lesson ID opens one again")
 	}
 	for i := cur + dir; i >= 0 && i < len(eps); i += dir {
-		if t.env.Progress.StatusOf(eps[i], t.env.Cluster) != Coming {
+		if t.env.Progress.StatusOf(eps[i], t.env.Cluster) != Unavailable {
 			return t.Open(ctx, eps[i].ID)
 		}
 	}
