@@ -25,7 +25,7 @@ func (fixedClock) Now() time.Time { return time.Date(2026, 12, 2, 15, 4, 5, 0, t
 // Update and View; commands run on their own goroutines and send their
 // messages back. Real messages, a real server, no mocks.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	m     *Model
 	srv   *broker.Server
 	store string
@@ -37,13 +37,13 @@ type harness struct {
 
 // newHarness starts a server with its store in a fresh HOME (so the store
 // shows as ~/store) and a lab at w×h.
-func newHarness(t *testing.T, w, h int, opts ...func(*Options)) *harness {
+func newHarness(t testing.TB, w, h int, opts ...func(*Options)) *harness {
 	t.Helper()
 	srv, store := newTestServer(t)
 	return newHarnessOn(t, srv, store, w, h, opts...)
 }
 
-func newHarnessOn(t *testing.T, srv *broker.Server, store string, w, h int, opts ...func(*Options)) *harness {
+func newHarnessOn(t testing.TB, srv *broker.Server, store string, w, h int, opts ...func(*Options)) *harness {
 	t.Helper()
 	hs := &harness{t: t, m: newTestModel(t, srv, store, opts...), srv: srv, store: store, msgs: make(chan tea.Msg, 4096), done: make(chan struct{})}
 	t.Cleanup(hs.close)
@@ -54,7 +54,7 @@ func newHarnessOn(t *testing.T, srv *broker.Server, store string, w, h int, opts
 
 // newTestModel is a lab on srv with the tests' clock, not started: a
 // harness or a real program runs it.
-func newTestModel(t *testing.T, srv *broker.Server, store string, opts ...func(*Options)) *Model {
+func newTestModel(t testing.TB, srv *broker.Server, store string, opts ...func(*Options)) *Model {
 	o := Options{Deployment: srv, StoreDir: store, Clock: fixedClock{}, SessionOptions: []command.Option{command.WithTimeout(2 * time.Second)}}
 	for _, f := range opts {
 		f(&o)
@@ -66,7 +66,7 @@ func newTestModel(t *testing.T, srv *broker.Server, store string, opts ...func(*
 
 // newTestServer starts a server with its store in a fresh HOME, so the
 // store shows as ~/store.
-func newTestServer(t *testing.T) (*broker.Server, string) {
+func newTestServer(t testing.TB) (*broker.Server, string) {
 	t.Helper()
 	home := t.TempDir()
 	t.Setenv("HOME", home)
