@@ -64,7 +64,6 @@ type Scene struct {
 	t      timing
 	d      *driver
 	feed   *kit.Feed
-	frames *kit.Frames
 	styles *kit.Styles
 
 	w, h    int
@@ -97,7 +96,7 @@ func New(env scenes.Env, opts Options) (*Scene, error) {
 	}
 	s := &Scene{
 		opts: opts, clock: clock, t: newTiming(opts.Speed), d: d, feed: feed,
-		frames: kit.NewFrames(30), styles: kit.DefaultStyles(),
+		styles: kit.DefaultStyles(),
 		canvas: kit.NewCanvas(0, 0), dirty: true, repFree: map[string]time.Time{},
 	}
 	s.flashes.Dur = s.t.flash
@@ -117,8 +116,12 @@ func (s *Scene) Title() string {
 	return "Replicas: a three-node JetStream cluster"
 }
 
-// Init implements scenes.Scene: it arms the feed.
-func (s *Scene) Init() tea.Cmd { return s.feed.Wait() }
+// frameEvery is the frame rate while something moves (the lab draws at
+// 20 fps).
+const frameEvery = 50 * time.Millisecond
+
+// Init implements scenes.Scene: it arms the scene's heartbeat.
+func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }
 
 // SetSize implements scenes.Scene.
 func (s *Scene) SetSize(w, h int) {
@@ -154,15 +157,16 @@ func (s *Scene) Animating() bool {
 	return s.movers.Active(now) || s.flashes.Active(now)
 }
 
-// Update implements scenes.Scene: what the driver saw starts animations,
-// frames move them.
+// Update implements scenes.Scene. The feed is the one heartbeat: what the
+// driver saw starts animations, and while something moves the same chain
+// delivers frames (kit.Feed.Next).
 func (s *Scene) Update(msg tea.Msg) tea.Cmd {
-	switch m := msg.(type) {
-	case kit.FeedMsg:
-		if !m.For(s.feed) {
-			return nil
-		}
-		now := s.clock.Now()
+	m, ok := msg.(kit.FeedMsg)
+	if !ok || !m.For(s.feed) {
+		return nil
+	}
+	now := s.clock.Now()
+	if len(m.Events) > 0 || !m.Frame {
 		old := s.snap
 		s.snap = s.d.snapshot()
 		for _, e := range m.Events {
@@ -172,18 +176,12 @@ func (s *Scene) Update(msg tea.Msg) tea.Cmd {
 			s.flashes.Trigger("story", now)
 		}
 		s.dirty = true
-		var kick tea.Cmd
-		if s.Animating() {
-			kick = s.frames.Kick()
-		}
-		return tea.Batch(s.feed.Wait(), kick)
-	case kit.FrameMsg:
-		if ours, cmd := s.frames.Next(msg, s.Animating()); ours {
-			s.movers.Prune(s.clock.Now())
-			return cmd
-		}
 	}
-	return nil
+	s.movers.Prune(now)
+	if s.Animating() {
+		return s.feed.Next(frameEvery)
+	}
+	return s.feed.Next(0)
 }
 
 // slot schedules a message on a wire: at now, or just behind the one
