@@ -172,9 +172,22 @@ func wrongSolutions(t *testing.T) []wrongSolution {
 }
 
 // newServer starts a real single server with JetStream, in-process only.
-func newServer(t *testing.T) *broker.Server {
+func newServer(t *testing.T) *broker.Server { return newServerB(t) }
+
+func newServerB(t testing.TB) *broker.Server {
 	t.Helper()
 	return brokertest.Start(t, brokertest.InProcessOnly())
+}
+
+// splitLines splits a script, dropping blank lines.
+func splitLines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // serverFor starts what an episode needs: the three-node cluster for

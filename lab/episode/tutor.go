@@ -74,7 +74,7 @@ func (t *Tutor) Open(ctx context.Context, id string) (*Lesson, error) {
 		return nil, t.cat.Unknown(id)
 	}
 	if t.env.Progress.StatusOf(ep, t.env.Cluster) == Unavailable {
-		return nil, fmt.Errorf("lesson %s %s: quit and start natslab --cluster %d --lesson %s", id, StatusText(Unavailable, ep, t.env.Progress, t.list), ep.Needs.Cluster, id)
+		return nil, fmt.Errorf("lesson %s needs a %d-node cluster: quit and start natslab --cluster %d --lesson %s", id, ep.Needs.Cluster, ep.Needs.Cluster, id)
 	}
 	t.op.Lock()
 	defer t.op.Unlock()

@@ -16,14 +16,16 @@ import (
 // lab is a tutor wired the way the lab wires it: the session's events go to
 // the tutor, the tutor's verbs are the session's.
 type lab struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *broker.Server
 	s     *command.Session
 	tutor *Tutor
 	prog  *Progress
 }
 
-func newLab(t *testing.T, srv *broker.Server) *lab {
+func newLab(t *testing.T, srv *broker.Server) *lab { return newLabB(t, srv) }
+
+func newLabB(t testing.TB, srv *broker.Server) *lab {
 	t.Helper()
 	prog, err := OpenProgress(srv.StoreDir())
 	if err != nil {
