@@ -128,7 +128,7 @@ func TestLessonVerbs(t *testing.T) {
 	if out := l.run("lesson repilcas"); !strings.Contains(out, "did you mean replicas?") {
 		t.Errorf("a misspelt lesson: %s", out)
 	}
-	if out := l.run("lesson replicas"); !strings.Contains(out, "needs --cluster 3") {
+	if out := l.run("lesson replicas"); !strings.Contains(out, "start natslab --cluster 3 --lesson replicas") {
 		t.Errorf("replicas without a cluster: %s", out)
 	}
 }
