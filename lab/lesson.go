@@ -11,8 +11,9 @@ import (
 
 // Step is one item of a lesson's checklist.
 type Step struct {
-	Text string
-	Done bool
+	Text    string
+	Done    bool
+	Current bool // the step being worked on: marked with ▸
 }
 
 // lessonPane shows the current lesson: a title, markdown rendered with
@@ -111,8 +112,11 @@ func (p *lessonPane) render() {
 		p.lines = append(p.lines, blank, " "+fit(p.st.Title.Render("Steps"), inner)+" ")
 		for _, s := range p.steps {
 			mark, paint := "[ ] ", p.st.Out
-			if s.Done {
+			switch {
+			case s.Done:
 				mark, paint = "[✓] ", p.st.Done
+			case s.Current:
+				mark, paint = "[▸] ", p.st.Echo
 			}
 			wrapped := strings.Split(ansi.Wrap(s.Text, max(inner-4, 4), ""), "\n")
 			for i, l := range wrapped {

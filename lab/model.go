@@ -68,7 +68,6 @@ type Model struct {
 	lastCtrlC  time.Time
 
 	frameScheduled bool
-	sceneTicks     bool      // the scene runs frames of its own: the lab's are not needed
 	sceneFwdAt     time.Time // when the scene last got a message
 	logGen         int
 	fetching       bool
@@ -80,6 +79,9 @@ type Model struct {
 
 	activeMu sync.Mutex
 	active   scenes.Scene // the open scene, for verbs on job goroutines
+
+	observersMu sync.Mutex
+	observers   []func(command.Event)
 
 	// The scene registry, replaceable in tests so that a test scene never
 	// joins the global one.
@@ -110,7 +112,7 @@ func New(opts Options) *Model {
 		m.ctx = context.Background()
 	}
 	m.help.Styles = m.st.Help
-	sopts := append([]command.Option{command.WithClock(m.clock.Now), command.WithConfirm(m.ask)}, opts.SessionOptions...)
+	sopts := append([]command.Option{command.WithClock(m.clock.Now), command.WithConfirm(m.ask), command.WithObserver(m.observe)}, opts.SessionOptions...)
 	m.sess = command.NewSession(m.dep, sopts...)
 	m.addSceneVerb()
 
@@ -166,6 +168,25 @@ func (m *Model) greet() {
 
 // Session is the lab's command session (to add verbs).
 func (m *Model) Session() *command.Session { return m.sess }
+
+// OnEvent adds f to the functions told of every session event (a job
+// started or ended, a message a lab subscriber received): lesson checks
+// listen here. f runs on the job's goroutine and must return quickly. Safe
+// from any goroutine.
+func (m *Model) OnEvent(f func(command.Event)) {
+	m.observersMu.Lock()
+	m.observers = append(m.observers, f)
+	m.observersMu.Unlock()
+}
+
+func (m *Model) observe(e command.Event) {
+	m.observersMu.Lock()
+	fs := m.observers
+	m.observersMu.Unlock()
+	for _, f := range fs {
+		f(e)
+	}
+}
 
 // Note adds one of the lab's own remarks to the command pane. Safe from any
 // goroutine.
@@ -405,11 +426,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.waitLog()
 	case frameMsg:
 		m.frameScheduled = false
-		if time.Since(m.sceneFwdAt) < frame {
-			// The scene was just drawn for a message of its own: it runs
-			// its own frames, and the lab's would only double them.
-			m.sceneTicks = true
-			return m, nil
+		if time.Since(m.sceneFwdAt) < frame/2 {
+			// The scene was just drawn for a message of its own (a scene
+			// may run frames of its own): no need to draw it again yet.
+			return m, m.maybeFrame()
 		}
 		return m, m.forwardToScene(msg)
 	}
@@ -426,14 +446,9 @@ func (m *Model) forwardToScene(msg tea.Msg) tea.Cmd {
 	return tea.Batch(cmd, m.maybeFrame())
 }
 
-// maybeFrame schedules the next frame while the scene animates, unless the
-// scene ticks by itself.
+// maybeFrame schedules the next frame while the scene animates.
 func (m *Model) maybeFrame() tea.Cmd {
-	if !m.scene.Animating() {
-		m.sceneTicks = false
-		return nil
-	}
-	if m.frameScheduled || m.sceneTicks {
+	if m.frameScheduled || !m.scene.Animating() {
 		return nil
 	}
 	m.frameScheduled = true

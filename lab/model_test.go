@@ -6,13 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"natslab/broker"
+	"natslab/broker/brokertest"
 	"natslab/broker/command"
 )
 
@@ -429,11 +432,11 @@ func TestLessonAPI(t *testing.T) {
 	h := newHarness(t, 120, 40)
 	go h.m.Post(func(m *Model) {
 		m.SetLesson("Persist messages", "# Streams\n\nA **stream** keeps messages.")
-		m.SetSteps([]Step{{Text: "Create EVENTS", Done: true}, {Text: "Publish three messages"}})
+		m.SetSteps([]Step{{Text: "Create EVENTS", Done: true}, {Text: "Publish three messages", Current: true}, {Text: "Replay them"}})
 	})
 	h.pump("the lesson", func() bool { return strings.Contains(h.screen(), "lesson: Persist messages") })
 	s := h.screen()
-	for _, want := range []string{"Streams", "A stream keeps messages.", "[✓] Create EVENTS", "[ ] Publish three messages"} {
+	for _, want := range []string{"Streams", "A stream keeps messages.", "[✓] Create EVENTS", "[▸] Publish three messages", "[ ] Replay them"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("lesson pane lacks %q:\n%s", want, s)
 		}
@@ -482,5 +485,71 @@ func TestGreetingSaysWhereAndNotice(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("greeting lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+func TestOnEventTellsOfJobs(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	var mu sync.Mutex
+	var kinds []command.EventKind
+	h.m.OnEvent(func(e command.Event) {
+		mu.Lock()
+		kinds = append(kinds, e.Kind)
+		mu.Unlock()
+	})
+	h.run("pub greet hi")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(kinds) != 2 || kinds[0] != command.JobStarted || kinds[1] != command.JobEnded {
+		t.Errorf("events: %v", kinds)
+	}
+}
+
+// TestExternalDeployment: with --server, the facts come from JetStream's
+// account info, and the lab says where it is connected.
+func TestExternalDeployment(t *testing.T) {
+	srv := brokertest.Start(t)
+	dep, err := broker.Dial(broker.ExternalOptions{URL: srv.ClientURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	m := New(Options{Deployment: dep, StoreDir: filepath.Join(home, "store"), Clock: fixedClock{}})
+	defer m.Close()
+	h := &harness{t: t, m: m, msgs: make(chan tea.Msg, 4096), done: make(chan struct{})}
+	t.Cleanup(h.close)
+	h.exec(m.Init())
+	h.send(tea.WindowSizeMsg{Width: 160, Height: 40})
+	h.run(`stream add EVENTS --subjects "events.>" --defaults`)
+	h.pump("the external facts", func() bool {
+		s := maskPort(ansi.Strip(m.View().Content))
+		return strings.Contains(s, "external nats://127.0.0.1:PPPPP │ JetStream on │ 1 stream · 0 consumers │")
+	})
+	if !strings.Contains(maskPort(h.text()), "natslab: connected to external nats://127.0.0.1:PPPPP") {
+		t.Errorf("greeting:\n%s", h.text())
+	}
+	h.key("f3")
+	if !strings.Contains(ansi.Strip(m.View().Content), "its log is on that server") {
+		t.Errorf("log pane for an external deployment:\n%s", ansi.Strip(m.View().Content))
+	}
+	h.run("restart")
+	if !strings.Contains(h.text(), "restart works on the lab's own server only") {
+		t.Errorf("restart on an external deployment:\n%s", h.text())
+	}
+}
+
+func TestInProcessOnly(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	srv := brokertest.Start(t, brokertest.InProcessOnly())
+	h := newHarnessOn(t, srv, srv.StoreDir(), 120, 40)
+	s := h.screen()
+	if !strings.Contains(s, " in-process only │ JetStream on") || !strings.Contains(s, "real nats clients cannot connect") {
+		t.Errorf("screen:\n%s", s)
+	}
+	h.run("pub greet hi")
+	if !strings.Contains(h.text(), `Published 2 bytes to "greet"`) {
+		t.Errorf("in-process publish:\n%s", h.text())
 	}
 }
