@@ -307,16 +307,23 @@ func TestTabCompletes(t *testing.T) {
 		t.Errorf("resta⇥ = %q", v)
 	}
 	h.key("ctrl+c")
-	h.typeText("pu")
+	h.typeText("s")
 	h.key("tab")
 	h.pump("completion", func() bool { return h.m.cmd.hint != "" })
-	if v := h.m.cmd.in.Value(); v != "pub" {
-		t.Errorf("pu⇥ = %q", v)
+	if v := h.m.cmd.in.Value(); v != "s" {
+		t.Errorf("s⇥ = %q", v)
 	}
-	if !strings.Contains(h.screen(), "pub  publish") {
+	if !strings.Contains(h.screen(), "scene  stop  stream  sub") {
 		t.Errorf("candidates not shown:\n%s", h.screen())
 	}
-	h.typeText(" greet --co")
+	h.key("ctrl+c")
+	h.typeText("pu")
+	h.key("tab")
+	h.pump("completion", func() bool { return h.m.cmd.in.Value() != "pu" })
+	if v := h.m.cmd.in.Value(); v != "publish " {
+		t.Errorf("pu⇥ = %q", v)
+	}
+	h.typeText("greet --co")
 	h.key("tab")
 	h.pump("completion", func() bool { return strings.HasSuffix(h.m.cmd.in.Value(), "--count ") })
 }

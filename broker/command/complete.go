@@ -57,12 +57,12 @@ func (s *Session) IsCommand(name string) bool {
 
 func (s *Session) candidates(ctx context.Context, words []string, word string) []string {
 	if len(words) == 0 {
-		return s.commandWords()
+		return s.firstWords(word)
 	}
 	first, rest := words[0], words[1:]
 	switch first {
 	case "help":
-		return s.helpCandidates(rest)
+		return s.helpCandidates(rest, word)
 	case "stop", "kill":
 		if len(rest) > 0 {
 			return nil
@@ -90,11 +90,39 @@ func (s *Session) candidates(ctx context.Context, words []string, word string) [
 	return w.next(ctx, s, word)
 }
 
+// firstWords are the words a line may start with. Commands' own names come
+// first: "str" completes to stream, not to its alias str; aliases are
+// offered only when no name fits.
+func (s *Session) firstWords(word string) []string {
+	var names []string
+	for n, c := range natsCommands {
+		if n == c.name {
+			names = append(names, n)
+		}
+	}
+	for n, v := range builtinVerbs {
+		if n == v.Name {
+			names = append(names, n)
+		}
+	}
+	s.jobsMu.Lock()
+	for n, v := range s.verbs {
+		if n == v.Name {
+			names = append(names, n)
+		}
+	}
+	s.jobsMu.Unlock()
+	if len(withPrefix(names, word)) > 0 {
+		return names
+	}
+	return s.commandWords()
+}
+
 // helpCandidates completes `help COMMAND SUB…`: command words, then
 // sub-commands, never flags.
-func (s *Session) helpCandidates(rest []string) []string {
+func (s *Session) helpCandidates(rest []string, word string) []string {
 	if len(rest) == 0 {
-		return s.commandWords()
+		return s.firstWords(word)
 	}
 	cmd, ok := natsCommands[rest[0]]
 	if !ok {

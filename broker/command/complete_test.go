@@ -30,8 +30,8 @@ func TestCompleteCommandWords(t *testing.T) {
 	s := completeSession(t)
 	for _, line := range []string{"pu", "nats pu"} {
 		c := complete(t, s, line)
-		if !slices.Contains(c.Candidates, "pub") || !slices.Contains(c.Candidates, "publish") {
-			t.Errorf("%q: want pub and publish, got %v", line, c.Candidates)
+		if !reflect.DeepEqual(c.Candidates, []string{"publish"}) {
+			t.Errorf("%q: want publish (the name, not the alias pub too), got %v", line, c.Candidates)
 		}
 		if c.Word != "pu" || c.Start != len(line)-2 {
 			t.Errorf("%q: word %q at %d", line, c.Word, c.Start)
@@ -40,8 +40,8 @@ func TestCompleteCommandWords(t *testing.T) {
 	if c := complete(t, s, "resta"); !reflect.DeepEqual(c.Candidates, []string{"restart"}) {
 		t.Errorf("resta: got %v", c.Candidates)
 	}
-	if c := complete(t, s, ""); !slices.Contains(c.Candidates, "help") || !slices.Contains(c.Candidates, "pub") {
-		t.Errorf("empty line: want every command word, got %v", c.Candidates)
+	if c := complete(t, s, ""); !slices.Contains(c.Candidates, "help") || !slices.Contains(c.Candidates, "publish") || slices.Contains(c.Candidates, "pub") {
+		t.Errorf("empty line: want every command name (no aliases), got %v", c.Candidates)
 	}
 	if c := complete(t, s, "zzz"); len(c.Candidates) != 0 {
 		t.Errorf("zzz: want nothing, got %v", c.Candidates)
@@ -79,8 +79,12 @@ func TestCompleteFlags(t *testing.T) {
 
 func TestCompleteHelpStopAndVerbs(t *testing.T) {
 	s := completeSession(t)
-	if c := complete(t, s, "help pu"); !reflect.DeepEqual(c.Candidates, []string{"pub", "publish"}) {
+	if c := complete(t, s, "help pu"); !reflect.DeepEqual(c.Candidates, []string{"publish"}) {
 		t.Errorf("help pu: got %v", c.Candidates)
+	}
+	// An alias is offered when no name fits it.
+	if c := complete(t, s, "pub"); !reflect.DeepEqual(c.Candidates, []string{"publish"}) {
+		t.Errorf("pub: got %v", c.Candidates)
 	}
 	s.AddVerb(Verb{Name: "block", Usage: "block", Summary: "waits", Run: func(c *Call, _ []string) error {
 		c.Ready()
@@ -162,6 +166,9 @@ func TestCompleteBrokerNames(t *testing.T) {
 
 	// Through the real grammar, once the commands are registered.
 	if s.IsCommand("stream") {
+		if c := complete(t, s, "str"); !reflect.DeepEqual(c.Candidates, []string{"stream"}) {
+			t.Errorf("str: got %v", c.Candidates)
+		}
 		if c := complete(t, s, "stream info E"); !reflect.DeepEqual(c.Candidates, []string{"EVENTS"}) {
 			t.Errorf("stream info E: got %v", c.Candidates)
 		}
