@@ -261,7 +261,8 @@ func (p *cmdPane) applyCompletion(m completionMsg) {
 			return
 		}
 		repl = shellWord(lcp)
-		if strings.ContainsAny(m.before[c.Start:c.Start+1], `'"`) && repl == lcp {
+		if c.Start < len(m.before) && strings.ContainsAny(m.before[c.Start:c.Start+1], `'"`) && repl == lcp {
+			// Keep the quote the word was opened with.
 			repl = m.before[c.Start:c.Start+1] + lcp
 		}
 		p.hint = strings.Join(c.Candidates, "  ")

@@ -387,8 +387,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseMsg, tea.KeyReleaseMsg:
 		return m, nil
 	case tea.PasteMsg:
+		// The prompt is one line: line breaks and tabs become spaces.
+		text := strings.TrimSpace(strings.Map(func(r rune) rune {
+			if r == '\n' || r == '\r' || r == '\t' {
+				return ' '
+			}
+			return r
+		}, msg.Content))
 		var cmd tea.Cmd
-		m.cmd.in, cmd = m.cmd.in.Update(tea.PasteMsg{Content: strings.Join(strings.Fields(msg.Content), " ")})
+		m.cmd.in, cmd = m.cmd.in.Update(tea.PasteMsg{Content: text})
 		return m, cmd
 	case outputMsg:
 		m.sb.lastFlush.Store(time.Now().UnixNano())

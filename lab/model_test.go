@@ -3,8 +3,10 @@ package lab
 import (
 	"bytes"
 	"context"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -326,6 +328,26 @@ func TestTabCompletes(t *testing.T) {
 	h.typeText("greet --co")
 	h.key("tab")
 	h.pump("completion", func() bool { return strings.HasSuffix(h.m.cmd.in.Value(), "--count ") })
+
+	// Names from the broker; a common prefix after a space.
+	nc, err := h.srv.Connect("maker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	for _, n := range []string{"EVENTS", "EVENTS2"} {
+		if _, err := js.CreateStream(context.Background(), jetstream.StreamConfig{Name: n, Subjects: []string{strings.ToLower(n) + ".>"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.key("ctrl+c")
+	h.typeText("stream info ")
+	h.key("tab")
+	h.pump("completion", func() bool { return h.m.cmd.in.Value() != "stream info " })
+	if v := h.m.cmd.in.Value(); v != "stream info EVENTS" || !strings.Contains(h.m.cmd.hint, "EVENTS  EVENTS2") {
+		t.Errorf("stream info ⇥ = %q, hint %q", v, h.m.cmd.hint)
+	}
 }
 
 func TestScrollKeysAndWheel(t *testing.T) {
@@ -429,8 +451,8 @@ func TestStatusBarFollowsTheBroker(t *testing.T) {
 
 func TestPasteBecomesOneLine(t *testing.T) {
 	h := newHarness(t, 80, 24)
-	h.send(tea.PasteMsg{Content: "pub greet\n  hello\tthere\n"})
-	if v := h.m.cmd.in.Value(); v != "pub greet hello there" {
+	h.send(tea.PasteMsg{Content: "pub greet\n'hello\tthere  you'\n"})
+	if v := h.m.cmd.in.Value(); v != "pub greet 'hello there  you'" {
 		t.Errorf("paste: %q", v)
 	}
 }
@@ -558,5 +580,55 @@ func TestInProcessOnly(t *testing.T) {
 	h.run("pub greet hi")
 	if !strings.Contains(h.text(), `Published 2 bytes to "greet"`) {
 		t.Errorf("in-process publish:\n%s", h.text())
+	}
+}
+
+// TestRandomInputNeverBreaks throws random keys, pastes, wheels, clicks and
+// resizes at the lab: nothing may panic, and it must still run a command
+// afterwards.
+func TestRandomInputNeverBreaks(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	r := rand.New(rand.NewPCG(7, 11))
+	names := make([]string, 0, len(specialKeys))
+	for k := range specialKeys {
+		if k != "ctrl+c" && k != "ctrl+d" { // those may quit, which ends the test early
+			names = append(names, k)
+		}
+	}
+	sort.Strings(names)
+	words := []string{"pub ", "sub ", "stream ", "help ", "x", "'", `"`, "--", "\\", "é", "{{Count}}", " "}
+	for i := range 1500 {
+		switch n := r.IntN(100); {
+		case n < 55:
+			h.typeText(words[r.IntN(len(words))])
+		case n < 85:
+			k := names[r.IntN(len(names))]
+			if k == "enter" && r.IntN(3) != 0 {
+				k = "backspace"
+			}
+			h.key(k)
+		case n < 90:
+			h.send(tea.MouseWheelMsg{X: r.IntN(130), Y: r.IntN(45), Button: tea.MouseWheelUp})
+		case n < 93:
+			h.send(tea.MouseClickMsg{X: r.IntN(130), Y: r.IntN(45), Button: tea.MouseLeft})
+		case n < 96:
+			h.send(tea.PasteMsg{Content: "pub\ngreet\t'x y'"})
+		default:
+			h.send(tea.WindowSizeMsg{Width: r.IntN(200), Height: r.IntN(60)})
+		}
+		if len(h.m.cmd.confirms) > 0 {
+			h.typeText("n")
+		}
+		if i%100 == 0 {
+			h.drain(5 * time.Millisecond)
+		}
+	}
+	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	h.m.cmd.in.Reset()
+	h.run("stop all")
+	h.key("esc")
+	h.run("pub greet still-here")
+	if !strings.Contains(h.text(), `Published 10 bytes to "greet"`) {
+		t.Errorf("the lab no longer runs commands:\n%s", h.screen())
 	}
 }
