@@ -308,8 +308,7 @@ func (p *cmdPane) scroll(n int) {
 	}
 	target := int64(bottom) + int64(n)
 	// Never scroll so far back that the screen would not fill.
-	lowest := min(int64(oldest)+int64(max(p.bodyHeight()-1, 0)), int64(next-1))
-	target = max(target, lowest)
+	target = max(target, int64(p.sb.fullFrom(p.bodyHeight(), p.w)))
 	if target >= int64(next-1) {
 		p.follow = true
 		return
@@ -393,19 +392,25 @@ func (p *cmdPane) body(bodyH int) (string, []string) {
 		note = fmt.Sprintf("↑ scrolled back: %s below · esc follows", plural(int(next-1-bottom), "line"))
 	}
 	c.title = rule(p.st, "commands", note, p.w)
-	c.rows = p.renderRows(bottom, bodyH)
+	atTop := !p.follow && next > 0 && bottom <= p.sb.fullFrom(bodyH, p.w)
+	c.rows = p.renderRows(bottom, bodyH, atTop)
 	return c.title, c.rows
 }
 
 // renderRows draws the lines ending at bottom into h rows of width w. While
-// following, short content sits at the top like a terminal's.
-func (p *cmdPane) renderRows(bottom uint64, h int) []string {
+// following, short content sits at the top like a terminal's; scrolled to
+// the very top, the first line shows from its first row.
+func (p *cmdPane) renderRows(bottom uint64, h int, atTop bool) []string {
 	rows := make([]string, 0, h+4)
 	for _, e := range p.sb.tail(bottom, h, p.w) {
 		rows = p.appendRows(rows, e)
 	}
 	if len(rows) > h {
-		rows = rows[len(rows)-h:]
+		if atTop {
+			rows = rows[:h]
+		} else {
+			rows = rows[len(rows)-h:]
+		}
 	}
 	blank := spaces(p.w)
 	for len(rows) < h {

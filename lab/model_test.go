@@ -3,6 +3,7 @@ package lab
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -630,5 +631,26 @@ func TestRandomInputNeverBreaks(t *testing.T) {
 	h.run("pub greet still-here")
 	if !strings.Contains(h.text(), `Published 10 bytes to "greet"`) {
 		t.Errorf("the lab no longer runs commands:\n%s", h.screen())
+	}
+}
+
+// TestScrollReachesTheOldestWrappedLine: with lines wrapped over several
+// rows, scrolling back still reaches the first line, and no further.
+func TestScrollReachesTheOldestWrappedLine(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.run("clear")
+	for i := range 60 {
+		h.m.sb.Append(kindOut, fmt.Sprintf("line %02d %s", i, strings.Repeat("-", 150)))
+	}
+	for range 40 {
+		h.key("pgup")
+	}
+	s := h.screen()
+	if !strings.Contains(s, "line 00") {
+		t.Errorf("the first line is out of reach:\n%s", s)
+	}
+	body := strings.Split(s, "\n")[10] // under the top panes (9 rows) and the rule
+	if !strings.HasPrefix(body, "line 00") {
+		t.Errorf("scrolled past the first line: top row %q", body)
 	}
 }

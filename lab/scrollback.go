@@ -167,6 +167,23 @@ func (s *Scrollback) tail(bottom uint64, rows, w int) []entry {
 	return out
 }
 
+// fullFrom is the lowest bottom index whose lines fill rows display rows at
+// width w, counting from the oldest line: scrolling further back than that
+// would only show a screen that is not full.
+func (s *Scrollback) fullFrom(rows, w int) uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	oldest := s.total - uint64(s.n)
+	got := 0
+	for i := range s.n {
+		got += rowsFor(s.ring[(s.start+i)%len(s.ring)].width, w)
+		if got >= rows {
+			return oldest + uint64(i)
+		}
+	}
+	return s.total - 1
+}
+
 func rowsFor(width, w int) int {
 	if width <= w || w <= 0 {
 		return 1
