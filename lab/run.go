@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"natslab/broker"
+	"natslab/scenes"
 )
 
 // ExitNoTerminal is natslab's exit status when it has no terminal to draw on.
@@ -61,11 +62,11 @@ func Run(ctx context.Context, m *Model, in io.Reader, out io.Writer) error {
 }
 
 // renderFPS caps Bubble Tea's renderer. Its ticker runs at this rate even
-// when nothing changes, and on a loaded machine each wake-up costs: 60 fps
-// measured 1.4% of a core idle, 20 fps 0.7%, nearly all of it the
-// scheduler waking the renderer. 20 frames a second is smooth enough for
-// typing, floods of output (coalesced at the same rate) and scenes.
-const renderFPS = 20
+// when nothing changes, and each wake-up costs: idle, 60 fps measured 1.4%
+// of a core, 20 fps 0.55–0.7%, 10 fps 0.43%, nearly all of it the renderer
+// waking. The scenes' frame rate, smooth enough for typing, coalesced
+// floods of output and moving glyphs.
+const renderFPS = scenes.FramesPerSecond
 
 // ProgramOptions are the options the lab's program needs from its
 // environment: with NO_COLOR set (to anything, as no-color.org says) the

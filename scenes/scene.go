@@ -16,6 +16,14 @@ import (
 	"natslab/broker"
 )
 
+// FramesPerSecond is how often the lab draws and how often a scene that is
+// moving asks for a frame: more would be drawn by nobody. 15 reads as smooth
+// motion for glyphs crossing a pane and keeps an animating lab cheap.
+const FramesPerSecond = 15
+
+// FrameInterval is the time between two frames.
+const FrameInterval = time.Second / FramesPerSecond
+
 // Scene is one animated picture in the lab's scene pane.
 //
 // Threading: Init, Update, View and SetSize run on the Bubble Tea loop.

@@ -17,7 +17,7 @@ import (
 // consumer removed). It never polls more often than minPoll, however hard
 // a flood kicks.
 const (
-	minPoll  = 66 * time.Millisecond
+	minPoll  = 200 * time.Millisecond
 	idlePoll = 2 * time.Second
 )
 

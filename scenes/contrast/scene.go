@@ -113,7 +113,7 @@ func New(env scenes.Env, opts Options) (*Scene, error) {
 		clock = scenes.RealClock{}
 	}
 	t := newTiming(opts.Speed)
-	feed := kit.NewFeed(256, 30)
+	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
 	d, err := startDriver(env.Deployment, feed, t.pace)
 	if err != nil {
 		return nil, err
@@ -151,8 +151,8 @@ func (s *Scene) Title() string {
 }
 
 // frameEvery is the frame rate while something moves: the lab's renderer
-// draws at 20 a second, more would be wasted.
-const frameEvery = 50 * time.Millisecond
+// draws at the same rate, more would be wasted.
+const frameEvery = scenes.FrameInterval
 
 // Init implements scenes.Scene: it arms the scene's heartbeat.
 func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }

@@ -89,7 +89,7 @@ func New(env scenes.Env, opts Options) (*Scene, error) {
 	if clock == nil {
 		clock = scenes.RealClock{}
 	}
-	feed := kit.NewFeed(256, 30)
+	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
 	d, err := startDriver(env.Deployment.Embedded(), feed, clock)
 	if err != nil {
 		return nil, err
@@ -117,8 +117,8 @@ func (s *Scene) Title() string {
 }
 
 // frameEvery is the frame rate while something moves (the lab draws at
-// 20 fps).
-const frameEvery = 50 * time.Millisecond
+// the same rate).
+const frameEvery = scenes.FrameInterval
 
 // Init implements scenes.Scene: it arms the scene's heartbeat.
 func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }
