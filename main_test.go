@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -84,18 +85,86 @@ func startServe(t *testing.T, store string) (*exec.Cmd, string) {
 func TestServeSurvivesSIGKILLWithEveryAcknowledgedMessage(t *testing.T) {
 	store := t.TempDir()
 	proc, url := startServe(t, store)
+	acked := publishUntilKilled(t, url, func() {
+		if err := proc.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		proc.Wait()
+	})
+	checkAcknowledgedSurvived(t, store, acked)
+}
+
+func TestLabSurvivesSIGKILLWithEveryAcknowledgedMessage(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed (.ci/run installs it)")
+	}
+	store := t.TempDir()
+	port := freePort(t)
+	sock := fmt.Sprintf("natslab-crash-%d", os.Getpid())
+	bin := natslabBinary(t)
+	tmux := func(args ...string) *exec.Cmd {
+		return exec.Command("tmux", append([]string{"-L", sock, "-f", "/dev/null"}, args...)...)
+	}
+	if out, err := tmux("new-session", "-d", "-s", "lab", "-x", "120", "-y", "40", fmt.Sprintf("%s --store %s --listen 127.0.0.1:%d", bin, store, port)).CombinedOutput(); err != nil {
+		t.Fatalf("tmux: %v\n%s", err, out)
+	}
+	t.Cleanup(func() { tmux("kill-server").Run() })
+	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if nc, err := nats.Connect(url); err == nil {
+			nc.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			out, _ := tmux("capture-pane", "-p", "-t", "lab").Output()
+			t.Fatalf("the lab did not start listening on %s; screen:\n%s", url, out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	out, err := exec.Command("pgrep", "-f", "^"+bin+" --store "+store).Output()
+	if err != nil {
+		t.Fatalf("cannot find the lab's process: %v", err)
+	}
+	var pid int
+	fmt.Sscan(string(out), &pid)
+	acked := publishUntilKilled(t, url, func() {
+		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		for syscall.Kill(pid, 0) == nil {
+			time.Sleep(10 * time.Millisecond)
+		}
+	})
+	checkAcknowledgedSurvived(t, store, acked)
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// publishUntilKilled creates a file stream, publishes to it as fast as it
+// can with a window of asynchronous acks, and calls kill once a good number
+// have been acknowledged. It returns every acknowledged sequence and body.
+func publishUntilKilled(t *testing.T, url string, kill func()) map[uint64]string {
+	t.Helper()
 	nc, err := nats.Connect(url, nats.MaxReconnects(0))
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer nc.Close()
 	js, _ := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(256))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "CRASH", Subjects: []string{"crash.>"}, Storage: jetstream.FileStorage}); err != nil {
 		t.Fatal(err)
 	}
-
-	// Publish as fast as possible, remembering every acknowledgement.
 	var mu sync.Mutex
 	acked := map[uint64]string{}
 	stop := make(chan struct{})
@@ -135,33 +204,33 @@ func TestServeSurvivesSIGKILLWithEveryAcknowledgedMessage(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if err := proc.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	proc.Wait()
+	kill()
 	close(stop)
 	<-published
 	nc.Close()
 	time.Sleep(100 * time.Millisecond) // let the last ack goroutines settle
 	mu.Lock()
-	want := make(map[uint64]string, len(acked))
-	for k, v := range acked {
-		want[k] = v
-	}
-	mu.Unlock()
-	if len(want) == 0 {
+	defer mu.Unlock()
+	if len(acked) == 0 {
 		t.Fatal("nothing was acknowledged before the kill")
 	}
+	return acked
+}
 
-	// Same store, new process: every acknowledged message must be there.
-	_, url2 := startServe(t, store)
-	nc2, err := nats.Connect(url2)
+// checkAcknowledgedSurvived starts natslab serve on the store and checks
+// every acknowledged message is there and the store takes new ones.
+func checkAcknowledgedSurvived(t *testing.T, store string, want map[uint64]string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, url := startServe(t, store)
+	nc, err := nats.Connect(url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer nc2.Close()
-	js2, _ := jetstream.New(nc2)
-	st, err := js2.Stream(ctx, "CRASH")
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	st, err := js.Stream(ctx, "CRASH")
 	if err != nil {
 		t.Fatalf("stream lost after the crash: %v", err)
 	}
@@ -176,8 +245,7 @@ func TestServeSurvivesSIGKILLWithEveryAcknowledgedMessage(t *testing.T) {
 	if len(missing) > 0 {
 		t.Fatalf("%d of %d acknowledged messages lost or changed after SIGKILL (stream has %d, last seq %d); e.g. seq %d", len(missing), len(want), info.State.Msgs, info.State.LastSeq, missing[0])
 	}
-	// And the store is usable.
-	ack, err := js2.Publish(ctx, "crash.after", []byte("after"))
+	ack, err := js.Publish(ctx, "crash.after", []byte("after"))
 	if err != nil {
 		t.Fatalf("store not usable after the crash: %v", err)
 	}
