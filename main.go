@@ -48,11 +48,10 @@ func main() {
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var cfg config
 	fs := flag.NewFlagSet("natslab", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
-	}
+	// The flag package prints the whole usage after a mistake; one line
+	// that names it is clearer. --help prints the usage, to stdout.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	fs.StringVar(&cfg.broker.Store, "store", "", "store `DIR` for streams, progress and history (default "+broker.DefaultStoreDir()+")")
 	fs.StringVar(&cfg.broker.Listen, "listen", "", "where real nats clients connect: HOST:PORT, or none (default "+broker.DefaultListen+", or a free port if it is busy)")
 	fs.BoolVar(&cfg.broker.JetStream, "jetstream", true, "run the embedded server with JetStream")
@@ -68,8 +67,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(stdout, usage)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
 			return 0
 		}
+		fmt.Fprintf(stderr, "natslab: %s (see natslab --help)\n", flagError(err))
 		return 2
 	}
 	sub := ""
@@ -161,6 +164,24 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 		positional = append(positional, args[0])
 		args = args[1:]
 	}
+}
+
+// flagError rewords the flag package's errors the way natslab speaks.
+func flagError(err error) string {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		return "unknown flag --" + strings.TrimPrefix(name, "-")
+	}
+	if rest, ok := strings.CutPrefix(msg, "invalid value "); ok {
+		if value, flagPart, ok := strings.Cut(rest, " for flag -"); ok {
+			name, _, _ := strings.Cut(flagPart, ":")
+			return fmt.Sprintf("--%s does not take %s", name, value)
+		}
+	}
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return "--" + strings.TrimPrefix(name, "-") + " needs a value"
+	}
+	return msg
 }
 
 func fail(w io.Writer, err error) int {

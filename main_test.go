@@ -281,3 +281,23 @@ func TestServeStopsWithExitZeroOnInterrupt(t *testing.T) {
 		t.Fatal("serve did not stop on Ctrl-C")
 	}
 }
+
+func TestBadFlagsGetOneLine(t *testing.T) {
+	for args, want := range map[string]string{
+		"--bogus":           "unknown flag --bogus",
+		"--cluster x run":   `--cluster does not take "x"`,
+		"run --store":       "--store needs a value",
+		"frobnicate":        `unknown command "frobnicate"`,
+		"run /nonexistent/": "cannot read the script",
+	} {
+		var out, errb strings.Builder
+		code := run(strings.Fields(args), strings.NewReader(""), &out, &errb)
+		if code == 0 {
+			t.Errorf("%s: want a failure", args)
+		}
+		msg := strings.TrimSpace(errb.String())
+		if !strings.Contains(msg, want) || strings.Contains(msg, "\n") {
+			t.Errorf("%s: want one line with %q, got %q", args, want, msg)
+		}
+	}
+}
