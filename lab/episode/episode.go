@@ -96,10 +96,21 @@ func (c *Catalog) Unknown(id string) error {
 			best, bestD = e.ID, d
 		}
 	}
-	if best != "" && bestD <= 3 {
+	// A guess must be close for the word's length: zzz is not kv.
+	if best != "" && bestD <= 3 && bestD <= len(id)/2 {
 		return fmt.Errorf("there is no lesson %q: did you mean %s? (lessons lists them all)", id, best)
 	}
 	return fmt.Errorf("there is no lesson %q: the lessons are %s", id, strings.Join(c.IDs(), ", "))
+}
+
+// UnknownListed is Unknown with every ID named, guess or not: for the
+// command line (natslab --lesson ID), where no lessons verb is at hand.
+func (c *Catalog) UnknownListed(id string) error {
+	err := c.Unknown(id)
+	if strings.Contains(err.Error(), "did you mean") {
+		return fmt.Errorf("%s (the lessons are %s)", strings.TrimSuffix(err.Error(), " (lessons lists them all)"), strings.Join(c.IDs(), ", "))
+	}
+	return err
 }
 
 var fileName = regexp.MustCompile(`^(\d\d)-([a-z0-9-]+)\.yaml$`)

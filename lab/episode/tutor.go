@@ -28,6 +28,25 @@ type Tutor struct {
 	sandboxJS bool
 	onChange  func()
 	kick      chan struct{}
+	shown     shownReport // what the last OnChange call had to show
+}
+
+// shownReport is what a learner sees of a report: OnChange fires when it
+// differs, so a step's "not yet" follows the broker even when no step
+// ticks, and a step ticked by a verb's own evaluation (hint, lesson) is
+// still announced.
+type shownReport struct {
+	lesson        *Lesson
+	done, current int
+	why           string
+}
+
+func shownOf(l *Lesson, r Report) shownReport {
+	s := shownReport{lesson: l, done: r.Done, current: r.Current}
+	if r.Current < len(r.Steps) {
+		s.why = r.Steps[r.Current].Why
+	}
+	return s
 }
 
 // NewTutor prepares a tutor; nothing changes on the server until a lesson
@@ -42,8 +61,9 @@ func NewTutor(cat *Catalog, env Env, list ListOptions) *Tutor {
 func (t *Tutor) Catalog() *Catalog { return t.cat }
 
 // OnChange sets f to be called (from any goroutine, without the tutor's
-// lock) whenever a lesson opens or closes or a step is done: the lab
-// redraws its lesson pane then.
+// lock) whenever a lesson opens or closes, a step is done, or what the
+// step to do next still lacks changes: the lab redraws its lesson pane
+// then. Nothing calls it while nothing changes.
 func (t *Tutor) OnChange(f func()) {
 	t.mu.Lock()
 	t.onChange = f
@@ -192,7 +212,12 @@ func (t *Tutor) Evaluate(ctx context.Context) (Report, bool) {
 		return Report{}, false
 	}
 	r := l.Evaluate(ctx)
-	if r.Changed {
+	s := shownOf(l, r)
+	t.mu.Lock()
+	fire := r.Changed || s != t.shown
+	t.shown = s
+	t.mu.Unlock()
+	if fire {
 		go t.changed()
 	}
 	return r, true

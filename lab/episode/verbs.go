@@ -14,12 +14,20 @@ import (
 func (t *Tutor) Verbs() []command.Verb {
 	vs := []command.Verb{
 		{Name: "lessons", Usage: "lessons", Summary: "List the lessons and how far you got in each", Run: t.runLessons},
-		{Name: "lesson", Usage: "lesson [ID|reset|leave]", Summary: "Show the open lesson's steps, open lesson ID, start it over (reset) or go back to the sandbox (leave)", Run: t.runLesson},
+		{Name: "lesson", Usage: "lesson [ID|reset|leave]", Summary: "Show the open lesson's steps, open lesson ID, start it over (reset) or go back to the sandbox (leave)", Run: t.runLesson, Complete: t.completeLesson},
 		{Name: "next", Usage: "next", Summary: "Open the next lesson", Run: func(c *command.Call, args []string) error { return t.runStep(c, args, +1) }},
 		{Name: "prev", Usage: "prev", Summary: "Open the previous lesson", Run: func(c *command.Call, args []string) error { return t.runStep(c, args, -1) }},
 		{Name: "hint", Usage: "hint", Summary: "Explain the step to do next and what to type", Run: t.runHint},
 	}
 	return append(vs, ScriptVerbs()...)
+}
+
+// completeLesson offers the lesson IDs, reset and leave after `lesson`.
+func (t *Tutor) completeLesson(args []string) []string {
+	if len(args) > 0 {
+		return nil
+	}
+	return append(t.cat.IDs(), "reset", "leave")
 }
 
 func (t *Tutor) runLessons(c *command.Call, args []string) error {
