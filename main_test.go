@@ -8,7 +8,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -18,35 +17,16 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker/brokertest"
 )
 
 // These tests run the natslab binary as a person (or a crash) would.
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-)
-
 // natslabBinary builds the binary once per test process.
 func natslabBinary(t testing.TB) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "natslab-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "natslab")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
+	return brokertest.Build(t, "natslab")
 }
 
 var servingURL = regexp.MustCompile(`serving NATS at (nats://127\.0\.0\.1:\d+)`)

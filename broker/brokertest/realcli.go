@@ -8,36 +8,14 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
-)
-
-var (
-	cliOnce sync.Once
-	cliPath string
-	cliErr  error
 )
 
 // RealCLI returns the path of the real nats CLI, the version pinned as a
 // tool in go.mod (natscli v0.5.0), building it once per test process.
 func RealCLI(t testing.TB) string {
 	t.Helper()
-	cliOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "natslab-natscli-")
-		if err != nil {
-			cliErr = err
-			return
-		}
-		cliPath = filepath.Join(dir, "nats")
-		cmd := exec.Command("go", "build", "-o", cliPath, "github.com/nats-io/natscli/nats")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			cliErr = errors.New("building the pinned nats CLI: " + err.Error() + "\n" + string(out))
-		}
-	})
-	if cliErr != nil {
-		t.Fatal(cliErr)
-	}
-	return cliPath
+	return Build(t, "github.com/nats-io/natscli/nats")
 }
 
 // CLIResult is what a run of the real CLI printed.

@@ -1,45 +1,21 @@
 package brokertest
 
 import (
-	"errors"
 	"fmt"
 	"net"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 )
 
-var (
-	serverOnce sync.Once
-	serverPath string
-	serverErr  error
-)
-
 // NATSServerBinary returns a standalone nats-server, the version go.mod
 // pins, built once per test process: the peer benchmarks measure against.
 func NATSServerBinary(t testing.TB) string {
 	t.Helper()
-	serverOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "natslab-nats-server-")
-		if err != nil {
-			serverErr = err
-			return
-		}
-		serverPath = filepath.Join(dir, "nats-server")
-		if out, err := exec.Command("go", "build", "-o", serverPath, "github.com/nats-io/nats-server/v2").CombinedOutput(); err != nil {
-			serverErr = errors.New("building nats-server: " + err.Error() + "\n" + string(out))
-		}
-	})
-	if serverErr != nil {
-		t.Fatal(serverErr)
-	}
-	return serverPath
+	return Build(t, "github.com/nats-io/nats-server/v2")
 }
 
 // StartStandalone runs `nats-server -js` as a separate process on a free
