@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/natscli/columns"
 )
@@ -250,27 +251,8 @@ func kvStreamRows(cols *columns.Writer, nfo *jetstream.StreamInfo, meta map[stri
 		cols.AddRow("Name", cl.Name)
 		cols.AddRow("Leader", cl.Leader)
 		for _, r := range cl.Replicas {
-			state := []string{r.Name}
-			if r.Current {
-				state = append(state, "current")
-			} else {
-				state = append(state, "outdated")
-			}
-			if r.Offline {
-				state = append(state, "OFFLINE")
-			}
-			if r.Active > 0 && r.Active < math.MaxInt64 {
-				state = append(state, fmt.Sprintf("seen %s ago", f(r.Active)))
-			} else {
-				state = append(state, "not seen")
-			}
-			switch {
-			case r.Lag > 1:
-				state = append(state, fmt.Sprintf("%s operations behind", f(r.Lag)))
-			case r.Lag == 1:
-				state = append(state, "1 operation behind")
-			}
-			cols.AddRow("Replica", state)
+			// The same words as stream info: the bucket is a stream.
+			cols.AddRow("Replica", streamReplicaState(&api.PeerInfo{Name: r.Name, Current: r.Current, Offline: r.Offline, Active: r.Active, Lag: r.Lag}))
 		}
 	}
 }
