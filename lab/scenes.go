@@ -4,4 +4,5 @@ package lab
 import (
 	_ "natslab/scenes/contrast"
 	_ "natslab/scenes/replicas"
+	_ "natslab/scenes/reqreply"
 )

@@ -1,0 +1,521 @@
+package reqreply
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"natslab/broker"
+	"natslab/scenes/kit"
+)
+
+// The driver is the scene's NATS side. It learns of responders from the
+// server's own connection list (Connz: who subscribes to the watched
+// subject, in which queue group, and how many requests each was given), and
+// of requests and replies from two tap subscriptions on a connection of its
+// own: the watched subject, and _INBOX.> where replies travel.
+//
+// The taps exist only while somebody else subscribes to the subject. A tap
+// is a subscriber like any other: left on the subject with no responder, it
+// would swallow the requests the server should bounce at once with "no
+// responders", and turn that bounce into a timeout. So with no responder
+// the scene does not listen on the subject; the bounce then goes from the
+// server to the requester alone, and what the scene draws of it is its own
+// `ask` control's request.
+type driver struct {
+	srv  *broker.Server
+	feed *kit.Feed
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	kick   chan struct{}
+	ctl    sync.Mutex // one control at a time
+
+	nc   *nats.Conn // taps
+	asks *nats.Conn // the scene's own requester, for ask
+	msgs chan *nats.Msg
+
+	mu       sync.Mutex
+	snap     Snapshot
+	taps     []*nats.Subscription
+	tapFor   string               // the subject the taps listen to, "" when off
+	pending  map[string]*inflight // by reply subject: requests seen, waiting for their reply
+	names    map[string]string    // inbox prefix → the requester's connection name
+	ownCids  map[uint64]bool      // the scene's connections, never responders
+	served   map[uint64]int64     // responder cid → requests given, at the last look
+	sent     map[uint64]int64     // cid → messages the connection had sent, at the last look
+	answered uint64               // the scene's own asks answered, to number them
+}
+
+// inflight is a request seen on the subject, waiting for its reply.
+type inflight struct {
+	at        time.Time
+	requester string
+}
+
+// Channel sizes: the taps drop (and the scene samples) rather than hold up
+// the server under a flood of requests.
+const (
+	tapBuffer    = 4096
+	maxPending   = 1024
+	pendingLimit = 30 * time.Second // a request unanswered this long is counted as such and forgotten
+)
+
+// Polling the connection list: it is in process and cheap, but never more
+// often than minPoll. While the taps are on, the scene looks often, so the
+// taps leave soon after the last responder does; otherwise less often.
+const (
+	minPoll  = 200 * time.Millisecond
+	idlePoll = 500 * time.Millisecond
+)
+
+func startDriver(srv *broker.Server, feed *kit.Feed, subject string) (*driver, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &driver{
+		srv: srv, feed: feed, ctx: ctx, cancel: cancel,
+		kick:    make(chan struct{}, 1),
+		msgs:    make(chan *nats.Msg, tapBuffer),
+		pending: map[string]*inflight{},
+		names:   map[string]string{},
+		ownCids: map[uint64]bool{},
+		served:  map[uint64]int64{},
+		sent:    map[uint64]int64{},
+	}
+	d.snap = Snapshot{Subject: subject, ServerUp: srv.Running()}
+	var err error
+	d.nc, err = srv.Connect("natslab scene request-reply",
+		nats.DisconnectErrHandler(func(*nats.Conn, error) { d.setServer(false) }),
+		nats.ReconnectHandler(func(*nats.Conn) { d.setServer(true) }),
+	)
+	if err == nil {
+		d.asks, err = srv.Connect("natslab scene requester")
+	}
+	if err != nil {
+		d.close()
+		return nil, err
+	}
+	d.poll()
+	d.wg.Add(3)
+	go d.run()
+	go d.readTaps()
+	go d.watchServer()
+	return d, nil
+}
+
+func (d *driver) close() {
+	d.cancel()
+	for _, nc := range []*nats.Conn{d.nc, d.asks} {
+		if nc != nil {
+			nc.Close()
+		}
+	}
+	d.wg.Wait()
+}
+
+func (d *driver) snapshot() Snapshot {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.snap
+	s.Responders = append([]Responder(nil), d.snap.Responders...)
+	s.Waiting = len(d.pending)
+	return s
+}
+
+func (d *driver) poke() {
+	select {
+	case d.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (d *driver) setServer(up bool) {
+	d.mu.Lock()
+	changed := d.snap.ServerUp != up
+	d.snap.ServerUp = up
+	if !up {
+		d.snap.Story = "the server is down: requests cannot reach anyone"
+	}
+	d.mu.Unlock()
+	if changed {
+		kind := kit.ServerDown
+		if up {
+			kind = kit.ServerUp
+		}
+		d.feed.Send(kit.Event{Kind: kind})
+	}
+	d.feed.Poke()
+	d.poke()
+}
+
+// watchServer follows the embedded server through restarts, which the
+// connection notices only when it next talks.
+func (d *driver) watchServer() {
+	defer d.wg.Done()
+	for {
+		ch := d.srv.Changed()
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-ch:
+		}
+		if !d.srv.Running() {
+			d.setServer(false)
+		}
+		d.poke()
+	}
+}
+
+// run looks at the server's connections, at once when kicked and every
+// idlePoll (minPoll while the taps are on), never faster than minPoll.
+func (d *driver) run() {
+	defer d.wg.Done()
+	var last time.Time
+	timer := time.NewTimer(idlePoll)
+	defer timer.Stop()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-d.kick:
+		case <-timer.C:
+		}
+		if gap := minPoll - time.Since(last); gap > 0 {
+			select {
+			case <-d.ctx.Done():
+				return
+			case <-time.After(gap):
+			}
+		}
+		last = time.Now()
+		d.poll()
+		d.mu.Lock()
+		wait := idlePoll
+		if d.tapFor != "" {
+			wait = minPoll
+		}
+		d.mu.Unlock()
+		timer.Reset(wait)
+	}
+}
+
+// poll reads who subscribes to the watched subject, turns the taps on or
+// off to match, and forgets requests that waited too long.
+func (d *driver) poll() {
+	ns := d.srv.NATS()
+	d.mu.Lock()
+	subject := d.snap.Subject
+	d.mu.Unlock()
+	if ns == nil || !d.nc.IsConnected() {
+		d.setTaps("")
+		return
+	}
+	d.refreshOwn()
+	responders, ok := d.responders(subject)
+	if !ok {
+		return
+	}
+	if len(responders) > 0 {
+		d.setTaps(subject)
+	} else {
+		d.setTaps("")
+	}
+	d.mu.Lock()
+	before := d.snap.Responders
+	var served []Responder
+	for i, r := range responders {
+		prev, known := d.served[r.Cid]
+		if known && r.Msgs > prev {
+			responders[i].Served = true
+			served = append(served, r)
+		}
+	}
+	clear(d.served)
+	for _, r := range responders {
+		d.served[r.Cid] = r.Msgs
+	}
+	d.snap.Responders = responders
+	changed := !sameResponders(before, responders)
+	if changed {
+		d.snap.Story = respondersStory(subject, before, responders)
+	}
+	now := time.Now()
+	for reply, f := range d.pending {
+		if now.Sub(f.at) > pendingLimit {
+			delete(d.pending, reply)
+			d.snap.Unanswered++
+		}
+	}
+	d.mu.Unlock()
+	if changed {
+		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "responders"})
+	}
+	for _, r := range served {
+		d.feed.Send(kit.Event{Kind: kit.Pending, Client: r.Name, Seq: r.Cid, Note: "served"})
+	}
+	d.feed.Poke()
+}
+
+// refreshOwn remembers the server's ids of the scene's connections, which
+// change when the server restarts.
+func (d *driver) refreshOwn() {
+	own := map[uint64]bool{}
+	for _, nc := range []*nats.Conn{d.nc, d.asks} {
+		if id, err := nc.GetClientID(); err == nil {
+			own[id] = true
+		}
+	}
+	d.mu.Lock()
+	d.ownCids = own
+	d.mu.Unlock()
+}
+
+// setTaps subscribes the taps to subject, or unsubscribes them ("").
+func (d *driver) setTaps(subject string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.tapFor == subject {
+		return
+	}
+	for _, s := range d.taps {
+		_ = s.Unsubscribe()
+	}
+	d.taps, d.tapFor = nil, ""
+	if subject == "" {
+		d.snap.Watching = false
+		_ = d.nc.Flush()
+		return
+	}
+	for _, subj := range []string{subject, "_INBOX.>"} {
+		s, err := d.nc.ChanSubscribe(subj, d.msgs)
+		if err != nil {
+			for _, t := range d.taps {
+				_ = t.Unsubscribe()
+			}
+			d.taps = nil
+			return
+		}
+		_ = s.SetPendingLimits(tapBuffer, 8<<20)
+		d.taps = append(d.taps, s)
+	}
+	if err := d.nc.Flush(); err != nil {
+		return
+	}
+	d.tapFor = subject
+	d.snap.Watching = true
+}
+
+// readTaps handles what the taps see, in the order the server sent it: a
+// request always comes before its reply.
+func (d *driver) readTaps() {
+	defer d.wg.Done()
+	own := ""
+	for {
+		var m *nats.Msg
+		select {
+		case <-d.ctx.Done():
+			return
+		case m = <-d.msgs:
+		}
+		if own == "" {
+			own = inboxPrefix(d.asks.NewRespInbox())
+		}
+		if strings.HasPrefix(m.Subject, "_INBOX.") {
+			d.onReply(m)
+			continue
+		}
+		if m.Reply == "" || inboxPrefix(m.Reply) == own {
+			// A plain publish on the subject is no request; the
+			// scene's own asks are drawn by ask itself.
+			continue
+		}
+		d.onRequest(m)
+	}
+}
+
+func (d *driver) onRequest(m *nats.Msg) {
+	name := d.requesterName(m.Subject, m.Reply)
+	d.mu.Lock()
+	if len(d.pending) >= maxPending {
+		// Forget the oldest: a flood is sampled, never hoarded.
+		var oldest string
+		var at time.Time
+		for r, f := range d.pending {
+			if oldest == "" || f.at.Before(at) {
+				oldest, at = r, f.at
+			}
+		}
+		delete(d.pending, oldest)
+		d.snap.Unanswered++
+	}
+	d.pending[m.Reply] = &inflight{at: time.Now(), requester: name}
+	d.snap.Requests++
+	d.snap.LastInbox = m.Reply
+	d.snap.LastRequester = name
+	d.snap.Story = name + " asks on " + m.Subject + ", reply to " + m.Reply
+	d.mu.Unlock()
+	d.feed.Send(kit.Event{Kind: kit.Published, Subject: m.Subject, Client: name, Note: m.Reply})
+	d.poke() // see which responder was given it
+}
+
+func (d *driver) onReply(m *nats.Msg) {
+	d.mu.Lock()
+	f, ok := d.pending[m.Subject]
+	if !ok {
+		d.mu.Unlock()
+		return // a reply to someone else's conversation (the JetStream API's, say)
+	}
+	delete(d.pending, m.Subject)
+	rtt := time.Since(f.at)
+	d.snap.Replies++
+	d.snap.LastRTT = rtt
+	d.snap.Story = "the reply reached " + f.requester + " on " + m.Subject + " after " + fmtRTT(rtt)
+	d.mu.Unlock()
+	d.feed.Send(kit.Event{Kind: kit.Delivered, Client: f.requester, Note: m.Subject})
+}
+
+// requesterName asks the server which connection sent a request: the one
+// listening on its reply subject if it still does (a fast reply may have
+// ended that already), else the one connection, not a responder, whose
+// count of messages sent grew since the scene last looked. Names found are
+// remembered by inbox prefix, which stays the same for one connection.
+func (d *driver) requesterName(subject, reply string) string {
+	prefix := inboxPrefix(reply)
+	d.mu.Lock()
+	name, ok := d.names[prefix]
+	d.mu.Unlock()
+	if ok {
+		return name
+	}
+	ns := d.srv.NATS()
+	if ns == nil {
+		return "requester"
+	}
+	cz, err := ns.Connz(connzOpts(0))
+	if err != nil {
+		return "requester"
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var grew []string
+	for _, c := range cz.Conns {
+		if d.ownCids[c.Cid] {
+			continue
+		}
+		responder := false
+		for _, sd := range c.SubsDetail {
+			if sd.Subject == reply || strings.HasPrefix(sd.Subject, prefix) {
+				name = connName(c.Name, c.Cid)
+			}
+			if server.SubjectMatchesFilter(subject, sd.Subject) {
+				responder = true
+			}
+		}
+		if prev, seen := d.sent[c.Cid]; c.InMsgs > prev || (!seen && c.InMsgs > 0) {
+			if !responder {
+				grew = append(grew, connName(c.Name, c.Cid))
+			}
+		}
+		d.sent[c.Cid] = c.InMsgs
+	}
+	if name == "" && len(grew) == 1 {
+		name = grew[0]
+	}
+	if name == "" {
+		return "requester"
+	}
+	if len(d.names) > 256 {
+		clear(d.names)
+	}
+	d.names[prefix] = name
+	return name
+}
+
+func connName(name string, cid uint64) string {
+	if name == "" {
+		return "client " + itoa(cid)
+	}
+	return name
+}
+
+// inboxPrefix is a reply subject less its last token: one connection's
+// requests share it (nats.go's response inboxes are _INBOX.<id>.<n>).
+func inboxPrefix(reply string) string {
+	if i := strings.LastIndexByte(reply, '.'); i > len("_INBOX") {
+		return reply[:i+1]
+	}
+	return reply
+}
+
+// ask sends one request of the scene's own on the watched subject and
+// reports what came back: a reply with its round trip, or the server's
+// instant "no responders".
+func (d *driver) ask(body string, timeout time.Duration) (string, error) {
+	d.poll() // the taps must be off if nobody responds, or they would take the request
+	d.mu.Lock()
+	subject := d.snap.Subject
+	d.mu.Unlock()
+	if !d.asks.IsConnected() {
+		return "", errors.New("the server is not reachable right now (restarting?): try again in a moment")
+	}
+	inbox := d.asks.NewRespInbox()
+	d.mu.Lock()
+	d.snap.Requests++
+	d.snap.LastInbox = inbox
+	d.snap.LastRequester = ownRequester
+	d.mu.Unlock()
+	d.feed.Send(kit.Event{Kind: kit.Published, Subject: subject, Client: ownRequester, Note: inbox})
+	d.feed.Poke()
+	sub, err := d.asks.SubscribeSync(inbox)
+	if err != nil {
+		return "", err
+	}
+	defer sub.Unsubscribe()
+	start := time.Now()
+	if err := d.asks.PublishRequest(subject, inbox, []byte(body)); err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(d.ctx, timeout)
+	defer cancel()
+	reply, err := sub.NextMsgWithContext(ctx)
+	rtt := time.Since(start)
+	switch {
+	case errors.Is(err, nats.ErrNoResponders):
+		d.mu.Lock()
+		d.snap.Bounced++
+		d.snap.LastRTT = rtt
+		d.snap.Story = "no responders: the server bounced the request at once, after " + fmtRTT(rtt)
+		d.mu.Unlock()
+		d.feed.Send(kit.Event{Kind: kit.Lost, Subject: subject, Client: ownRequester, Note: inbox})
+		d.feed.Poke()
+		return "no responders: nobody subscribes to " + subject + ", and the server said so after " + fmtRTT(rtt), nil
+	case err != nil:
+		d.mu.Lock()
+		d.snap.Unanswered++
+		d.snap.Story = "no reply within " + timeout.String() + ": a responder got the request but did not answer"
+		d.mu.Unlock()
+		d.feed.Poke()
+		if d.ctx.Err() != nil {
+			return "", errors.New("the scene closed")
+		}
+		return "no reply on " + subject + " within " + timeout.String() + ": someone listens there but did not answer in time", nil
+	}
+	d.mu.Lock()
+	d.snap.Replies++
+	d.snap.LastRTT = rtt
+	d.answered++
+	d.snap.Story = "the reply reached the scene's requester on " + inbox + " after " + fmtRTT(rtt)
+	d.mu.Unlock()
+	d.feed.Send(kit.Event{Kind: kit.Delivered, Client: ownRequester, Note: inbox})
+	d.feed.Poke()
+	d.poke()
+	return "reply after " + fmtRTT(rtt) + " on " + inbox + ": " + clip(string(reply.Data), 60), nil
+}
+
+// ownRequester names the scene's own requester in stories and events.
+const ownRequester = "the scene"

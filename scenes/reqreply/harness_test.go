@@ -1,0 +1,156 @@
+package reqreply
+
+import (
+	"bytes"
+	"context"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"natslab/broker"
+	"natslab/broker/brokertest"
+	"natslab/broker/command"
+	"natslab/scenes"
+	"natslab/scenes/kit"
+)
+
+// harness runs the scene on a real embedded server with a manual clock,
+// delivering its feed messages as Bubble Tea would, and a command session
+// to type the episode's commands into.
+type harness struct {
+	t       testing.TB
+	srv     *broker.Server
+	s       *Scene
+	sess    *command.Session
+	clock   *kit.ManualClock
+	waiting chan tea.Msg
+}
+
+var epoch = time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
+
+func newHarness(t testing.TB, opts Options) *harness {
+	t.Helper()
+	srv := brokertest.Start(t, brokertest.WithoutJetStream())
+	h := &harness{t: t, srv: srv, clock: kit.NewManualClock(epoch)}
+	s, err := New(scenes.Env{Deployment: srv, Clock: h.clock}, opts)
+	if err != nil {
+		t.Fatalf("new scene: %v", err)
+	}
+	t.Cleanup(s.Close)
+	s.styles = kit.NewStyles(false)
+	h.s = s
+	h.sess = command.NewSession(srv)
+	t.Cleanup(h.sess.Close)
+	return h
+}
+
+// run types one command into the session and returns what it printed.
+func (h *harness) run(line string) (string, error) {
+	h.t.Helper()
+	var out, errw bytes.Buffer
+	err := h.sess.Run(context.Background(), line, &out, &errw)
+	return out.String() + errw.String(), err
+}
+
+// job starts a background command and waits until it is ready.
+func (h *harness) job(line string) (*command.Job, *syncBuf) {
+	h.t.Helper()
+	out := &syncBuf{}
+	j := h.sess.Start(context.Background(), line, out, out)
+	select {
+	case <-j.Ready():
+	case <-time.After(10 * time.Second):
+		h.t.Fatalf("%s: not ready", line)
+	}
+	return j, out
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuf) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuf) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+func (h *harness) do(control string, args ...string) string {
+	h.t.Helper()
+	out, err := h.s.Do(control, args)
+	if err != nil {
+		h.t.Fatalf("%s %v: %v", control, args, err)
+	}
+	return out
+}
+
+// step delivers the scene's next feed message, if one comes within timeout.
+func (h *harness) step(timeout time.Duration) bool {
+	if h.waiting == nil {
+		ch := make(chan tea.Msg, 1)
+		cmd := h.s.feed.Wait()
+		go func() { ch <- cmd() }()
+		h.waiting = ch
+	}
+	select {
+	case m := <-h.waiting:
+		h.waiting = nil
+		h.s.Update(m)
+		return true
+	case <-time.After(timeout):
+		return false
+	}
+}
+
+// until delivers feed messages until the scene's own state satisfies cond.
+func (h *harness) until(what string, cond func(Snapshot) bool) {
+	h.t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond(h.s.snap) {
+		if time.Now().After(deadline) {
+			h.t.Fatalf("waiting for %s: the scene shows %+v", what, h.s.snap)
+		}
+		h.step(50 * time.Millisecond)
+	}
+}
+
+// settle is until and a moment more, so every event of a stage is in.
+func (h *harness) settle(what string, cond func(Snapshot) bool) {
+	h.t.Helper()
+	h.until(what, cond)
+	end := time.Now().Add(100 * time.Millisecond)
+	for time.Now().Before(end) {
+		h.step(10 * time.Millisecond)
+	}
+}
+
+// What differs from run to run is replaced, keeping its width: the
+// inboxes' random names and measured round trips.
+var (
+	inboxRe = regexp.MustCompile(`_INBOX\.[A-Za-z0-9]+(\.[A-Za-z0-9]+)?`)
+	rttRe   = regexp.MustCompile(`(round trip |after |rtt )[0-9.]+(µs|ms|s)`)
+)
+
+func normalize(s string) string {
+	s = inboxRe.ReplaceAllStringFunc(s, func(m string) string {
+		return "_INBOX." + strings.Repeat("x", len(m)-len("_INBOX."))
+	})
+	return rttRe.ReplaceAllString(s, "${1}RTT")
+}
+
+func (h *harness) view(w, hgt int) string {
+	h.s.SetSize(w, hgt)
+	return normalize(ansi.Strip(h.s.View()))
+}

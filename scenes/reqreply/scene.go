@@ -1,0 +1,261 @@
+// Package reqreply is the request-reply scene: a requester, the server,
+// and whoever responds on a subject. A request travels out carrying a
+// private reply subject (an _INBOX.… inbox); the responder's answer travels
+// back to that inbox, and the round trip is timed. When nobody subscribes
+// to the subject, the server bounces a request at once: "no responders".
+//
+// Responders come from the server's own connection list, requests and
+// replies from the scene's taps; the scene needs the lab's embedded server
+// to ask it who subscribes.
+package reqreply
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"natslab/scenes"
+	"natslab/scenes/kit"
+)
+
+// DefaultSubject is the subject the lesson's service answers on.
+const DefaultSubject = "time"
+
+func init() {
+	scenes.Register(scenes.Factory{
+		Name:    "request-reply",
+		Summary: "A request with its private reply inbox, the responders on the subject, the round trip; the bounce when nobody answers",
+		New: func(env scenes.Env) (scenes.Scene, error) {
+			s, err := New(env, Options{})
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+	})
+}
+
+// ErrExternal is what the scene says when the lab talks to a deployment
+// it does not run.
+var ErrExternal = errors.New("the request-reply scene asks the server who subscribes to the subject, which only the lab's own embedded server answers: start natslab without --server to see it")
+
+// Options adjust the scene beyond what the lab's Env says.
+type Options struct {
+	Subject string  // the subject to watch; "" for DefaultSubject
+	Speed   float64 // 2 plays everything twice as fast; 0 means 1
+}
+
+type timing struct{ leg, gap, fade, flash, backlog time.Duration }
+
+func newTiming(speed float64) timing {
+	if speed <= 0 {
+		speed = 1
+	}
+	s := func(ms int) time.Duration { return time.Duration(float64(ms) * float64(time.Millisecond) / speed) }
+	return timing{leg: s(420), gap: s(160), fade: s(1200), flash: s(900), backlog: s(2000)}
+}
+
+// Scene is the request-reply scene. It implements scenes.Scene and scenes.Keyed.
+type Scene struct {
+	clock  scenes.Clock
+	t      timing
+	d      *driver
+	feed   *kit.Feed
+	styles *kit.Styles
+
+	w, h     int
+	snap     Snapshot
+	movers   kit.Movers
+	flashes  kit.Flashes
+	outFree  time.Time            // the request wire is free from then
+	backFree time.Time            // the reply wire likewise
+	arrive   map[string]time.Time // inbox → when its request reaches the responder (or the server, for a bounce)
+
+	canvas       *kit.Canvas
+	cached       string
+	dirty        bool
+	lastAnimated bool
+}
+
+// New starts watching the lab's embedded server.
+func New(env scenes.Env, opts Options) (*Scene, error) {
+	if env.Deployment == nil || env.Deployment.Embedded() == nil {
+		return nil, ErrExternal
+	}
+	clock := env.Clock
+	if clock == nil {
+		clock = scenes.RealClock{}
+	}
+	subject := opts.Subject
+	if subject == "" {
+		subject = DefaultSubject
+	}
+	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
+	d, err := startDriver(env.Deployment.Embedded(), feed, subject)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scene{
+		clock: clock, t: newTiming(opts.Speed), d: d, feed: feed,
+		styles: kit.DefaultStyles(), canvas: kit.NewCanvas(0, 0), dirty: true,
+		arrive: map[string]time.Time{},
+	}
+	s.flashes.Dur = s.t.flash
+	s.movers.Max = 48
+	s.snap = d.snapshot()
+	return s, nil
+}
+
+// Name implements scenes.Scene.
+func (s *Scene) Name() string { return "request-reply" }
+
+// Title implements scenes.Scene.
+func (s *Scene) Title() string { return "Request and reply on " + s.snap.Subject }
+
+// Init implements scenes.Scene: it arms the scene's heartbeat.
+func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }
+
+// SetSize implements scenes.Scene.
+func (s *Scene) SetSize(w, h int) {
+	if w != s.w || h != s.h {
+		s.w, s.h, s.dirty = w, h, true
+	}
+}
+
+// Controls implements scenes.Scene.
+func (s *Scene) Controls() []scenes.Control { return append([]scenes.Control(nil), controls...) }
+
+// Keys implements scenes.Keyed.
+func (s *Scene) Keys() []scenes.KeyBinding { return append([]scenes.KeyBinding(nil), keys...) }
+
+// Do implements scenes.Scene; ask waits for its reply: call it off the UI loop.
+func (s *Scene) Do(control string, args []string) (string, error) {
+	return s.d.do(strings.ToLower(control), args)
+}
+
+// Snapshot is what the scene's driver knows now.
+func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
+
+// Close implements scenes.Scene.
+func (s *Scene) Close() {
+	s.feed.Close()
+	s.d.close()
+}
+
+// Animating implements scenes.Scene.
+func (s *Scene) Animating() bool {
+	now := s.clock.Now()
+	return s.movers.Active(now) || s.flashes.Active(now)
+}
+
+// Update implements scenes.Scene: one heartbeat carries the driver's events
+// and, while something moves, frames.
+func (s *Scene) Update(msg tea.Msg) tea.Cmd {
+	m, ok := msg.(kit.FeedMsg)
+	if !ok || !m.For(s.feed) {
+		return nil
+	}
+	now := s.clock.Now()
+	if len(m.Events) > 0 || !m.Frame {
+		s.refresh(now)
+		for _, e := range m.Events {
+			s.animate(e, now)
+		}
+		s.dirty = true
+	}
+	s.movers.Prune(now)
+	for k, t := range s.arrive {
+		if now.Sub(t) > 10*time.Second {
+			delete(s.arrive, k)
+		}
+	}
+	if s.Animating() {
+		return s.feed.Next(scenes.FrameInterval)
+	}
+	return s.feed.Next(0)
+}
+
+// refresh reads the driver's state and flashes the numbers that changed.
+func (s *Scene) refresh(now time.Time) {
+	old := s.snap
+	s.snap = s.d.snapshot()
+	n := s.snap
+	flash := func(key string, changed bool) {
+		if changed {
+			s.flashes.Trigger(key, now)
+		}
+	}
+	flash("requests", n.Requests > old.Requests)
+	flash("replies", n.Replies > old.Replies)
+	flash("bounced", n.Bounced > old.Bounced)
+	flash("unanswered", n.Unanswered > old.Unanswered)
+	flash("rtt", n.LastRTT != old.LastRTT)
+	flash("story", n.Story != old.Story)
+	flash("responders", len(n.Responders) != len(old.Responders))
+}
+
+// slot schedules a message on a wire: at start, or just behind the one
+// before so a burst reads as a train; false when the train is too long.
+func (s *Scene) slot(free *time.Time, start, now time.Time) (time.Time, bool) {
+	if free.After(start) {
+		start = *free
+	}
+	if start.Sub(now) > s.t.backlog {
+		return time.Time{}, false
+	}
+	*free = start.Add(s.t.gap)
+	return start, true
+}
+
+func (s *Scene) animate(e kit.Event, now time.Time) {
+	leg := s.t.leg
+	switch e.Kind {
+	case kit.Published:
+		start, ok := s.slot(&s.outFree, now, now)
+		if !ok {
+			return
+		}
+		label := clip(e.Subject, 10)
+		if len(s.snap.Responders) > 0 {
+			m := kit.Mover{Label: label, Route: []string{"req.up", "srv.up", "resp.up"}, Legs: []time.Duration{leg, leg}, Start: start, Role: kit.Msg}
+			s.movers.Add(m)
+			s.arrive[e.Note] = m.Arrive()
+		} else {
+			// Nobody to hand it to: it stops at the server, which bounces it.
+			m := kit.Mover{Label: label, Route: []string{"req.up", "srv.up"}, Legs: []time.Duration{leg}, Start: start, Role: kit.Msg}
+			s.movers.Add(m)
+			s.arrive[e.Note] = m.Arrive()
+		}
+	case kit.Delivered:
+		from := now
+		if t, ok := s.arrive[e.Note]; ok {
+			from = t
+			delete(s.arrive, e.Note)
+		}
+		if start, ok := s.slot(&s.backFree, from, now); ok {
+			s.movers.Add(kit.Mover{Label: "_INBOX", Route: []string{"resp.dn", "srv.dn", "req.dn"}, Legs: []time.Duration{leg, leg}, Start: start, Role: kit.Good})
+		}
+	case kit.Lost:
+		from := now
+		if t, ok := s.arrive[e.Note]; ok {
+			from = t
+			delete(s.arrive, e.Note)
+		}
+		if start, ok := s.slot(&s.backFree, from, now); ok {
+			s.movers.Add(kit.Mover{Label: "503", Route: []string{"srv.dn", "req.dn"}, Legs: []time.Duration{leg}, Start: start, Role: kit.Bad, Fade: s.t.fade})
+		}
+		s.flashes.Trigger("bounce", from)
+	case kit.Pending:
+		s.flashes.Trigger("resp:"+itoa(e.Seq), now)
+	case kit.ServerDown, kit.ServerUp:
+		s.flashes.Trigger("server", now)
+	case kit.Changed:
+		if e.Note == "reset" {
+			s.movers.Clear()
+			s.flashes.Clear()
+			clear(s.arrive)
+		}
+	}
+}

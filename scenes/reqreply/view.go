@@ -1,0 +1,336 @@
+package reqreply
+
+import (
+	"strconv"
+	"time"
+	"unicode/utf8"
+
+	"natslab/scenes/kit"
+)
+
+// View implements scenes.Scene. A frame is drawn only when something
+// changed or moves; otherwise the last one is returned as is.
+func (s *Scene) View() string {
+	now := s.clock.Now()
+	animating := s.Animating()
+	if !s.dirty && !animating && !s.lastAnimated {
+		return s.cached
+	}
+	s.cached = s.render(now)
+	s.dirty, s.lastAnimated = false, animating
+	return s.cached
+}
+
+// box is one component: its place on the canvas.
+type box struct{ x, y, w, h int }
+
+func (b box) contains(x, y int) bool { return x >= b.x && x < b.x+b.w && y >= b.y && y < b.y+b.h }
+func (b box) mid() int               { return b.x + b.w/2 }
+
+// plan is where things go at the current size.
+type plan struct {
+	full          bool
+	req, srv, rsp box
+	up, dn        int // the rows requests and replies travel on
+}
+
+func (p *plan) inside(q kit.Point) bool {
+	return p.req.contains(q.X, q.Y) || p.srv.contains(q.X, q.Y) || p.rsp.contains(q.X, q.Y)
+}
+
+func (p *plan) at(name string) (kit.Point, bool) {
+	switch name {
+	case "req.up":
+		return kit.Point{X: p.req.mid(), Y: p.up}, true
+	case "req.dn":
+		return kit.Point{X: p.req.mid(), Y: p.dn}, true
+	case "srv.up":
+		return kit.Point{X: p.srv.mid(), Y: p.up}, true
+	case "srv.dn":
+		return kit.Point{X: p.srv.mid(), Y: p.dn}, true
+	case "resp.up":
+		return kit.Point{X: p.rsp.mid(), Y: p.up}, true
+	case "resp.dn":
+		return kit.Point{X: p.rsp.mid(), Y: p.dn}, true
+	}
+	return kit.Point{}, false
+}
+
+func runes(s string) int { return utf8.RuneCountInString(s) }
+
+// The sizes the full picture needs.
+const (
+	fullRows = 9
+	boxRows  = 5
+)
+
+func (s *Scene) layout() (plan, bool) {
+	name := s.snap.LastRequester
+	if name == "" {
+		name = "requester"
+	}
+	reqW := min(max(runes(name)+4, 13), 22)
+	srvW := 10
+	rspW := 18
+	for _, r := range s.snap.Responders {
+		rspW = max(rspW, runes(r.Name)+runes(itoa(r.Msgs))+6)
+	}
+	rspW = min(max(rspW, runes(groups(s.snap.Responders))+4), 34)
+	if s.h >= fullRows {
+		minWire := 6
+		room := s.w - 2 - reqW - srvW - 2*minWire
+		if room < rspW {
+			rspW = max(room, 16)
+		}
+		if reqW+srvW+rspW+2*minWire <= s.w-2 {
+			extra := s.w - 2 - reqW - srvW - rspW - 2*minWire
+			wire := minWire + min(extra/2, 22)
+			total := reqW + srvW + rspW + 2*wire
+			x := (s.w - total) / 2
+			y := 1 + (s.h-fullRows)/3
+			p := plan{full: true, up: y + 1, dn: y + 3}
+			p.req = box{x, y, reqW, boxRows}
+			p.srv = box{x + reqW + wire, y, srvW, boxRows}
+			p.rsp = box{p.srv.x + srvW + wire, y, rspW, boxRows}
+			return p, true
+		}
+	}
+	if s.h >= 3 {
+		parts := []int{runes("[requester]"), runes("[server]"), runes("[responders]")}
+		sum := parts[0] + parts[1] + parts[2]
+		if sum+2*5 <= s.w {
+			wire := min(5+(s.w-sum-10)/2, 14)
+			x := (s.w - sum - 2*wire) / 2
+			p := plan{up: 0, dn: 1}
+			p.req = box{x, 0, parts[0], 1}
+			p.srv = box{x + parts[0] + wire, 0, parts[1], 1}
+			p.rsp = box{p.srv.x + parts[1] + wire, 0, parts[2], 1}
+			return p, true
+		}
+	}
+	return plan{}, false
+}
+
+func (s *Scene) render(now time.Time) string {
+	if s.w <= 0 || s.h <= 0 {
+		return ""
+	}
+	c := s.canvas
+	c.Reset(s.w, s.h)
+	p, ok := s.layout()
+	if !ok {
+		s.drawLine(c, 0)
+		return c.Render(s.styles)
+	}
+	if p.full {
+		s.drawFull(c, &p, now)
+	} else {
+		s.drawCompact(c, &p, now)
+	}
+	s.movers.Draw(c, now, p.at, p.inside)
+	return c.Render(s.styles)
+}
+
+func (s *Scene) role(key string, role kit.Role, now time.Time) kit.Role {
+	if s.flashes.On(key, now) {
+		return kit.Flash
+	}
+	return role
+}
+
+// drawWire draws a live wire from x0 to x1 (exclusive) pointing right or
+// left, with a word on it when there is room.
+func drawWire(c *kit.Canvas, x0, x1, y int, right bool, word string, role kit.Role) {
+	if x1-x0 < 2 {
+		return
+	}
+	c.HLine(x0, x1, y, '─', role)
+	if right {
+		c.Set(x1-1, y, '▶', role)
+	} else {
+		c.Set(x0, y, '◀', role)
+	}
+	if n := runes(word); word != "" && n+4 <= x1-x0 {
+		c.Text(x0+(x1-x0-n)/2, y, word, kit.Faint)
+	}
+}
+
+// drawBroken draws the wire to nobody: cut, with a cross.
+func drawBroken(c *kit.Canvas, x0, x1, y int) {
+	if x1-x0 < 3 {
+		return
+	}
+	g := (x0 + x1) / 2
+	c.HLine(x0, g, y, '─', kit.Wire)
+	c.Set(g, y, '╳', kit.Bad)
+	c.HLine(g+1, x1, y, '╌', kit.WireOff)
+}
+
+func (s *Scene) drawFull(c *kit.Canvas, p *plan, now time.Time) {
+	n := s.snap
+	up := n.ServerUp
+	s.drawCounts(c, 0, now)
+
+	nodeRole := kit.Node
+	if !up {
+		nodeRole = kit.NodeOff
+	}
+	has := len(n.Responders) > 0
+	// Wires first, boxes over their ends.
+	inbox := "_INBOX.…"
+	if up {
+		drawWire(c, p.req.x+p.req.w, p.srv.x, p.up, true, n.Subject, kit.Wire)
+		drawWire(c, p.req.x+p.req.w, p.srv.x, p.dn, false, inbox, kit.Wire)
+		if has {
+			drawWire(c, p.srv.x+p.srv.w, p.rsp.x, p.up, true, n.Subject, kit.Wire)
+			drawWire(c, p.srv.x+p.srv.w, p.rsp.x, p.dn, false, inbox, kit.Wire)
+		} else {
+			drawBroken(c, p.srv.x+p.srv.w, p.rsp.x, p.up)
+		}
+	} else {
+		c.HLine(p.req.x+p.req.w, p.srv.x, p.up, '╌', kit.WireOff)
+		c.HLine(p.srv.x+p.srv.w, p.rsp.x, p.up, '╌', kit.WireOff)
+	}
+
+	// The requester.
+	c.Box(p.req.x, p.req.y, p.req.w, p.req.h, kit.Node)
+	c.Text(p.req.x+1, p.req.y, " requester ", kit.Strong)
+	who := n.LastRequester
+	if who == "" {
+		who = "anyone"
+	}
+	c.TextCenter(p.req.x, p.req.x+p.req.w, p.req.y+2, clip(who, p.req.w-2), kit.Plain)
+
+	// The server.
+	c.Box(p.srv.x, p.srv.y, p.srv.w, p.srv.h, s.role("server", nodeRole, now))
+	label := "server"
+	if !up {
+		label = "down"
+	}
+	c.TextCenter(p.srv.x, p.srv.x+p.srv.w, p.srv.y+2, label, s.role("server", nodeRole, now))
+
+	if s.flashes.On("bounce", now) && p.srv.y > 1 {
+		// Over the server, while the bounce travels back.
+		note := "no responders"
+		c.Text(p.srv.mid()-runes(note)/2, p.srv.y-1, note, kit.Bad)
+	}
+
+	// The responders.
+	rspRole := nodeRole
+	title := " responders "
+	if has {
+		title = " " + itoa(len(n.Responders)) + " " + plural(len(n.Responders), "responder") + " "
+	} else {
+		rspRole = kit.NodeOff
+	}
+	c.Box(p.rsp.x, p.rsp.y, p.rsp.w, p.rsp.h, rspRole)
+	c.Text(p.rsp.x+1, p.rsp.y, clip(title, p.rsp.w-2), s.role("responders", kit.Strong, now))
+	inner := p.rsp.w - 4
+	if !has {
+		c.TextCenter(p.rsp.x, p.rsp.x+p.rsp.w, p.rsp.y+2, "nobody", kit.Bad)
+		c.TextCenter(p.rsp.x, p.rsp.x+p.rsp.w, p.rsp.y+3, clip("on "+n.Subject, p.rsp.w-2), kit.Faint)
+	}
+	// How the responders share the requests, on the box's bottom edge.
+	if g := groups(n.Responders); g != "" {
+		c.Text(p.rsp.x+1, p.rsp.y+p.rsp.h-1, clip(" "+g+" ", p.rsp.w-2), kit.Faint)
+	}
+	for i, r := range n.Responders {
+		y := p.rsp.y + 1 + i
+		if i == 2 && len(n.Responders) > 3 {
+			c.Text(p.rsp.x+2, y, clip("+"+itoa(len(n.Responders)-2)+" more", inner), kit.Faint)
+			break
+		}
+		count := itoa(r.Msgs)
+		c.Text(p.rsp.x+2, y, clip(r.Name, inner-runes(count)-1), kit.Plain)
+		c.TextRight(p.rsp.x+p.rsp.w-2, y, count, s.role("resp:"+itoa(r.Cid), kit.Good, now))
+	}
+
+	// Under the boxes: the reply subject of the latest request.
+	y := p.req.y + p.req.h
+	if y < s.h-1 {
+		text := "each request carries a reply subject: the requester's private inbox"
+		if n.LastInbox != "" {
+			text = "reply subject " + n.LastInbox
+		}
+		c.Text(p.req.x, y, clip(text, s.w-p.req.x-1), kit.Faint)
+	}
+	s.drawStory(c, s.h-1, now)
+}
+
+// drawCounts is the row of numbers: requests, replies, the last round trip.
+func (s *Scene) drawCounts(c *kit.Canvas, y int, now time.Time) {
+	n := s.snap
+	x := 1
+	item := func(label, value, key string, role kit.Role) {
+		if x > 1 {
+			x = c.Text(x, y, " · ", kit.Faint)
+		}
+		x = c.Text(x, y, label+" ", kit.Plain)
+		x = c.Text(x, y, value, s.role(key, role, now))
+	}
+	item("requests", itoa(n.Requests), "requests", kit.Msg)
+	item("replies", itoa(n.Replies), "replies", kit.Good)
+	if n.LastRTT > 0 {
+		item("last round trip", fmtRTT(n.LastRTT), "rtt", kit.Strong)
+	}
+	if n.Bounced > 0 {
+		item("bounced", itoa(n.Bounced), "bounced", kit.Bad)
+	}
+	if n.Unanswered > 0 {
+		item("no reply", itoa(n.Unanswered), "unanswered", kit.Warn)
+	}
+}
+
+// drawStory is the bottom line: what just happened, or what would.
+func (s *Scene) drawStory(c *kit.Canvas, y int, now time.Time) {
+	n := s.snap
+	text, role := n.Story, kit.Faint
+	switch {
+	case !n.ServerUp:
+		text, role = "the server is down: requests reach no one until it is back", kit.Bad
+	case text == "" && len(n.Responders) == 0:
+		text = "nobody subscribes to " + n.Subject + ": a request there bounces at once (no responders)"
+	case text == "":
+		text = "a request goes to one responder (one per queue group); its reply comes back to the inbox"
+	}
+	if s.flashes.On("story", now) {
+		role = kit.Strong
+	}
+	c.Text(1, y, clip(text, s.w-2), role)
+}
+
+func (s *Scene) drawCompact(c *kit.Canvas, p *plan, now time.Time) {
+	n := s.snap
+	has := len(n.Responders) > 0
+	c.Text(p.req.x, p.req.y, "[requester]", kit.Node)
+	c.Text(p.srv.x, p.srv.y, "[server]", s.role("server", kit.Node, now))
+	rsp := "[responders]"
+	role := kit.Node
+	if !has {
+		rsp, role = "[nobody]", kit.NodeOff
+	}
+	c.Text(p.rsp.x, p.rsp.y, rsp, s.role("responders", role, now))
+	drawWire(c, p.req.x+p.req.w, p.srv.x, p.up, true, "", kit.Wire)
+	drawWire(c, p.req.x+p.req.w, p.srv.x, p.dn, false, "", kit.Wire)
+	if has {
+		drawWire(c, p.srv.x+p.srv.w, p.rsp.x, p.up, true, "", kit.Wire)
+		drawWire(c, p.srv.x+p.srv.w, p.rsp.x, p.dn, false, "", kit.Wire)
+	} else {
+		drawBroken(c, p.srv.x+p.srv.w, p.rsp.x, p.up)
+	}
+	s.drawCounts(c, 2, now)
+	if s.h >= 4 {
+		s.drawStory(c, s.h-1, now)
+	}
+}
+
+// drawLine is the scene in one line, for the smallest panes.
+func (s *Scene) drawLine(c *kit.Canvas, y int) {
+	n := s.snap
+	text := n.Subject + ": " + strconv.Itoa(len(n.Responders)) + " " + plural(len(n.Responders), "responder") +
+		" · requests " + itoa(n.Requests) + " · replies " + itoa(n.Replies)
+	if n.LastRTT > 0 {
+		text += " · rtt " + fmtRTT(n.LastRTT)
+	}
+	c.Text(0, y, clip(text, s.w), kit.Plain)
+}
