@@ -27,6 +27,7 @@ type snapshot struct {
 	consumers map[string]consumerResult
 	subs      []server.SubDetail
 	subsDone  bool
+	watchers  map[uint64]bool // connections scenes watch with (see sceneWatcher)
 }
 
 type streamResult struct {
@@ -211,8 +212,15 @@ func (s *snapshot) consumerInfos(stream string) []*jetstream.ConsumerInfo {
 	return out
 }
 
+// sceneWatcher starts the name of a connection a scene watches the broker
+// with (scenes/core.WatcherPrefix): its tap subscription is the scene's
+// eyes, not a subscriber of the learner's, so it neither ticks a step nor
+// makes a subject heard. What a scene publishes still counts.
+const sceneWatcher = "natslab scene"
+
 // clientSubs lists the live subscriptions of client connections, leaving
-// out the lab's own checker and the server's internal subscriptions.
+// out the lab's own checker, the scenes' taps and the server's internal
+// subscriptions.
 func (s *snapshot) clientSubs() []server.SubDetail {
 	if s.subsDone || s.ns == nil {
 		return s.subs
@@ -224,7 +232,7 @@ func (s *snapshot) clientSubs() []server.SubDetail {
 		return nil
 	}
 	for _, sd := range sz.Subs {
-		if _, ok := conns[sd.Cid]; ok {
+		if _, ok := conns[sd.Cid]; ok && !s.watchers[sd.Cid] {
 			s.subs = append(s.subs, sd)
 		}
 	}
@@ -251,6 +259,12 @@ func (s *snapshot) clientConns(closed bool) map[uint64]int64 {
 		for _, ci := range cz.Conns {
 			if ci.Name == checkerName {
 				continue
+			}
+			if strings.HasPrefix(ci.Name, sceneWatcher) {
+				if s.watchers == nil {
+					s.watchers = map[uint64]bool{}
+				}
+				s.watchers[ci.Cid] = true
 			}
 			out[ci.Cid] = ci.InMsgs
 		}
