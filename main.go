@@ -106,7 +106,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "demo":
 		return runDemo(ctx, cfg, positional, stderr)
 	case "":
-		return lab.Main(ctx, cfg.broker, stdin, stdout, stderr)
+		if cfg.lesson == "" {
+			return lab.Main(ctx, cfg.broker, stdin, stdout, stderr)
+		}
+		if err := checkLesson(cfg); err != nil {
+			fmt.Fprintf(stderr, "natslab: %v\n", err)
+			return 2
+		}
+		return lab.Main(ctx, cfg.broker, stdin, stdout, stderr, lab.OpenLesson(cfg.lesson))
 	default:
 		return fail(stderr, fmt.Errorf("unknown command %q: natslab knows serve, run, lessons and demo (see natslab --help)", sub))
 	}
@@ -235,6 +242,26 @@ func runLesson(ctx context.Context, cfg config, args []string, stdin io.Reader, 
 		return 1
 	}
 	return 0
+}
+
+// checkLesson says, before the screen starts, why natslab --lesson ID
+// cannot open that lesson: an unknown ID, a lesson that needs a cluster,
+// or a deployment that is not the lab's own server.
+func checkLesson(cfg config) error {
+	cat, err := episode.Load()
+	if err != nil {
+		return err
+	}
+	ep, ok := cat.Get(cfg.lesson)
+	switch {
+	case !ok:
+		return cat.UnknownListed(cfg.lesson)
+	case cfg.broker.Server != "":
+		return episode.ErrNotEmbedded
+	case ep.Needs.Cluster > max(cfg.broker.Cluster, 1):
+		return fmt.Errorf("lesson %s needs a %d-node cluster: natslab --cluster %d --lesson %s", ep.ID, ep.Needs.Cluster, ep.Needs.Cluster, ep.ID)
+	}
+	return nil
 }
 
 // listLessons is `natslab lessons`: every episode and its status, read from

@@ -70,11 +70,15 @@ func (l *tmuxLab) waitText(want ...string) string {
 
 // start runs the binary in a new tmux server at 120x40; the exit status is
 // written to a file when it ends.
-func startTmuxLab(t *testing.T, bin, dir, store string) (*tmuxLab, string) {
+func startTmuxLab(t *testing.T, bin, dir, store string, args ...string) (*tmuxLab, string) {
 	t.Helper()
 	l := &tmuxLab{t: t, sock: fmt.Sprintf("natslab-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), dir: dir}
 	exitFile := filepath.Join(dir, fmt.Sprintf("exit-%d", time.Now().UnixNano()))
-	script := fmt.Sprintf("HOME=%q %q --store %q --listen 127.0.0.1:0; echo $? > %q; sleep 60", dir, bin, store, exitFile)
+	extra := ""
+	for _, a := range args {
+		extra += fmt.Sprintf(" %q", a)
+	}
+	script := fmt.Sprintf("HOME=%q %q --store %q --listen 127.0.0.1:0%s; echo $? > %q; sleep 60", dir, bin, store, extra, exitFile)
 	l.tmux("new-session", "-d", "-x", "120", "-y", "40", "sh", "-c", script)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", l.sock, "kill-server").Run() })
 	return l, exitFile
@@ -197,5 +201,121 @@ func TestBinaryWithoutTerminal(t *testing.T) {
 	}
 	if !strings.Contains(string(out), "natslab run") || !strings.Contains(string(out), "natslab serve") {
 		t.Errorf("message: %s", out)
+	}
+}
+
+// buildNatslab builds the binary into dir.
+func buildNatslab(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "natslab")
+	if out, err := exec.Command("go", "build", "-o", bin, "natslab").CombinedOutput(); err != nil {
+		t.Fatalf("building natslab: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// lessonColumn is the lesson pane's column of a 120-column screen (the
+// right-hand pane above the command pane), so that a step's line is read
+// where the checklist draws it.
+func lessonColumn(screen string) string {
+	var out []string
+	for _, l := range strings.Split(screen, "\n") {
+		if i := strings.Index(l, "││"); i >= 0 {
+			out = append(out, l[i+len("││"):])
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// The issue's walk-through: natslab --lesson first-stream, the seed's
+// commands typed one by one, each step ticking as its command ends, the
+// lesson complete; natslab lessons afterwards says done. Also at 80x24.
+func TestEndToEndLessonInTmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and drives it in tmux")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed")
+	}
+	dir := t.TempDir()
+	bin := buildNatslab(t, dir)
+	store := filepath.Join(dir, "store")
+	l, exitFile := startTmuxLab(t, bin, dir, store, "--lesson", "first-stream")
+	l.waitText("lesson 6 · first-stream", "[▸] Turn JetStream on", "JetStream off", "lesson first-stream 0/4", "without JetStream")
+
+	ticks := []struct {
+		lines []string
+		done  string // the step's line, ticked
+	}{
+		{[]string{"nats-server -js"}, "[✓] Turn JetStream on"},
+		{[]string{`stream add EVENTS --subjects "events.>" --defaults`}, "[✓] Create the EVENTS stream on events.>"},
+		{[]string{
+			`pub events.page_loaded '{"page":"/home"}' --jetstream`,
+			`pub events.input_changed '{"field":"email"}' --jetstream`,
+			`pub events.page_loaded '{"page":"/pricing"}' --jetstream`,
+			"stream info EVENTS",
+		}, "[✓] Store three events on two subjects"},
+		{[]string{`sub "events.>" --all --terminate-at-end`}, "[✓] Replay every stored event"},
+	}
+	for i, tick := range ticks {
+		for _, line := range tick.lines {
+			l.typeLine(line)
+			if strings.HasPrefix(line, "pub ") {
+				l.waitText("Stored in Stream: EVENTS")
+			}
+		}
+		want := fmt.Sprintf("lesson first-stream %d/4", i+1)
+		if i == len(ticks)-1 {
+			want = "lesson first-stream ✓ 4/4"
+		}
+		l.waitFor(tick.done+" and "+want, func(s string) bool {
+			return strings.Contains(lessonColumn(s), tick.done) && strings.Contains(s, want)
+		})
+	}
+	s := l.waitText("Lesson complete: all 4 steps done.", "first-stream is complete")
+	if strings.Contains(lessonColumn(s), "[▸]") {
+		t.Errorf("a step is still to do:\n%s", s)
+	}
+
+	// The small window: the lesson and its status still read.
+	l.tmux("resize-window", "-x", "80", "-y", "24")
+	l.waitFor("the 80x24 layout", func(s string) bool {
+		return strings.Contains(s, "lesson first-stream ✓ 4/4") && strings.Contains(s, "Lesson complete") && len(strings.Split(strings.TrimRight(s, "\n"), "\n")) <= 24
+	})
+
+	l.typeLine("quit")
+	if code := waitExit(t, exitFile); code != "0" {
+		t.Fatalf("natslab exited %s", code)
+	}
+	out, err := exec.Command(bin, "lessons", "--store", store).CombinedOutput()
+	if err != nil {
+		t.Fatalf("natslab lessons: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), " 6  first-stream      done") || !strings.Contains(string(out), "1 of 19 done") {
+		t.Errorf("natslab lessons after the lesson:\n%s", out)
+	}
+}
+
+// natslab --lesson with an unknown ID says so in one line that lists the
+// lessons, and exits 2 before any screen or server starts.
+func TestBinaryUnknownLesson(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	dir := t.TempDir()
+	bin := buildNatslab(t, dir)
+	store := filepath.Join(dir, "store")
+	cmd := exec.Command(bin, "--store", store, "--lesson", "first-strem")
+	out, err := cmd.CombinedOutput()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 2 {
+		t.Fatalf("exit: %v (want 2)\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 1 || !strings.Contains(lines[0], "did you mean first-stream?") || !strings.Contains(lines[0], "hello, subjects, request-reply") {
+		t.Errorf("want one line naming the lessons, got:\n%s", out)
+	}
+	if _, err := os.Stat(store); !os.IsNotExist(err) {
+		t.Errorf("a server was started for an unknown lesson (store exists: %v)", err)
 	}
 }

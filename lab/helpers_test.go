@@ -14,6 +14,7 @@ import (
 	"natslab/broker"
 	"natslab/broker/brokertest"
 	"natslab/broker/command"
+	"natslab/scenes"
 )
 
 // fixedClock is the tests' clock: command timestamps and scenes see one time.
@@ -45,7 +46,12 @@ func newHarness(t testing.TB, w, h int, opts ...func(*Options)) *harness {
 
 func newHarnessOn(t testing.TB, srv *broker.Server, store string, w, h int, opts ...func(*Options)) *harness {
 	t.Helper()
-	hs := &harness{t: t, m: newTestModel(t, srv, store, opts...), srv: srv, store: store, msgs: make(chan tea.Msg, 4096), done: make(chan struct{})}
+	return startHarness(t, newTestModel(t, srv, store, opts...), srv, store, w, h)
+}
+
+// startHarness runs m (set up already) at w×h.
+func startHarness(t testing.TB, m *Model, srv *broker.Server, store string, w, h int) *harness {
+	hs := &harness{t: t, m: m, srv: srv, store: store, msgs: make(chan tea.Msg, 4096), done: make(chan struct{})}
 	t.Cleanup(hs.close)
 	hs.exec(hs.m.Init())
 	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
@@ -55,7 +61,7 @@ func newHarnessOn(t testing.TB, srv *broker.Server, store string, w, h int, opts
 // newTestModel is a lab on srv with the tests' clock, not started: a
 // harness or a real program runs it.
 func newTestModel(t testing.TB, srv *broker.Server, store string, opts ...func(*Options)) *Model {
-	o := Options{Deployment: srv, StoreDir: store, Clock: fixedClock{}, SessionOptions: []command.Option{command.WithTimeout(2 * time.Second)}}
+	o := Options{Deployment: srv, StoreDir: store, Clock: fixedClock{}, SessionOptions: []command.Option{command.WithTimeout(2 * time.Second)}, Lessons: true}
 	for _, f := range opts {
 		f(&o)
 	}
@@ -230,4 +236,18 @@ func maskPort(s string) string {
 		i := strings.LastIndexByte(m, ':')
 		return m[:i+1] + strings.Repeat("P", len(m)-i-1)
 	})
+}
+
+// stableScenes limits the lab's registry to the real scenes the sandbox
+// goldens were drawn with, so that a scene added to the build does not
+// change screens that are not about scenes.
+func stableScenes(h *harness) {
+	var list []scenes.Factory
+	for _, f := range scenes.List() {
+		if f.Name == "contrast" || f.Name == "replicas" {
+			list = append(list, f)
+		}
+	}
+	h.m.sceneList = func() []scenes.Factory { return list }
+	h.m.scene.Invalidate()
 }

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"strconv"
 	"strings"
 
 	"charm.land/glamour/v2"
@@ -13,46 +14,109 @@ import (
 type Step struct {
 	Text    string
 	Done    bool
-	Current bool // the step being worked on: marked with ▸
+	Current bool     // the step to do next: marked ▸, with what follows
+	Try     []string // the commands to type (shown for the current step)
+	Why     string   // what the broker's state still lacks (current step)
+	Hint    string   // shown for the current step once asked for (hint)
 }
 
-// lessonPane shows the current lesson: a title, markdown rendered with
-// glamour, and a checklist of steps. Rendering happens only when the text,
-// the steps or the width change; scrolling reuses the rendered lines.
+// lessonPane shows the open lesson: its steps as a checklist, then its
+// text (Markdown, rendered with glamour). In the sandbox it shows the
+// welcome text alone.
+//
+// The steps come first because they say what to type now. Where the pane
+// is tall enough they stay pinned above the scrolling text; where it is
+// not, they scroll with the text, and whenever the step to do next
+// changes the pane scrolls to show it whole.
+//
+// Rendering the Markdown is the expensive part: it is redone only when the
+// text or the width changes, never when a step ticks.
 type lessonPane struct {
 	st       *Styles
-	title    string
+	label    string // in the top border
 	markdown string
 	steps    []Step
+	complete string // said under the steps once all are done
 	w, h     int
-	offset   int // first rendered line shown
+	offset   int // first line of the scrolling part shown
 
-	lines    []string // rendered content, each exactly w-2 wide
+	pinned   []string // drawn above the scrolling part, each w-2 wide
+	lines    []string // the scrolling part, each w-2 wide
+	focus    int      // 0: bring the step to do next into view at the next render; -1: leave the scroll alone
 	renderW  int
+	renderH  int
 	rendered bool
 	frame    []string // cached framed view
 	framed   bool
 
-	glam  *glamour.TermRenderer
-	glamW int
+	md      []string // rendered Markdown, each w-2 wide
+	mdW     int
+	mdValid bool
+	glam    *glamour.TermRenderer
+	glamW   int
 }
 
 func newLessonPane(st *Styles) *lessonPane {
-	return &lessonPane{st: st, title: "Welcome", markdown: assets.Welcome}
+	return &lessonPane{st: st, label: "lesson: Welcome", markdown: assets.Welcome, focus: -1}
 }
 
-// SetLesson replaces the lesson text (markdown) and title; steps are kept
-// until SetSteps replaces them.
-func (p *lessonPane) SetLesson(title, markdown string) {
-	p.title, p.markdown = title, markdown
+// SetLesson replaces the text (Markdown) and the label in the border, and
+// scrolls back to the top; the steps are kept until SetSteps replaces them.
+func (p *lessonPane) SetLesson(label, markdown string) {
+	if label == p.label && markdown == p.markdown {
+		return
+	}
+	p.label = label
+	if markdown != p.markdown {
+		p.markdown = markdown
+		p.mdValid = false
+	}
 	p.offset = 0
 	p.rendered, p.framed = false, false
 }
 
-// SetSteps replaces the checklist shown under the text.
-func (p *lessonPane) SetSteps(steps []Step) {
+// SetSteps replaces the checklist; complete, once every step is done, says
+// so and what comes next ("" until then).
+func (p *lessonPane) SetSteps(steps []Step, complete string) {
+	if equalSteps(steps, p.steps) && complete == p.complete {
+		return
+	}
+	moved := currentStep(steps) != currentStep(p.steps) || complete != p.complete || hintOf(steps) != hintOf(p.steps)
 	p.steps = append([]Step(nil), steps...)
+	p.complete = complete
 	p.rendered, p.framed = false, false
+	if moved {
+		p.focus = 0 // render places it on the step to do next
+	}
+}
+
+func currentStep(steps []Step) int {
+	for i, s := range steps {
+		if s.Current {
+			return i
+		}
+	}
+	return -1
+}
+
+func hintOf(steps []Step) string {
+	if i := currentStep(steps); i >= 0 {
+		return steps[i].Hint
+	}
+	return ""
+}
+
+func equalSteps(a, b []Step) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if x.Text != y.Text || x.Done != y.Done || x.Current != y.Current || x.Why != y.Why || x.Hint != y.Hint || strings.Join(x.Try, "\n") != strings.Join(y.Try, "\n") {
+			return false
+		}
+	}
+	return true
 }
 
 // SetSize implements the component contract.
@@ -60,29 +124,162 @@ func (p *lessonPane) SetSize(w, h int) {
 	if w != p.w || h != p.h {
 		p.w, p.h = w, h
 		p.framed = false
-		if w != p.renderW {
-			p.rendered = false
-		}
+		p.rendered = false
+		p.focus = 0 // what was in view may not be: show the step to do next
 	}
 }
 
 // Scroll moves the text by n lines (negative: up).
 func (p *lessonPane) Scroll(n int) {
 	p.render()
-	maxOff := max(len(p.lines)-(p.h-2), 0)
-	off := min(max(p.offset+n, 0), maxOff)
+	off := min(max(p.offset+n, 0), p.maxOffset())
 	if off != p.offset {
 		p.offset = off
 		p.framed = false
 	}
 }
 
+// regionH is how many rows the scrolling part has.
+func (p *lessonPane) regionH() int {
+	h := max(p.h-2, 0)
+	if len(p.pinned) > 0 {
+		h -= len(p.pinned)
+	}
+	return max(h, 0)
+}
+
+func (p *lessonPane) maxOffset() int { return max(len(p.lines)-p.regionH(), 0) }
+
 func (p *lessonPane) render() {
-	if p.rendered && p.renderW == p.w {
+	if p.rendered && p.renderW == p.w && p.renderH == p.h {
 		return
 	}
 	inner := max(p.w-4, 8) // a space of padding each side
-	p.lines = p.lines[:0]
+	innerH := max(p.h-2, 0)
+	md := p.markdownLines(inner)
+	p.pinned, p.lines = nil, nil
+	from, to := -1, -1 // lines of the scrolling part to bring into view
+	if len(p.steps) == 0 {
+		p.lines = md
+	} else {
+		sep := " " + p.st.Border.Render(strings.Repeat("┄", inner)) + " "
+		list, at, end := p.checklist(inner)
+		if len(list)+1 <= innerH-max(3, innerH*2/5) {
+			// Room for every step, pinned, and a good part of the text.
+			p.pinned = append(list, sep)
+			p.lines = md
+		} else {
+			p.lines = append(append(list, sep), md...)
+			from, to = at, end
+		}
+	}
+	p.renderW, p.renderH = p.w, p.h
+	p.rendered = true
+	if p.focus >= 0 && from >= 0 {
+		// The step to do next changed: show it whole, with what comes
+		// before it when there is room; from the top of the list when all
+		// of that fits.
+		region := p.regionH()
+		switch {
+		case to <= region:
+			p.offset = 0
+		case to-region <= from:
+			p.offset = to - region
+		default:
+			p.offset = from
+		}
+	}
+	p.focus = -1
+	p.offset = min(p.offset, p.maxOffset())
+}
+
+func (p *lessonPane) blank(inner int) string { return spaces(inner + 2) }
+
+// line pads one drawn line into the pane's inner width.
+func (p *lessonPane) line(s string, inner int) string { return " " + fit(s, inner) + " " }
+
+// wrapped adds text after lead, wrapped to the pane, its further lines
+// indented by cont (a hanging indent), each painted.
+func (p *lessonPane) wrapped(out []string, inner int, lead, cont, text string, paint paint) []string {
+	first, rest, _ := strings.Cut(wordWrap(text, max(inner-ansi.StringWidth(lead), 4)), "\n")
+	out = append(out, p.line(paint.Render(lead+first), inner))
+	if rest == "" {
+		return out
+	}
+	rest = strings.ReplaceAll(rest, "\n", " ")
+	for _, l := range strings.Split(wordWrap(rest, max(inner-ansi.StringWidth(cont), 4)), "\n") {
+		out = append(out, p.line(paint.Render(cont+l), inner))
+	}
+	return out
+}
+
+// checklist draws every step; the step to do next carries its commands,
+// what it still lacks, and its hint once asked. Lines at to end are that
+// step (or, once all are done, the word that the lesson is complete).
+func (p *lessonPane) checklist(inner int) (lines []string, at, end int) {
+	done := 0
+	for _, s := range p.steps {
+		if s.Done {
+			done++
+		}
+	}
+	at, end = -1, -1
+	lines = append(lines, p.line(p.st.Title.Render("Steps")+p.st.Dim.Render(" · "+itoa(done)+"/"+itoa(len(p.steps))+" done"), inner))
+	for _, s := range p.steps {
+		mark, paint := "[ ] ", p.st.Out
+		switch {
+		case s.Done:
+			mark, paint = "[✓] ", p.st.Done
+		case s.Current:
+			mark, paint = "[▸] ", p.st.Echo
+			at = len(lines)
+		}
+		lines = p.wrapped(lines, inner, mark, "    ", s.Text, paint)
+		if s.Current {
+			lines = p.details(lines, inner, s, "    ")
+			end = len(lines)
+		}
+	}
+	if p.complete != "" {
+		lines = append(lines, p.blank(inner))
+		at = len(lines)
+		lines = p.completeLines(lines, inner)
+		end = len(lines)
+	}
+	return lines, at, end
+}
+
+// details are the current step's commands, what it lacks, and its hint.
+func (p *lessonPane) details(lines []string, inner int, s Step, indent string) []string {
+	for _, try := range s.Try {
+		lead := indent + promptText
+		for i, l := range strings.Split(wordWrap(try, max(inner-ansi.StringWidth(lead), 4)), "\n") {
+			if i == 0 {
+				lines = append(lines, p.line(indent+p.st.Prompt.Render(promptText)+p.st.Echo.Render(l), inner))
+			} else {
+				lines = append(lines, p.line(spaces(ansi.StringWidth(lead))+p.st.Echo.Render(l), inner))
+			}
+		}
+	}
+	if s.Why != "" {
+		lines = p.wrapped(lines, inner, indent+"not yet: ", indent+"  ", s.Why, p.st.Dim)
+	}
+	if s.Hint != "" {
+		lines = p.wrapped(lines, inner, indent+"hint: ", indent+"  ", s.Hint, p.st.Note)
+	}
+	return lines
+}
+
+func (p *lessonPane) completeLines(lines []string, inner int) []string {
+	lines = p.wrapped(lines, inner, "✓ ", "  ", "Lesson complete: all "+itoa(len(p.steps))+" steps done.", p.st.Done)
+	return p.wrapped(lines, inner, "  ", "  ", p.complete, p.st.Out)
+}
+
+// markdownLines renders the text for inner columns, once per text and width.
+func (p *lessonPane) markdownLines(inner int) []string {
+	if p.mdValid && p.mdW == inner {
+		return p.md
+	}
 	// Glamour wraps list items a little past its width (the marker is not
 	// counted): narrow the wrap until every line fits, rather than cut.
 	var body string
@@ -97,40 +294,19 @@ func (p *lessonPane) render() {
 		}
 		wrap -= widest - inner - 1
 	}
+	p.md = nil
 	for _, l := range strings.Split(body, "\n") {
-		p.lines = append(p.lines, " "+fit(l, inner)+" ")
+		p.md = append(p.md, p.line(l, inner))
 	}
 	// Trim blank lines glamour leaves at both ends.
-	blank := spaces(inner + 2)
-	for len(p.lines) > 0 && strings.TrimSpace(ansi.Strip(p.lines[0])) == "" {
-		p.lines = p.lines[1:]
+	for len(p.md) > 0 && strings.TrimSpace(ansi.Strip(p.md[0])) == "" {
+		p.md = p.md[1:]
 	}
-	for len(p.lines) > 0 && strings.TrimSpace(ansi.Strip(p.lines[len(p.lines)-1])) == "" {
-		p.lines = p.lines[:len(p.lines)-1]
+	for len(p.md) > 0 && strings.TrimSpace(ansi.Strip(p.md[len(p.md)-1])) == "" {
+		p.md = p.md[:len(p.md)-1]
 	}
-	if len(p.steps) > 0 {
-		p.lines = append(p.lines, blank, " "+fit(p.st.Title.Render("Steps"), inner)+" ")
-		for _, s := range p.steps {
-			mark, paint := "[ ] ", p.st.Out
-			switch {
-			case s.Done:
-				mark, paint = "[✓] ", p.st.Done
-			case s.Current:
-				mark, paint = "[▸] ", p.st.Echo
-			}
-			wrapped := strings.Split(ansi.Wrap(s.Text, max(inner-4, 4), ""), "\n")
-			for i, l := range wrapped {
-				lead := "    "
-				if i == 0 {
-					lead = mark
-				}
-				p.lines = append(p.lines, " "+fit(paint.Render(lead+l), inner)+" ")
-			}
-		}
-	}
-	p.renderW = p.w
-	p.rendered = true
-	p.offset = min(p.offset, max(len(p.lines)-(p.h-2), 0))
+	p.mdW, p.mdValid = inner, true
+	return p.md
 }
 
 // renderMarkdown renders with a glamour renderer kept per width: building
@@ -156,19 +332,49 @@ func (p *lessonPane) Lines() []string {
 		return p.frame
 	}
 	p.render()
-	innerH := max(p.h-2, 0)
-	end := min(p.offset+innerH, len(p.lines))
-	view := p.lines[min(p.offset, end):end]
+	regionH := p.regionH()
+	end := min(p.offset+regionH, len(p.lines))
+	view := append(append([]string(nil), p.pinned...), p.lines[min(p.offset, end):end]...)
 	note := ""
 	if below := len(p.lines) - end; below > 0 {
 		note = "↓ " + plural(below, "more line") + " (alt+↓)"
 	} else if p.offset > 0 {
 		note = "↑ alt+↑ scrolls back"
 	}
-	p.frame = box(p.st, "lesson: "+p.title, false, view, note, p.w, p.h)
+	p.frame = box(p.st, p.label, false, view, note, p.w, p.h)
 	p.framed = true
 	return p.frame
 }
 
 // View implements the component contract.
 func (p *lessonPane) View() string { return strings.Join(p.Lines(), "\n") }
+
+// wordWrap breaks plain text at spaces only (ansi.Wrap also breaks after
+// hyphens, which cuts --flags in two), and cuts a word only when it is
+// longer than a line.
+func wordWrap(text string, width int) string {
+	var b strings.Builder
+	col := 0
+	for _, word := range strings.Fields(text) {
+		w := ansi.StringWidth(word)
+		switch {
+		case col == 0:
+		case col+1+w <= width:
+			b.WriteByte(' ')
+			col++
+		default:
+			b.WriteByte('\n')
+			col = 0
+		}
+		if w > width {
+			word = ansi.Hardwrap(word, width, false)
+			w = ansi.StringWidth(word[strings.LastIndexByte(word, '\n')+1:])
+			col = 0
+		}
+		b.WriteString(word)
+		col += w
+	}
+	return b.String()
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

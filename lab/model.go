@@ -37,6 +37,10 @@ type Options struct {
 	// ScrollbackLines and HistoryLines bound the pane; 0 for the defaults.
 	ScrollbackLines int
 	HistoryLines    int
+	// Lessons brings in the curriculum (package episode): the lesson verbs,
+	// the lesson pane's checklist, each lesson's scene. Progress is kept
+	// in StoreDir. Main turns it on.
+	Lessons bool
 }
 
 // Model is the lab's root model.
@@ -72,6 +76,10 @@ type Model struct {
 	logGen         int
 	fetching       bool
 	fetchAgain     bool
+
+	tutor   *tutorLink // nil without Options.Lessons
+	later   []string   // notes for after the greeting (setup runs before it)
+	greeted bool
 
 	posts     chan func(*Model) tea.Cmd
 	done      chan struct{}
@@ -115,6 +123,9 @@ func New(opts Options) *Model {
 	sopts := append([]command.Option{command.WithClock(m.clock.Now), command.WithConfirm(m.ask), command.WithObserver(m.observe)}, opts.SessionOptions...)
 	m.sess = command.NewSession(m.dep, sopts...)
 	m.addSceneVerb()
+	if opts.Lessons {
+		m.startLessons()
+	}
 
 	histPath := ""
 	if opts.StoreDir != "" {
@@ -123,6 +134,7 @@ func New(opts Options) *Model {
 	m.sb = NewScrollback(opts.ScrollbackLines)
 	m.cmd = newCmdPane(m.ctx, m.st, m.sess, m.sb, loadHistory(histPath, opts.HistoryLines))
 	m.scene = newScenePane(m.st)
+	m.scene.list = func() []scenes.Factory { return m.sceneList() } // one registry, replaceable in tests
 	m.lesson = newLessonPane(m.st)
 	var logBuf *broker.LogBuffer
 	if srv := m.dep.Embedded(); srv != nil {
@@ -137,12 +149,23 @@ func New(opts Options) *Model {
 	} else {
 		m.status.SetFacts(facts{url: m.dep.ClientURL(), external: true, store: opts.StoreDir, conns: -1, running: true})
 	}
-	m.greet()
 	return m
 }
 
-// greet says where the lab is, in the command pane.
+// greet says where the lab is, in the command pane, once: when the program
+// starts, after the setup functions (a lesson opened by --lesson changes
+// what there is to say), followed by their notes.
 func (m *Model) greet() {
+	if m.greeted {
+		return
+	}
+	m.greeted = true
+	defer func() {
+		for _, n := range m.later {
+			m.Note(n)
+		}
+		m.later = nil
+	}()
 	if srv := m.dep.Embedded(); srv != nil {
 		js := "with JetStream"
 		if !srv.JetStream() {
@@ -164,6 +187,9 @@ func (m *Model) greet() {
 		m.Note("the real nats CLI works here too: nats --server " + url + " …")
 	}
 	m.Note("Type help for the commands (Tab completes), ? or F1 for the keys, quit to leave.")
+	if m.tutor != nil && m.tutor.tutor.Lesson() == nil {
+		m.Note("Guided lessons: lessons lists them, next opens the first one not done.")
+	}
 }
 
 // Session is the lab's command session (to add verbs).
@@ -199,10 +225,11 @@ func (m *Model) Post(fn func(*Model)) bool {
 }
 
 // SetLesson shows a lesson (markdown) in the lesson pane. UI loop only: use Post.
-func (m *Model) SetLesson(title, markdown string) { m.lesson.SetLesson(title, markdown) }
+func (m *Model) SetLesson(title, markdown string) { m.lesson.SetLesson("lesson: "+title, markdown) }
 
-// SetSteps shows a lesson's checklist. UI loop only: use Post.
-func (m *Model) SetSteps(steps []Step) { m.lesson.SetSteps(steps) }
+// SetSteps shows a lesson's checklist; complete, once every step is done,
+// says what comes next. UI loop only: use Post.
+func (m *Model) SetSteps(steps []Step, complete string) { m.lesson.SetSteps(steps, complete) }
 
 // ShowLesson opens or collapses the lesson pane. UI loop only: use Post.
 func (m *Model) ShowLesson(show bool) {
@@ -260,6 +287,7 @@ func (m *Model) ask(question string) bool {
 func (m *Model) Close() {
 	m.closeOnce.Do(func() {
 		close(m.done)
+		m.stopLessons()
 		m.sess.Close()
 		m.scene.Close()
 		m.stats.close()
@@ -277,6 +305,7 @@ type (
 
 // Init starts the waiters: output, posts, server changes, stats.
 func (m *Model) Init() tea.Cmd {
+	m.greet()
 	return tea.Batch(m.waitOutput(), m.waitPost(), m.waitServer(), m.fetchStats(), m.pollStats())
 }
 

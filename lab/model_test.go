@@ -316,7 +316,7 @@ func TestTabCompletes(t *testing.T) {
 	if v := h.m.cmd.in.Value(); v != "s" {
 		t.Errorf("s⇥ = %q", v)
 	}
-	if !strings.Contains(h.screen(), "scene  stop  stream  sub") {
+	if !strings.Contains(h.screen(), "scene  sleep  stop  stream  sub") {
 		t.Errorf("candidates not shown:\n%s", h.screen())
 	}
 	h.key("ctrl+c")
@@ -462,7 +462,7 @@ func TestLessonAPI(t *testing.T) {
 	h := newHarness(t, 120, 40)
 	go h.m.Post(func(m *Model) {
 		m.SetLesson("Persist messages", "# Streams\n\nA **stream** keeps messages.")
-		m.SetSteps([]Step{{Text: "Create EVENTS", Done: true}, {Text: "Publish three messages", Current: true}, {Text: "Replay them"}})
+		m.SetSteps([]Step{{Text: "Create EVENTS", Done: true}, {Text: "Publish three messages", Current: true}, {Text: "Replay them"}}, "")
 	})
 	h.pump("the lesson", func() bool { return strings.Contains(h.screen(), "lesson: Persist messages") })
 	s := h.screen()

@@ -26,7 +26,7 @@ const NoTerminalMessage = "natslab: the lab needs a terminal (stdin and stdout m
 // returns the process's exit status. Nothing is printed to the terminal the
 // lab draws on: the server's log stays in its buffer (the log pane shows it).
 // Each setup function runs on the new Model before the screen starts (to
-// add verbs, open a lesson).
+// add verbs; OpenLesson(id) opens a lesson).
 func Main(ctx context.Context, cfg broker.Config, stdin io.Reader, stdout, stderr io.Writer, setup ...func(*Model)) int {
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		fmt.Fprintln(stderr, NoTerminalMessage)
@@ -38,7 +38,7 @@ func Main(ctx context.Context, cfg broker.Config, stdin io.Reader, stdout, stder
 		return 1
 	}
 	defer broker.Close(dep)
-	m := New(Options{Deployment: dep, StoreDir: cfg.StoreDir(), Context: ctx})
+	m := New(Options{Deployment: dep, StoreDir: cfg.StoreDir(), Context: ctx, Lessons: true})
 	defer m.Close()
 	for _, f := range setup {
 		f(m)

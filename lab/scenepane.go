@@ -95,15 +95,17 @@ func (p *scenePane) Lines() []string {
 			note = "f4 keys · " + note
 		}
 	} else {
-		body = p.intro(iw)
+		body = p.intro(iw, ih)
 	}
 	p.frame = box(p.st, title, p.focus, fitLines(body, iw, ih), note, p.w, p.h)
 	p.valid = true
 	return p.frame
 }
 
-// intro is what the pane shows before a scene is open.
-func (p *scenePane) intro(w int) string {
+// intro is what the pane shows before a scene is open: the scenes, one a
+// line with what each shows, or only their names where h rows cannot hold
+// that.
+func (p *scenePane) intro(w, h int) string {
 	var b strings.Builder
 	pic := "publisher ──▶ ( NATS ) ──▶ subscriber"
 	if w < len([]rune(pic))+2 {
@@ -120,9 +122,23 @@ func (p *scenePane) intro(w int) string {
 		wrap("Scenes draw what happens on the broker as it happens. None is installed in this build yet: the command pane below is the whole lab for now.")
 		return b.String()
 	}
-	wrap("Scenes draw what happens on the broker, whoever causes it. Open one:")
+	intro := "Scenes draw what happens on the broker, whoever causes it. Open one:"
+	introLines := strings.Count(ansi.Wordwrap(intro, max(w-2, 10), ""), "\n") + 1
+	if 3+introLines+len(list) > h { // a blank line, the picture, a blank line, the text, the list
+		names := make([]string, len(list))
+		for i, f := range list {
+			names[i] = f.Name
+		}
+		wrap("Scenes draw what happens on the broker, whoever causes it. scene NAME opens one: " + strings.Join(names, ", ") + ".")
+		return b.String()
+	}
+	wrap(intro)
+	width := 10
 	for _, f := range list {
-		fmt.Fprintf(&b, "   scene %-10s %s\n", f.Name, f.Summary)
+		width = max(width, len(f.Name))
+	}
+	for _, f := range list {
+		fmt.Fprintf(&b, "   scene %-*s %s\n", width, f.Name, f.Summary)
 	}
 	return b.String()
 }

@@ -100,11 +100,12 @@ func (s *statsSource) fetch() tea.Cmd {
 
 // statusBar is the one-line bar at the bottom.
 type statusBar struct {
-	st    *Styles
-	f     facts
-	w     int
-	line  string
-	valid bool
+	st     *Styles
+	f      facts
+	lesson string // "first-stream 2/4" while a lesson is open
+	w      int
+	line   string
+	valid  bool
 }
 
 func (b *statusBar) SetSize(w int) {
@@ -118,6 +119,14 @@ func (b *statusBar) SetSize(w int) {
 func (b *statusBar) SetFacts(f facts) {
 	if f != b.f {
 		b.f = f
+		b.valid = false
+	}
+}
+
+// SetLesson shows the open lesson and its steps done ("" in the sandbox).
+func (b *statusBar) SetLesson(s string) {
+	if s != b.lesson {
+		b.lesson = s
 		b.valid = false
 	}
 }
@@ -201,11 +210,19 @@ func (b *statusBar) variants() []string {
 		}
 		return " " + strings.Join(out, " │ ")
 	}
+	// The open lesson goes after the jobs; when room runs out it outlasts
+	// the counts and the store, since it says where the learner is.
+	lesson := ""
+	if b.lesson != "" {
+		lesson = " │ lesson " + b.lesson
+	}
 	return []string{
-		join(where, js, counts) + jobs + store,
-		join(where, js, counts) + jobs,
-		join(where, jsShort, short) + jobs + store,
-		join(where, jsShort, short) + jobs,
+		join(where, js, counts) + jobs + lesson + store,
+		join(where, js, counts) + jobs + lesson,
+		join(where, jsShort, short) + jobs + lesson + store,
+		join(where, jsShort, short) + jobs + lesson,
+		join(where, jsShort) + jobs + lesson,
+		join(where, jsShort) + jobs + strings.Replace(lesson, " lesson ", " ", 1),
 		join(where, jsShort) + jobs,
 	}
 }

@@ -120,3 +120,38 @@ func TestTeaConfirmReset(t *testing.T) {
 	var b bytes.Buffer
 	b.ReadFrom(out)
 }
+
+// A lesson through the real program: opened with the lesson verb, each
+// step's "not yet" moving on as the seed's commands are typed, and the
+// lesson complete at the end. (The renderer draws only what changed, so
+// the waits look for text that is new on screen, not for a ✓ alone.)
+func TestTeaLessonFlow(t *testing.T) {
+	_, tm := newTeaLab(t)
+	waitScreen(t, tm, "Guided lessons: lessons lists them")
+	tm.Type("lesson first-stream")
+	enter(tm)
+	waitScreen(t, tm, "lesson 6 · first-stream", "Turn JetStream on", "JetStream is off")
+	steps := []struct {
+		lines []string
+		then  []string
+	}{
+		{firstStreamSolution[:1], []string{"there is no stream EVENTS"}},
+		{firstStreamSolution[1:2], []string{"holds 0 messages"}},
+		{firstStreamSolution[2:6], []string{"no subscriber has read all 3"}},
+		{firstStreamSolution[6:], []string{"Lesson complete: all 4 steps done.", "first-stream is complete: all 4 steps done. Type next for lesson 7"}},
+	}
+	for _, st := range steps {
+		for _, line := range st.lines {
+			tm.Type(line)
+			enter(tm)
+		}
+		waitScreen(t, tm, st.then...)
+	}
+	tm.Type("quit")
+	enter(tm)
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	m := tm.FinalModel(t).(*Model)
+	if m.status.lesson != "first-stream ✓ 4/4" {
+		t.Errorf("status bar's lesson: %q", m.status.lesson)
+	}
+}

@@ -19,6 +19,7 @@ func TestViewGolden(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			h := newHarness(t, sz[0], sz[1])
+			stableScenes(h)
 			h.run(`pub greet "Hello NATS!"`)
 			h.run(`pubb greet`)
 			h.settle()
@@ -29,6 +30,7 @@ func TestViewGolden(t *testing.T) {
 
 func TestViewGoldenHelp(t *testing.T) {
 	h := newHarness(t, 80, 24)
+	stableScenes(h)
 	h.typeText("?")
 	golden.RequireEqual(t, []byte(h.screen()))
 }
@@ -37,6 +39,7 @@ func TestViewGoldenCompactAndTooSmall(t *testing.T) {
 	for _, sz := range [][2]int{{50, 15}, {30, 6}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			h := newHarness(t, sz[0], sz[1])
+			stableScenes(h)
 			h.run(`pub greet "Hello NATS!"`)
 			h.settle()
 			golden.RequireEqual(t, []byte(h.screen()))

@@ -1,0 +1,322 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/lab/episode"
+	"natslab/scenes"
+)
+
+// The seed tutorial's commands (shared/seeds/000), with the lesson's first
+// step before them: first-stream starts with JetStream off.
+var firstStreamSolution = []string{
+	"nats-server -js",
+	`stream add EVENTS --subjects "events.>" --defaults`,
+	`pub events.page_loaded '{"page":"/home"}' --jetstream`,
+	`pub events.input_changed '{"field":"email"}' --jetstream`,
+	`pub events.page_loaded '{"page":"/pricing"}' --jetstream`,
+	"stream info EVENTS",
+	`sub "events.>" --all --terminate-at-end`,
+}
+
+// waitScreen pumps messages until the screen shows every one of want.
+func (h *harness) waitScreen(want ...string) string {
+	h.t.Helper()
+	h.pump(strings.Join(want, " and "), func() bool {
+		s := h.screen()
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				return false
+			}
+		}
+		return true
+	})
+	return h.screen()
+}
+
+// lessonScreen is the lesson pane and the status bar, cut from the screen:
+// what the lesson goldens hold (the scene beside it is tested in its own
+// package, the command pane elsewhere).
+func (h *harness) lessonScreen() string {
+	r := h.m.lay.lesson
+	lines := strings.Split(h.screen(), "\n")
+	var out []string
+	for y := r.y; y < r.y+r.h && y < len(lines); y++ {
+		out = append(out, ansi.Cut(lines[y], r.x, r.x+r.w))
+	}
+	return strings.Join(append(out, lines[len(lines)-1]), "\n")
+}
+
+// all is the pane's whole content, scrolled out of view or not, as text.
+func (p *lessonPane) all() string {
+	p.render()
+	return ansi.Strip(strings.Join(append(append([]string(nil), p.pinned...), p.lines...), "\n"))
+}
+
+// A lesson typed into the pane: it opens with its checklist, each step
+// ticks right after the command that satisfies it, the status bar counts,
+// and the lesson says it is complete and what comes next.
+func TestLessonFlowInThePane(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	h.run("lesson first-stream")
+	s := h.waitScreen("lesson 6 · first-stream", "[▸] Turn JetStream on", "❯ nats-server -js", "not yet: JetStream is off", "lesson first-stream 0/4", "Persist messages with JetStream")
+	if strings.Contains(s, "lesson: Welcome") {
+		t.Errorf("the welcome text is still shown:\n%s", s)
+	}
+	h.run(firstStreamSolution[0])
+	h.waitScreen("[✓] Turn JetStream on", "[▸] Create the EVENTS stream on events.>", "lesson first-stream 1/4")
+	h.run(firstStreamSolution[1])
+	h.waitScreen("[✓] Create the EVENTS stream on events.>", "[▸] Store three events", "holds 0 messages", "lesson first-stream 2/4")
+	for _, line := range firstStreamSolution[2:6] {
+		h.run(line)
+	}
+	h.waitScreen("[✓] Store three events on two subjects", "[▸] Replay every stored event", "lesson first-stream 3/4")
+	h.run(firstStreamSolution[6])
+	s = h.waitScreen("[✓] Replay every stored event", "✓ Lesson complete: all 4 steps done.", "Type next for lesson 7 · stream-log", "lesson first-stream ✓ 4/4")
+	if strings.Contains(s, "not yet:") || strings.Contains(s, "[▸]") {
+		t.Errorf("a complete lesson has no step to do:\n%s", s)
+	}
+	h.pump("the note in the command pane", func() bool {
+		return strings.Contains(h.text(), "✓ Lesson 6 · first-stream is complete: all 4 steps done. Type next for lesson 7")
+	})
+	if n := strings.Count(h.text(), "is complete"); n != 1 {
+		t.Errorf("the lesson said it was complete %d times:\n%s", n, h.text())
+	}
+
+	// The progress is on disk: natslab lessons reads it without a server.
+	prog, err := episode.OpenProgress(h.store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := prog.Get("first-stream"); !p.Done || p.StepsDone != 4 {
+		t.Errorf("progress on disk: %+v", p)
+	}
+
+	// next moves on; lessons lists the status; leave is the sandbox again.
+	h.run("next")
+	h.waitScreen("lesson 7 · stream-log", "lesson stream-log 0/3")
+	h.run("lessons")
+	if !strings.Contains(h.text(), "first-stream      done") || !strings.Contains(h.text(), "▸  7  stream-log") {
+		t.Errorf("lessons:\n%s", h.text())
+	}
+	h.run("lesson leave")
+	s = h.waitScreen("lesson: Welcome", "Welcome to natslab")
+	if strings.Contains(s, "lesson stream-log") || strings.Contains(s, "Steps ·") {
+		t.Errorf("the sandbox still shows the lesson:\n%s", s)
+	}
+}
+
+// hint shows the step's hint in the lesson pane too, until the step is
+// done; the "not yet" follows the broker without a step ticking; lesson
+// reset starts the checklist over.
+func TestLessonHintWhyAndReset(t *testing.T) {
+	h := newHarness(t, 200, 60)
+	h.run("lesson first-stream")
+	h.run("nats-server -js")
+	h.run(`stream add EVENTS --subjects "evts.>" --defaults`)
+	h.waitScreen("not yet: stream EVENTS captures evts.>, not events.>")
+	if strings.Contains(h.screen(), "hint:") {
+		t.Fatalf("the hint shows before it was asked for:\n%s", h.screen())
+	}
+	h.run("hint")
+	h.waitScreen("hint: A stream needs a name and the subjects it")
+	h.run("stream rm EVENTS -f")
+	h.waitScreen("not yet: there is no stream EVENTS", "hint: A stream needs a name")
+	h.run(`stream add EVENTS --subjects "events.>" --defaults`)
+	s := h.waitScreen("[✓] Create the EVENTS stream on events.>", "lesson first-stream 2/4")
+	if strings.Contains(s, "hint:") {
+		t.Errorf("the hint stays with its step:\n%s", s)
+	}
+	h.run("lesson reset")
+	h.waitScreen("[▸] Turn JetStream on", "not yet: JetStream is off", "lesson first-stream 0/4")
+}
+
+// A step ticks however the state came about: here a client outside the
+// pane (any nats client on the lab's URL) creates the stream and stores
+// the messages, and the tutor's watch notices without any command typed.
+func TestLessonTicksFromOutsideThePane(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	h.run("lesson first-stream")
+	h.run("nats-server -js")
+	h.waitScreen("[✓] Turn JetStream on")
+	nc, err := h.srv.Connect("outside")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "EVENTS", Subjects: []string{"events.>"}}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitScreen("[✓] Create the EVENTS stream on events.>", "lesson first-stream 2/4")
+	for i, subj := range []string{"events.a", "events.b", "events.a"} {
+		if _, err := js.Publish(ctx, subj, []byte(fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.waitScreen("[✓] Store three events on two subjects", "lesson first-stream 3/4")
+}
+
+// namedScene is a test scene that answers to a name of its choosing.
+type namedScene struct {
+	testScene
+	name string
+}
+
+func (s *namedScene) Name() string  { return s.name }
+func (s *namedScene) Title() string { return "the " + s.name + " scene" }
+
+// withScenes gives the lab a registry of test scenes with these names, and
+// records every one it builds.
+func withScenes(h *harness, names ...string) func() []*namedScene {
+	var mu sync.Mutex
+	var built []*namedScene
+	fs := map[string]scenes.Factory{}
+	var list []scenes.Factory
+	for _, n := range names {
+		f := scenes.Factory{Name: n, Summary: "test scene " + n, New: func(scenes.Env) (scenes.Scene, error) {
+			sc := &namedScene{name: n}
+			mu.Lock()
+			built = append(built, sc)
+			mu.Unlock()
+			return sc, nil
+		}}
+		fs[n] = f
+		list = append(list, f)
+	}
+	h.m.sceneList = func() []scenes.Factory { return list }
+	h.m.sceneLookup = func(n string) (scenes.Factory, bool) { f, ok := fs[n]; return f, ok }
+	return func() []*namedScene {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]*namedScene(nil), built...)
+	}
+}
+
+// A lesson brings its scene; a lesson whose scene this build lacks shows
+// the scene pane's introduction, without an error; leaving brings back the
+// scene the sandbox had.
+func TestLessonSwitchesTheScene(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	built := withScenes(h, "contrast", "mine")
+	h.run("scene mine")
+	h.waitScreen("scene: the mine scene")
+
+	h.run("lesson first-stream") // scene: contrast
+	h.waitScreen("scene: the contrast scene", "lesson 6 · first-stream")
+	if b := built(); len(b) != 2 || !b[0].closed {
+		t.Errorf("the sandbox's scene is closed when the lesson's opens: %d built", len(b))
+	}
+
+	h.run("lesson stream-log") // scene: log, not in this registry
+	s := h.waitScreen("lesson 7 · stream-log", "publisher ──▶ ( NATS ) ──▶ subscriber")
+	if strings.Contains(s, "scene: the") || strings.Contains(h.text(), "cannot open scene") {
+		t.Errorf("a lesson whose scene is missing shows the introduction, quietly:\n%s\n%s", s, h.text())
+	}
+
+	h.run("lesson leave")
+	h.waitScreen("scene: the mine scene", "lesson: Welcome")
+	if b := built(); len(b) != 3 || b[2].name != "mine" {
+		t.Errorf("leaving builds the sandbox's scene anew: %d built", len(b))
+	}
+
+	// From a sandbox without a scene, leaving comes back to none.
+	h.run("scene off")
+	h.run("lesson first-stream")
+	h.waitScreen("scene: the contrast scene")
+	h.run("lesson leave")
+	s = h.waitScreen("lesson: Welcome", "publisher ──▶ ( NATS ) ──▶ subscriber")
+	if strings.Contains(s, "scene: the") {
+		t.Errorf("no scene in the sandbox before, none after:\n%s", s)
+	}
+}
+
+// A damaged progress file is said once in the pane, and the lab carries on
+// with lessons (the file is moved aside by package episode).
+func TestDamagedProgressIsSaidOnce(t *testing.T) {
+	srv, store := newTestServer(t)
+	if err := os.MkdirAll(store, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(store, episode.ProgressFile), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessOn(t, srv, store, 120, 40)
+	if n := strings.Count(h.text(), "is damaged"); n != 1 {
+		t.Fatalf("the damaged file is said %d times:\n%s", n, h.text())
+	}
+	h.run("lesson hello")
+	h.waitScreen("lesson 1 · hello", "[▸] Subscribe to greet")
+}
+
+// The lesson opened by natslab --lesson ID (OpenLesson, before the screen
+// starts): the greeting describes the lesson's server (JetStream off, as
+// first-stream starts), and the pane and the status bar show the lesson.
+func TestOpenLessonAtStart(t *testing.T) {
+	srv, store := newTestServer(t)
+	m := newTestModel(t, srv, store)
+	OpenLesson("first-stream")(m)
+	h := startHarness(t, m, srv, store, 80, 24)
+	h.waitScreen("lesson 6 · first-stream", "lesson first-stream 0/4")
+	text := h.text()
+	for _, want := range []string{"without JetStream (nats-server -js turns it on)", "Lesson 6 · first-stream: Persist messages with JetStream.", "hint helps"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the greeting lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "Guided lessons:") {
+		t.Errorf("inside a lesson, the sandbox's pointer to the lessons is noise:\n%s", text)
+	}
+}
+
+// Goldens of the lesson pane (and the status bar) at the sizes the lab must
+// read well at: a step with its commands, what the broker still lacks and
+// the hint; and a complete lesson. Update with: go test ./lab -run
+// TestLessonGolden -update
+func TestLessonGolden(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
+		t.Run(fmt.Sprintf("step-%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			h := newHarness(t, sz[0], sz[1])
+			withScenes(h) // no scene: its connections would come and go
+			h.run("lesson first-stream")
+			h.run("nats-server -js")
+			h.run(`stream add EVENTS --subjects "evts.>" --defaults`)
+			h.run("hint")
+			h.waitScreen("lesson first-stream 1/4")
+			h.pump("the hint and the reason", func() bool {
+				all := h.m.lesson.all()
+				return strings.Contains(all, "hint:") && strings.Contains(all, "not yet:")
+			})
+			h.settle()
+			golden.RequireEqual(t, []byte(h.lessonScreen()))
+		})
+		t.Run(fmt.Sprintf("complete-%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			h := newHarness(t, sz[0], sz[1])
+			withScenes(h)
+			h.run("lesson first-stream")
+			for _, line := range firstStreamSolution {
+				h.run(line)
+			}
+			h.waitScreen("first-stream ✓ 4/4")
+			h.pump("the word that the lesson is complete", func() bool {
+				return strings.Contains(h.m.lesson.all(), "Lesson complete")
+			})
+			h.settle()
+			golden.RequireEqual(t, []byte(h.lessonScreen()))
+		})
+	}
+}
