@@ -26,6 +26,7 @@ const usage = `natslab: a terminal learning lab for NATS and JetStream
 
 Usage:
   natslab [flags]                 open the lab
+  natslab --lesson ID             open the lab at a lesson (natslab lessons lists them)
   natslab serve [flags]           run the lab's NATS server alone, like nats-server -js
   natslab run [flags] [FILE|-]    run nats commands from a file (or stdin), one per line
   natslab run --lesson ID FILE    run a file in a lesson, then say which of its steps are done

@@ -81,3 +81,32 @@ func BenchmarkPaneWriter(b *testing.B) {
 	}
 	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds(), "lines/s")
 }
+
+// BenchmarkLessonView measures View at 160x50 with a lesson open: still,
+// and when a step's state changes (the checklist is drawn again, the
+// lesson's Markdown is not rendered again).
+func BenchmarkLessonView(b *testing.B) {
+	h := newHarness(b, 160, 50)
+	withScenes(h)
+	h.run("lesson first-stream")
+	h.waitScreen("lesson first-stream 0/4")
+	b.Run("still", func(b *testing.B) {
+		h.m.View()
+		b.ReportAllocs()
+		for b.Loop() {
+			h.m.View()
+		}
+	})
+	b.Run("step", func(b *testing.B) {
+		steps := append([]Step(nil), h.m.lesson.steps...)
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			s := append([]Step(nil), steps...)
+			s[0].Why = strings.Repeat("x", i%3)
+			h.m.lesson.SetSteps(s, "")
+			h.m.View()
+		}
+	})
+}
