@@ -320,3 +320,21 @@ func TestLessonGolden(t *testing.T) {
 		})
 	}
 }
+
+// Progress survives the lab: after a restart on the same store, the lab
+// says which lesson was open, and the lesson resumes with its steps done.
+func TestLessonProgressSurvivesARestart(t *testing.T) {
+	srv, store := newTestServer(t)
+	h := newHarnessOn(t, srv, store, 120, 40)
+	h.run("lesson first-stream")
+	h.run("nats-server -js")
+	h.waitScreen("lesson first-stream 1/4")
+	h.close()
+
+	h2 := newHarnessOn(t, srv, store, 120, 40)
+	if !strings.Contains(h2.text(), "You were in lesson first-stream last time: lesson first-stream goes back to it.") {
+		t.Errorf("no word of the lesson left open:\n%s", h2.text())
+	}
+	h2.run("lesson first-stream")
+	h2.waitScreen("[✓] Turn JetStream on", "lesson first-stream 1/4")
+}
