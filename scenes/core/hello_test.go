@@ -1,0 +1,174 @@
+package core
+
+import (
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/nats-io/nats.go"
+
+	"natslab/broker"
+	"natslab/broker/brokertest"
+	"natslab/scenes"
+)
+
+// tcpSub subscribes from a client of the test's own over TCP, named as the
+// real nats CLI names itself: what a `nats sub` in another terminal is to
+// the server.
+func tcpSub(t *testing.T, url, subject string) *atomic.Int64 {
+	t.Helper()
+	nc, err := nats.Connect(url, nats.Name("NATS CLI Version 0.5.0"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	var n atomic.Int64
+	if _, err := nc.Subscribe(subject, func(*nats.Msg) { n.Add(1) }); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return &n
+}
+
+// The subscribers on screen are the server's: a lab sub and a client over
+// TCP both show up, with their names, and their counts are exactly what
+// each received, whoever published (the pane, the scene).
+func TestHelloDiscoversSubscribersAndCountsExactly(t *testing.T) {
+	h := newHarness(t, Hello)
+	if s := h.s.snap; !s.Listed || len(s.Subs) != 0 || s.Watch != "greet" {
+		t.Fatalf("a fresh scene: %+v", s)
+	}
+	job := h.start("sub greet")
+	other := tcpSub(t, h.srv.ClientURL(), "greet")
+	h.start("sub greeting") // not greet: not on screen
+	h.until("two subscribers on greet", subsOn("greet", 2))
+	names := map[string]bool{}
+	for _, s := range h.s.snap.Subs {
+		names[s.Name] = true
+	}
+	if !names["natslab sub greet"] || !names["NATS CLI Version 0.5.0"] || len(h.s.snap.Subs) != 2 {
+		t.Fatalf("subscribers on screen: %+v", h.s.snap.Subs)
+	}
+
+	h.run(`pub greet "Hello NATS!" --count 3`)
+	h.do("publish", "2")
+	h.until("5 each", func(s Snapshot) bool { return s.Published == 5 && counts(s)["greet"] == 10 })
+	for _, s := range h.s.snap.Subs {
+		if s.Msgs != 5 {
+			t.Errorf("%s: %d on screen, want 5", s.Name, s.Msgs)
+		}
+	}
+	if job.Received() != 5 || other.Load() != 5 {
+		t.Errorf("received: lab sub %d, tcp sub %d; want 5 each", job.Received(), other.Load())
+	}
+	if s := h.s.snap; s.Unheard != 0 || s.Delivered() != 10 {
+		t.Errorf("unheard %d, delivered %d; want 0 and 10", s.Unheard, s.Delivered())
+	}
+	v := h.view(120, 12)
+	for _, want := range []string{"natslab sub greet", "NATS CLI Version 0.5.0", "published 5", "delivered 10", "no one listening 0"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the picture lacks %q:\n%s", want, v)
+		}
+	}
+}
+
+// With nobody subscribed, a message still reaches the server: it is counted
+// as published and as heard by no one, and nothing is delivered.
+func TestHelloNobodyListening(t *testing.T) {
+	h := newHarness(t, Hello)
+	job := h.start("sub greet")
+	h.until("subscribed", subsOn("greet", 1))
+	h.run(`pub greet "Hello NATS!"`)
+	h.until("delivered", func(s Snapshot) bool { return s.Delivered() == 1 })
+	h.stop(job)
+	h.until("nobody", func(s Snapshot) bool { return len(s.Subs) == 0 })
+	h.run(`pub greet "Is anyone there?"`)
+	h.do("publish")
+	h.until("two unheard", func(s Snapshot) bool { return s.Unheard == 2 && s.Published == 3 })
+	if s := h.s.snap; s.Delivered() != 0 {
+		t.Errorf("delivered %d to nobody", s.Delivered())
+	}
+	if v := h.view(100, 10); !strings.Contains(v, "nobody subscribes to greet") || !strings.Contains(v, "no one listening 2") {
+		t.Errorf("the picture must say nobody listens:\n%s", v)
+	}
+	// A subscriber elsewhere (a wildcard) hears greet: not unheard.
+	h.start("sub '>'")
+	h.until("a > subscriber", subsOn(">", 1))
+	h.do("publish")
+	h.until("heard by >", func(s Snapshot) bool { return s.Published == 4 && s.Delivered() == 1 })
+	if h.s.snap.Unheard != 2 {
+		t.Errorf("unheard %d, want still 2", h.s.snap.Unheard)
+	}
+}
+
+// Controls: watch other subjects, publish where told, reset, and one clear
+// error for each mistake.
+func TestHelloControls(t *testing.T) {
+	h := newHarness(t, Hello)
+	for _, c := range []struct {
+		control string
+		args    []string
+		want    string
+	}{
+		{"publish", []string{"0"}, "whole number"},
+		{"publish", []string{"2", "3"}, "one count"},
+		{"publish", []string{"a", "b"}, "one subject"},
+		{"publish", []string{"greet.*"}, "wildcard"},
+		{"publish", []string{"orders.us created"}, "space"},
+		{"watch", nil, "one subject"},
+		{"watch", []string{"a..b"}, "empty token"},
+		{"watch", []string{"a.>.b"}, "comes last"},
+		{"reset", []string{"x"}, "no arguments"},
+		{"offline", nil, "knows watch, publish, reset"},
+	} {
+		_, err := h.s.Do(c.control, c.args)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %v: %v, want an error saying %q", c.control, c.args, err, c.want)
+		}
+	}
+
+	h.start("sub 'greet.*'")
+	out := h.do("watch", "greet.>")
+	if !strings.Contains(out, "watching greet.>") {
+		t.Errorf("watch said %q", out)
+	}
+	h.until("greet.* on screen", subsOn("greet.*", 1))
+	if _, err := h.s.Do("publish", nil); err == nil || !strings.Contains(err.Error(), "publish greet.") {
+		t.Errorf("publish without a subject on a wildcard watch: %v", err)
+	}
+	h.do("publish", "3", "greet.sue")
+	h.until("3 delivered", func(s Snapshot) bool { return s.Published == 3 && s.Delivered() == 3 })
+	if out := h.do("publish", "elsewhere"); !strings.Contains(out, "does not show them") {
+		t.Errorf("publishing outside the watch must say so: %q", out)
+	}
+	h.do("reset")
+	h.until("reset", func(s Snapshot) bool { return s.Published == 0 && s.Delivered() == 0 })
+	h.do("publish", "greet.bob")
+	h.until("counting again", func(s Snapshot) bool { return s.Published == 1 && s.Delivered() == 1 })
+}
+
+// Against a deployment that is not the lab's own, the subscriber list
+// cannot be asked for: the scene says so, and still counts publishes.
+func TestHelloExternalDeployment(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.WithoutJetStream())
+	ext, err := broker.Dial(broker.ExternalOptions{URL: srv.ClientURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(scenes.Env{Deployment: ext}, Hello)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	h := &harness{t: t, srv: srv, s: s}
+	h.do("publish", "2")
+	h.until("2 published", func(s Snapshot) bool { return s.Published == 2 })
+	if snap := h.s.snap; snap.Listed || snap.Unheard != 0 {
+		t.Errorf("an external deployment: %+v", snap)
+	}
+	if v := h.view(120, 10); !strings.Contains(v, "lab's own server") || strings.Contains(v, "no one listening") {
+		t.Errorf("the picture must say where the subscribers come from:\n%s", v)
+	}
+}

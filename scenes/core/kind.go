@@ -1,0 +1,82 @@
+package core
+
+import (
+	"fmt"
+
+	"natslab/scenes"
+)
+
+// Kind is which of the three pictures a scene draws. They share the
+// driver, the fan-out from the server to the subscribers, the controls;
+// they differ in what each subscriber's row says.
+type Kind int
+
+const (
+	// Hello: publisher, server, the subscribers there are right now, a
+	// count each; a message nobody listens to fades at the server.
+	Hello Kind = iota
+	// Wildcards: each subscriber's filter lined up token by token under
+	// the subject just published, where it matched and where it failed.
+	Wildcards
+	// Queues: subscribers by queue group, each message dealt to one member
+	// of each group; a second group is a second copy.
+	Queues
+)
+
+type kindInfo struct {
+	name    string // the scene's name, as the episodes use it
+	summary string
+	watch   string // what the scene watches until told otherwise
+	body    func(n uint64) string
+}
+
+var kinds = [...]kindInfo{
+	Hello: {
+		name:    "hello",
+		summary: "Publisher, server and the subscribers there are right now; a message nobody listens to fades at the server",
+		watch:   "greet",
+		body:    func(n uint64) string { return fmt.Sprintf("Hello NATS! #%d", n) },
+	},
+	Wildcards: {
+		name:    "wildcards",
+		summary: "Each subscription's filter against each published subject, token by token: where * and > match, and where not",
+		watch:   "orders.>",
+		body:    func(n uint64) string { return fmt.Sprintf("order %d", n) },
+	},
+	Queues: {
+		name:    "queue-groups",
+		summary: "Queue groups: each message goes to one member of each group; a second group is a second copy",
+		watch:   "tasks",
+		body:    func(n uint64) string { return fmt.Sprintf("task %d", n) },
+	},
+}
+
+func (k Kind) info() kindInfo { return kinds[k] }
+
+func init() {
+	for k := range kinds {
+		kind := Kind(k)
+		scenes.Register(scenes.Factory{
+			Name:    kinds[k].name,
+			Summary: kinds[k].summary,
+			New: func(env scenes.Env) (scenes.Scene, error) {
+				s, err := New(env, kind)
+				if err != nil {
+					return nil, err
+				}
+				return s, nil
+			},
+		})
+	}
+}
+
+// title is the caption over the scene.
+func (k Kind) title(watch string) string {
+	switch k {
+	case Wildcards:
+		return "Subjects and wildcards: each filter against " + watch + ", token by token"
+	case Queues:
+		return "Queue groups on " + watch + ": one member of each group gets each message"
+	}
+	return "Hello NATS: who hears a message on " + watch
+}

@@ -1,0 +1,275 @@
+// Package core holds the three scenes of Core NATS the first episodes
+// show: hello (publisher, server, the subscribers there are right now),
+// wildcards (each filter matched token by token against each published
+// subject) and queue-groups (each message dealt to one member of each
+// group).
+//
+// Everything on screen comes from the broker. One tap subscription on the
+// watched subjects sees every publish, whoever makes it (the command pane,
+// the scene's own publish, a real nats CLI on the lab's URL); the server
+// itself, asked in process, says who subscribes and how many messages each
+// subscription was given. A message travels to a subscriber on screen
+// because the server counted a delivery to it.
+package core
+
+import (
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"natslab/scenes"
+	"natslab/scenes/kit"
+)
+
+// timing is how long things take on screen.
+type timing struct {
+	pubLeg, outLeg, downLeg, inLeg time.Duration
+	fade, gap, flash, backlog      time.Duration
+	token, owe, keep               time.Duration
+}
+
+var defaultTiming = timing{
+	pubLeg: 450 * time.Millisecond, outLeg: 120 * time.Millisecond,
+	downLeg: 220 * time.Millisecond, inLeg: 160 * time.Millisecond,
+	fade: 1200 * time.Millisecond, gap: 160 * time.Millisecond,
+	flash: 900 * time.Millisecond, backlog: 2 * time.Second,
+	token: 140 * time.Millisecond, // the wildcards scene reveals one token of a match per step
+	owe:   time.Second,            // a delivery with no publish to follow goes on its own after this
+	keep:  3 * time.Second,        // how long a publish waits for the deliveries that follow it
+}
+
+// Scene is one of the three Core NATS scenes. It implements scenes.Scene
+// and scenes.Keyed.
+type Scene struct {
+	kind   Kind
+	clock  scenes.Clock
+	t      timing
+	d      *driver
+	feed   *kit.Feed
+	styles *kit.Styles
+
+	w, h    int
+	snap    Snapshot
+	rows    []row
+	movers  kit.Movers
+	flashes kit.Flashes
+	flow    flow
+	recent  []arrival // the latest publishes, newest last (the wildcards scene shows them)
+
+	sampledAt time.Time
+
+	canvas       *kit.Canvas
+	cached       string
+	dirty        bool
+	lastAnimated bool
+}
+
+// New connects the scene to the deployment and starts watching.
+func New(env scenes.Env, kind Kind) (*Scene, error) {
+	clock := env.Clock
+	if clock == nil {
+		clock = scenes.RealClock{}
+	}
+	feed := kit.NewFeed(512, 2*scenes.FramesPerSecond)
+	d, err := startDriver(env.Deployment, kind, feed)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scene{
+		kind: kind, clock: clock, t: defaultTiming, d: d, feed: feed,
+		styles: kit.DefaultStyles(),
+		canvas: kit.NewCanvas(0, 0), dirty: true,
+	}
+	s.flow.init()
+	s.flashes.Dur = s.t.flash
+	s.movers.Max = 64
+	s.refresh(clock.Now())
+	return s, nil
+}
+
+// Name implements scenes.Scene.
+func (s *Scene) Name() string { return s.kind.info().name }
+
+// Title implements scenes.Scene.
+func (s *Scene) Title() string { return s.kind.title(s.snap.Watch) }
+
+// Init implements scenes.Scene: it arms the scene's heartbeat.
+func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }
+
+// SetSize implements scenes.Scene.
+func (s *Scene) SetSize(w, h int) {
+	if w != s.w || h != s.h {
+		s.w, s.h, s.dirty = w, h, true
+	}
+}
+
+// Controls implements scenes.Scene.
+func (s *Scene) Controls() []scenes.Control { return s.kind.controls() }
+
+// Keys implements scenes.Keyed.
+func (s *Scene) Keys() []scenes.KeyBinding { return s.kind.keys() }
+
+// Do implements scenes.Scene. It may wait on the network for a moment
+// (publish waits for the server's confirmation): call it off the UI loop.
+func (s *Scene) Do(control string, args []string) (string, error) {
+	return s.d.do(strings.ToLower(control), args)
+}
+
+// Snapshot is the scene's state as the broker reported it last.
+func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
+
+// Close implements scenes.Scene.
+func (s *Scene) Close() {
+	s.feed.Close()
+	s.d.close()
+}
+
+// frameEvery is the frame rate while something moves: the lab draws at
+// the same rate.
+const frameEvery = scenes.FrameInterval
+
+// Animating implements scenes.Scene.
+func (s *Scene) Animating() bool {
+	now := s.clock.Now()
+	return s.movers.Active(now) || s.flashes.Active(now) || s.flow.waiting() || s.revealing(now)
+}
+
+// Update implements scenes.Scene: broker events start animations, frames
+// move them. Both come as FeedMsg on one chain: a frame every frameEvery
+// while something moves, otherwise a wait for the next event.
+func (s *Scene) Update(msg tea.Msg) tea.Cmd {
+	m, ok := msg.(kit.FeedMsg)
+	if !ok || !m.For(s.feed) {
+		return nil
+	}
+	now := s.clock.Now()
+	if len(m.Events) > 0 || !m.Frame {
+		s.refresh(now)
+		for _, e := range m.Events {
+			s.animate(e, now)
+		}
+	}
+	s.deliver(now)
+	s.movers.Prune(now)
+	s.dirty = true
+	if s.Animating() {
+		return s.feed.Next(frameEvery)
+	}
+	return s.feed.Next(0)
+}
+
+// refresh reads the driver's state, rebuilds the rows and flashes the
+// numbers that changed.
+func (s *Scene) refresh(now time.Time) {
+	old := s.snap
+	s.snap = s.d.snapshot()
+	n := s.snap
+	s.rows = buildRows(s.kind, n.Subs)
+	flash := func(key string, changed bool) {
+		if changed {
+			s.flashes.Trigger(key, now)
+		}
+	}
+	flash("published", n.Published != old.Published)
+	flash("unheard", n.Unheard != old.Unheard)
+	flash("delivered", n.Delivered() != old.Delivered())
+	if n.Sampled > old.Sampled {
+		s.sampledAt = now
+	}
+}
+
+// tail is a message's label: the last token of its subject.
+func tail(subject string) string {
+	if i := strings.LastIndexByte(subject, '.'); i >= 0 {
+		subject = subject[i+1:]
+	}
+	if r := []rune(subject); len(r) > 8 {
+		subject = string(r[:8])
+	}
+	return subject
+}
+
+func (s *Scene) animate(e kit.Event, now time.Time) {
+	t := s.t
+	switch e.Kind {
+	case kit.Published, kit.Lost:
+		at := now.Add(t.pubLeg)
+		start, ok := slot(&s.flow.pubFree, now, t)
+		if ok {
+			m := kit.Mover{Label: tail(e.Subject), Start: start, Role: kit.Msg, Route: []string{"pub", "srv"}, Legs: []time.Duration{t.pubLeg}}
+			if e.Kind == kit.Lost {
+				// Nobody listens: the message reaches the server and fades
+				// where the subscribers would be.
+				m.Route, m.Legs, m.Fade = []string{"pub", "srv", "void"}, []time.Duration{t.pubLeg, t.outLeg}, t.fade
+			}
+			s.movers.Add(m)
+			at = start.Add(t.pubLeg)
+		}
+		a := arrival{subject: e.Subject, at: at, heard: e.Kind == kit.Published}
+		s.recent = append(s.recent, a)
+		if len(s.recent) > maxRecent {
+			s.recent = s.recent[len(s.recent)-maxRecent:]
+		}
+		// Deliveries follow the publishes on screen; under a flood the
+		// ones left out go on their own (flow.match), so what is kept
+		// here stays as short as the train on the wire.
+		if a.heard && ok {
+			s.flow.arrive(a)
+		}
+	case kit.Delivered:
+		if sub, ok := s.sub(e.Client); ok {
+			s.flow.owe(consumerOf(sub), sub.Subject, e.Client, now)
+		}
+	case kit.ClientUp:
+		s.flashes.Trigger("row:"+e.Client, now)
+	case kit.ClientDown:
+		s.flow.forget(e.Client)
+	case kit.Changed:
+		if e.Note == "reset" || e.Note == "watch" {
+			s.movers.Clear()
+			s.flashes.Clear()
+			s.flow.init()
+			s.recent = nil
+		}
+	}
+}
+
+// deliver starts the deliveries the server counted, each behind the
+// publish it follows.
+func (s *Scene) deliver(now time.Time) {
+	s.flow.match(now, s.t, func(member string, at time.Time) {
+		start, ok := slot(s.flow.rowFree(member), at, s.t)
+		if !ok {
+			return
+		}
+		m := kit.Mover{Route: []string{"srv", "trunk", "fork:" + member, "row:" + member}, Legs: []time.Duration{s.t.outLeg, s.t.downLeg, s.t.inLeg}, Start: start, Role: kit.Msg}
+		if s.movers.Add(m) {
+			s.flashes.Trigger("row:"+member, m.Arrive())
+		}
+	})
+}
+
+func (s *Scene) sub(key string) (Sub, bool) {
+	for _, sub := range s.snap.Subs {
+		if sub.Key == key {
+			return sub, true
+		}
+	}
+	return Sub{}, false
+}
+
+// slot schedules a message on a wire from at, or just behind the one
+// before it so a burst reads as a train; ok is false when the train is
+// already too long (the animation samples, the counts do not).
+func slot(free *time.Time, at time.Time, t timing) (time.Time, bool) {
+	start := at
+	if free.After(start) {
+		start = *free
+	}
+	if start.Sub(at) > t.backlog {
+		return time.Time{}, false
+	}
+	*free = start.Add(t.gap)
+	return start, true
+}

@@ -1,0 +1,380 @@
+package core
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"natslab/scenes/kit"
+)
+
+// View implements scenes.Scene. A frame is drawn only when something
+// changed or moves; otherwise the last one is returned as is.
+func (s *Scene) View() string {
+	now := s.clock.Now()
+	animating := s.Animating()
+	if !s.dirty && !animating && !s.lastAnimated {
+		return s.cached
+	}
+	s.cached = s.render(now)
+	s.dirty, s.lastAnimated = false, animating
+	return s.cached
+}
+
+func (s *Scene) render(now time.Time) string {
+	if s.w <= 0 || s.h <= 0 {
+		return ""
+	}
+	c := s.canvas
+	c.Reset(s.w, s.h)
+	footer, footerRole := s.footer(now)
+	countW := runes("received")
+	for _, r := range s.rows {
+		countW = max(countW, runes(strconv.FormatUint(r.sub.Msgs, 10)))
+	}
+	cols := s.columns(now)
+	need, want := s.rowWidths(cols, countW)
+	p := s.layout(s.w, s.h, need, want, countW, footer != "")
+	if p.level == levelLine {
+		c.Text(0, 0, clip(s.line(), s.w), kit.Plain)
+		return c.Render(s.styles)
+	}
+	if p.footer >= 0 {
+		c.Text(1, p.footer, clip(footer, s.w-2), footerRole)
+	}
+	s.drawStatus(c, &p, now)
+	if p.level == levelFull {
+		s.drawDiagram(c, &p)
+	}
+	s.drawHeader(c, &p, cols)
+	for i, y := range p.rowY {
+		s.drawRow(c, &p, s.rows[i], y, cols, now)
+	}
+	if p.moreY >= 0 {
+		c.Text(p.rowX, p.moreY, clip("+"+strconv.Itoa(p.more)+" more "+pluralWord(p.more, "subscription", "subscriptions"), p.countX-p.rowX-1), kit.Faint)
+	}
+	if p.empty >= 0 {
+		text, role := s.emptyText(), kit.Faint
+		if !s.snap.Listed {
+			role = kit.Warn
+		}
+		x := c.Text(p.rowX, p.empty, clip(text, p.w-p.rowX-1), role)
+		if more := ": what is published there is dropped"; s.snap.Listed && x+runes(more) < p.w {
+			c.Text(x, p.empty, more, role)
+		}
+	}
+	if p.histY >= 0 {
+		s.drawHistory(c, &p, now)
+	}
+	if p.level == levelFull {
+		at := s.resolver(&p)
+		s.movers.Draw(c, now, at, func(q kit.Point) bool { return p.inside(q.X, q.Y) })
+	}
+	return c.Render(s.styles)
+}
+
+// footer is the line under the scene: what keeps it from showing
+// everything, if anything does.
+func (s *Scene) footer(now time.Time) (string, kit.Role) {
+	switch {
+	case s.snap.Problem != "":
+		return s.snap.Problem, kit.Bad
+	case !s.snap.ServerUp:
+		return "the server is down: the scene reconnects when it is back", kit.Bad
+	case !s.sampledAt.IsZero() && now.Sub(s.sampledAt) < 2*time.Second:
+		return "flood: the animation shows a sample, the counts are exact", kit.Faint
+	}
+	return "", kit.Plain
+}
+
+func (s *Scene) emptyText() string {
+	if !s.snap.Listed {
+		return "who subscribes is asked of the lab's own server: run natslab without --server to see the subscribers"
+	}
+	return "nobody subscribes to " + s.snap.Watch
+}
+
+// drawStatus is the top line: what the scene watches and its counts, as
+// many as fit, the most telling first.
+func (s *Scene) drawStatus(c *kit.Canvas, p *plan, now time.Time) {
+	n := s.snap
+	x := c.Text(1, 0, clip(n.Watch, p.w-2), kit.Strong)
+	type part struct {
+		label, value string
+		role         kit.Role
+		key          string
+	}
+	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
+	parts := []part{{"published ", u(n.Published), kit.Msg, "published"}, {"delivered ", u(n.Delivered()), kit.Good, "delivered"}}
+	if s.kind == Queues && len(s.rows) > 0 {
+		// How many copies of each message the server hands out: one per
+		// queue group, one per plain subscription.
+		copies := len(groupSizes(s.rows))
+		for _, r := range s.rows {
+			if r.sub.Queue == "" {
+				copies++
+			}
+		}
+		role := kit.Plain
+		if copies > 1 {
+			role = kit.Warn
+		}
+		parts = append(parts, part{"each message: ", strconv.Itoa(copies) + " " + pluralWord(copies, "copy", "copies"), role, ""})
+	}
+	if n.Listed {
+		parts = append(parts, part{"no one listening ", u(n.Unheard), kit.Bad, "unheard"})
+	}
+	for _, pt := range parts {
+		if x+3+runes(pt.label)+runes(pt.value) >= p.w {
+			return
+		}
+		x = c.Text(x, 0, " · "+pt.label, kit.Plain)
+		role := pt.role
+		if pt.key != "" && s.flashes.On(pt.key, now) {
+			role = kit.Flash
+		}
+		x = c.Text(x, 0, pt.value, role)
+	}
+}
+
+// line is the whole scene in one line, for the smallest panes.
+func (s *Scene) line() string {
+	n := s.snap
+	parts := []string{s.kind.info().name + ": " + n.Watch}
+	if n.Listed {
+		parts = append(parts, strconv.Itoa(len(n.Subs))+" "+pluralWord(len(n.Subs), "subscriber", "subscribers"))
+	}
+	parts = append(parts, "published "+strconv.FormatUint(n.Published, 10), "delivered "+strconv.FormatUint(n.Delivered(), 10))
+	if n.Listed {
+		parts = append(parts, "no one listening "+strconv.FormatUint(n.Unheard, 10))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// drawDiagram draws the publisher, the server, the wires between and the
+// trunk fanning out to each row.
+func (s *Scene) drawDiagram(c *kit.Canvas, p *plan) {
+	up := s.snap.ServerUp
+	y := p.wire
+	wireRole := kit.Wire
+	if !up {
+		wireRole = kit.WireOff
+	}
+	c.HLine(p.pub.x+p.pub.w, p.srv.x-1, y, '─', wireRole)
+	c.Set(p.srv.x-1, y, '▶', wireRole)
+	c.Box(p.pub.x, p.pub.y, p.pub.w, p.pub.h, kit.Node)
+	c.TextCenter(p.pub.x, p.pub.x+p.pub.w, y, p.boxLabel(true), kit.Node)
+	srvRole, srvLabel := kit.Node, p.boxLabel(false)
+	if !up {
+		srvRole, srvLabel = kit.NodeOff, "down"
+	}
+	c.Box(p.srv.x, p.srv.y, p.srv.w, p.srv.h, srvRole)
+	c.TextCenter(p.srv.x, p.srv.x+p.srv.w, y, srvLabel, srvRole)
+	if len(p.rowY) == 0 {
+		// Nobody to hand a message to: the wire out of the server goes
+		// nowhere.
+		c.HLine(p.srv.x+p.srv.w, p.trunkX+1, y, '╌', kit.WireOff)
+		return
+	}
+	c.HLine(p.srv.x+p.srv.w, p.trunkX, y, '─', wireRole)
+	ys := append([]int(nil), p.rowY...)
+	if p.moreY >= 0 {
+		ys = append(ys, p.moreY)
+	}
+	top, bottom := min(ys[0], y), max(ys[len(ys)-1], y)
+	isRow := map[int]bool{}
+	for _, ry := range ys {
+		isRow[ry] = true
+	}
+	for j := top; j <= bottom; j++ {
+		c.Set(p.trunkX, j, junction(j > top, j < bottom, j == y, isRow[j]), wireRole)
+	}
+	for _, ry := range p.rowY {
+		c.Set(p.trunkX+1, ry, '─', wireRole)
+		c.Set(p.trunkX+2, ry, '▶', wireRole)
+	}
+	if p.moreY >= 0 {
+		c.Set(p.trunkX+1, p.moreY, '╌', kit.Faint)
+	}
+}
+
+// junction is the box-drawing character joining the directions given.
+func junction(up, down, left, right bool) rune {
+	switch {
+	case up && down && left && right:
+		return '┼'
+	case up && down && left:
+		return '┤'
+	case up && down && right:
+		return '├'
+	case up && down:
+		return '│'
+	case down && left && right:
+		return '┬'
+	case down && right:
+		return '┌'
+	case down && left:
+		return '┐'
+	case up && left && right:
+		return '┴'
+	case up && right:
+		return '└'
+	case up && left:
+		return '┘'
+	}
+	return '─'
+}
+
+// resolver places the waypoints messages travel between.
+func (s *Scene) resolver(p *plan) kit.Resolver {
+	rowAt := func(key string) (int, bool) {
+		for i, y := range p.rowY {
+			if s.rows[i].sub.Key == key {
+				return y, true
+			}
+		}
+		return 0, false
+	}
+	return func(name string) (kit.Point, bool) {
+		switch name {
+		case "pub":
+			return kit.Point{X: p.pub.x + p.pub.w/2, Y: p.wire}, true
+		case "srv":
+			return kit.Point{X: p.srv.x + p.srv.w/2, Y: p.wire}, true
+		case "void", "trunk":
+			return kit.Point{X: p.trunkX, Y: p.wire}, true
+		}
+		if k, ok := strings.CutPrefix(name, "fork:"); ok {
+			y, ok := rowAt(k)
+			return kit.Point{X: p.trunkX, Y: y}, ok
+		}
+		if k, ok := strings.CutPrefix(name, "row:"); ok {
+			y, ok := rowAt(k)
+			return kit.Point{X: p.trunkX + 2, Y: y}, ok
+		}
+		return kit.Point{}, false
+	}
+}
+
+// drawHeader labels the columns over the rows.
+func (s *Scene) drawHeader(c *kit.Canvas, p *plan, cols columns) {
+	if len(s.rows) == 0 {
+		return
+	}
+	c.TextRight(p.right, p.header, "received", kit.Faint)
+	switch s.kind {
+	case Wildcards:
+		s.drawSubject(c, p, cols)
+	case Queues:
+		c.Text(p.rowX, p.header, "group", kit.Faint)
+		c.Text(p.rowX+s.groupWidth(), p.header, "member", kit.Faint)
+	default:
+		c.Text(p.rowX, p.header, "subscription", kit.Faint)
+	}
+}
+
+// drawRow draws one subscription: what it is, and its count.
+func (s *Scene) drawRow(c *kit.Canvas, p *plan, r row, y int, cols columns, now time.Time) {
+	role := kit.Good
+	if s.flashes.On("row:"+r.sub.Key, now) {
+		role = kit.Flash
+	}
+	c.TextRight(p.right, y, strconv.FormatUint(r.sub.Msgs, 10), role)
+	end := p.countX - 1 // text stops before the counts
+	switch s.kind {
+	case Wildcards:
+		s.drawMatch(c, p, r, y, cols, end, now)
+	case Queues:
+		s.drawMember(c, p, r, y, end)
+	default:
+		x := c.Text(p.rowX, y, clip(r.sub.Subject, end-p.rowX), kit.Strong)
+		if r.sub.Queue != "" {
+			x = c.Text(x, y, clip(" in queue "+r.sub.Queue, end-x), kit.Plain)
+		}
+		// The connections' names in one column, when there is room.
+		x = max(x+2, p.rowX+s.subjectWidth()+2)
+		if x+3 < end {
+			c.Text(x, y, clip(s.label(r.sub), end-x), kit.Faint)
+		}
+	}
+}
+
+// label names a subscription's connection; when several on screen share a
+// name (two `sub tasks --queue workers`), their connection ids tell them
+// apart.
+func (s *Scene) label(sub Sub) string {
+	l := sub.Label()
+	if sub.Name == "" {
+		return l
+	}
+	for _, r := range s.rows {
+		if r.sub.Name == sub.Name && r.sub.Cid != sub.Cid {
+			return "conn " + strconv.FormatUint(sub.Cid, 10) + " · " + l
+		}
+	}
+	return l
+}
+
+// groupWidth is the width of the queue-groups scene's group column.
+func (s *Scene) groupWidth() int {
+	w := runes("no group")
+	for _, r := range s.rows {
+		w = max(w, runes(r.sub.Queue))
+	}
+	return min(w, 16) + 3
+}
+
+// drawMember draws a row of the queue-groups scene: a bracket joining the
+// members of a group, the group's name on its first row, the member.
+func (s *Scene) drawMember(c *kit.Canvas, p *plan, r row, y, end int) {
+	gw := s.groupWidth()
+	bracket := map[groupPos]rune{groupAlone: '╶', groupFirst: '┌', groupMiddle: '│', groupLast: '└'}
+	if b, ok := bracket[r.pos]; ok {
+		c.Set(p.rowX, y, b, kit.Strong)
+	}
+	switch r.pos {
+	case noGroup:
+		c.Text(p.rowX+2, y, "no group", kit.Faint)
+	case groupAlone, groupFirst:
+		c.Text(p.rowX+2, y, clip(r.sub.Queue, gw-3), kit.Strong)
+	}
+	label := s.label(r.sub)
+	if r.sub.Subject != s.snap.Watch {
+		label = r.sub.Subject + "  " + label
+	}
+	c.Text(p.rowX+gw, y, clip(label, end-p.rowX-gw), kit.Plain)
+}
+
+// put writes s from x, y, stopping before column end; it returns the
+// column after what it wrote.
+func put(c *kit.Canvas, x, y int, s string, role kit.Role, end int) int {
+	for _, r := range s {
+		if x >= end {
+			break
+		}
+		c.Set(x, y, r, role)
+		x++
+	}
+	return x
+}
+
+func clip(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n == 1 {
+		return "…"
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func pluralWord(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
