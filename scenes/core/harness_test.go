@@ -147,6 +147,13 @@ func (h *harness) view(w, hgt int) string {
 	return ansi.Strip(h.s.View())
 }
 
+// settled draws the scene once everything on its way has landed: the
+// counts on screen are then the server's.
+func (h *harness) settled(w, hgt int) string {
+	h.clock.Advance(10 * time.Second)
+	return h.view(w, hgt)
+}
+
 // counts maps each subscription's subject (and queue) to its count, summed
 // over subscriptions that share them.
 func counts(s Snapshot) map[string]uint64 {

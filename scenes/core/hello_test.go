@@ -10,6 +10,7 @@ import (
 	"natslab/broker"
 	"natslab/broker/brokertest"
 	"natslab/scenes"
+	"natslab/scenes/kit"
 )
 
 // tcpSub subscribes from a client of the test's own over TCP, named as the
@@ -66,7 +67,7 @@ func TestHelloDiscoversSubscribersAndCountsExactly(t *testing.T) {
 	if s := h.s.snap; s.Unheard != 0 || s.Delivered() != 10 {
 		t.Errorf("unheard %d, delivered %d; want 0 and 10", s.Unheard, s.Delivered())
 	}
-	v := h.view(120, 12)
+	v := h.settled(120, 12)
 	for _, want := range []string{"natslab sub greet", "NATS CLI Version 0.5.0", "published 5", "delivered 10", "no one listening 0"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the picture lacks %q:\n%s", want, v)
@@ -90,7 +91,7 @@ func TestHelloNobodyListening(t *testing.T) {
 	if s := h.s.snap; s.Delivered() != 0 {
 		t.Errorf("delivered %d to nobody", s.Delivered())
 	}
-	if v := h.view(100, 10); !strings.Contains(v, "nobody subscribes to greet") || !strings.Contains(v, "no one listening 2") {
+	if v := h.settled(100, 10); !strings.Contains(v, "nobody subscribes to greet") || !strings.Contains(v, "no one listening 2") {
 		t.Errorf("the picture must say nobody listens:\n%s", v)
 	}
 	// A subscriber elsewhere (a wildcard) hears greet: not unheard.
@@ -157,18 +158,20 @@ func TestHelloExternalDeployment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(scenes.Env{Deployment: ext}, Hello)
+	clock := kit.NewManualClock(epoch)
+	s, err := New(scenes.Env{Deployment: ext, Clock: clock}, Hello)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	h := &harness{t: t, srv: srv, s: s}
+	s.styles = kit.NewStyles(false)
+	h := &harness{t: t, srv: srv, s: s, clock: clock}
 	h.do("publish", "2")
 	h.until("2 published", func(s Snapshot) bool { return s.Published == 2 })
 	if snap := h.s.snap; snap.Listed || snap.Unheard != 0 {
 		t.Errorf("an external deployment: %+v", snap)
 	}
-	if v := h.view(120, 10); !strings.Contains(v, "lab's own server") || strings.Contains(v, "no one listening") {
+	if v := h.settled(120, 10); !strings.Contains(v, "lab's own server") || strings.Contains(v, "no one listening") {
 		t.Errorf("the picture must say where the subscribers come from:\n%s", v)
 	}
 }

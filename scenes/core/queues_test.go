@@ -53,7 +53,7 @@ func TestQueueGroupSplitsAndATypoDoubles(t *testing.T) {
 	if w1.Received()+w2.Received() != 6 {
 		t.Errorf("the workers received %d and %d: six tasks, none twice", w1.Received(), w2.Received())
 	}
-	if v := h.view(120, 12); !strings.Contains(v, "each message: 1 copy") || !strings.Contains(v, "workers") {
+	if v := h.settled(120, 12); !strings.Contains(v, "each message: 1 copy") || !strings.Contains(v, "workers") {
 		t.Errorf("one group, one copy:\n%s", v)
 	}
 
@@ -71,7 +71,7 @@ func TestQueueGroupSplitsAndATypoDoubles(t *testing.T) {
 	if w3.Received() != 6 || w1.Received()+w2.Received() != 12 {
 		t.Errorf("received: workers %d+%d (12 over both batches), worker %d (6)", w1.Received(), w2.Received(), w3.Received())
 	}
-	if v := h.view(120, 12); !strings.Contains(v, "each message: 2 copies") || !strings.Contains(v, "delivered 12") {
+	if v := h.settled(120, 12); !strings.Contains(v, "each message: 2 copies") || !strings.Contains(v, "delivered 12") {
 		t.Errorf("two groups, two copies:\n%s", v)
 	}
 }

@@ -55,6 +55,7 @@ type Scene struct {
 	movers  kit.Movers
 	flashes kit.Flashes
 	flow    flow
+	landing landing // deliveries on their way, so a count ticks as its message lands
 	recent  []arrival // the latest publishes, newest last (the wildcards scene shows them)
 
 	sampledAt time.Time
@@ -82,6 +83,7 @@ func New(env scenes.Env, kind Kind) (*Scene, error) {
 		canvas: kit.NewCanvas(0, 0), dirty: true,
 	}
 	s.flow.init()
+	s.landing = landing{}
 	s.flashes.Dur = s.t.flash
 	s.movers.Max = 64
 	s.refresh(clock.Now())
@@ -152,6 +154,7 @@ func (s *Scene) Update(msg tea.Msg) tea.Cmd {
 	}
 	s.deliver(now)
 	s.movers.Prune(now)
+	s.landing.prune(now)
 	s.dirty = true
 	if s.Animating() {
 		return s.feed.Next(frameEvery)
@@ -172,8 +175,7 @@ func (s *Scene) refresh(now time.Time) {
 		}
 	}
 	flash("published", n.Published != old.Published)
-	flash("unheard", n.Unheard != old.Unheard)
-	flash("delivered", n.Delivered() != old.Delivered())
+	// The other counts flash as their messages land (see landing).
 	if n.Sampled > old.Sampled {
 		s.sampledAt = now
 	}
@@ -203,7 +205,10 @@ func (s *Scene) animate(e kit.Event, now time.Time) {
 				// where the subscribers would be.
 				m.Route, m.Legs, m.Fade = []string{"pub", "srv", "void"}, []time.Duration{t.pubLeg, t.outLeg}, t.fade
 			}
-			s.movers.Add(m)
+			if s.movers.Add(m) && e.Kind == kit.Lost {
+				s.flashes.Trigger("unheard", m.Arrive())
+				s.landing.add(unheardKey, m.Arrive())
+			}
 			at = start.Add(t.pubLeg)
 		}
 		a := arrival{subject: e.Subject, at: at, heard: e.Kind == kit.Published}
@@ -225,11 +230,13 @@ func (s *Scene) animate(e kit.Event, now time.Time) {
 		s.flashes.Trigger("row:"+e.Client, now)
 	case kit.ClientDown:
 		s.flow.forget(e.Client)
+		delete(s.landing, e.Client)
 	case kit.Changed:
 		if e.Note == "reset" || e.Note == "watch" {
 			s.movers.Clear()
 			s.flashes.Clear()
 			s.flow.init()
+			s.landing = landing{}
 			s.recent = nil
 		}
 	}
@@ -246,6 +253,8 @@ func (s *Scene) deliver(now time.Time) {
 		m := kit.Mover{Route: []string{"srv", "trunk", "fork:" + member, "row:" + member}, Legs: []time.Duration{s.t.outLeg, s.t.downLeg, s.t.inLeg}, Start: start, Role: kit.Msg}
 		if s.movers.Add(m) {
 			s.flashes.Trigger("row:"+member, m.Arrive())
+			s.flashes.Trigger("delivered", m.Arrive())
+			s.landing.add(member, m.Arrive())
 		}
 	})
 }
@@ -272,4 +281,47 @@ func slot(free *time.Time, at time.Time, t timing) (time.Time, bool) {
 	}
 	*free = start.Add(t.gap)
 	return start, true
+}
+
+// landing remembers when the messages on screen reach their row (or, for
+// unheardKey, fade at the server). A count on screen is the server's count
+// less what is still on its way there: it ticks as the message lands, and
+// is the server's own once nothing moves.
+type landing map[string][]time.Time
+
+// unheardKey is the landing of messages nobody listens to.
+const unheardKey = "\x00unheard"
+
+func (l landing) add(key string, at time.Time) { l[key] = append(l[key], at) }
+
+// ahead is how many of key's messages land after now.
+func (l landing) ahead(key string, now time.Time) uint64 {
+	var n uint64
+	for _, t := range l[key] {
+		if t.After(now) {
+			n++
+		}
+	}
+	return n
+}
+
+func (l landing) prune(now time.Time) {
+	for k, ts := range l {
+		keep := ts[:0]
+		for _, t := range ts {
+			if t.After(now) {
+				keep = append(keep, t)
+			}
+		}
+		if len(keep) == 0 {
+			delete(l, k)
+		} else {
+			l[k] = keep
+		}
+	}
+}
+
+// shown is a count as the picture shows it at now.
+func (l landing) shown(key string, count uint64, now time.Time) uint64 {
+	return count - min(count, l.ahead(key, now))
 }

@@ -118,18 +118,21 @@ func (s *Scene) subjectWidth() int {
 	return w
 }
 
-// drawSubject puts the subject on show over the filters.
-func (s *Scene) drawSubject(c *kit.Canvas, p *plan, cols columns) {
+// drawSubject puts the subject on show over the filters, and returns the
+// column after it.
+func (s *Scene) drawSubject(c *kit.Canvas, p *plan, cols columns) int {
 	if cols.subject == nil {
-		c.Text(p.rowX, p.header, clip("publish to compare", p.countX-p.rowX-1), kit.Faint)
-		return
+		return c.Text(p.rowX, p.header, clip("publish to compare", p.countX-p.rowX-1), kit.Faint)
 	}
+	end := p.rowX
 	for j, tok := range cols.subject {
-		put(c, p.rowX+cols.x[j], p.header, tok, kit.Msg, p.countX-1)
+		end = put(c, p.rowX+cols.x[j], p.header, tok, kit.Msg, p.countX-1)
 	}
-	if x := p.rowX + cols.width + 2; x+runes("◀ published") < p.countX {
-		c.Text(x, p.header, "◀ published", kit.Faint)
+	// Pointing at the subject, when that leaves the counts their header.
+	if x := p.rowX + cols.width + 2; x+runes("◀ published")+runes("received") < p.right {
+		end = c.Text(x, p.header, "◀ published", kit.Faint)
 	}
+	return end
 }
 
 // steps is how many columns a match looks at before its verdict.

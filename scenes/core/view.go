@@ -28,7 +28,9 @@ func (s *Scene) render(now time.Time) string {
 	c := s.canvas
 	c.Reset(s.w, s.h)
 	footer, footerRole := s.footer(now)
-	countW := runes("received")
+	// The counts column is as wide as its numbers: its header may reach
+	// left over the rows' own header when that leaves room.
+	countW := 3
 	for _, r := range s.rows {
 		countW = max(countW, runes(strconv.FormatUint(r.sub.Msgs, 10)))
 	}
@@ -105,7 +107,12 @@ func (s *Scene) drawStatus(c *kit.Canvas, p *plan, now time.Time) {
 		key          string
 	}
 	u := func(v uint64) string { return strconv.FormatUint(v, 10) }
-	parts := []part{{"published ", u(n.Published), kit.Msg, "published"}, {"delivered ", u(n.Delivered()), kit.Good, "delivered"}}
+	// Counts tick as their messages land on screen (landing).
+	var delivered uint64
+	for _, sub := range n.Subs {
+		delivered += s.landing.shown(sub.Key, sub.Msgs, now)
+	}
+	parts := []part{{"published ", u(n.Published), kit.Msg, "published"}, {"delivered ", u(delivered), kit.Good, "delivered"}}
 	if s.kind == Queues && len(s.rows) > 0 {
 		// How many copies of each message the server hands out: one per
 		// queue group, one per plain subscription.
@@ -122,7 +129,7 @@ func (s *Scene) drawStatus(c *kit.Canvas, p *plan, now time.Time) {
 		parts = append(parts, part{"each message: ", strconv.Itoa(copies) + " " + pluralWord(copies, "copy", "copies"), role, ""})
 	}
 	if n.Listed {
-		parts = append(parts, part{"no one listening ", u(n.Unheard), kit.Bad, "unheard"})
+		parts = append(parts, part{"no one listening ", u(s.landing.shown(unheardKey, n.Unheard, now)), kit.Bad, "unheard"})
 	}
 	for _, pt := range parts {
 		if x+3+runes(pt.label)+runes(pt.value) >= p.w {
@@ -261,15 +268,24 @@ func (s *Scene) drawHeader(c *kit.Canvas, p *plan, cols columns) {
 	if len(s.rows) == 0 {
 		return
 	}
-	c.TextRight(p.right, p.header, "received", kit.Faint)
+	var end int // where the rows' header ends
 	switch s.kind {
 	case Wildcards:
-		s.drawSubject(c, p, cols)
+		end = s.drawSubject(c, p, cols)
 	case Queues:
 		c.Text(p.rowX, p.header, "group", kit.Faint)
-		c.Text(p.rowX+s.groupWidth(), p.header, "member", kit.Faint)
+		end = c.Text(p.rowX+s.groupWidth(), p.header, "member", kit.Faint)
 	default:
-		c.Text(p.rowX, p.header, "subscription", kit.Faint)
+		end = p.rowX
+		if p.rowX+runes("subscription received") < p.right {
+			end = c.Text(p.rowX, p.header, "subscription", kit.Faint)
+		}
+	}
+	for _, label := range []string{"received", "got"} {
+		if p.right-runes(label) > end {
+			c.TextRight(p.right, p.header, label, kit.Faint)
+			return
+		}
 	}
 }
 
@@ -279,7 +295,7 @@ func (s *Scene) drawRow(c *kit.Canvas, p *plan, r row, y int, cols columns, now 
 	if s.flashes.On("row:"+r.sub.Key, now) {
 		role = kit.Flash
 	}
-	c.TextRight(p.right, y, strconv.FormatUint(r.sub.Msgs, 10), role)
+	c.TextRight(p.right, y, strconv.FormatUint(s.landing.shown(r.sub.Key, r.sub.Msgs, now), 10), role)
 	end := p.countX - 1 // text stops before the counts
 	switch s.kind {
 	case Wildcards:
