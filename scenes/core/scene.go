@@ -55,7 +55,7 @@ type Scene struct {
 	movers  kit.Movers
 	flashes kit.Flashes
 	flow    flow
-	landing landing // deliveries on their way, so a count ticks as its message lands
+	landing landing   // deliveries on their way, so a count ticks as its message lands
 	recent  []arrival // the latest publishes, newest last (the wildcards scene shows them)
 
 	sampledAt time.Time
