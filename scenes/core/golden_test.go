@@ -21,6 +21,7 @@ func TestGoldenHello(t *testing.T) {
 	h := newHarness(t, Hello)
 	const w, ht = 68, 12
 	h.golden(t, "1-nobody", w, ht)
+	h.golden(t, "1-nobody-44x7", 44, 7) // the scene pane of an 80x24 lab with the lesson open
 
 	h.run(`pub greet "Is anyone there?"`)
 	h.until("unheard", func(s Snapshot) bool { return s.Unheard == 1 })

@@ -89,7 +89,7 @@ const verdictRoom = 22
 // rowWidths are the narrowest a row can be drawn, and a comfortable width.
 func (s *Scene) rowWidths(cols columns, countW int) (need, want int) {
 	if len(s.rows) == 0 {
-		return 24, 48
+		return runes("no subscriber"), 48 // see emptyText
 	}
 	switch s.kind {
 	case Wildcards:

@@ -59,6 +59,8 @@ func (s *Scene) render(now time.Time) string {
 		text, role := s.emptyText(), kit.Faint
 		if !s.snap.Listed {
 			role = kit.Warn
+		} else if p.rowX+runes(text) >= p.w {
+			text = "no subscriber"
 		}
 		x := c.Text(p.rowX, p.empty, clip(text, p.w-p.rowX-1), role)
 		if more := ": what is published there is dropped"; s.snap.Listed && x+runes(more) < p.w {
@@ -129,7 +131,13 @@ func (s *Scene) drawStatus(c *kit.Canvas, p *plan, now time.Time) {
 		parts = append(parts, part{"each message: ", strconv.Itoa(copies) + " " + pluralWord(copies, "copy", "copies"), role, ""})
 	}
 	if n.Listed {
-		parts = append(parts, part{"no one listening ", u(s.landing.shown(unheardKey, n.Unheard, now)), kit.Bad, "unheard"})
+		unheard := part{"no one listening ", u(s.landing.shown(unheardKey, n.Unheard, now)), kit.Bad, "unheard"}
+		if s.kind == Hello {
+			// The hello episode ends on it: it goes before delivered.
+			parts = append(parts[:1], unheard, parts[1])
+		} else {
+			parts = append(parts, unheard)
+		}
 	}
 	for _, pt := range parts {
 		if x+3+runes(pt.label)+runes(pt.value) >= p.w {
