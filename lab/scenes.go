@@ -6,4 +6,5 @@ import (
 	_ "natslab/scenes/core" // hello, wildcards, queue-groups
 	_ "natslab/scenes/replicas"
 	_ "natslab/scenes/reqreply"
+	_ "natslab/scenes/streamlog"
 )

@@ -44,13 +44,14 @@ type driver struct {
 	mu       sync.Mutex
 	snap     Snapshot
 	taps     []*nats.Subscription
-	tapFor   string               // the subject the taps listen to, "" when off
-	pending  map[string]*inflight // by reply subject: requests seen, waiting for their reply
-	names    map[string]string    // inbox prefix → the requester's connection name
-	ownCids  map[uint64]bool      // the scene's connections, never responders
-	served   map[uint64]int64     // responder cid → requests given, at the last look
-	sent     map[uint64]int64     // cid → messages the connection had sent, at the last look
-	answered uint64               // the scene's own asks answered, to number them
+	tapFor   string                // the subject the taps listen to, "" when off
+	pending  map[string]*inflight  // by reply subject: requests seen, waiting for their reply
+	names    map[string]string     // inbox prefix → the requester's connection name
+	ownCids  map[uint64]bool       // the scene's connections, never responders
+	served   map[uint64]int64      // responder cid → requests given, at the last look
+	sent     map[uint64]int64      // cid → messages the connection had sent, at the last look
+	early    map[string]earlyReply // replies seen before their request, by subject
+	answered uint64                // the scene's own asks answered, to number them
 }
 
 // inflight is a request seen on the subject, waiting for its reply.
@@ -86,6 +87,7 @@ func startDriver(srv *broker.Server, feed *kit.Feed, subject string) (*driver, e
 		ownCids: map[uint64]bool{},
 		served:  map[uint64]int64{},
 		sent:    map[uint64]int64{},
+		early:   map[string]earlyReply{},
 	}
 	d.snap = Snapshot{Subject: subject, ServerUp: srv.Running()}
 	var err error
@@ -358,17 +360,46 @@ func (d *driver) onRequest(m *nats.Msg) {
 	d.snap.LastInbox = m.Reply
 	d.snap.LastRequester = name
 	d.snap.Story = name + " asks on " + m.Subject + ", reply to " + m.Reply
+	early, ok := d.early[m.Reply]
+	delete(d.early, m.Reply)
 	d.mu.Unlock()
 	d.feed.Send(kit.Event{Kind: kit.Published, Subject: m.Subject, Client: name, Note: m.Reply})
+	if ok {
+		d.onReply(early.msg)
+	}
 	d.poke() // see which responder was given it
+}
+
+// earlyReply is a reply that reached the tap before the request it
+// answers: the server hands a request to the tap and to the responder in
+// one pass, and a quick responder may answer before the tap's copy is out.
+type earlyReply struct {
+	msg *nats.Msg
+	at  time.Time
+}
+
+const maxEarly = 128
+
+// keepEarlyLocked holds an unmatched reply a moment, in case its request
+// follows.
+func (d *driver) keepEarlyLocked(m *nats.Msg) {
+	for r, e := range d.early {
+		if time.Since(e.at) > 2*time.Second || len(d.early) >= maxEarly {
+			delete(d.early, r)
+		}
+	}
+	d.early[m.Subject] = earlyReply{msg: m, at: time.Now()}
 }
 
 func (d *driver) onReply(m *nats.Msg) {
 	d.mu.Lock()
 	f, ok := d.pending[m.Subject]
 	if !ok {
+		// Someone else's conversation (the JetStream API's, say), or
+		// a reply ahead of its request.
+		d.keepEarlyLocked(m)
 		d.mu.Unlock()
-		return // a reply to someone else's conversation (the JetStream API's, say)
+		return
 	}
 	delete(d.pending, m.Subject)
 	rtt := time.Since(f.at)

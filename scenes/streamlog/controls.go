@@ -1,0 +1,201 @@
+package streamlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/scenes"
+	"natslab/scenes/kit"
+)
+
+// maxPublish bounds `publish N`: the picture is about each message's place
+// in the log, and a flood is what `pub --count` is for.
+const maxPublish = 1000
+
+var controls = []scenes.Control{
+	{Name: "watch", Usage: "watch STREAM | watch all", Summary: "show one stream's log, or every stream's (the default)"},
+	{Name: "publish", Usage: "publish [N]", Summary: "publish N messages (default 1) to the stream on screen and wait for each acknowledgement"},
+	{Name: "reset", Usage: "reset", Summary: "start the counts again and forget streams that are gone"},
+}
+
+var keys = []scenes.KeyBinding{
+	{Key: "p", Control: "publish", Args: []string{"1"}, Help: "publish 1"},
+	{Key: "P", Control: "publish", Args: []string{"5"}, Help: "publish 5"},
+	{Key: "R", Control: "reset", Help: "reset"},
+}
+
+func names() string {
+	n := make([]string, len(controls))
+	for i, c := range controls {
+		n[i] = c.Name
+	}
+	return strings.Join(n, ", ")
+}
+
+// do runs one control: typing mistakes are errors saying what to type.
+func (d *driver) do(control string, args []string) (string, error) {
+	d.ctl.Lock()
+	defer d.ctl.Unlock()
+	switch control {
+	case "watch":
+		if len(args) != 1 {
+			return "", errors.New("watch needs a stream's name, or all (for example: watch ORDERS)")
+		}
+		return d.watch(args[0])
+	case "publish":
+		n := 1
+		if len(args) > 1 {
+			return "", fmt.Errorf("publish takes one count, got %q (for example: publish 5)", strings.Join(args, " "))
+		}
+		if len(args) == 1 {
+			v, err := strconv.Atoi(args[0])
+			if err != nil || v < 1 || v > maxPublish {
+				return "", fmt.Errorf("publish %s: the count is a whole number from 1 to %d (for example: publish 5)", args[0], maxPublish)
+			}
+			n = v
+		}
+		return d.publish(n)
+	case "reset":
+		if len(args) > 0 {
+			return "", fmt.Errorf("reset takes no arguments, got %q", strings.Join(args, " "))
+		}
+		d.mu.Lock()
+		clear(d.counts)
+		live := d.snap.Streams[:0:0]
+		for _, l := range d.snap.Streams {
+			if l.Gone == "" {
+				d.counts[l.Name] = &TapCounts{}
+				live = append(live, l)
+			}
+		}
+		d.snap.Streams = live
+		d.snap.Story = ""
+		d.mu.Unlock()
+		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
+		d.feed.Poke()
+		return "reset: the counts start again from 0", nil
+	}
+	return "", fmt.Errorf("the log scene has no control %q: it knows %s", control, names())
+}
+
+func (d *driver) watch(name string) (string, error) {
+	focus := name
+	if strings.EqualFold(name, "all") {
+		focus = ""
+	} else {
+		ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+		_, err := d.js.Stream(ctx, name)
+		cancel()
+		if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrStreamNameRequired) || errors.Is(err, jetstream.ErrInvalidStreamName) {
+			return "", fmt.Errorf("there is no stream %s: %s", name, d.streamList())
+		}
+		if err != nil {
+			return "", errors.New(explain(err, name))
+		}
+	}
+	d.mu.Lock()
+	d.snap.Focus = focus
+	d.snap.Streams = nil
+	d.snap.Story = ""
+	d.mu.Unlock()
+	d.poll()
+	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
+	if focus == "" {
+		return "watching every stream", nil
+	}
+	return "watching " + focus + ": its log, its limits, and what publishers hear back", nil
+}
+
+// streamList names the streams there are, for an error.
+func (d *driver) streamList() string {
+	ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+	defer cancel()
+	var names []string
+	l := d.js.StreamNames(ctx)
+	for n := range l.Name() {
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return "there are no streams yet"
+	}
+	return "streams are " + strings.Join(names, ", ")
+}
+
+// publish sends n messages to the stream on screen, each waiting for its
+// acknowledgement, as `pub --jetstream` does.
+func (d *driver) publish(n int) (string, error) {
+	d.mu.Lock()
+	var target *Lane
+	for i := range d.snap.Streams {
+		if l := &d.snap.Streams[i]; l.Gone == "" && (d.snap.Focus == "" || l.Name == d.snap.Focus) {
+			target = l
+			break
+		}
+	}
+	var stream, subject string
+	if target != nil && len(target.Subjects) > 0 {
+		stream, subject = target.Name, literal(target.Subjects[0])
+	}
+	problem := d.snap.Problem
+	d.mu.Unlock()
+	if stream == "" {
+		if problem != "" {
+			return "", errors.New(problem)
+		}
+		return "", errors.New("no stream on screen to publish to: stream add ORDERS --subjects \"orders.>\" --defaults makes one")
+	}
+	var stored, dups, refused int
+	var first, last uint64
+	var why string
+	for i := 0; i < n; i++ {
+		ctx, cancel := context.WithTimeout(d.ctx, 5*time.Second)
+		ack, err := d.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Data: fmt.Appendf(nil, "message from the log scene %d", i+1)})
+		cancel()
+		var apiErr *jetstream.APIError
+		switch {
+		case errors.As(err, &apiErr):
+			refused++
+			why = apiErr.Description
+		case err != nil:
+			return "", fmt.Errorf("publish to %s failed after %d of %d: %w", subject, i, n, err)
+		case ack.Duplicate:
+			dups++
+		default:
+			stored++
+			if first == 0 {
+				first = ack.Sequence
+			}
+			last = ack.Sequence
+		}
+	}
+	out := fmt.Sprintf("published %d to %s:", n, subject)
+	if stored > 0 {
+		if first == last {
+			out += fmt.Sprintf(" %s stored #%d", stream, first)
+		} else {
+			out += fmt.Sprintf(" %s stored #%d to #%d", stream, first, last)
+		}
+	}
+	if refused > 0 {
+		out += fmt.Sprintf(" %d refused (%s)", refused, why)
+	}
+	return out, nil
+}
+
+// literal makes a subject the stream captures out of one of its filters.
+func literal(filter string) string {
+	toks := strings.Split(filter, ".")
+	for i, t := range toks {
+		if t == "*" || t == ">" {
+			toks[i] = "scene"
+		}
+	}
+	return strings.Join(toks, ".")
+}

@@ -1,0 +1,273 @@
+package streamlog
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker"
+	"natslab/scenes/kit"
+)
+
+// The driver is the scene's NATS side, on one connection of its own:
+//
+//   - stream info, polled (never more often than minPoll): first and last
+//     sequence, the message count and the gaps, the limits;
+//   - a tap on each watched stream's subjects: a publish is news at once,
+//     and a --jetstream publish carries the inbox its acknowledgement goes to;
+//   - a tap on _INBOX.>, where those acknowledgements travel: the sequence
+//     the stream gave, "duplicate", or the error that refused it;
+//   - JetStream's advisories: an edit, a purge, a removed message, a stream
+//     created or deleted wake the poller.
+//
+// A tap on a stream's subjects changes nothing for publishers: the stream
+// itself already listens there. The taps live on a connection of their own
+// that never asks anything: on a connection subscribed to _INBOX.>, the
+// server could hand that subscription a "no responders" meant for the
+// connection's own request, which would then wait for its timeout.
+type driver struct {
+	dep  broker.Deployment
+	srv  *broker.Server // nil for an external deployment
+	feed *kit.Feed
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	kick   chan struct{}
+	ctl    sync.Mutex // one control at a time
+
+	nc   *nats.Conn // asks: stream info, advisories, the scene's publishes
+	tap  *nats.Conn // listens: subject taps and _INBOX.>
+	js   jetstream.JetStream
+	msgs chan *nats.Msg // subject taps and the inbox tap, in the server's order
+	advs chan *nats.Msg // advisories
+
+	mu       sync.Mutex
+	snap     Snapshot
+	counts   map[string]*TapCounts // by stream, kept across polls
+	taps     map[string]*nats.Subscription
+	inbox    *nats.Subscription
+	pending  map[string]pubSeen  // by reply subject: --jetstream publishes awaiting their ack
+	early    map[string]earlyAck // by reply subject: acks that came before their publish
+	lastAPI  map[string]apiCall  // by stream: the last changing API call seen
+	wasDown  bool                // the server went down since the last good look
+	busyTill time.Time           // poll quickly until then
+	expiry   time.Time           // when the oldest message of a stream with a max age expires
+}
+
+type pubSeen struct {
+	stream string
+	msgID  string
+	at     time.Time
+}
+
+type apiCall struct {
+	op string // purge, msg.delete, update, create, delete
+	at time.Time
+}
+
+// Buffers: past them the taps drop (and count) rather than hold up the
+// server; the animation samples, the broker's numbers stay exact.
+const (
+	tapBuffer  = 8192
+	maxPending = 4096
+)
+
+func startDriver(dep broker.Deployment, feed *kit.Feed, focus string) (*driver, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &driver{
+		dep: dep, srv: dep.Embedded(), feed: feed, ctx: ctx, cancel: cancel,
+		kick:    make(chan struct{}, 1),
+		msgs:    make(chan *nats.Msg, tapBuffer),
+		advs:    make(chan *nats.Msg, 256),
+		counts:  map[string]*TapCounts{},
+		taps:    map[string]*nats.Subscription{},
+		pending: map[string]pubSeen{},
+		early:   map[string]earlyAck{},
+		lastAPI: map[string]apiCall{},
+	}
+	d.snap = Snapshot{Focus: focus, ServerUp: true}
+	var err error
+	d.nc, err = dep.Connect("natslab scene log",
+		nats.DisconnectErrHandler(func(*nats.Conn, error) { d.setServer(false) }),
+		nats.ReconnectHandler(func(*nats.Conn) { d.setServer(true) }),
+	)
+	if err == nil {
+		d.tap, err = dep.Connect("natslab scene log tap")
+	}
+	if err != nil {
+		d.close()
+		return nil, err
+	}
+	if d.js, err = jetstream.New(d.nc); err != nil {
+		d.close()
+		return nil, err
+	}
+	for _, subj := range []string{"$JS.EVENT.ADVISORY.API", "$JS.EVENT.ADVISORY.STREAM.>"} {
+		if _, err := d.nc.ChanSubscribe(subj, d.advs); err != nil {
+			d.close()
+			return nil, err
+		}
+	}
+	if d.inbox, err = d.tap.ChanSubscribe("_INBOX.>", d.msgs); err != nil {
+		d.close()
+		return nil, err
+	}
+	_ = d.inbox.SetPendingLimits(tapBuffer, 16<<20)
+	d.poll()
+	d.wg.Add(3)
+	go d.run()
+	go d.readTaps()
+	go d.readAdvisories()
+	if d.srv != nil {
+		d.wg.Add(1)
+		go d.watchServer()
+	}
+	return d, nil
+}
+
+func (d *driver) close() {
+	d.cancel()
+	for _, nc := range []*nats.Conn{d.nc, d.tap} {
+		if nc != nil {
+			nc.Close()
+		}
+	}
+	d.wg.Wait()
+}
+
+func (d *driver) snapshot() Snapshot {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.snap
+	s.Streams = make([]Lane, len(d.snap.Streams))
+	for i, l := range d.snap.Streams {
+		if c := d.counts[l.Name]; c != nil {
+			l.Seen = *c
+		}
+		s.Streams[i] = l
+	}
+	s.Sampled = d.dropped()
+	return s
+}
+
+// dropped is how many tap messages nats.go dropped for want of room.
+func (d *driver) dropped() uint64 {
+	var n int
+	for _, s := range d.taps {
+		if k, err := s.Dropped(); err == nil {
+			n += k
+		}
+	}
+	if d.inbox != nil {
+		if k, err := d.inbox.Dropped(); err == nil {
+			n += k
+		}
+	}
+	return uint64(n)
+}
+
+// poke asks for a look now, and quick looks for a while: a stream stores a
+// message a moment after the tap sees it.
+func (d *driver) poke() {
+	d.mu.Lock()
+	d.busyTill = time.Now().Add(time.Second)
+	d.mu.Unlock()
+	select {
+	case d.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (d *driver) setServer(up bool) {
+	d.mu.Lock()
+	changed := d.snap.ServerUp != up
+	d.snap.ServerUp = up
+	if !up {
+		d.wasDown = true
+		d.snap.Story = "the server stopped: what is in memory is gone, what is on disk waits"
+	}
+	d.mu.Unlock()
+	if changed {
+		kind := kit.ServerDown
+		if up {
+			kind = kit.ServerUp
+		}
+		d.feed.Send(kit.Event{Kind: kind})
+	}
+	d.feed.Poke()
+	d.poke()
+}
+
+// watchServer follows the embedded server through restarts (the lab's
+// restart, nats-server -js), which the connection may notice late.
+func (d *driver) watchServer() {
+	defer d.wg.Done()
+	for {
+		ch := d.srv.Changed()
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-ch:
+		}
+		if !d.srv.Running() {
+			d.setServer(false)
+		}
+		d.poke()
+	}
+}
+
+// Polling: at once when kicked, then every busyPoll for a moment, then
+// only when something says so: an advisory, a tap, the next message due to
+// age out, or a slow idle look for what no event announces.
+const (
+	minPoll  = 200 * time.Millisecond
+	busyPoll = 250 * time.Millisecond
+	idlePoll = 5 * time.Second
+)
+
+func (d *driver) run() {
+	defer d.wg.Done()
+	var last time.Time
+	timer := time.NewTimer(idlePoll)
+	defer timer.Stop()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-d.kick:
+		case <-timer.C:
+		}
+		if gap := minPoll - time.Since(last); gap > 0 {
+			select {
+			case <-d.ctx.Done():
+				return
+			case <-time.After(gap):
+			}
+		}
+		last = time.Now()
+		d.poll()
+		timer.Reset(d.nextPoll())
+	}
+}
+
+// nextPoll is how long until the next look.
+func (d *driver) nextPoll() time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	now := time.Now()
+	wait := idlePoll
+	if now.Before(d.busyTill) {
+		wait = busyPoll
+	}
+	if !d.expiry.IsZero() {
+		// A moment after the oldest message's max age runs out.
+		if until := d.expiry.Sub(now) + 50*time.Millisecond; until < wait {
+			wait = max(until, minPoll)
+		}
+	}
+	return wait
+}

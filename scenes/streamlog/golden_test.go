@@ -1,0 +1,124 @@
+package streamlog
+
+import (
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+)
+
+// Goldens of the scene at each stage of episodes 7 to 10, on a manual clock,
+// ANSI stripped (the picture, not the palette). Update with -update.
+
+func (h *harness) golden(t *testing.T, name string, w, hgt int) {
+	t.Helper()
+	v := h.view(w, hgt)
+	t.Run(name, func(t *testing.T) { golden.RequireEqual(t, v) })
+}
+
+const gw, gh = 68, 12 // the scene pane beside a lesson in a 120x40 terminal
+
+func TestGoldenLog(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.settle("no stream", func(s Snapshot) bool { return s.Problem != "" })
+	h.golden(t, "1-no-stream", gw, gh)
+
+	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
+	h.golden(t, "2-empty-log", gw, gh)
+
+	h.must(`pub orders.new "order {{Count}}" --count 3 --jetstream`)
+	h.settle("three", func(s Snapshot) bool { l := orders(s); return l.Msgs == 3 && l.Seen.Acked == 3 })
+	h.clock.Advance(300 * time.Millisecond)
+	h.golden(t, "3-publishes-in-flight", gw, gh)
+	h.clock.Advance(500 * time.Millisecond)
+	h.golden(t, "4-first-lands-ack-returns", gw, gh)
+	h.clock.Advance(5 * time.Second)
+	h.golden(t, "5-three-stored", gw, gh)
+
+	h.must(`pub orders.new "order {{Count}}" --count 7 --jetstream`)
+	h.settle("ten", func(s Snapshot) bool { l := orders(s); return l.Msgs == 10 && l.Seen.Acked == 10 })
+	h.clock.Advance(5 * time.Second)
+	h.golden(t, "6-ten-stored", gw, gh)
+
+	h.must(`stream edit ORDERS --max-msgs 5 -f`)
+	h.settle("five", func(s Snapshot) bool { return orders(s).Msgs == 5 })
+	h.clock.Advance(300 * time.Millisecond)
+	h.golden(t, "7-oldest-fading", gw, gh)
+	h.clock.Advance(5 * time.Second)
+	h.golden(t, "8-window-of-five", gw, gh)
+
+	h.must(`pub orders.new "order 11" --jetstream`)
+	h.settle("eleven", func(s Snapshot) bool { return orders(s).Last == 11 })
+	h.clock.Advance(700 * time.Millisecond)
+	h.golden(t, "9-window-slides", gw, gh)
+	h.clock.Advance(5 * time.Second)
+
+	h.must(`stream edit ORDERS --discard new -f`)
+	h.settle("discard new", func(s Snapshot) bool { return orders(s).Discard == "new" })
+	h.run(`pub orders.new "one too many" --jetstream`)
+	h.settle("refused", func(s Snapshot) bool { return orders(s).Seen.Refused == 1 })
+	h.clock.Advance(750 * time.Millisecond)
+	h.golden(t, "10-refused-bouncing", gw, gh)
+	h.clock.Advance(5 * time.Second)
+
+	h.must(`stream rmm ORDERS 9 -f`)
+	h.settle("9 removed", func(s Snapshot) bool { return orders(s).Msgs == 4 })
+	h.clock.Advance(5 * time.Second)
+	h.golden(t, "11-a-gap", gw, gh)
+
+	h.must(`stream purge ORDERS -f`)
+	h.settle("purged", func(s Snapshot) bool { return orders(s).Msgs == 0 })
+	h.clock.Advance(5 * time.Second)
+	h.golden(t, "12-purged", gw, gh)
+}
+
+func TestGoldenDedupe(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
+	h.must(`pub orders.new "order 1" -H Nats-Msg-Id:ord-1 --jetstream`)
+	h.settle("stored", func(s Snapshot) bool { return orders(s).Seen.Acked == 1 })
+	h.clock.Advance(5 * time.Second)
+	h.must(`pub orders.new "order 1" -H Nats-Msg-Id:ord-1 --jetstream`)
+	h.settle("duplicate", func(s Snapshot) bool { return orders(s).Seen.Dups == 1 })
+	h.clock.Advance(800 * time.Millisecond)
+	h.golden(t, "duplicate-ack", gw, gh)
+	h.clock.Advance(5 * time.Second)
+	h.golden(t, "duplicate-done", gw, gh)
+}
+
+func TestGoldenRestart(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.add(`stream add DISK --subjects "disk.>" --storage file --defaults`, "DISK")
+	h.must(`pub disk.note "kept {{Count}}" --count 3 --jetstream`)
+	h.add(`stream add RAM --subjects "ram.>" --storage memory --defaults`, "RAM")
+	h.must(`pub ram.note "fleeting {{Count}}" --count 3 --jetstream`)
+	h.settle("both", func(s Snapshot) bool {
+		d, _ := laneOf(s, "DISK")
+		r, _ := laneOf(s, "RAM")
+		return d.Msgs == 3 && r.Msgs == 3
+	})
+	h.clock.Advance(5 * time.Second)
+	h.golden(t, "1-before", gw, 14)
+	h.must(`restart`)
+	h.settle("after", func(s Snapshot) bool {
+		r, _ := laneOf(s, "RAM")
+		return s.ServerUp && r.Gone != ""
+	})
+	h.clock.Advance(300 * time.Millisecond)
+	h.golden(t, "2-blink", gw, 14)
+	h.clock.Advance(5 * time.Second)
+	h.golden(t, "3-after", gw, 14)
+	for _, sz := range []struct {
+		name string
+		w, h int
+	}{
+		{"200x20", 200, 20},
+		{"118x12", 118, 12},
+		{"68x8-compact", 68, 8},
+		{"40x5-compact", 40, 5},
+		{"40x2-lines", 40, 2},
+		{"1x1", 1, 1},
+	} {
+		h.golden(t, sz.name, sz.w, sz.h)
+	}
+}

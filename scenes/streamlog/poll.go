@@ -1,0 +1,283 @@
+package streamlog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/scenes/kit"
+)
+
+// maxLanes bounds how many streams the scene follows at once.
+const maxLanes = 6
+
+// poll reads the watched streams from the broker and says what changed.
+func (d *driver) poll() {
+	if !d.nc.IsConnected() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+	defer cancel()
+	d.mu.Lock()
+	focus := d.snap.Focus
+	d.mu.Unlock()
+
+	infos, err := d.list(ctx, focus)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err != nil {
+		d.snap.Problem = explain(err, focus)
+		if jsOff(err) {
+			d.snap.Streams = nil
+			d.setTapsLocked(nil)
+		}
+		d.feed.Poke()
+		return
+	}
+	d.snap.Problem = ""
+	if len(infos) == 0 {
+		if focus != "" {
+			d.snap.Problem = "there is no stream " + focus + " (yet): watch all shows every stream"
+		} else {
+			d.snap.Problem = `no stream yet: stream add ORDERS --subjects "orders.>" --defaults makes one`
+		}
+	}
+	old := map[string]Lane{}
+	var order []string
+	for _, l := range d.snap.Streams {
+		old[l.Name] = l
+		order = append(order, l.Name)
+	}
+	next := map[string]Lane{}
+	for _, info := range infos {
+		next[info.Config.Name] = lane(info)
+	}
+	var stories []string
+	var lanes []Lane
+	restarted := d.wasDown
+	for _, name := range order {
+		o := old[name]
+		n, ok := next[name]
+		if !ok {
+			if o.Gone == "" {
+				o.Had, o.Gone, o.Msgs = o.Msgs, "deleted", 0
+				switch {
+				case restarted && o.Storage == "memory":
+					o.Gone = "gone in the restart: memory storage"
+					stories = append(stories, fmt.Sprintf("%s is gone: a memory stream does not survive a restart (it held %d)", name, o.Had))
+				case restarted:
+					o.Gone = "not back after the restart"
+				default:
+					stories = append(stories, name+" was deleted")
+				}
+				d.feed.Send(kit.Event{Kind: kit.Changed, Stream: name, Note: "gone"})
+			}
+			lanes = append(lanes, o)
+			continue
+		}
+		if parts := d.diff(o, n); len(parts) > 0 {
+			stories = append(stories, n.Name+": "+strings.Join(parts, "; "))
+		}
+		lanes = append(lanes, n)
+		delete(next, name)
+	}
+	var fresh []Lane
+	for _, n := range next {
+		fresh = append(fresh, n)
+	}
+	sort.Slice(fresh, func(i, j int) bool {
+		if !fresh[i].Created.Equal(fresh[j].Created) {
+			return fresh[i].Created.Before(fresh[j].Created)
+		}
+		return fresh[i].Name < fresh[j].Name
+	})
+	for _, n := range fresh {
+		if _, had := d.counts[n.Name]; !had {
+			d.counts[n.Name] = &TapCounts{}
+		}
+		if len(old) > 0 || restarted {
+			stories = append(stories, fmt.Sprintf("%s: a %s log on %s", n.Name, n.Storage, strings.Join(n.Subjects, ", ")))
+		}
+		lanes = append(lanes, n)
+	}
+	if len(lanes) > maxLanes {
+		lanes = lanes[len(lanes)-maxLanes:]
+	}
+	if restarted {
+		var back []string
+		for _, l := range lanes {
+			if l.Gone == "" {
+				back = append(back, fmt.Sprintf("%s came back from disk with %d %s", l.Name, l.Msgs, plural(l.Msgs, "message")))
+			}
+		}
+		if len(back) > 0 {
+			stories = append([]string{"after the restart: " + strings.Join(back, "; ")}, stories...)
+		}
+		d.wasDown = false
+	}
+	d.snap.Streams = lanes
+	if len(stories) > 0 {
+		d.snap.Story = strings.Join(stories, "; ")
+	}
+	var subjects []string
+	d.expiry = time.Time{}
+	for _, l := range lanes {
+		if l.Gone != "" {
+			continue
+		}
+		subjects = append(subjects, l.Subjects...)
+		if l.MaxAge > 0 && l.Msgs > 0 && !l.FirstTime.IsZero() {
+			if t := l.FirstTime.Add(l.MaxAge); d.expiry.IsZero() || t.Before(d.expiry) {
+				d.expiry = t
+			}
+		}
+	}
+	d.setTapsLocked(subjects)
+	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "state"})
+	d.feed.Poke()
+}
+
+// list reads the stream infos to show: the focused one, or every stream.
+// The gaps inside a stream are asked for separately, and only for streams
+// that have a few.
+func (d *driver) list(ctx context.Context, focus string) ([]*jetstream.StreamInfo, error) {
+	var infos []*jetstream.StreamInfo
+	if focus != "" {
+		st, err := d.js.Stream(ctx, focus)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return nil, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		infos = append(infos, st.CachedInfo())
+	} else {
+		l := d.js.ListStreams(ctx)
+		for info := range l.Info() {
+			infos = append(infos, info)
+		}
+		if err := l.Err(); err != nil {
+			return nil, err
+		}
+	}
+	for i, info := range infos {
+		if n := info.State.NumDeleted; n > 0 && n <= maxDeletedDetails {
+			st, err := d.js.Stream(ctx, info.Config.Name)
+			if err != nil {
+				continue
+			}
+			if full, err := st.Info(ctx, jetstream.WithDeletedDetails(true)); err == nil {
+				infos[i] = full
+			}
+		}
+	}
+	return infos, nil
+}
+
+// diff says in words what changed in one stream between two looks.
+func (d *driver) diff(o, n Lane) []string {
+	var out []string
+	if edits := changes(o, n); edits != "" {
+		out = append(out, "edited, "+edits)
+	}
+	if o.Gone != "" {
+		return out
+	}
+	dropped := uint64(0)
+	for seq := o.First; seq < n.First && seq <= o.Last && dropped < 1<<20; seq++ {
+		if o.Holds(seq) {
+			dropped++
+		}
+	}
+	removed := uint64(0)
+	for _, seq := range n.Deleted {
+		if o.Holds(seq) {
+			removed++
+		}
+	}
+	api := d.lastAPI[n.Name]
+	recent := time.Since(api.at) < 5*time.Second
+	switch {
+	case dropped > 0 && recent && api.op == "purge":
+		out = append(out, fmt.Sprintf("purged, %d removed; the next message gets #%d", dropped, n.Last+1))
+	case dropped > 0 && n.MaxAge > 0 && n.Last == o.Last:
+		out = append(out, fmt.Sprintf("%d aged out (max age %s)", dropped, n.MaxAge))
+	case dropped > 0:
+		out = append(out, fmt.Sprintf("the oldest %d left the log to keep it within its limits", dropped))
+	}
+	if removed > 0 {
+		out = append(out, fmt.Sprintf("%d removed from the middle; the others keep their numbers", removed))
+	}
+	return out
+}
+
+// changes lists the settings that differ between two looks at a stream.
+func changes(o, n Lane) string {
+	var c []string
+	if o.Discard != n.Discard {
+		c = append(c, "discard "+n.Discard)
+	}
+	if o.MaxMsgs != n.MaxMsgs {
+		c = append(c, "max msgs "+limit(n.MaxMsgs))
+	}
+	if o.PerSubj != n.PerSubj {
+		c = append(c, "max per subject "+limit(n.PerSubj))
+	}
+	if o.MaxBytes != n.MaxBytes {
+		c = append(c, "max bytes "+limit(n.MaxBytes))
+	}
+	if o.MaxAge != n.MaxAge {
+		c = append(c, "max age "+age(n.MaxAge))
+	}
+	if o.Dupes != n.Dupes {
+		c = append(c, "duplicate window "+n.Dupes.String())
+	}
+	if strings.Join(o.Subjects, ",") != strings.Join(n.Subjects, ",") {
+		c = append(c, "subjects "+strings.Join(n.Subjects, ", "))
+	}
+	return strings.Join(c, ", ")
+}
+
+func limit(v int64) string {
+	if v <= 0 {
+		return "unlimited"
+	}
+	return fmt.Sprint(v)
+}
+
+func age(d time.Duration) string {
+	if d <= 0 {
+		return "unlimited"
+	}
+	return d.String()
+}
+
+func plural(n uint64, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// jsOff reports whether an API call failed because JetStream is off: with
+// it off, nobody answers the API's subjects.
+func jsOff(err error) bool {
+	return errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) || errors.Is(err, nats.ErrNoResponders)
+}
+
+// explain turns a failed look into what the learner can do about it.
+func explain(err error, focus string) string {
+	switch {
+	case jsOff(err):
+		return "JetStream is off, and streams need it: nats-server -js switches it on"
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, jetstream.ErrNoStreamResponse):
+		return "the server did not answer in time (restarting?)"
+	}
+	return "cannot read the streams: " + err.Error()
+}

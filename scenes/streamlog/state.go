@@ -1,0 +1,99 @@
+package streamlog
+
+import (
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// Snapshot is what the scene knows at one moment: every stream's config
+// and state as the broker last reported them, and what the scene's taps
+// saw of publishes and their acknowledgements.
+type Snapshot struct {
+	Focus    string // the stream watched, "" for all
+	ServerUp bool
+	Problem  string // why there is nothing to show (JetStream off, no stream …), or ""
+	Streams  []Lane // in order of creation
+	Story    string // the latest thing that happened, in words
+	Sampled  uint64 // tap messages skipped under a flood (the broker's numbers stay exact)
+}
+
+// Lane is one stream.
+type Lane struct {
+	Name     string
+	Subjects []string
+	Storage  string // file, memory
+	Retain   string // limits, interest, workqueue
+	Discard  string // old, new
+	MaxMsgs  int64
+	PerSubj  int64
+	MaxBytes int64
+	MaxAge   time.Duration
+	Dupes    time.Duration
+	Created  time.Time
+
+	First, Last, Msgs uint64    // from the broker
+	Deleted           []uint64  // interior gaps, when few enough to list
+	FirstTime         time.Time // when the oldest message was stored
+	Gone              string    // why the stream is no longer there ("" while it is)
+	Had               uint64    // messages it held when last seen, for a gone stream
+	Seen              TapCounts // what the taps saw since the scene opened (or reset)
+}
+
+// TapCounts are the publishes the scene saw reach a stream, and the
+// acknowledgements the server sent back to --jetstream publishers.
+type TapCounts struct {
+	Published uint64 // messages on the stream's subjects
+	Acked     uint64 // stored, as the acknowledgement said
+	Dups      uint64 // acknowledged as duplicates: not stored again
+	Refused   uint64 // refused with an error (discard new, …)
+}
+
+// Holds reports whether seq is stored.
+func (l *Lane) Holds(seq uint64) bool {
+	if seq < l.First || seq > l.Last || l.Msgs == 0 {
+		return false
+	}
+	i := sort.Search(len(l.Deleted), func(i int) bool { return l.Deleted[i] >= seq })
+	return i == len(l.Deleted) || l.Deleted[i] != seq
+}
+
+// maxDeletedDetails: a stream with more interior gaps is drawn without
+// them (a lesson's streams have a handful).
+const maxDeletedDetails = 2000
+
+// lane builds a lane from the broker's stream info.
+func lane(info *jetstream.StreamInfo) Lane {
+	c, s := info.Config, info.State
+	l := Lane{
+		Name: c.Name, Subjects: append([]string(nil), c.Subjects...),
+		Storage: strings.ToLower(c.Storage.String()), Retain: retention(c.Retention), Discard: discard(c.Discard),
+		MaxMsgs: c.MaxMsgs, PerSubj: c.MaxMsgsPerSubject, MaxBytes: c.MaxBytes, MaxAge: c.MaxAge, Dupes: c.Duplicates,
+		Created: info.Created,
+		First:   s.FirstSeq, Last: s.LastSeq, Msgs: s.Msgs, FirstTime: s.FirstTime,
+	}
+	if len(s.Deleted) > 0 {
+		l.Deleted = append([]uint64(nil), s.Deleted...)
+		sort.Slice(l.Deleted, func(i, j int) bool { return l.Deleted[i] < l.Deleted[j] })
+	}
+	return l
+}
+
+func retention(r jetstream.RetentionPolicy) string {
+	switch r {
+	case jetstream.InterestPolicy:
+		return "interest"
+	case jetstream.WorkQueuePolicy:
+		return "workqueue"
+	}
+	return "limits"
+}
+
+func discard(d jetstream.DiscardPolicy) string {
+	if d == jetstream.DiscardNew {
+		return "new"
+	}
+	return "old"
+}

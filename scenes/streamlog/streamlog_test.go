@@ -1,0 +1,263 @@
+package streamlog
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"natslab/broker/brokertest"
+)
+
+func orders(s Snapshot) Lane { l, _ := laneOf(s, "ORDERS"); return l }
+
+// add makes a stream and waits until the scene shows it, its taps on: a
+// person typing the next command is never faster than that.
+func (h *harness) add(line, stream string) {
+	h.t.Helper()
+	h.must(line)
+	h.settle(stream, func(s Snapshot) bool { _, ok := laneOf(s, stream); return ok })
+}
+
+// Episode 7: JetStream switched on, a file log made, a plain publish stored
+// and a --jetstream one acknowledged with its sequence.
+func TestEpisodeStreamLog(t *testing.T) {
+	h := newHarness(t, Options{}, brokertest.WithoutJetStream())
+	h.settle("JetStream off", func(s Snapshot) bool { return strings.Contains(s.Problem, "nats-server -js") })
+	if v := h.view(80, 12); !strings.Contains(v, "JetStream is off") {
+		t.Fatalf("the scene must say JetStream is off:\n%s", v)
+	}
+	h.must(`nats-server -js`)
+	h.settle("no stream yet", func(s Snapshot) bool { return strings.Contains(s.Problem, "no stream yet") })
+	h.add(`stream add ORDERS --subjects "orders.>" --storage file --retention limits`, "ORDERS")
+	if l := orders(h.s.snap); l.Storage != "file" || l.Retain != "limits" || l.Last != 0 {
+		t.Fatalf("ORDERS as the scene shows it: %+v", l)
+	}
+
+	h.must(`pub orders.created "order 1"`)
+	h.settle("stored by a plain publish", func(s Snapshot) bool {
+		l := orders(s)
+		return l.Msgs == 1 && l.Last == 1 && l.Seen.Published == 1
+	})
+	if l := orders(h.s.snap); l.Seen.Acked != 0 {
+		t.Fatalf("a plain publish hears nothing back, yet the scene counts %d acks", l.Seen.Acked)
+	}
+	out := h.must(`pub orders.created "order 2" --jetstream`)
+	if !strings.Contains(out, "Sequence: 2") {
+		t.Fatalf("pub --jetstream: %s", out)
+	}
+	h.settle("acknowledged", func(s Snapshot) bool { l := orders(s); return l.Seen.Acked == 1 && l.Last == 2 })
+	if !strings.Contains(h.s.snap.Story, "#2") {
+		t.Fatalf("story %q", h.s.snap.Story)
+	}
+	h.clock.Advance(5 * time.Second)
+	v := h.view(80, 12)
+	for _, want := range []string{"ORDERS", "│ 1", "│ 2", "first #1 · last #2 · messages 2", "acks 1", "publisher"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, v)
+		}
+	}
+}
+
+// Episode 8: the window slides under max-msgs, discard new refuses, per
+// subject keeps two, rmm and purge empty cells, max age ages them out.
+func TestEpisodeLimits(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
+	h.must(`pub orders.new "order {{Count}}" --count 10 --jetstream`)
+	h.settle("ten", func(s Snapshot) bool { l := orders(s); return l.Msgs == 10 && l.Seen.Acked == 10 })
+
+	h.must(`stream edit ORDERS --max-msgs 5 -f`)
+	h.settle("window of five", func(s Snapshot) bool {
+		l := orders(s)
+		return l.First == 6 && l.Last == 10 && l.Msgs == 5 && l.MaxMsgs == 5
+	})
+	if st := h.s.snap.Story; !strings.Contains(st, "oldest 5") {
+		t.Fatalf("story %q", st)
+	}
+	h.clock.Advance(5 * time.Second)
+	v := h.view(100, 12)
+	if !strings.Contains(v, "│ 6") || strings.Contains(v, "│ 5 ") || !strings.Contains(v, "max msgs 5") {
+		t.Fatalf("the window must show 6 to 10:\n%s", v)
+	}
+
+	h.must(`stream edit ORDERS --discard new -f`)
+	h.settle("discard new", func(s Snapshot) bool { return orders(s).Discard == "new" })
+	if out, err := h.run(`pub orders.new "one too many" --jetstream`); err == nil {
+		t.Fatalf("a full stream with discard new must refuse: %s", out)
+	}
+	h.settle("refused", func(s Snapshot) bool { l := orders(s); return l.Seen.Refused == 1 && l.Discard == "new" })
+	if l := orders(h.s.snap); l.Last != 10 || l.Msgs != 5 {
+		t.Fatalf("a refused publish must not move the log: %+v", l)
+	}
+	if st := h.s.snap.Story; !strings.Contains(st, "maximum messages exceeded") || !strings.Contains(st, "discard new") {
+		t.Fatalf("story %q", st)
+	}
+
+	h.must(`stream edit ORDERS --max-msgs-per-subject 2 -f`)
+	h.settle("two per subject", func(s Snapshot) bool { l := orders(s); return l.Msgs == 2 && l.First == 9 })
+	h.must(`stream rmm ORDERS 9 -f`)
+	h.settle("9 removed", func(s Snapshot) bool { l := orders(s); return l.Msgs == 1 && l.First == 10 })
+	h.must(`stream purge ORDERS -f`)
+	h.settle("purged", func(s Snapshot) bool { l := orders(s); return l.Msgs == 0 && l.Last == 10 })
+	if st := h.s.snap.Story; !strings.Contains(st, "purged") || !strings.Contains(st, "#11") {
+		t.Fatalf("story %q", st)
+	}
+	h.clock.Advance(5 * time.Second)
+	if v := h.view(100, 12); !strings.Contains(v, "empty · the next message gets #11") {
+		t.Fatalf("an emptied log says what comes next:\n%s", v)
+	}
+
+	h.must(`stream edit ORDERS --max-age 3s --dupe-window 3s -f`)
+	h.must(`pub orders.new "short-lived" --jetstream`)
+	h.settle("stored", func(s Snapshot) bool { l := orders(s); return l.Msgs == 1 && l.Last == 11 })
+	// Nothing publishes now: the scene looks again when the message is due
+	// to age out, by itself.
+	start := time.Now()
+	h.until("aged out", func(s Snapshot) bool { return orders(s).Msgs == 0 })
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("the scene noticed the expiry after %v", el)
+	}
+	if st := h.s.snap.Story; !strings.Contains(st, "aged out") {
+		t.Fatalf("story %q", st)
+	}
+}
+
+// Episode 9: a second publish with the same Nats-Msg-Id is acknowledged as
+// a duplicate and the sequence does not move; after the window it is new.
+func TestEpisodeDedupe(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
+	h.must(`pub orders.new "order 1" -H Nats-Msg-Id:ord-1 --jetstream`)
+	out := h.must(`pub orders.new "order 1" -H Nats-Msg-Id:ord-1 --jetstream`)
+	if !strings.Contains(out, "Duplicate: true") {
+		t.Fatalf("second publish: %s", out)
+	}
+	h.settle("one stored, one duplicate", func(s Snapshot) bool {
+		l := orders(s)
+		return l.Seen.Acked == 1 && l.Seen.Dups == 1 && l.Last == 1 && l.Msgs == 1
+	})
+	if st := h.s.snap.Story; !strings.Contains(st, "ord-1") || !strings.Contains(st, "#1") {
+		t.Fatalf("story %q", st)
+	}
+	h.must(`pub orders.new "order 2" -H Nats-Msg-Id:ord-2 --jetstream`)
+	h.settle("ord-2", func(s Snapshot) bool { return orders(s).Last == 2 })
+	h.must(`stream edit ORDERS --dupe-window 1s -f`)
+	h.settle("window 1s", func(s Snapshot) bool { return orders(s).Dupes == time.Second })
+	// The server forgets IDs on a timer of its own: ask until it has,
+	// and the scene must agree with every answer.
+	dups := uint64(1)
+	for try := 0; ; try++ {
+		time.Sleep(1200 * time.Millisecond)
+		out := h.must(`pub orders.new "order 1" -H Nats-Msg-Id:ord-1 --jetstream`)
+		if !strings.Contains(out, "Duplicate: true") {
+			break
+		}
+		dups++
+		h.settle("another duplicate", func(s Snapshot) bool { return orders(s).Seen.Dups == dups })
+		if try == 5 {
+			t.Fatal("the server never forgot ord-1")
+		}
+	}
+	h.settle("stored again", func(s Snapshot) bool { l := orders(s); return l.Last == 3 && l.Seen.Acked == 3 })
+	if l := orders(h.s.snap); l.Seen.Dups != dups {
+		t.Fatalf("dups %d, the server said %d", l.Seen.Dups, dups)
+	}
+}
+
+// Episode 10: after a restart the file stream is back with its messages and
+// the memory stream is gone, and the scene says which and why.
+func TestEpisodeRestart(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.add(`stream add DISK --subjects "disk.>" --storage file --defaults`, "DISK")
+	h.must(`pub disk.note "kept {{Count}}" --count 3 --jetstream`)
+	h.add(`stream add RAM --subjects "ram.>" --storage memory --defaults`, "RAM")
+	h.must(`pub ram.note "fleeting {{Count}}" --count 3 --jetstream`)
+	h.settle("both", func(s Snapshot) bool {
+		d, _ := laneOf(s, "DISK")
+		r, _ := laneOf(s, "RAM")
+		return d.Msgs == 3 && r.Msgs == 3
+	})
+	if s := h.s.snap; s.Streams[0].Name != "DISK" || s.Streams[1].Name != "RAM" {
+		t.Fatalf("lanes in order of creation: %v, %v", s.Streams[0].Name, s.Streams[1].Name)
+	}
+	h.must(`restart`)
+	h.settle("after the restart", func(s Snapshot) bool {
+		d, _ := laneOf(s, "DISK")
+		r, _ := laneOf(s, "RAM")
+		return s.ServerUp && d.Msgs == 3 && d.Gone == "" && r.Gone != ""
+	})
+	r, _ := laneOf(h.s.snap, "RAM")
+	if !strings.Contains(r.Gone, "memory") || r.Had != 3 {
+		t.Fatalf("RAM: %+v", r)
+	}
+	st := h.s.snap.Story
+	if !strings.Contains(st, "DISK came back from disk with 3 messages") || !strings.Contains(st, "RAM is gone") {
+		t.Fatalf("story %q", st)
+	}
+	h.clock.Advance(5 * time.Second)
+	v := h.view(100, 14)
+	for _, want := range []string{"DISK", "│ 3", "RAM", "gone in the restart: memory storage", "it held 3 messages"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the screen lacks %q:\n%s", want, v)
+		}
+	}
+	// The scene's subject tap on ram.> left with the stream: a --jetstream
+	// publish there hears "no responders" again at once.
+	start := time.Now()
+	if out, err := h.run(`pub ram.note "anyone?" --jetstream`); err == nil {
+		t.Fatalf("publish to a gone stream: %s", out)
+	}
+	if el := time.Since(start); el > time.Second {
+		t.Fatalf("the publish to a gone stream took %v: something still listens on ram.>", el)
+	}
+}
+
+// A real nats CLI publishing from outside the lab: its acknowledgement is
+// seen like the pane's.
+func TestRealCLIPublish(t *testing.T) {
+	h := newHarness(t, Options{Stream: "ORDERS"})
+	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
+	res := brokertest.RunRealCLI(t, h.srv.ClientURL(), "pub", "orders.new", "hi", "--jetstream")
+	if res.ExitCode != 0 {
+		t.Fatalf("nats pub: %s%s", res.Stdout, res.Stderr)
+	}
+	h.settle("acknowledged", func(s Snapshot) bool { l := orders(s); return l.Seen.Acked == 1 && l.Last == 1 })
+}
+
+func TestControls(t *testing.T) {
+	h := newHarness(t, Options{})
+	for _, c := range []struct {
+		control string
+		args    []string
+		want    string
+	}{
+		{"watch", nil, "watch needs a stream's name"},
+		{"watch", []string{"NOPE"}, "there is no stream NOPE: there are no streams yet"},
+		{"publish", nil, "no stream yet: stream add"},
+		{"publish", []string{"0"}, "whole number from 1"},
+		{"reset", []string{"x"}, "no arguments"},
+		{"fly", nil, `no control "fly"`},
+	} {
+		_, err := h.s.Do(c.control, c.args)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %v: %v, want %q", c.control, c.args, err, c.want)
+		}
+	}
+	h.must(`stream add ORDERS --subjects "orders.>" --defaults`)
+	h.must(`stream add EVENTS --subjects "events.>" --defaults`)
+	if _, err := h.s.Do("watch", []string{"NOPE"}); err == nil || !strings.Contains(err.Error(), "streams are EVENTS, ORDERS") {
+		t.Fatalf("watch NOPE: %v", err)
+	}
+	if got := h.do("watch", "ORDERS"); !strings.Contains(got, "watching ORDERS") {
+		t.Fatalf("watch: %q", got)
+	}
+	h.settle("one lane", func(s Snapshot) bool { return len(s.Streams) == 1 && s.Streams[0].Name == "ORDERS" })
+	if got := h.do("publish", "3"); !strings.Contains(got, "ORDERS stored #1 to #3") {
+		t.Fatalf("publish: %q", got)
+	}
+	h.settle("three acks", func(s Snapshot) bool { l := orders(s); return l.Seen.Acked == 3 && l.Msgs == 3 })
+	h.do("reset")
+	h.settle("counts zero", func(s Snapshot) bool { return orders(s).Seen.Acked == 0 })
+	h.do("watch", "all")
+	h.settle("two lanes", func(s Snapshot) bool { return len(s.Streams) == 2 })
+}

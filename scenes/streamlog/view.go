@@ -1,0 +1,476 @@
+package streamlog
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"natslab/scenes/kit"
+)
+
+// View implements scenes.Scene. A frame is drawn only when something
+// changed or moves; otherwise the last one is returned as is.
+func (s *Scene) View() string {
+	now := s.clock.Now()
+	animating := s.Animating()
+	if !s.dirty && !animating && !s.lastAnimated {
+		return s.cached
+	}
+	s.cached = s.render(now)
+	s.dirty, s.lastAnimated = false, animating
+	return s.cached
+}
+
+func runes(s string) int { return utf8.RuneCountInString(s) }
+
+func clip(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n == 1 {
+		return "…"
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// Rows a lane takes at each level of detail.
+const (
+	fullRows    = 5
+	compactRows = 2
+	minFullW    = 44
+)
+
+// rect is an area of the canvas.
+type rect struct{ x, y, w, h int }
+
+func (r rect) contains(p kit.Point) bool {
+	return p.X >= r.x && p.X < r.x+r.w && p.Y >= r.y && p.Y < r.y+r.h
+}
+
+// geometry is where one lane's parts are, for drawing and for the movers.
+type geometry struct {
+	tape, pub rect
+	in, out   int // the rows publishes and acknowledgements travel on
+	full      bool
+}
+
+func (g *geometry) at(name string) (kit.Point, bool) {
+	// Messages leave and reach the boxes at their edges, so the whole
+	// flight is on the wire.
+	switch name {
+	case "pub.out":
+		return kit.Point{X: g.pub.x - 1, Y: g.in}, true
+	case "log.in":
+		return kit.Point{X: g.tape.x + g.tape.w, Y: g.in}, true
+	}
+	if !g.full {
+		return kit.Point{}, false // acknowledgements are counted, not drawn, in a compact lane
+	}
+	switch name {
+	case "log.out":
+		return kit.Point{X: g.tape.x + g.tape.w, Y: g.out}, true
+	case "pub.in":
+		return kit.Point{X: g.pub.x - 1, Y: g.out}, true
+	}
+	return kit.Point{}, false
+}
+
+func (g *geometry) inside(p kit.Point) bool { return g.tape.contains(p) || g.pub.contains(p) }
+
+func (s *Scene) render(now time.Time) string {
+	if s.w <= 0 || s.h <= 0 {
+		return ""
+	}
+	c := s.canvas
+	c.Reset(s.w, s.h)
+	rows := s.h
+	footer := s.h >= 6
+	if footer {
+		rows--
+		s.drawFooter(c, s.h-1, now)
+	}
+	lanes := s.snap.Streams
+	if len(lanes) == 0 {
+		text := s.snap.Problem
+		if text == "" {
+			text = "waiting for the server"
+		}
+		c.Text(0, min(rows/2, s.h-1), clip(text, s.w), kit.Faint)
+		return c.Render(s.styles)
+	}
+	n := len(lanes)
+	switch {
+	case s.w >= minFullW && n*fullRows+(n-1) <= rows:
+		y := 0
+		if n == 1 {
+			y = (rows - fullRows) / 3
+		}
+		for i := range lanes {
+			s.drawFull(c, &lanes[i], y, now)
+			y += fullRows + 1
+		}
+	case s.w >= minFullW && n*fullRows <= rows:
+		for i := range lanes {
+			s.drawFull(c, &lanes[i], i*fullRows, now)
+		}
+	case n*compactRows <= rows:
+		for i := range lanes {
+			s.drawCompact(c, &lanes[i], i*compactRows, now)
+		}
+	default:
+		for i := 0; i < n && i < rows; i++ {
+			if i == rows-1 && n > rows {
+				c.Text(0, i, clip("+"+strconv.Itoa(n-i)+" more streams (watch STREAM shows one)", s.w), kit.Faint)
+				break
+			}
+			s.drawLine(c, &lanes[i], i)
+		}
+	}
+	return c.Render(s.styles)
+}
+
+// down reports whether the server is drawn down: while it is, and for a
+// moment after a restart, which takes milliseconds.
+func (s *Scene) down(now time.Time) bool {
+	return !s.snap.ServerUp || now.Before(s.downAt.Add(s.t.blink))
+}
+
+// summary is a lane's settings in a line: what it captures and keeps.
+func summary(l *Lane) string {
+	parts := []string{strings.Join(l.Subjects, " "), l.Storage}
+	if l.Retain != "limits" {
+		parts = append(parts, l.Retain)
+	}
+	parts = append(parts, "discard "+l.Discard)
+	if l.MaxMsgs > 0 {
+		parts = append(parts, "max msgs "+strconv.FormatInt(l.MaxMsgs, 10))
+	}
+	if l.PerSubj > 0 {
+		parts = append(parts, "per subject "+strconv.FormatInt(l.PerSubj, 10))
+	}
+	if l.MaxBytes > 0 {
+		parts = append(parts, "max bytes "+strconv.FormatInt(l.MaxBytes, 10))
+	}
+	if l.MaxAge > 0 {
+		parts = append(parts, "max age "+l.MaxAge.String())
+	}
+	if l.Dupes > 0 {
+		parts = append(parts, "dupe window "+l.Dupes.String())
+	}
+	return strings.Join(parts, " · ")
+}
+
+// drawTitle is a lane's first row: its name, its settings, its fate.
+func (s *Scene) drawTitle(c *kit.Canvas, l *Lane, y int, now time.Time) {
+	role := kit.Title
+	if l.Gone != "" {
+		role = kit.NodeOff
+	}
+	x := c.Text(0, y, l.Name, role)
+	x = c.Text(x, y, "  ", kit.Plain)
+	rest := summary(l)
+	switch {
+	case l.Gone != "":
+		c.Text(x, y, clip(l.Gone+" · "+rest, s.w-x), kit.Bad)
+		return
+	case s.down(now):
+		x = c.Text(x, y, "server down · ", s.role("server", kit.Bad, now))
+	}
+	c.Text(x, y, clip(rest, s.w-x), kit.Faint)
+}
+
+func (s *Scene) role(key string, role kit.Role, now time.Time) kit.Role {
+	if s.flashes.On(key, now) {
+		return kit.Flash
+	}
+	return role
+}
+
+// digits is how wide a lane's sequence numbers are drawn.
+func digits(l *Lane) int { return max(len(strconv.FormatUint(l.Last+1, 10)), 2) }
+
+// fadeGlyphs are a cell leaving the log, by shape so it reads without colour.
+var fadeGlyphs = []string{"", "◍", "○", "◌", "·"}
+
+func (s *Scene) drawFull(c *kit.Canvas, l *Lane, y int, now time.Time) {
+	a := s.anim(l.Name)
+	s.drawTitle(c, l, y, now)
+	const pubW = 11
+	wire := min(max(s.w/4, 12), 24) // room for an acknowledgement's label
+	g := geometry{full: true, in: y + 2, out: y + 3}
+	g.pub = rect{s.w - pubW, y + 1, pubW, 3}
+	g.tape = rect{0, y + 1, g.pub.x - wire, 3}
+	down := s.down(now)
+
+	nodeRole := kit.Node
+	if down || l.Gone != "" {
+		nodeRole = kit.NodeOff
+	}
+	// The wires: publishes travel left into the log's end, their
+	// acknowledgements right, back to the publisher.
+	x0, x1 := g.tape.x+g.tape.w, g.pub.x
+	if down || l.Gone != "" {
+		c.HLine(x0, x1, g.in, '╌', kit.WireOff)
+	} else {
+		c.HLine(x0, x1, g.in, '─', kit.Wire)
+		c.Set(x0, g.in, '◀', kit.Wire)
+		c.HLine(x0, x1, g.out, '─', kit.Faint)
+		c.Set(x1-1, g.out, '▶', kit.Faint)
+	}
+	c.Box(g.pub.x, g.pub.y, g.pub.w, g.pub.h, kit.Node)
+	c.TextCenter(g.pub.x, g.pub.x+g.pub.w, g.in, "publisher", kit.Strong)
+	c.Box(g.tape.x, g.tape.y, g.tape.w, g.tape.h, nodeRole)
+	s.drawTape(c, l, a, g.tape, now)
+
+	a.movers.Draw(c, now, g.at, g.inside)
+	s.drawAcks(c, a, &g, now)
+	s.drawCounts(c, l, y+4, now)
+}
+
+// drawAcks draws the acknowledgements travelling back to the publisher,
+// each with its label trailing behind it on its own wire.
+func (s *Scene) drawAcks(c *kit.Canvas, a *anim, g *geometry, now time.Time) {
+	x0 := g.tape.x + g.tape.w
+	a.acks.Draw(c, now, g.at, g.inside)
+	// Oldest first: the one ahead keeps its label when two are close.
+	starts := make([]time.Time, 0, len(a.labels))
+	for t := range a.labels {
+		starts = append(starts, t)
+	}
+	slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
+	free := func(x, n, y int) bool {
+		for i := x; i < x+n; i++ {
+			if r := c.At(i, y); r != '─' && r != ' ' && r != '▶' {
+				return false
+			}
+		}
+		return true
+	}
+	for _, start := range starts {
+		label := a.labels[start]
+		m := kit.Mover{Route: []string{"log.out", "pub.in"}, Legs: []time.Duration{s.t.leg}, Start: start}
+		p, glyph, _, ok := m.Where(now, g.at)
+		if !ok || glyph != '●' || g.inside(p) {
+			continue
+		}
+		role := kit.Good
+		switch {
+		case strings.HasPrefix(label, "refused"):
+			role = kit.Bad
+		case strings.HasPrefix(label, "dup"):
+			role = kit.Warn
+		}
+		// Behind it if there is room, else ahead of it.
+		n := runes(label)
+		if x := p.X - 1 - n; x >= x0 && free(x, n, p.Y) {
+			c.Text(x, p.Y, label, role)
+		} else if x := p.X + 2; x+n < g.pub.x && free(x, n, p.Y) {
+			c.Text(x, p.Y, label, role)
+		}
+	}
+}
+
+// drawTape draws the log's cells inside r: the newest at the right end,
+// older ones to the left, gaps where messages were removed, and cells
+// fading where they left.
+func (s *Scene) drawTape(c *kit.Canvas, l *Lane, a *anim, r rect, now time.Time) {
+	row := r.y + r.h/2
+	left, right := r.x+1, r.x+r.w-1 // inside the frame
+	dg := digits(l)
+	cw := dg + 3 // "│ 12 "
+	head := a.head.at(now)
+	drawn := 0
+	oldest := uint64(0)
+	for seq := l.Last; seq >= 1; seq-- {
+		pos := right - int((head-float64(seq)+1)*float64(cw)+0.5)
+		if pos >= right-1 {
+			continue // not slid in yet
+		}
+		if pos <= left {
+			break
+		}
+		fadeAt, fading := a.gone[seq]
+		fading = fading && now.Before(fadeAt.Add(s.t.fade))
+		holds := l.Holds(seq)
+		if !holds && !fading && (seq < l.First || l.Gone != "") {
+			continue // not stored, and not leaving now: nothing to draw
+		}
+		text, role := "·", kit.Faint
+		switch {
+		case holds:
+			text, role = strconv.FormatUint(seq, 10), kit.Kept
+			if s.flashes.On(cellKey(l.Name, seq), now) {
+				role = kit.Flash
+			}
+			oldest = seq
+			drawn++
+		case fading:
+			f := float64(now.Sub(fadeAt)) / float64(s.t.fade)
+			i := min(int(f*float64(len(fadeGlyphs))), len(fadeGlyphs)-1)
+			text, role = fadeGlyphs[i], kit.Faint
+			if i == 0 {
+				text, role = strconv.FormatUint(seq, 10), kit.Bad
+			}
+			if seq < l.First && i == len(fadeGlyphs)-1 {
+				continue
+			}
+		}
+		// A cell sliding in is cut at the frame.
+		c.Set(pos, row, '│', kit.Faint)
+		x := pos + 1 + (cw-1-runes(text))/2
+		for _, r := range text {
+			if x < right {
+				c.Set(x, row, r, role)
+			}
+			x++
+		}
+	}
+	if oldest > l.First && l.Msgs > uint64(drawn) {
+		c.Text(left, row, "…", kit.Faint)
+	}
+	if l.Msgs == 0 && !a.fading(now, s.t.fade) {
+		text := "empty · the next message gets " + seqLabel(l.Last+1)
+		if l.Gone != "" {
+			text = "gone"
+			if l.Had > 0 {
+				text += " · it held " + strconv.FormatUint(l.Had, 10) + " " + plural(l.Had, "message")
+			}
+		}
+		c.TextCenter(left, right, row, clip(text, right-left), kit.Faint)
+	}
+}
+
+// drawCounts is the row under a log: the broker's numbers on the left,
+// what publishers heard back on the right.
+func (s *Scene) drawCounts(c *kit.Canvas, l *Lane, y int, now time.Time) {
+	x := 0
+	item := func(label, value string, role kit.Role, key string) {
+		if x > 0 {
+			x = c.Text(x, y, " · ", kit.Faint)
+		}
+		x = c.Text(x, y, label+" ", kit.Plain)
+		x = c.Text(x, y, value, s.role(key, role, now))
+	}
+	if l.Gone != "" {
+		return
+	}
+	if l.Msgs > 0 {
+		item("first", seqLabel(l.First), kit.Strong, "")
+		item("last", seqLabel(l.Last), kit.Strong, "")
+	} else {
+		item("last", seqLabel(l.Last), kit.Strong, "")
+	}
+	item("messages", strconv.FormatUint(l.Msgs, 10), kit.Kept, "")
+	seen := l.Seen
+	var parts []struct {
+		label, value string
+		role         kit.Role
+		key          string
+	}
+	add := func(label string, v uint64, role kit.Role, key string) {
+		parts = append(parts, struct {
+			label, value string
+			role         kit.Role
+			key          string
+		}{label, strconv.FormatUint(v, 10), role, key})
+	}
+	add("acks", seen.Acked, kit.Good, "acks:"+l.Name)
+	if seen.Dups > 0 {
+		add("duplicates", seen.Dups, kit.Warn, "dups:"+l.Name)
+	}
+	if seen.Refused > 0 {
+		add("refused", seen.Refused, kit.Bad, "refused:"+l.Name)
+	}
+	width := 0
+	for i, p := range parts {
+		if i > 0 {
+			width += 3
+		}
+		width += runes(p.label) + 1 + runes(p.value)
+	}
+	rx := s.w - width
+	if rx < x+3 {
+		return // no room beside the broker's numbers
+	}
+	for i, p := range parts {
+		if i > 0 {
+			rx = c.Text(rx, y, " · ", kit.Faint)
+		}
+		rx = c.Text(rx, y, p.label+" ", kit.Plain)
+		rx = c.Text(rx, y, p.value, s.role(p.key, p.role, now))
+	}
+}
+
+// drawCompact is a lane in two rows: its name and numbers, then the log's
+// newest cells beside the publisher.
+func (s *Scene) drawCompact(c *kit.Canvas, l *Lane, y int, now time.Time) {
+	a := s.anim(l.Name)
+	role := kit.Title
+	if l.Gone != "" {
+		role = kit.NodeOff
+	}
+	x := c.Text(0, y, l.Name, role)
+	text := " " + seqRange(l) + " · " + strconv.FormatUint(l.Msgs, 10) + " msgs"
+	if l.Gone != "" {
+		text = " " + l.Gone
+	} else if l.Seen.Refused > 0 {
+		text += " · refused " + strconv.FormatUint(l.Seen.Refused, 10)
+	}
+	c.Text(x, y, clip(text, s.w-x), kit.Faint)
+	const pub = "[pub]"
+	g := geometry{in: y + 1}
+	g.pub = rect{s.w - len(pub), y + 1, len(pub), 1}
+	wire := min(max(s.w/6, 5), 12)
+	g.tape = rect{0, y + 1, g.pub.x - wire, 1}
+	c.Text(g.pub.x, g.pub.y, pub, kit.Node)
+	c.HLine(g.tape.w, g.pub.x, g.in, '─', kit.Wire)
+	c.Set(g.tape.w, g.in, '◀', kit.Wire)
+	// The tape without a frame: its inside is the row itself.
+	s.drawTape(c, l, a, rect{g.tape.x - 1, g.tape.y, g.tape.w + 1, 1}, now)
+	a.movers.Draw(c, now, g.at, g.inside)
+}
+
+// seqRange is "#6…#10", or "empty after #10".
+func seqRange(l *Lane) string {
+	if l.Msgs == 0 {
+		return "empty after " + seqLabel(l.Last)
+	}
+	if l.First == l.Last {
+		return seqLabel(l.First)
+	}
+	return seqLabel(l.First) + "…" + seqLabel(l.Last)
+}
+
+// drawLine is a lane in one line of text.
+func (s *Scene) drawLine(c *kit.Canvas, l *Lane, y int) {
+	text := l.Name + " " + seqRange(l) + " · " + strconv.FormatUint(l.Msgs, 10) + " msgs"
+	if l.Gone != "" {
+		text = l.Name + " " + l.Gone
+	}
+	c.Text(0, y, clip(text, s.w), kit.Plain)
+}
+
+// drawFooter is the bottom line: what just happened, or why nothing can.
+func (s *Scene) drawFooter(c *kit.Canvas, y int, now time.Time) {
+	text, role := s.snap.Story, kit.Faint
+	switch {
+	case !s.snap.ServerUp:
+		text, role = "the server is down: the logs on disk wait for it, those in memory are gone", kit.Bad
+	case s.snap.Problem != "" && len(s.snap.Streams) > 0:
+		text, role = s.snap.Problem, kit.Bad
+	case s.snap.Sampled > 0 && text == "":
+		text = "flood: the animation shows a sample; sequences and counts are the broker's"
+	case text == "":
+		text = "each message stored gets the next sequence number at the log's end"
+	}
+	if s.flashes.On("story", now) && role == kit.Faint {
+		role = kit.Strong
+	}
+	c.Text(0, y, clip(text, s.w), role)
+}
