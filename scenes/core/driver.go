@@ -172,9 +172,10 @@ func (d *driver) setWatch(subject string) error {
 		return fmt.Errorf("the scene cannot watch %s: %w", subject, err)
 	}
 	_ = sub.SetPendingLimits(pendingMsgs, pendingBytes)
-	if err := d.nc.Flush(); err != nil {
-		_ = sub.Unsubscribe()
-		return fmt.Errorf("the scene cannot reach the server: %w", err)
+	// Registered with the server before anyone is told the scene watches;
+	// while the server is down nats.go registers it on reconnecting.
+	if d.nc.IsConnected() {
+		_ = d.nc.FlushTimeout(2 * time.Second)
 	}
 	stop := make(chan struct{})
 	d.mu.Lock()

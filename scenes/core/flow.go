@@ -103,6 +103,15 @@ func (f *flow) forget(member string) {
 	}
 }
 
+// keep forgets the consumers that are gone.
+func (f *flow) keep(live map[string]bool) {
+	for c := range f.debts {
+		if !live[c] {
+			delete(f.debts, c)
+		}
+	}
+}
+
 func (f *flow) rowFree(member string) *time.Time {
 	p := f.free[member]
 	if p == nil {

@@ -175,3 +175,26 @@ func TestHelloExternalDeployment(t *testing.T) {
 		t.Errorf("the picture must say where the subscribers come from:\n%s", v)
 	}
 }
+
+// On the lab's three-node cluster, subscribers on any node show up, and a
+// message heard on another node is not counted as heard by no one.
+func TestHelloOnACluster(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.Clustered(), brokertest.WithoutJetStream())
+	h := newHarnessOn(t, srv, Hello)
+	urls := strings.Split(srv.ClientURL(), ",")
+	var subs []*atomic.Int64
+	for _, u := range urls {
+		subs = append(subs, tcpSub(t, u, "greet")) // one on each node
+	}
+	h.until("three subscribers", subsOn("greet", len(urls)))
+	h.do("publish", "4")
+	h.until("four each", func(s Snapshot) bool { return s.Published == 4 && s.Delivered() == uint64(4*len(urls)) })
+	for i, n := range subs {
+		if n.Load() != 4 {
+			t.Errorf("the subscriber on node %d received %d, want 4", i+1, n.Load())
+		}
+	}
+	if h.s.snap.Unheard != 0 {
+		t.Errorf("unheard %d: every message had listeners", h.s.snap.Unheard)
+	}
+}

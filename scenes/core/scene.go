@@ -169,6 +169,11 @@ func (s *Scene) refresh(now time.Time) {
 	s.snap = s.d.snapshot()
 	n := s.snap
 	s.rows = buildRows(s.kind, n.Subs)
+	live := make(map[string]bool, len(s.rows))
+	for _, r := range s.rows {
+		live[consumerOf(r.sub)] = true
+	}
+	s.flow.keep(live)
 	flash := func(key string, changed bool) {
 		if changed {
 			s.flashes.Trigger(key, now)
