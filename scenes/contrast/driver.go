@@ -79,12 +79,12 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, pace time.Duration) (*dr
 		d.close()
 		return nil, err
 	}
-	d.sceneNC, err = dep.Connect("natslab scene",
+	d.sceneNC, err = dep.Connect("natslab scene contrast",
 		nats.DisconnectErrHandler(func(*nats.Conn, error) { d.setServer(false) }),
 		nats.ReconnectHandler(func(*nats.Conn) { d.setServer(true) }),
 	)
 	if err == nil {
-		d.coreNC, err = dep.Connect("app (core)")
+		d.coreNC, err = dep.Connect("natslab scene contrast: app (core)")
 	}
 	if err != nil {
 		return fail(err)
@@ -95,7 +95,7 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, pace time.Duration) (*dr
 	if err := d.startCore(); err != nil {
 		return fail(err)
 	}
-	if d.jsNC, err = dep.Connect("app (jetstream)"); err != nil {
+	if d.jsNC, err = dep.Connect("natslab scene contrast: app (jetstream)"); err != nil {
 		return fail(err)
 	}
 	if d.appJS, err = jetstream.New(d.jsNC); err != nil {

@@ -102,7 +102,7 @@ type driver struct {
 }
 
 func startDriver(srv *broker.Server, feed *kit.Feed, clock scenes.Clock) (*driver, error) {
-	nc, err := srv.Connect("natslab replicas scene")
+	nc, err := srv.Connect("natslab scene replicas")
 	if err != nil {
 		return nil, err
 	}
