@@ -1,0 +1,432 @@
+package cursor
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker"
+	"natslab/scenes"
+	"natslab/scenes/kit"
+)
+
+// The driver is the scene's NATS side, on a connection of its own
+// ("natslab cursor scene"). What it learns, it learns from the broker:
+//
+//   - consumer info (one CONSUMER.LIST for the stream's consumers) and
+//     stream info give every number; they are asked for at most every
+//     minPoll, and only while something is pending or just changed;
+//   - the server's advisories (consumer created, deleted, a message
+//     nak'd, terminated, given up after max deliveries; streams created,
+//     updated, deleted) say what changed without asking;
+//   - acks and pull requests are requests on subjects anyone may listen
+//     to ($JS.ACK.…, $JS.API.CONSUMER.MSG.NEXT.…): hearing them tells
+//     which message was settled and which worker asked, at once;
+//   - a listener on the stream's subjects hears publishes.
+//
+// None of this creates a consumer or takes a message from anyone. All of
+// it works through the client API, so an external deployment gets the
+// same picture; the embedded server only adds faster news of a restart.
+//
+// State changes happen on one goroutine (run); the scene reads immutable
+// copies (snapshot).
+type driver struct {
+	dep   broker.Deployment
+	feed  *kit.Feed
+	clock scenes.Clock
+
+	nc  *nats.Conn
+	js  jetstream.JetStream
+	ctx context.Context
+	end context.CancelFunc
+	wg  sync.WaitGroup
+
+	sig   chan signal    // from NATS callbacks to run
+	msgs  chan *nats.Msg // advisories, pulls and acks, in the order the server sent them
+	kick  chan struct{}  // "look now"
+	ready chan struct{}  // closed after the first look
+
+	mu      sync.Mutex
+	shared  Snapshot // the latest copy for the scene
+	choice  watchChoice
+	rewatch bool // the choice changed: look at the streams again
+
+	// Owned by run.
+	up         bool // the server is up, as the connection and the embedded server say
+	t          tracker
+	subs       []*nats.Subscription            // the watched stream's taps
+	ackSubs    map[string][]*nats.Subscription // per consumer
+	tapped     string                          // the stream the taps are for
+	lastPoll   time.Time
+	busyUntil  time.Time // poll quickly until then
+	structure  bool      // list streams and consumers at the next look
+	streamInfo *jetstream.StreamInfo
+	beforeDown map[string][2]uint64 // cursor and ack floor of each consumer when the server went down
+	hint       string               // the stream a consumer was last created on, for the automatic choice
+	jsOff      bool
+}
+
+// watchChoice is what the watch control asked for.
+type watchChoice struct {
+	stream    string   // "" for automatic
+	consumers []string // nil for all
+}
+
+type sigKind uint8
+
+const (
+	sigAdvisory sigKind = iota + 1
+	sigPull
+	sigAck
+	sigPublish
+	sigServer
+)
+
+type signal struct {
+	kind sigKind
+	msg  *nats.Msg
+	up   bool
+}
+
+// Polling: never more often than minPoll (5 a second), quickly while a
+// message waits for its ack or a pull waits for a message, for busyLinger
+// after any news, and otherwise only every idlePoll as a safety net for
+// what sends no news (messages aging out of a stream).
+const (
+	minPoll    = 200 * time.Millisecond
+	busyLinger = 1500 * time.Millisecond
+	idlePoll   = 10 * time.Second
+)
+
+func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*driver, error) {
+	ctx, end := context.WithCancel(context.Background())
+	d := &driver{dep: dep, feed: feed, clock: clock, ctx: ctx, end: end,
+		sig: make(chan signal, 256), kick: make(chan struct{}, 1), ready: make(chan struct{}), msgs: make(chan *nats.Msg, 1024), ackSubs: map[string][]*nats.Subscription{},
+		up: true, structure: true}
+	nc, err := dep.Connect("natslab cursor scene",
+		nats.DisconnectErrHandler(func(*nats.Conn, error) { d.signal(signal{kind: sigServer, up: false}) }),
+		nats.ReconnectHandler(func(*nats.Conn) { d.signal(signal{kind: sigServer, up: true}) }),
+	)
+	if err != nil {
+		end()
+		return nil, err
+	}
+	d.nc = nc
+	if d.js, err = jetstream.New(nc); err != nil {
+		nc.Close()
+		end()
+		return nil, err
+	}
+	for _, subj := range []string{"$JS.EVENT.ADVISORY.CONSUMER.>", "$JS.EVENT.ADVISORY.STREAM.>"} {
+		if _, err := nc.ChanSubscribe(subj, d.msgs); err != nil {
+			nc.Close()
+			end()
+			return nil, err
+		}
+	}
+	d.t.snap = Snapshot{ServerUp: true, Auto: true, Subj: map[uint64]string{}}
+	d.shared = d.t.snap.clone()
+	d.wg.Add(1)
+	go d.run()
+	if s := dep.Embedded(); s != nil {
+		d.wg.Add(1)
+		go d.watchServer(s)
+	}
+	// The scene opens on the broker's state, with its listeners in place.
+	select {
+	case <-d.ready:
+	case <-time.After(2 * time.Second):
+	}
+	return d, nil
+}
+
+func (d *driver) close() {
+	d.end()
+	d.wg.Wait()
+	d.nc.Close()
+}
+
+// signal hands news to run without ever blocking a NATS callback; when
+// the queue is full the news is dropped and a look is asked for instead.
+func (d *driver) signal(s signal) {
+	select {
+	case d.sig <- s:
+	default:
+		d.poke()
+	}
+}
+
+func (d *driver) poke() {
+	select {
+	case d.kick <- struct{}{}:
+	default:
+	}
+}
+
+// watchServer hears the embedded server stop and start (the lab's restart)
+// before the connection notices.
+func (d *driver) watchServer(s *broker.Server) {
+	defer d.wg.Done()
+	for {
+		ch := s.Changed()
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-ch:
+		}
+		if !s.Running() {
+			d.signal(signal{kind: sigServer, up: false})
+		} else {
+			d.poke()
+		}
+	}
+}
+
+func (d *driver) snapshot() Snapshot {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.shared
+}
+
+// publish makes the tracker's state the scene's, and tells the scene.
+func (d *driver) publish() {
+	snap := d.t.snap.clone()
+	d.mu.Lock()
+	d.shared = snap
+	d.mu.Unlock()
+	for _, e := range d.t.takeEvents() {
+		d.feed.Send(e)
+	}
+	d.feed.Poke()
+}
+
+func (d *driver) run() {
+	defer d.wg.Done()
+	defer d.dropTaps()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	first := false
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case s := <-d.sig:
+			d.handle(s)
+			d.drain()
+			d.publish()
+		case m := <-d.msgs:
+			d.handle(classify(m))
+			d.drain()
+			d.publish()
+		case <-d.kick:
+			d.busyUntil = time.Now().Add(busyLinger)
+		case <-timer.C:
+		}
+		d.mu.Lock()
+		if d.rewatch {
+			d.rewatch, d.structure = false, true
+		}
+		d.mu.Unlock()
+		if time.Now().After(d.nextPoll()) || d.pollNow() {
+			d.poll()
+			d.publish()
+			if !first {
+				first = true
+				close(d.ready)
+			}
+		}
+		timer.Reset(max(time.Until(d.nextPoll()), time.Millisecond))
+	}
+}
+
+// drain takes whatever else came, before drawing.
+func (d *driver) drain() {
+	for {
+		select {
+		case s := <-d.sig:
+			d.handle(s)
+		case m := <-d.msgs:
+			d.handle(classify(m))
+		default:
+			return
+		}
+	}
+}
+
+// classify tells what a message heard on the scene's listeners is.
+func classify(m *nats.Msg) signal {
+	switch {
+	case strings.HasPrefix(m.Subject, "$JS.EVENT.ADVISORY."):
+		return signal{kind: sigAdvisory, msg: m}
+	case strings.HasPrefix(m.Subject, "$JS.API.CONSUMER.MSG.NEXT."):
+		return signal{kind: sigPull, msg: m}
+	case strings.HasPrefix(m.Subject, "$JS.ACK."):
+		return signal{kind: sigAck, msg: m}
+	}
+	return signal{kind: sigPublish}
+}
+
+// pollNow says a look is due at once: news came and minPoll has passed.
+func (d *driver) pollNow() bool {
+	return time.Now().Before(d.busyUntil) && time.Since(d.lastPoll) >= minPoll
+}
+
+// nextPoll is when the next look is due.
+func (d *driver) nextPoll() time.Time {
+	if d.lastPoll.IsZero() {
+		return time.Time{}
+	}
+	if !d.up {
+		return d.lastPoll.Add(idlePoll)
+	}
+	if time.Now().Before(d.busyUntil) || d.pending() {
+		return d.lastPoll.Add(minPoll)
+	}
+	return d.lastPoll.Add(idlePoll)
+}
+
+// pending reports whether anything is in flight: a message waiting for its
+// ack, or a pull waiting for a message.
+func (d *driver) pending() bool {
+	for _, c := range d.t.snap.Consumers {
+		if c.AckPending > 0 || c.Waiting > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// handle takes one piece of news.
+func (d *driver) handle(s signal) {
+	now := d.clock.Now()
+	d.busyUntil = time.Now().Add(busyLinger)
+	switch s.kind {
+	case sigServer:
+		d.server(s.up, now)
+	case sigAdvisory:
+		d.advisory(s.msg, now)
+	case sigPull:
+		d.pull(s.msg, now)
+	case sigAck:
+		d.ackSeen(s.msg, now)
+	case sigPublish:
+		// A look follows (busyUntil).
+	}
+}
+
+func (d *driver) server(up bool, now time.Time) {
+	if up == d.up {
+		return
+	}
+	d.up = up
+	d.t.snap.ServerUp = up
+	if !up {
+		d.beforeDown = map[string][2]uint64{}
+		for _, c := range d.t.snap.Consumers {
+			d.beforeDown[c.Name] = [2]uint64{c.Delivered, c.AckFloor}
+		}
+		for i := range d.t.snap.Pulls {
+			p := &d.t.snap.Pulls[i]
+			p.Waiting, p.Ended = false, true
+		}
+		d.t.say(now, true, "the server is down: clients wait for it to come back")
+		d.t.emit(kit.Event{Kind: kit.ServerDown})
+		return
+	}
+	d.structure = true
+	d.t.say(now, false, "the server is back")
+	d.t.emit(kit.Event{Kind: kit.ServerUp})
+}
+
+// advisory handles one of the server's JetStream advisories.
+func (d *driver) advisory(m *nats.Msg, now time.Time) {
+	// $JS.EVENT.ADVISORY.<CONSUMER|STREAM>.<KIND>.<stream>[.<consumer>]
+	tok := strings.Split(m.Subject, ".")
+	if len(tok) < 6 {
+		return
+	}
+	area, kind, stream := tok[3], tok[4], tok[5]
+	switch {
+	case area == "STREAM" && (kind == "CREATED" || kind == "DELETED" || kind == "UPDATED"):
+		d.structure = true
+	case area == "CONSUMER" && (kind == "CREATED" || kind == "DELETED"):
+		d.structure = true
+		if kind == "CREATED" && !isSystemStream(stream) {
+			d.hint = stream
+		}
+		if kind == "CREATED" && stream == d.t.snap.Stream && len(tok) >= 7 {
+			if d.t.born == nil {
+				d.t.born = map[string]bool{}
+			}
+			d.t.born[tok[6]] = true
+		}
+	case area == "CONSUMER" && stream == d.t.snap.Stream && len(tok) >= 7:
+		var a struct {
+			StreamSeq  uint64 `json:"stream_seq"`
+			Deliveries int    `json:"deliveries"`
+			Reason     string `json:"reason"`
+		}
+		if json.Unmarshal(m.Data, &a) == nil && a.StreamSeq > 0 {
+			d.t.advisory(kind, tok[6], a.StreamSeq, a.Deliveries, a.Reason, now)
+		}
+	}
+}
+
+// pull handles a pull request heard on $JS.API.CONSUMER.MSG.NEXT.<stream>.<consumer>.
+func (d *driver) pull(m *nats.Msg, now time.Time) {
+	tok := strings.Split(m.Subject, ".")
+	if len(tok) != 7 || tok[5] != d.t.snap.Stream || m.Reply == "" {
+		return
+	}
+	batch, expires := 1, time.Duration(0)
+	body := strings.TrimSpace(string(m.Data))
+	if n, err := strconv.Atoi(body); err == nil {
+		batch = n
+	} else if body != "" {
+		var req struct {
+			Batch   int           `json:"batch"`
+			Expires time.Duration `json:"expires"`
+		}
+		if json.Unmarshal(m.Data, &req) == nil {
+			batch, expires = max(req.Batch, 1), req.Expires
+		}
+	}
+	d.t.pulled(tok[6], m.Reply, batch, expires, now)
+}
+
+// ackSeen handles an acknowledgement heard on the consumer's ack subject:
+// $JS.ACK.<stream>.<consumer>.<tries>.<sseq>.<cseq>.<ts>.<pending> (or the
+// newer form with a domain and account hash before the stream).
+func (d *driver) ackSeen(m *nats.Msg, now time.Time) {
+	tok := strings.Split(m.Subject, ".")
+	stream := d.t.snap.Stream
+	at := -1
+	for i := 2; i+6 < len(tok); i++ {
+		if tok[i] == stream && d.t.snap.consumer(tok[i+1]) != nil {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return
+	}
+	tries, _ := strconv.Atoi(tok[at+2])
+	seq, err := strconv.ParseUint(tok[at+3], 10, 64)
+	if err != nil {
+		return
+	}
+	dseq, _ := strconv.ParseUint(tok[at+4], 10, 64)
+	d.t.ack(tok[at+1], seq, tries, dseq, string(m.Data), now)
+}
+
+// isSystemStream reports the streams other scenes show (key-value buckets,
+// object stores): the automatic choice passes them over.
+func isSystemStream(name string) bool {
+	return strings.HasPrefix(name, "KV_") || strings.HasPrefix(name, "OBJ_")
+}

@@ -1,0 +1,195 @@
+package cursor
+
+import (
+	"testing"
+	"time"
+)
+
+// Goldens of the scene at each stage of the episodes that use it, drawn on
+// a manual clock (ANSI stripped: the picture, not the palette). Update with
+// -update. The commands are the episodes' own, run through a command
+// session on a real server.
+
+// still takes the clock past every movement and flash, so the frame shows
+// the state alone.
+func (h *harness) still() { h.clock.Advance(3 * time.Second) }
+
+// exact makes the countdown start when the scene saw the delivery, never
+// re-synced to the server's timing: on a loaded machine the scene may see
+// it a few hundred milliseconds late, which would change the picture.
+func exact(t *testing.T) {
+	old := resyncSlack
+	resyncSlack = time.Hour
+	t.Cleanup(func() { resyncSlack = old })
+}
+
+func TestGoldenDurableConsumer(t *testing.T) {
+	h := newHarness(t, "stream add EVENTS --subjects 'events.>' --defaults",
+		`pub events.page_loaded '{"page":"/home"}' --jetstream`,
+		`pub events.input_changed '{"field":"email"}' --jetstream`,
+		`pub events.page_loaded '{"page":"/pricing"}' --jetstream`)
+	const w, ht = 100, 14
+	h.settle("stream", func(s Snapshot) bool { return s.LastSeq == 3 })
+	h.still()
+	h.golden(t, "1-no-consumer", w, ht)
+
+	h.run("consumer add EVENTS worker --pull --ack explicit --defaults")
+	h.settle("worker", func(s Snapshot) bool { return consumer(s, "worker").Name != "" })
+	h.still()
+	h.golden(t, "2-consumer-at-start", w, ht)
+
+	h.run("consumer next EVENTS worker --ack")
+	h.run("consumer next EVENTS worker --ack")
+	h.settle("floor 2", func(s Snapshot) bool { return consumer(s, "worker").AckFloor == 2 })
+	h.still()
+	h.golden(t, "3-floor-2", w, ht)
+
+	h.srv.Stop()
+	h.settle("down", func(s Snapshot) bool { return !s.ServerUp })
+	h.still()
+	h.golden(t, "4-server-down", w, ht)
+
+	if err := h.srv.Restart(true); err != nil {
+		t.Fatal(err)
+	}
+	h.settle("back", func(s Snapshot) bool { return s.ServerUp && storyHas(s, "kept its place") })
+	h.still()
+	h.golden(t, "5-back-same-place", w, ht)
+
+	h.run("consumer next EVENTS worker --ack")
+	h.settle("floor 3", func(s Snapshot) bool { return consumer(s, "worker").AckFloor == 3 })
+	h.still()
+	h.golden(t, "6-carried-on", w, ht)
+}
+
+func TestGoldenAckRedelivery(t *testing.T) {
+	exact(t)
+	h := newHarness(t, "stream add JOBS --subjects 'jobs.>' --defaults", `pub jobs.email "send welcome email" --jetstream`)
+	const w, ht = 100, 14
+	h.run("consumer add JOBS worker --pull --wait 3s --max-deliver 3 --defaults")
+	h.settle("worker", func(s Snapshot) bool { return consumer(s, "worker").Name != "" })
+	h.still()
+	h.golden(t, "1-consumer", w, ht)
+
+	h.run("consumer next JOBS worker --no-ack")
+	h.settle("delivered", func(s Snapshot) bool { return len(consumer(s, "worker").Out) == 1 })
+	h.clock.Advance(150 * time.Millisecond)
+	h.golden(t, "2-delivering", w, ht)
+	h.clock.Advance(1350 * time.Millisecond)
+	h.golden(t, "3-countdown-half-way", w, ht)
+	h.clock.Advance(1600 * time.Millisecond)
+	h.golden(t, "4-ack-wait-ran-out", w, ht)
+
+	h.start("consumer next JOBS worker --no-ack")
+	h.settle("try 2", func(s Snapshot) bool {
+		o := consumer(s, "worker").Out
+		return len(o) == 1 && o[0].Tries == 2
+	})
+	h.clock.Advance(time.Second)
+	h.golden(t, "5-redelivered-try-2", w, ht)
+}
+
+func TestGoldenGivenUp(t *testing.T) {
+	exact(t)
+	h := newHarness(t, "stream add JOBS --subjects 'jobs.>' --defaults", `pub jobs.email "send welcome email" --jetstream`,
+		"consumer add JOBS worker --pull --wait 1s --max-deliver 3 --defaults")
+	const w, ht = 100, 14
+	for i := 0; i < 3; i++ {
+		h.run("consumer next JOBS worker --no-ack --timeout 3s")
+	}
+	h.settle("try 3", func(s Snapshot) bool {
+		o := consumer(s, "worker").Out
+		return len(o) == 1 && o[0].Tries == 3
+	})
+	h.still()
+	h.golden(t, "1-last-try-ran-out", w, ht)
+
+	time.Sleep(1200 * time.Millisecond) // the server's ack wait is real time
+	_, _ = h.try("consumer next JOBS worker --no-ack --timeout 1s")
+	h.settle("given up", func(s Snapshot) bool { return consumer(s, "worker").Dead[1] != "" })
+	h.still()
+	h.golden(t, "2-max-deliveries", w, ht)
+
+	h.run(`pub jobs.resize "resize image 42" --jetstream`)
+	h.run("consumer next JOBS worker --nak")
+	h.run("consumer next JOBS worker --term")
+	h.settle("terminated", func(s Snapshot) bool { return consumer(s, "worker").Dead[2] != "" && storyHas(s, "terminated") })
+	h.still()
+	h.golden(t, "3-nak-then-term", w, ht)
+}
+
+func TestGoldenTwoConsumers(t *testing.T) {
+	h := newHarness(t, "stream add ORDERS --subjects 'orders.>' --defaults",
+		`pub orders.us.new "order 1 (us)" --jetstream`, `pub orders.eu.new "order 2 (eu)" --jetstream`,
+		`pub orders.us.new "order 3 (us)" --jetstream`, `pub orders.eu.new "order 4 (eu)" --jetstream`)
+	const w, ht = 110, 16
+	h.run(`consumer add ORDERS us --pull --filter "orders.us.>" --defaults`)
+	h.run(`consumer next ORDERS us --count 2`)
+	h.settle("us", func(s Snapshot) bool { return consumer(s, "us").AckFloor == 3 })
+	h.still()
+	h.golden(t, "1-us-read-its-two", w, ht)
+
+	h.run(`consumer add ORDERS eu --pull --filter "orders.eu.>" --defaults`)
+	h.run(`consumer next ORDERS eu --count 2`)
+	h.run(`pub orders.eu.new "order 5 (eu)" --jetstream`)
+	h.settle("eu", func(s Snapshot) bool { return consumer(s, "eu").AckFloor == 4 && consumer(s, "eu").Pending == 1 })
+	h.still()
+	h.golden(t, "2-new-eu-order-waits-for-eu", w, ht)
+
+	h.run(`consumer add ORDERS ue --pull --filter "orders.ue.>" --defaults`)
+	h.settle("typo", func(s Snapshot) bool { return consumer(s, "ue").NoMatch })
+	h.still()
+	h.golden(t, "3-filter-typo", w, ht)
+}
+
+func TestGoldenWorkerPool(t *testing.T) {
+	exact(t)
+	h := newHarness(t, "stream add JOBS --subjects 'jobs.>' --defaults",
+		`pub jobs.resize "resize image {{Count}}" --count 7 --jetstream`,
+		"consumer add JOBS pool --pull --ack explicit --wait 3s --defaults")
+	const w, ht = 120, 16
+	for i := 0; i < 3; i++ {
+		h.run("consumer next JOBS pool --count 2")
+	}
+	h.settle("six", func(s Snapshot) bool { return consumer(s, "pool").AckFloor == 6 })
+	h.still()
+	h.golden(t, "1-three-workers-six-jobs", w, ht)
+
+	h.run("consumer next JOBS pool --no-ack")
+	h.settle("seventh out", func(s Snapshot) bool { return len(consumer(s, "pool").Out) == 1 })
+	h.clock.Advance(time.Second)
+	h.start("consumer next JOBS pool")
+	h.settle("survivor waits", func(s Snapshot) bool { return consumer(s, "pool").Waiting == 1 })
+	h.golden(t, "2-a-worker-died-a-survivor-waits", w, ht)
+
+	h.settle("finished", func(s Snapshot) bool { return consumer(s, "pool").AckFloor == 7 })
+	h.still()
+	h.golden(t, "3-the-survivor-finished-it", w, ht)
+}
+
+func TestGoldenSizes(t *testing.T) {
+	exact(t)
+	h := newHarness(t, "stream add JOBS --subjects 'jobs.>' --defaults",
+		`pub jobs.resize "resize image {{Count}}" --count 30 --jetstream`,
+		"consumer add JOBS pool --pull --ack explicit --wait 10s --defaults")
+	h.run("consumer next JOBS pool --count 3")
+	h.run("consumer next JOBS pool --no-ack")
+	h.run("consumer next JOBS pool --no-ack")
+	h.settle("two out", func(s Snapshot) bool { return len(consumer(s, "pool").Out) == 2 })
+	h.clock.Advance(4 * time.Second)
+	for _, sz := range []struct {
+		name string
+		w, h int
+	}{
+		{"200x30", 200, 30},
+		{"120x20", 120, 20},
+		{"80x12", 80, 12},
+		{"60x10", 60, 10},
+		{"40x6", 40, 6},
+		{"39x6-one-line", 39, 6},
+		{"100x3-one-line", 100, 3},
+		{"1x1", 1, 1},
+	} {
+		h.golden(t, sz.name, sz.w, sz.h)
+	}
+}

@@ -1,0 +1,217 @@
+// Package cursor is the scene of a stream's durable consumers: the log
+// with each consumer's cursor (the last stream sequence delivered) and ack
+// floor (everything up to here is settled) on it; the messages delivered
+// but not acknowledged, each with its ack wait counting down; redeliveries
+// with their tries; the server's advisories when a message is nak'd,
+// terminated or given up after max deliveries; several consumers with
+// different filters reading the same log; and the pulls of a pool of
+// workers sharing one consumer, with a job one worker never acked going to
+// another. Cursor and ack floor stay on screen while the server blinks out
+// and are checked again when it is back.
+//
+// Everything on screen comes from the broker (see driver.go), whoever
+// acted: the command pane, a real nats CLI, an application.
+package cursor
+
+import (
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"natslab/scenes"
+	"natslab/scenes/kit"
+)
+
+func init() {
+	scenes.Register(scenes.Factory{
+		Name:    "cursor",
+		Summary: "A stream's log with each consumer's cursor and ack floor, acks counting down, redeliveries, worker pulls",
+		New: func(env scenes.Env) (scenes.Scene, error) {
+			s, err := New(env)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+	})
+}
+
+// timing is how long things take on screen.
+const (
+	dropLeg   = 350 * time.Millisecond // a delivery travelling from the log to its consumer
+	flashFor  = 1200 * time.Millisecond
+	tickEvery = 100 * time.Millisecond // a countdown alone moves in tenths of a second
+)
+
+// Scene is the cursor scene. It implements scenes.Scene.
+type Scene struct {
+	clock  scenes.Clock
+	d      *driver
+	feed   *kit.Feed
+	styles *kit.Styles
+
+	w, h    int
+	snap    Snapshot
+	movers  kit.Movers
+	flashes kit.Flashes
+	dropAt  map[string]time.Time // when the last delivery to each consumer's row may start
+
+	canvas       *kit.Canvas
+	cached       string
+	dirty        bool
+	lastAnimated bool
+	lay          layout // where things were drawn last, for the movers
+}
+
+// New connects the scene to the deployment and starts watching.
+func New(env scenes.Env) (*Scene, error) {
+	clock := env.Clock
+	if clock == nil {
+		clock = scenes.RealClock{}
+	}
+	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
+	d, err := startDriver(env.Deployment, feed, clock)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scene{clock: clock, d: d, feed: feed, styles: kit.DefaultStyles(), canvas: kit.NewCanvas(0, 0), dirty: true, dropAt: map[string]time.Time{}}
+	s.flashes.Dur = flashFor
+	s.movers.Max = 24
+	s.snap = d.snapshot()
+	return s, nil
+}
+
+// Name implements scenes.Scene.
+func (s *Scene) Name() string { return "cursor" }
+
+// Title implements scenes.Scene.
+func (s *Scene) Title() string {
+	if s.snap.Stream == "" {
+		return "Consumers: cursor, ack floor and acks on a stream's log"
+	}
+	return "Consumers of " + s.snap.Stream + ": cursor, ack floor, acks"
+}
+
+// Init implements scenes.Scene: it arms the scene's heartbeat.
+func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }
+
+// SetSize implements scenes.Scene.
+func (s *Scene) SetSize(w, h int) {
+	if w != s.w || h != s.h {
+		s.w, s.h, s.dirty = w, h, true
+	}
+}
+
+// Controls implements scenes.Scene.
+func (s *Scene) Controls() []scenes.Control { return append([]scenes.Control(nil), controls...) }
+
+// Do implements scenes.Scene; it may ask the broker (watch checks the
+// names), so call it off the UI loop.
+func (s *Scene) Do(control string, args []string) (string, error) {
+	return s.d.do(strings.ToLower(control), args)
+}
+
+// Snapshot is what the driver saw last.
+func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
+
+// Close implements scenes.Scene.
+func (s *Scene) Close() {
+	s.feed.Close()
+	s.d.close()
+}
+
+// Animating implements scenes.Scene: while messages travel, something
+// flashes, or an ack wait counts down.
+func (s *Scene) Animating() bool {
+	now := s.clock.Now()
+	return s.moving(now) || s.counting(now)
+}
+
+func (s *Scene) moving(now time.Time) bool {
+	return s.movers.Active(now) || s.flashes.Active(now)
+}
+
+// counting reports an ack wait running down on screen.
+func (s *Scene) counting(now time.Time) bool {
+	if !s.snap.ServerUp {
+		return false
+	}
+	for _, c := range s.snap.Consumers {
+		for _, o := range c.Out {
+			if now.Before(o.Deadline) && !o.Naked {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Update implements scenes.Scene. The feed is the one heartbeat: news
+// from the driver starts animations, and while something moves the same
+// chain brings frames (a countdown alone needs ten a second).
+func (s *Scene) Update(msg tea.Msg) tea.Cmd {
+	m, ok := msg.(kit.FeedMsg)
+	if !ok || !m.For(s.feed) {
+		return nil
+	}
+	now := s.clock.Now()
+	if len(m.Events) > 0 || !m.Frame {
+		old := s.snap
+		s.snap = s.d.snapshot()
+		for _, e := range m.Events {
+			s.animate(e, now)
+		}
+		s.flashChanges(old, now)
+		s.dirty = true
+	}
+	s.movers.Prune(now)
+	switch {
+	case s.moving(now):
+		return s.feed.Next(scenes.FrameInterval)
+	case s.counting(now):
+		return s.feed.Next(tickEvery)
+	}
+	return s.feed.Next(0)
+}
+
+func (s *Scene) animate(e kit.Event, now time.Time) {
+	switch e.Kind {
+	case kit.Delivered:
+		key := markKey(e.Consumer, e.Seq)
+		start := now
+		if t := s.dropAt[e.Consumer]; t.After(start) {
+			start = t
+		}
+		if start.Sub(now) < 2*time.Second {
+			s.movers.Add(kit.Mover{Route: []string{seqKey(e.Seq), key}, Legs: []time.Duration{dropLeg}, Start: start, Role: kit.Msg})
+			s.dropAt[e.Consumer] = start.Add(dropLeg / 3)
+		}
+		s.flashes.Trigger(key, start.Add(dropLeg))
+		if e.Note == "again" {
+			s.flashes.Trigger(outKey(e.Consumer, e.Seq), now)
+		}
+	case kit.Pending:
+		s.flashes.Trigger(markKey(e.Consumer, e.Seq), now)
+	case kit.ClientUp:
+		s.flashes.Trigger("pull:"+e.Client, now)
+	case kit.ServerDown, kit.ServerUp:
+		s.flashes.Trigger("server", now)
+	}
+}
+
+// flashChanges highlights the numbers that moved.
+func (s *Scene) flashChanges(old Snapshot, now time.Time) {
+	for _, c := range s.snap.Consumers {
+		was := old.consumer(c.Name)
+		if was == nil || was.Delivered != c.Delivered {
+			s.flashes.Trigger("cursor:"+c.Name, now)
+		}
+		if was == nil || was.AckFloor != c.AckFloor {
+			s.flashes.Trigger("floor:"+c.Name, now)
+		}
+	}
+	if n := len(s.snap.Story); n > 0 && (len(old.Story) == 0 || old.Story[len(old.Story)-1] != s.snap.Story[n-1]) {
+		s.flashes.Trigger("story", now)
+	}
+}

@@ -1,0 +1,697 @@
+package cursor
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"natslab/scenes/kit"
+)
+
+// The marks a consumer's row puts under each message of the log. Each
+// differs in shape, not only colour, so the picture reads under NO_COLOR.
+const (
+	markAcked   = '✓' // settled: acknowledged
+	markOut     = '◷' // delivered, its ack wait running
+	markExpired = '↻' // delivered, ack wait ran out (or nak'd): goes to the next pull
+	markWaiting = '○' // not delivered to this consumer yet
+	markSkip    = '·' // not for this consumer: its filter does not match
+	markDead    = '✗' // terminated, or given up after max deliveries
+)
+
+const legend = "✓ acked  ◷ awaiting ack  ↻ ack wait ran out  ○ not delivered yet  · not this consumer's  ✗ given up"
+
+// Smallest pane drawn as a picture; below it, one line says what matters.
+const (
+	minW = 40
+	minH = 6
+)
+
+func seqKey(seq uint64) string            { return "seq:" + strconv.FormatUint(seq, 10) }
+func markKey(c string, seq uint64) string { return "mark:" + c + ":" + strconv.FormatUint(seq, 10) }
+func outKey(c string, seq uint64) string  { return "out:" + c + ":" + strconv.FormatUint(seq, 10) }
+func runes(s string) int                  { return utf8.RuneCountInString(s) }
+func u(n uint64) string                   { return strconv.FormatUint(n, 10) }
+
+// layout is where the log and the consumers' rows were drawn, for the
+// messages travelling between them.
+type layout struct {
+	x0, cw int
+	lo, hi uint64
+	logY   int
+	rows   map[string]int // consumer → its marks row
+}
+
+func (l *layout) x(seq uint64) int { return l.x0 + int(seq-l.lo)*l.cw + l.cw/2 }
+
+func (l *layout) at(name string) (kit.Point, bool) {
+	parts := strings.Split(name, ":")
+	seq, err := strconv.ParseUint(parts[len(parts)-1], 10, 64)
+	if err != nil || l.cw == 0 || seq < l.lo || seq > l.hi {
+		return kit.Point{}, false
+	}
+	switch {
+	case parts[0] == "seq":
+		return kit.Point{X: l.x(seq), Y: l.logY}, true
+	case parts[0] == "mark" && len(parts) == 3:
+		y, ok := l.rows[parts[1]]
+		return kit.Point{X: l.x(seq), Y: y}, ok
+	}
+	return kit.Point{}, false
+}
+
+// View implements scenes.Scene. A frame is drawn only when something
+// changed or moves; otherwise the last one is returned as is.
+func (s *Scene) View() string {
+	now := s.clock.Now()
+	animating := s.Animating()
+	if !s.dirty && !animating && !s.lastAnimated {
+		return s.cached
+	}
+	s.cached = s.render(now)
+	s.dirty, s.lastAnimated = false, animating
+	return s.cached
+}
+
+func (s *Scene) render(now time.Time) string {
+	if s.w <= 0 || s.h <= 0 {
+		return ""
+	}
+	c := s.canvas
+	c.Reset(s.w, s.h)
+	if s.w < minW || s.h < minH {
+		text, role := s.oneLine(now)
+		c.Text(0, 0, clip(text, s.w), role)
+		return c.Render(s.styles)
+	}
+	y := s.header(c, now)
+	snap := &s.snap
+	if snap.Stream == "" || (snap.Problem != "" && len(snap.Consumers) == 0) {
+		s.empty(c, y)
+		s.lay = layout{}
+		return c.Render(s.styles)
+	}
+	// Rows from the bottom: what happened, and a legend when there is room.
+	bottom := s.h
+	storyRows := min(len(snap.Story), max((s.h-y)/4, 1))
+	if s.h-y >= 14 && s.w >= runes(legend)+2 {
+		bottom--
+		c.Text(1, bottom, legend, kit.Faint)
+	}
+	bottom -= storyRows
+	s.story(c, bottom, storyRows, now)
+
+	y = s.log(c, y+1, bottom, now)
+	y = s.awaiting(c, y+1, bottom, now)
+	s.pulls(c, y, bottom, now)
+	s.movers.Draw(c, now, s.lay.at, nil)
+	return c.Render(s.styles)
+}
+
+// header is the stream's line: its name, what it captures, how many
+// messages it holds, and the server's state. It returns the next row.
+func (s *Scene) header(c *kit.Canvas, now time.Time) int {
+	snap := &s.snap
+	srv, role := "server ● up", kit.Good
+	if !snap.ServerUp {
+		srv, role = "server ○ down", kit.Bad
+	}
+	if s.flashes.On("server", now) {
+		role = kit.Flash
+	}
+	right := s.w - runes(srv) - 1
+	c.Text(right, 0, srv, role)
+	if snap.Stream == "" {
+		c.Text(1, 0, clip("no stream on screen", right-2), kit.Title)
+		return 1
+	}
+	x := c.Text(1, 0, snap.Stream, kit.Title)
+	info := ""
+	if len(snap.Subjects) > 0 {
+		info = " ← " + strings.Join(snap.Subjects, ", ")
+	}
+	info += " · " + u(snap.Msgs) + " " + plural(int(min(snap.Msgs, 2)), "message", "messages")
+	if snap.LastSeq > 0 {
+		info += " · last seq " + u(snap.LastSeq)
+	}
+	if !snap.Auto {
+		info += " · watch"
+	}
+	c.Text(x, 0, clip(info, right-x-1), kit.Plain)
+	if !snap.ServerUp && s.h >= 8 {
+		c.Text(1, 1, clip("the server is down: cursor and ack floor below are as last seen; the stream stores them", s.w-2), kit.Bad)
+		return 2
+	}
+	return 1
+}
+
+// empty explains why there is no log to draw.
+func (s *Scene) empty(c *kit.Canvas, y int) {
+	snap := &s.snap
+	text := snap.Problem
+	if text == "" {
+		text = "looking for a stream…"
+	}
+	c.Text(1, y+1, clip(text, s.w-2), kit.Warn)
+	if len(snap.Others) > 0 && y+3 < s.h {
+		c.Text(1, y+3, clip("streams: "+strings.Join(snap.Others, ", ")+" (watch STREAM shows one)", s.w-2), kit.Faint)
+	}
+	s.story(c, s.h-min(len(snap.Story), 2), min(len(snap.Story), 2), s.clock.Now())
+}
+
+// window picks the messages the log shows: the newest that fit, moved back
+// to keep in view the oldest message any consumer still has to settle.
+func (s *Scene) window(cols int) (lo, hi uint64) {
+	snap := &s.snap
+	if snap.LastSeq == 0 || snap.LastSeq < snap.FirstSeq || cols <= 0 {
+		return 0, 0
+	}
+	first := max(snap.FirstSeq, 1)
+	hi = snap.LastSeq
+	lo = first
+	if hi-first+1 > uint64(cols) {
+		lo = hi - uint64(cols) + 1
+	}
+	keep := hi
+	for _, c := range snap.Consumers {
+		if c.AckFloor < c.Delivered {
+			keep = min(keep, c.AckFloor+1)
+		}
+		for _, o := range c.Out {
+			keep = min(keep, o.Seq)
+		}
+	}
+	if keep < lo {
+		lo = max(keep, first)
+		hi = lo + uint64(cols) - 1
+	}
+	return lo, hi
+}
+
+// log draws the log and each consumer's marks, cursor and ack floor under
+// it. It returns the row after.
+func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
+	snap := &s.snap
+	labelW := runes("subject")
+	for _, cs := range snap.Consumers {
+		labelW = max(labelW, min(runes(cs.Name), 14))
+	}
+	x0 := labelW + 3
+	statsW := 0
+	if s.w >= 90 {
+		statsW = 30
+	}
+	// Columns as wide as the numbers need, wider (up to 10) to show the
+	// subjects when few messages leave room.
+	cw := max(len(u(snap.LastSeq))+2, 4)
+	room := s.w - x0 - 2 - statsW
+	lo, hi := s.window(max(room/cw, 1))
+	var tokens map[uint64]string
+	if hi > 0 {
+		tokens = distinct(snap, lo, hi)
+		want := cw
+		for _, t := range tokens {
+			want = max(want, min(runes(t)+2, 10))
+		}
+		if n := int(hi - lo + 1); want > cw && n*want <= room {
+			cw = want
+		} else if want > cw {
+			cw = max(cw, min(want, room/max(n, 1)))
+		}
+	}
+	cols := max(room/cw, 1)
+	lo, hi = s.window(cols)
+	if hi > 0 {
+		tokens = distinct(snap, lo, hi)
+	}
+	s.lay = layout{x0: x0, cw: cw, lo: lo, hi: hi, logY: y, rows: map[string]int{}}
+	role := kit.Strong
+	if !snap.ServerUp {
+		role = kit.NodeOff
+	}
+	c.Text(1, y, "log", kit.Faint)
+	if hi == 0 {
+		c.Text(x0, y, clip("empty: publish to "+strings.Join(snap.Subjects, " or ")+" to add messages", s.w-x0-1), kit.Faint)
+	} else {
+		if lo > max(snap.FirstSeq, 1) {
+			c.Text(x0-2, y, "…", kit.Faint)
+		}
+		for seq := lo; seq <= hi; seq++ {
+			c.TextCenter(x0+int(seq-lo)*cw, x0+int(seq-lo+1)*cw, y, u(seq), role)
+		}
+		if hi < snap.LastSeq {
+			c.Text(x0+int(hi-lo+1)*cw, y, "…", kit.Faint)
+		}
+	}
+	rowsLeft := bottom - y - 1
+	tall := rowsLeft >= 2+2*len(snap.Consumers)+2
+	if y+1 < bottom && hi > 0 {
+		y++
+		c.Text(1, y, "subject", kit.Faint)
+		for seq := lo; seq <= hi; seq++ {
+			c.TextCenter(x0+int(seq-lo)*cw, x0+int(seq-lo+1)*cw, y, clip(tokens[seq], cw-1), kit.Faint)
+		}
+	}
+	for i := range snap.Consumers {
+		if y+1 >= bottom {
+			break
+		}
+		y++
+		cs := &snap.Consumers[i]
+		s.lay.rows[cs.Name] = y
+		s.consumerRow(c, cs, x0, cw, lo, hi, y, tall, now)
+		if tall && y+1 < bottom {
+			y++
+			s.ruler(c, cs, x0, cw, lo, hi, y, now)
+		}
+	}
+	if len(snap.Consumers) == 0 && y+2 < bottom {
+		y += 2
+		c.Text(1, y, clip("no consumer on "+snap.Stream+" yet: consumer add "+snap.Stream+" worker --pull --ack explicit --defaults", s.w-2), kit.Warn)
+	}
+	return y + 1
+}
+
+// distinct is what tells the messages' subjects apart: the first token in
+// which the subjects in view differ (orders.us.new and orders.eu.new show
+// as us and eu), or the last token when they are all the same.
+func distinct(snap *Snapshot, lo, hi uint64) map[uint64]string {
+	out := map[uint64]string{}
+	var split [][]string
+	var seqs []uint64
+	for seq := lo; seq <= hi; seq++ {
+		if subj, ok := snap.Subj[seq]; ok && subj != "" {
+			split = append(split, strings.Split(subj, "."))
+			seqs = append(seqs, seq)
+		} else if ok {
+			out[seq] = "gone"
+		}
+	}
+	if len(split) == 0 {
+		return out
+	}
+	at := -1
+	for i := 0; at < 0 && i < len(split[0]); i++ {
+		for _, t := range split[1:] {
+			if i >= len(t) || t[i] != split[0][i] {
+				at = i
+				break
+			}
+		}
+	}
+	for j, t := range split {
+		i := at
+		if i < 0 || i >= len(t) {
+			i = len(t) - 1
+		}
+		out[seqs[j]] = t[i]
+	}
+	return out
+}
+
+// mark is what a consumer's row shows under one message.
+func (s *Scene) mark(cs *Consumer, seq uint64, now time.Time) (rune, kit.Role) {
+	if why := cs.Dead[seq]; why != "" {
+		return markDead, kit.Bad
+	}
+	if !matches(cs.Filters, s.snap.Subj[seq]) {
+		return markSkip, kit.Faint
+	}
+	if o := cs.out(seq); o != nil {
+		if o.Naked || !now.Before(o.Deadline) {
+			return markExpired, kit.Warn
+		}
+		return markOut, kit.Warn
+	}
+	if seq <= cs.AckFloor || cs.Acked[seq] || (cs.AckNone && seq <= cs.Delivered) {
+		return markAcked, kit.Good
+	}
+	if seq <= cs.Delivered {
+		return markAcked, kit.Good // settled above the floor, out of order
+	}
+	return markWaiting, kit.Kept
+}
+
+// consumerRow draws a consumer's name, its marks and its counts.
+func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint64, y int, tall bool, now time.Time) {
+	c.Text(1, y, clip(cs.Name, x0-3), kit.Strong)
+	if hi > 0 {
+		for seq := lo; seq <= hi; seq++ {
+			r, role := s.mark(cs, seq, now)
+			if s.flashes.On(markKey(cs.Name, seq), now) {
+				role = kit.Flash
+			}
+			c.Set(x0+int(seq-lo)*cw+cw/2, y, r, role)
+		}
+	}
+	var parts []string
+	parts = append(parts, u(cs.Pending)+" to deliver")
+	if cs.AckPending > 0 {
+		parts = append(parts, u(cs.AckPending)+" awaiting ack")
+	}
+	if cs.Redelivered > 0 {
+		parts = append(parts, u(cs.Redelivered)+" redelivered")
+	}
+	if cs.Waiting > 0 {
+		parts = append(parts, u(cs.Waiting)+" "+plural(int(cs.Waiting), "pull", "pulls")+" waiting")
+	}
+	if !tall {
+		parts = append([]string{"cursor " + u(cs.Delivered), "floor " + u(cs.AckFloor)}, parts...)
+	}
+	x := x0 + cw*int(hi-lo+1) + 2
+	if hi == 0 {
+		x = x0 + 2
+	}
+	if cs.NoMatch {
+		// A typo in a filter is silent: say it where the counts would be.
+		held := make([]string, 0, len(s.snap.Held))
+		for subj := range s.snap.Held {
+			held = append(held, subj)
+		}
+		sort.Strings(held)
+		c.Text(x, y, clip("filter matches nothing: the stream holds "+strings.Join(held, ", "), s.w-x-1), kit.Bad)
+		return
+	}
+	c.Text(x, y, clip(strings.Join(parts, " · "), s.w-x-1), kit.Plain)
+}
+
+// ruler draws, under a consumer's marks, its ack floor as a bar over what
+// is settled and its cursor as an arrow under the last message delivered,
+// with both numbers and what its filter reads.
+func (s *Scene) ruler(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint64, y int, now time.Time) {
+	floorRole, cursorRole := kit.Good, kit.Strong
+	if s.flashes.On("floor:"+cs.Name, now) {
+		floorRole = kit.Flash
+	}
+	if s.flashes.On("cursor:"+cs.Name, now) {
+		cursorRole = kit.Flash
+	}
+	end := x0 // first column after the marks
+	if hi > 0 {
+		end = x0 + cw*int(hi-lo+1)
+		if cs.AckFloor >= lo {
+			to := x0 + int(min(cs.AckFloor, hi)-lo)*cw + cw/2
+			c.HLine(x0, to, y, '━', kit.Good)
+			c.Set(to, y, '┛', kit.Good)
+		} else if cs.AckFloor > 0 {
+			c.Set(x0-1, y, '◀', kit.Good)
+		}
+		switch {
+		case cs.Delivered >= lo && cs.Delivered <= hi:
+			c.Set(x0+int(cs.Delivered-lo)*cw+cw/2, y, '▲', kit.Strong)
+		case cs.Delivered > hi:
+			c.Set(end, y, '▶', kit.Strong)
+		}
+	}
+	x := end + 2
+	x = c.Text(x, y, "cursor ", kit.Faint)
+	x = c.Text(x, y, u(cs.Delivered), cursorRole)
+	x = c.Text(x, y, " · ack floor ", kit.Faint)
+	x = c.Text(x, y, u(cs.AckFloor), floorRole)
+	if len(cs.Filters) > 0 {
+		c.Text(x, y, clip(" · filter "+strings.Join(cs.Filters, ", "), s.w-x-1), kit.Faint)
+	}
+}
+
+// awaiting lists the messages waiting for an ack, each with its ack wait
+// counting down. It returns the row after.
+func (s *Scene) awaiting(c *kit.Canvas, y, bottom int, now time.Time) int {
+	type row struct {
+		cs *Consumer
+		o  Outstanding
+	}
+	var rows []row
+	for i := range s.snap.Consumers {
+		cs := &s.snap.Consumers[i]
+		for _, o := range cs.Out {
+			rows = append(rows, row{cs, o})
+		}
+	}
+	if len(rows) == 0 || y+1 >= bottom {
+		return y
+	}
+	title := "awaiting ack"
+	if cs := rows[0].cs; len(s.snap.Consumers) == 1 {
+		title += " · ack wait " + dur(cs.AckWait)
+		if cs.MaxDeliver > 0 {
+			title += " · at most " + strconv.Itoa(cs.MaxDeliver) + " tries"
+		}
+	}
+	c.Text(1, y, clip(title, s.w-2), kit.Title)
+	y++
+	for i, r := range rows {
+		if y >= bottom {
+			break
+		}
+		if y == bottom-1 && i < len(rows)-1 {
+			c.Text(3, y, fmt.Sprintf("+%d more awaiting ack", len(rows)-i), kit.Faint)
+			y++
+			break
+		}
+		s.outRow(c, r.cs, r.o, y, now)
+		y++
+	}
+	return y
+}
+
+// outRow is one message awaiting its ack: which, where it went, its tries,
+// and the time left.
+func (s *Scene) outRow(c *kit.Canvas, cs *Consumer, o Outstanding, y int, now time.Time) {
+	subj := s.snap.Subj[o.Seq]
+	who := cs.Name
+	if p := pullName(o.Pull); p != "" {
+		who += " · " + p
+	}
+	tries := ""
+	switch {
+	case o.Tries > 0 && cs.MaxDeliver > 0:
+		tries = fmt.Sprintf("try %d of %d", o.Tries, cs.MaxDeliver)
+	case o.Tries > 0:
+		tries = fmt.Sprintf("try %d", o.Tries)
+	}
+	role := kit.Plain
+	if s.flashes.On(outKey(cs.Name, o.Seq), now) {
+		role = kit.Flash
+	}
+	x := c.Text(3, y, "#"+u(o.Seq), kit.Strong)
+	x = c.Text(x+1, y, clip(subj, 18), kit.Faint)
+	x = max(x+2, 24)
+	x = c.Text(x, y, clip(who, 18), role)
+	if tries != "" {
+		x = c.Text(x+2, y, tries, role)
+	}
+	x += 2
+	wait := cs.waitFor(max(o.Tries, 1))
+	left := o.Deadline.Sub(now)
+	const barW = 12
+	if s.w-x < barW+20 {
+		// Narrow: the time alone.
+		c.Text(x, y, clip(s.timeLeft(cs, o, left), s.w-x-1), kit.Warn)
+		return
+	}
+	filled := 0
+	if wait > 0 && left > 0 {
+		filled = int((float64(left)/float64(wait))*barW + 0.999)
+		filled = min(filled, barW)
+	}
+	c.Set(x, y, '▕', kit.Faint)
+	for i := 0; i < barW; i++ {
+		if i < filled {
+			c.Set(x+1+i, y, '█', kit.Warn)
+		} else {
+			c.Set(x+1+i, y, '░', kit.Faint)
+		}
+	}
+	c.Set(x+1+barW, y, '▏', kit.Faint)
+	x += barW + 3
+	c.Text(x, y, clip(s.timeLeft(cs, o, left), s.w-x-1), kit.Warn)
+}
+
+// timeLeft says what the countdown means now.
+func (s *Scene) timeLeft(cs *Consumer, o Outstanding, left time.Duration) string {
+	if !s.snap.ServerUp {
+		return "(server down: the server keeps the ack wait)"
+	}
+	next := "the next pull"
+	for _, p := range s.snap.Pulls {
+		if p.Consumer == cs.Name && p.Waiting {
+			next = pullName(p.ID) + ", waiting"
+			break
+		}
+	}
+	if o.Naked {
+		return "nak'd: goes to " + next
+	}
+	if left <= 0 {
+		if cs.MaxDeliver > 0 && o.Tries >= cs.MaxDeliver {
+			return "ran out on the last try"
+		}
+		return "ran out: goes to " + next
+	}
+	t := tenths(left) + " left"
+	if o.Unsure {
+		t = "≤" + t
+	}
+	return t
+}
+
+// tenths shows a duration in seconds with one decimal, rounded up, so a
+// countdown never shows 0.0 while time is left.
+func tenths(d time.Duration) string {
+	n := (d + 100*time.Millisecond - 1) / (100 * time.Millisecond)
+	return fmt.Sprintf("%d.%ds", n/10, n%10)
+}
+
+// dur shows a configured duration the way the CLI takes it: 3s, 30s, 1m.
+func dur(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "none"
+	case d%time.Minute == 0:
+		return strconv.Itoa(int(d/time.Minute)) + "m"
+	case d%time.Second == 0:
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	}
+	return d.String()
+}
+
+// pulls lists the workers' pull requests: what each got, whether it is
+// still waiting, and what it did with its message.
+func (s *Scene) pulls(c *kit.Canvas, y, bottom int, now time.Time) {
+	if y >= bottom || len(s.snap.Pulls) == 0 {
+		return
+	}
+	var items []string
+	var roles []kit.Role
+	many := len(s.snap.Consumers) > 1
+	for _, p := range s.snap.Pulls {
+		cs := s.snap.consumer(p.Consumer)
+		if cs == nil {
+			continue
+		}
+		text := pullName(p.ID)
+		if many {
+			text += " (" + p.Consumer + ")"
+		}
+		role := kit.Plain
+		switch {
+		case p.Waiting:
+			text += " waiting…"
+			role = kit.Warn
+		case len(p.Got) == 0:
+			text += " got nothing"
+			role = kit.Faint
+		}
+		for i, seq := range p.Got {
+			text += " #" + u(seq) + string(s.pullMark(cs, p, i, seq))
+		}
+		if s.flashes.On("pull:"+pullName(p.ID), now) {
+			role = kit.Flash
+		}
+		items = append(items, text)
+		roles = append(roles, role)
+	}
+	// The newest that fit, oldest first.
+	x := 1
+	x = c.Text(x, y, "pulls ", kit.Title)
+	width := s.w - x - 1
+	start := len(items)
+	used := 0
+	for start > 0 && used+runes(items[start-1])+3 <= width {
+		start--
+		used += runes(items[start]) + 3
+	}
+	for i := start; i < len(items); i++ {
+		x = c.Text(x, y, items[i], roles[i])
+		if i < len(items)-1 {
+			x = c.Text(x, y, " · ", kit.Faint)
+		}
+	}
+}
+
+// pullMark is what became of the ith message a pull got: acknowledged,
+// still awaiting its ack, passed on to another pull, or given up.
+func (s *Scene) pullMark(cs *Consumer, p Pull, i int, seq uint64) rune {
+	// Handed to a later pull: this one never acked it.
+	for _, q := range s.snap.Pulls {
+		if q.ID > p.ID && q.Consumer == p.Consumer {
+			for _, g := range q.Got {
+				if g == seq {
+					return markExpired
+				}
+			}
+		}
+	}
+	if o := cs.out(seq); o != nil {
+		return markOut
+	}
+	if cs.Dead[seq] != "" {
+		return markDead
+	}
+	return markAcked
+}
+
+// story draws what happened last, newest at the bottom.
+func (s *Scene) story(c *kit.Canvas, y, n int, now time.Time) {
+	lines := s.snap.Story
+	if n <= 0 || len(lines) == 0 {
+		return
+	}
+	lines = lines[max(len(lines)-n, 0):]
+	for i, l := range lines {
+		role := kit.Faint
+		if i == len(lines)-1 {
+			role = kit.Plain
+			if l.Bad {
+				role = kit.Bad
+			}
+			if s.flashes.On("story", now) {
+				role = kit.Strong
+			}
+		}
+		c.Text(1, y+i, clip(l.Text, s.w-2), role)
+	}
+}
+
+// oneLine is the whole scene in one line, for a pane too small to draw in.
+func (s *Scene) oneLine(now time.Time) (string, kit.Role) {
+	snap := &s.snap
+	switch {
+	case !snap.ServerUp:
+		return "server down · cursor and ack floor are stored with the stream", kit.Bad
+	case snap.Stream == "":
+		if snap.Problem != "" {
+			return snap.Problem, kit.Warn
+		}
+		return "no stream yet", kit.Warn
+	case len(snap.Consumers) == 0:
+		return snap.Stream + ": no consumer yet", kit.Plain
+	}
+	var parts []string
+	for _, cs := range snap.Consumers {
+		p := cs.Name + " cursor " + u(cs.Delivered) + " floor " + u(cs.AckFloor)
+		if len(cs.Out) > 0 {
+			o := cs.Out[0]
+			p += " · #" + u(o.Seq) + " " + s.timeLeft(&cs, o, o.Deadline.Sub(now))
+		}
+		parts = append(parts, p)
+	}
+	return snap.Stream + ": " + strings.Join(parts, " | "), kit.Plain
+}
+
+func clip(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n == 1 {
+		return "…"
+	}
+	return string(r[:n-1]) + "…"
+}
