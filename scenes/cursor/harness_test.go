@@ -36,7 +36,7 @@ func newHarness(t testing.TB, setup ...string) *harness {
 	t.Helper()
 	srv := brokertest.Start(t)
 	h := &harness{t: t, srv: srv, clock: kit.NewManualClock(epoch)}
-	h.sess = command.NewSession(srv, command.WithTimeout(5*time.Second))
+	h.sess = newSession(srv)
 	for _, line := range setup {
 		h.run(line)
 	}
@@ -149,4 +149,8 @@ func storyHas(s Snapshot, text string) bool {
 		}
 	}
 	return false
+}
+
+func newSession(dep broker.Deployment) *command.Session {
+	return command.NewSession(dep, command.WithTimeout(5*time.Second))
 }

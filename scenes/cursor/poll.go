@@ -330,7 +330,8 @@ func noMatch(c *Consumer, snap *Snapshot) bool {
 func (d *driver) failed(err error) {
 	snap := &d.t.snap
 	switch {
-	case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount):
+	case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount),
+		errors.Is(err, nats.ErrNoResponders) && d.nc.IsConnected():
 		snap.Problem = "JetStream is off: nats-server -js turns it on"
 		if !d.jsOff {
 			// Nobody answers these subjects now: listening would hide the
@@ -344,6 +345,7 @@ func (d *driver) failed(err error) {
 		d.structure = true
 		d.switchTo("")
 	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting), errors.Is(err, nats.ErrNoResponders), errors.Is(err, context.DeadlineExceeded):
+		// Down or restarting: the next look tells.
 		d.structure = true
 	default:
 		snap.Problem = err.Error()

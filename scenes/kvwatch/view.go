@@ -1,0 +1,312 @@
+package kvwatch
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"natslab/scenes/kit"
+)
+
+// Smallest pane drawn as a picture; below it, one line says what matters.
+const (
+	minW = 40
+	minH = 6
+)
+
+func changeKey(id uint64) string { return "change:" + strconv.FormatUint(id, 10) }
+func runes(s string) int         { return utf8.RuneCountInString(s) }
+
+// View implements scenes.Scene. A frame is drawn only when something
+// changed or moves; otherwise the last one is returned as is.
+func (s *Scene) View() string {
+	now := s.clock.Now()
+	animating := s.Animating()
+	if !s.dirty && !animating && !s.lastAnimated {
+		return s.cached
+	}
+	s.cached = s.render(now)
+	s.dirty, s.lastAnimated = false, animating
+	return s.cached
+}
+
+// at places the movers: a write starts in the margin of its key's row and
+// travels to the key's value.
+func (s *Scene) at(name string) (kit.Point, bool) {
+	kind, key, ok := strings.Cut(name, ":")
+	if !ok {
+		return kit.Point{}, false
+	}
+	y, ok := s.rows[key]
+	if !ok {
+		return kit.Point{}, false
+	}
+	if kind == "in" {
+		return kit.Point{X: 1, Y: y}, true
+	}
+	return kit.Point{X: s.valueX, Y: y}, true
+}
+
+func (s *Scene) render(now time.Time) string {
+	if s.w <= 0 || s.h <= 0 {
+		return ""
+	}
+	c := s.canvas
+	c.Reset(s.w, s.h)
+	clear(s.rows)
+	if s.w < minW || s.h < minH {
+		text, role := s.oneLine()
+		c.Text(0, 0, clip(text, s.w), role)
+		return c.Render(s.styles)
+	}
+	y := s.header(c, now)
+	snap := &s.snap
+	if snap.Bucket == "" {
+		text := snap.Problem
+		if text == "" {
+			text = "looking for a bucket…"
+		}
+		c.Text(1, y+1, clip(text, s.w-2), kit.Warn)
+		return c.Render(s.styles)
+	}
+	// The keys take the upper part, the writes the lower; in a small pane
+	// the newest write keeps a line, for a refused update says why.
+	avail := s.h - y - 1
+	keyNeed := len(snap.Keys) + 1
+	changes := 0
+	if len(snap.Changes) > 0 && avail >= 4 {
+		changes = min(len(snap.Changes), max(avail-keyNeed-2, 1))
+	}
+	keysEnd := s.h
+	if changes > 0 {
+		keysEnd = s.h - changes - 1
+	}
+	s.keys(c, y+1, keysEnd, now)
+	if changes > 0 {
+		s.changes(c, keysEnd, changes, now)
+	}
+	s.movers.Draw(c, now, s.at, nil)
+	return c.Render(s.styles)
+}
+
+// header is the bucket's line and the stream's under it. It returns the
+// next row.
+func (s *Scene) header(c *kit.Canvas, now time.Time) int {
+	snap := &s.snap
+	srv, role := "server ● up", kit.Good
+	if !snap.ServerUp {
+		srv, role = "server ○ down", kit.Bad
+	}
+	if s.flashes.On("server", now) {
+		role = kit.Flash
+	}
+	right := s.w - runes(srv) - 1
+	c.Text(right, 0, srv, role)
+	if snap.Bucket == "" {
+		c.Text(1, 0, clip("no bucket on screen", right-2), kit.Title)
+		return 1
+	}
+	x := c.Text(1, 0, "bucket ", kit.Plain)
+	x = c.Text(x, 0, snap.Bucket, kit.Title)
+	info := " · keeps " + strconv.FormatInt(max(snap.History, 1), 10) + " " + plural(int(max(snap.History, 1)), "value", "values") + " per key"
+	if snap.TTL > 0 {
+		info += " · values expire after " + snap.TTL.String()
+	}
+	if !snap.Auto {
+		info += " · watch"
+	}
+	c.Text(x, 0, clip(info, right-x-1), kit.Plain)
+	// The stream underneath: its sequence numbers are the revisions.
+	streamRole := kit.Faint
+	if s.flashes.On("stream", now) {
+		streamRole = kit.Strong
+	}
+	line := "stream " + snap.Stream + " ← " + strings.Join(snap.Subjects, ", ") + " · " + u(snap.Msgs) + " " + plural(int(min(snap.Msgs, 2)), "message", "messages") +
+		" · last seq " + u(snap.LastSeq) + " · watchers " + strconv.Itoa(snap.Watchers)
+	c.Text(1, 1, clip(line, s.w-2), streamRole)
+	if !snap.ServerUp {
+		c.Text(1, 2, clip("the server is down: the keys below are as last seen; the bucket's stream keeps them", s.w-2), kit.Bad)
+		return 3
+	}
+	return 2
+}
+
+// keys draws the key table. It returns the row after.
+func (s *Scene) keys(c *kit.Canvas, y, end int, now time.Time) int {
+	snap := &s.snap
+	if len(snap.Keys) == 0 {
+		c.Text(3, y, clip("no keys yet: kv put "+snap.Bucket+" KEY VALUE puts one", s.w-4), kit.Faint)
+		return y + 1
+	}
+	keyW := runes("key")
+	for _, k := range snap.Keys {
+		keyW = max(keyW, min(runes(k.Name), 28))
+	}
+	valueX := 3 + keyW + 2
+	// The value column as wide as the longest value (deleted keys say so
+	// in 20), then the revision and the history kept.
+	valueW := runes("value")
+	for _, k := range snap.Keys {
+		valueW = max(valueW, min(runes(k.Value), 40), 20)
+	}
+	valueW = max(min(valueW, s.w-valueX-24), 8)
+	revX := valueX + valueW + 2
+	histX := revX + 6
+	if histX+12 > s.w {
+		histX = -1
+		valueW = max(min(valueW, s.w-valueX-8), 4)
+		revX = valueX + valueW + 2
+	}
+	s.valueX = valueX
+	c.Text(3, y, "key", kit.Faint)
+	c.Text(valueX, y, "value", kit.Faint)
+	c.TextRight(revX+3, y, "rev", kit.Faint)
+	if histX > 0 {
+		c.Text(histX, y, "history kept", kit.Faint)
+	}
+	y++
+	shown := snap.Keys
+	if room := end - y; len(shown) > room {
+		shown = shown[:max(room-1, 0)]
+	}
+	for _, k := range shown {
+		s.rows[k.Name] = y
+		role := kit.Strong
+		if s.flashes.On("key:"+k.Name, now) {
+			role = kit.Flash
+		}
+		c.Text(3, y, clip(k.Name, keyW), role)
+		switch k.Op {
+		case "del":
+			c.Text(valueX, y, "✗ deleted (a marker)", kit.Bad)
+		case "purge":
+			c.Text(valueX, y, "✗ purged (a marker)", kit.Bad)
+		default:
+			c.Text(valueX, y, clip(printable(k.Value), valueW), kit.Plain)
+		}
+		c.TextRight(revX+3, y, u(k.Rev), role)
+		if histX > 0 {
+			c.Text(histX, y, u(k.Kept)+" of "+strconv.FormatInt(max(s.snap.History, 1), 10), kit.Faint)
+		}
+		y++
+	}
+	if n := len(snap.Keys) - len(shown); n > 0 && y < end {
+		c.Text(3, y, "+"+strconv.Itoa(n)+" more "+plural(n, "key", "keys"), kit.Faint)
+		y++
+	}
+	return y
+}
+
+// changes draws the writes heard, newest last: stored at which revision,
+// or refused and why.
+func (s *Scene) changes(c *kit.Canvas, y, n int, now time.Time) {
+	c.Text(1, y, clip("writes, as the server took them", s.w-2), kit.Title)
+	y++
+	list := s.snap.Changes[len(s.snap.Changes)-n:]
+	for _, ch := range list {
+		rev, revRole := "…", kit.Faint
+		switch {
+		case ch.Refused:
+			rev, revRole = "✗", kit.Bad
+		case ch.Rev > 0:
+			rev, revRole = "rev "+u(ch.Rev), kit.Good
+		case ch.resolvedStored():
+			rev, revRole = "✓", kit.Good
+		}
+		if s.flashes.On(changeKey(uint64(ch.ID)), now) {
+			revRole = kit.Flash
+		}
+		c.TextRight(9, y, rev, revRole)
+		x := c.Text(11, y, ch.Op, kit.Strong)
+		x = max(x+1, 18)
+		what := ch.Key
+		if ch.Op == "put" || ch.Op == "update" || ch.Op == "create" {
+			what += " = " + printable(ch.Value)
+		}
+		role := kit.Plain
+		if ch.Refused {
+			role = kit.Bad
+		}
+		x = c.Text(x, y, clip(what, s.w-x-1), role)
+		note := ""
+		switch {
+		case ch.Refused && ch.Expected > 0:
+			note = "  expected rev " + u(uint64(ch.Expected)) + ": refused, " + ch.Why
+		case ch.Refused:
+			note = "  refused: " + ch.Why
+		case ch.Expected > 0:
+			note = "  expected rev " + u(uint64(ch.Expected)) + ": it was, so it is stored"
+		case ch.Expected == 0:
+			note = "  only if the key is new"
+		case ch.resolvedStored() && ch.Rev == 0:
+			note = "  stored, and written over since"
+		}
+		c.Text(x, y, clip(note, s.w-x-1), role)
+		y++
+	}
+}
+
+// resolvedStored reports a write the server stored.
+func (ch Change) resolvedStored() bool { return ch.resolved && !ch.Refused }
+
+// oneLine is the whole scene in one line, for a pane too small to draw in.
+func (s *Scene) oneLine() (string, kit.Role) {
+	snap := &s.snap
+	switch {
+	case !snap.ServerUp:
+		return "server down · the bucket's stream keeps the keys", kit.Bad
+	case snap.Bucket == "":
+		if snap.Problem != "" {
+			return snap.Problem, kit.Warn
+		}
+		return "no bucket yet", kit.Warn
+	}
+	text := snap.Bucket + ": " + strconv.Itoa(len(snap.Keys)) + " " + plural(len(snap.Keys), "key", "keys") + " · last seq " + u(snap.LastSeq)
+	if n := len(snap.Changes); n > 0 {
+		ch := snap.Changes[n-1]
+		switch {
+		case ch.Refused:
+			text += " · " + ch.Op + " " + ch.Key + " refused"
+		case ch.Rev > 0:
+			text += " · " + ch.Key + " rev " + u(ch.Rev)
+		}
+	}
+	return text, kit.Plain
+}
+
+// printable keeps a value on one line of one-cell runes.
+func printable(v string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r < ' ' || r == 0x7f:
+			return '·'
+		case r > 0x7f && ansi.StringWidth(string(r)) != 1:
+			return '?' // the canvas holds one-cell runes
+		}
+		return r
+	}, v)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func clip(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n == 1 {
+		return "…"
+	}
+	return string(r[:n-1]) + "…"
+}
