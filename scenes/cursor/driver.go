@@ -17,7 +17,7 @@ import (
 )
 
 // The driver is the scene's NATS side, on a connection of its own
-// ("natslab cursor scene"). What it learns, it learns from the broker:
+// ("natslab scene cursor"). What it learns, it learns from the broker:
 //
 //   - consumer info (one CONSUMER.LIST for the stream's consumers) and
 //     stream info give every number; they are asked for at most every
@@ -109,7 +109,7 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*dr
 	d := &driver{dep: dep, feed: feed, clock: clock, ctx: ctx, end: end,
 		sig: make(chan signal, 256), kick: make(chan struct{}, 1), ready: make(chan struct{}), msgs: make(chan *nats.Msg, 1024), ackSubs: map[string][]*nats.Subscription{},
 		up: true, structure: true}
-	nc, err := dep.Connect("natslab cursor scene",
+	nc, err := dep.Connect("natslab scene cursor",
 		nats.DisconnectErrHandler(func(*nats.Conn, error) { d.signal(signal{kind: sigServer, up: false}) }),
 		nats.ReconnectHandler(func(*nats.Conn) { d.signal(signal{kind: sigServer, up: true}) }),
 	)

@@ -16,7 +16,7 @@ import (
 )
 
 // The driver is the scene's NATS side, on a connection of its own
-// ("natslab kv-watch scene"). It watches a bucket without being one of its
+// ("natslab scene kv-watch"). It watches a bucket without being one of its
 // watchers: a JetStream watcher is a consumer on KV_<bucket>, and would
 // show up in the learner's `stream info KV_profiles` and count as the watch
 // the lesson asks the learner to start. Instead:
@@ -83,7 +83,7 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*dr
 	d := &driver{dep: dep, feed: feed, clock: clock, ctx: ctx, end: end,
 		msgs: make(chan *nats.Msg, 1024), kick: make(chan struct{}, 1), up: make(chan bool, 8), ready: make(chan struct{}),
 		serverUp: true, structure: true, dirty: map[string]bool{}, counts: map[string]uint64{}}
-	nc, err := dep.Connect("natslab kv-watch scene",
+	nc, err := dep.Connect("natslab scene kv-watch",
 		nats.DisconnectErrHandler(func(*nats.Conn, error) { d.setUp(false) }),
 		nats.ReconnectHandler(func(*nats.Conn) { d.setUp(true) }),
 	)
