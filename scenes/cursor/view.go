@@ -477,8 +477,12 @@ func (s *Scene) outRow(c *kit.Canvas, cs *Consumer, o Outstanding, y int, now ti
 		role = kit.Flash
 	}
 	x := c.Text(3, y, "#"+u(o.Seq), kit.Strong)
-	x = c.Text(x+1, y, clip(subj, 18), kit.Faint)
-	x = max(x+2, 24)
+	if s.w >= 80 {
+		x = c.Text(x+1, y, clip(subj, 18), kit.Faint)
+		x = max(x+2, 24)
+	} else {
+		x += 2
+	}
 	x = c.Text(x, y, clip(who, 18), role)
 	if tries != "" {
 		x = c.Text(x+2, y, tries, role)
@@ -486,28 +490,32 @@ func (s *Scene) outRow(c *kit.Canvas, cs *Consumer, o Outstanding, y int, now ti
 	x += 2
 	wait := cs.waitFor(max(o.Tries, 1))
 	left := o.Deadline.Sub(now)
-	const barW = 12
-	if s.w-x < barW+20 {
-		// Narrow: the time alone.
-		c.Text(x, y, clip(s.timeLeft(cs, o, left), s.w-x-1), kit.Warn)
-		return
+	text := s.timeLeft(cs, o, left)
+	// The ack wait as a bar that empties, as wide as the room allows.
+	barW := 12
+	if left <= 0 || o.Naked || !s.snap.ServerUp {
+		barW = 0 // the words say it all
 	}
-	filled := 0
-	if wait > 0 && left > 0 {
-		filled = int((float64(left)/float64(wait))*barW + 0.999)
-		filled = min(filled, barW)
+	for barW > 0 && s.w-x-1 < barW+3+min(runes(text), 12) {
+		barW -= 4
 	}
-	c.Set(x, y, '▕', kit.Faint)
-	for i := 0; i < barW; i++ {
-		if i < filled {
-			c.Set(x+1+i, y, '█', kit.Warn)
-		} else {
-			c.Set(x+1+i, y, '░', kit.Faint)
+	if barW > 0 {
+		filled := 0
+		if wait > 0 && left > 0 {
+			filled = min(int((float64(left)/float64(wait))*float64(barW)+0.999), barW)
 		}
+		c.Set(x, y, '▕', kit.Faint)
+		for i := 0; i < barW; i++ {
+			if i < filled {
+				c.Set(x+1+i, y, '█', kit.Warn)
+			} else {
+				c.Set(x+1+i, y, '░', kit.Faint)
+			}
+		}
+		c.Set(x+1+barW, y, '▏', kit.Faint)
+		x += barW + 3
 	}
-	c.Set(x+1+barW, y, '▏', kit.Faint)
-	x += barW + 3
-	c.Text(x, y, clip(s.timeLeft(cs, o, left), s.w-x-1), kit.Warn)
+	c.Text(x, y, clip(text, s.w-x-1), kit.Warn)
 }
 
 // timeLeft says what the countdown means now.
@@ -527,7 +535,7 @@ func (s *Scene) timeLeft(cs *Consumer, o Outstanding, left time.Duration) string
 	}
 	if left <= 0 {
 		if cs.MaxDeliver > 0 && o.Tries >= cs.MaxDeliver {
-			return "ran out on the last try"
+			return "last try ran out: given up at the next pull"
 		}
 		return "ran out: goes to " + next
 	}
