@@ -4,6 +4,8 @@ package lab
 import (
 	_ "natslab/scenes/contrast"
 	_ "natslab/scenes/core" // hello, wildcards, queue-groups
+	_ "natslab/scenes/cursor"
+	_ "natslab/scenes/kvwatch" // kv-watch
 	_ "natslab/scenes/replicas"
 	_ "natslab/scenes/reqreply"
 	_ "natslab/scenes/streamlog"
