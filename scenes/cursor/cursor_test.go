@@ -136,7 +136,7 @@ func TestTwoConsumersAndAFilterMatchingNothing(t *testing.T) {
 	if !ue.NoMatch || us.NoMatch || eu.NoMatch {
 		t.Fatalf("filter matching nothing: us %v eu %v ue %v", us.NoMatch, eu.NoMatch, ue.NoMatch)
 	}
-	if v := h.view(120, 20); !strings.Contains(v, "filter matches nothing") {
+	if v := h.view(120, 20); !strings.Contains(v, "filter orders.ue.> matches nothing") {
 		t.Fatalf("not pointed out:\n%s", v)
 	}
 }

@@ -30,6 +30,9 @@ func (d *driver) poll() {
 	ctx, cancel := context.WithTimeout(d.ctx, 2*time.Second)
 	defer cancel()
 	now := d.clock.Now()
+	if !d.up && d.nc.IsConnected() {
+		d.server(true, now) // back before the connection's own news of it
+	}
 	snap := &d.t.snap
 	if d.structure || snap.Stream == "" {
 		if !d.chooseStream(ctx) {

@@ -200,9 +200,13 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 		labelW = max(labelW, min(runes(cs.Name), 14))
 	}
 	x0 := labelW + 3
-	statsW := 0
+	// Room beside the log for each consumer's cursor and ack floor.
+	statsW := 24
 	if s.w >= 90 {
 		statsW = 30
+	}
+	if s.w < 60 {
+		statsW = 0
 	}
 	// Columns as wide as the numbers need, wider (up to 10) to show the
 	// subjects when few messages leave room.
@@ -372,7 +376,7 @@ func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint
 			held = append(held, subj)
 		}
 		sort.Strings(held)
-		c.Text(x, y, clip("filter matches nothing: the stream holds "+strings.Join(held, ", "), s.w-x-1), kit.Bad)
+		c.Text(x, y, clip("filter "+strings.Join(cs.Filters, ", ")+" matches nothing (the stream holds "+strings.Join(held, ", ")+")", s.w-x-1), kit.Bad)
 		return
 	}
 	c.Text(x, y, clip(strings.Join(parts, " · "), s.w-x-1), kit.Plain)

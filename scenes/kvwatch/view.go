@@ -124,8 +124,8 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 	if s.flashes.On("stream", now) {
 		streamRole = kit.Strong
 	}
-	line := "stream " + snap.Stream + " ← " + strings.Join(snap.Subjects, ", ") + " · " + u(snap.Msgs) + " " + plural(int(min(snap.Msgs, 2)), "message", "messages") +
-		" · last seq " + u(snap.LastSeq) + " · watchers " + strconv.Itoa(snap.Watchers)
+	line := "stream " + snap.Stream + " · " + u(snap.Msgs) + " " + plural(int(min(snap.Msgs, 2)), "message", "messages") +
+		" · last seq " + u(snap.LastSeq) + " · watchers " + strconv.Itoa(snap.Watchers) + " · ← " + strings.Join(snap.Subjects, ", ")
 	c.Text(1, 1, clip(line, s.w-2), streamRole)
 	if !snap.ServerUp {
 		c.Text(1, 2, clip("the server is down: the keys below are as last seen; the bucket's stream keeps them", s.w-2), kit.Bad)
@@ -234,11 +234,13 @@ func (s *Scene) changes(c *kit.Canvas, y, n int, now time.Time) {
 		note := ""
 		switch {
 		case ch.Refused && ch.Expected > 0:
-			note = "  expected rev " + u(uint64(ch.Expected)) + ": refused, " + ch.Why
+			note = "  expected rev " + u(uint64(ch.Expected)) + " ≠ rev " + u(ch.Was) + ": refused"
+		case ch.Refused && ch.Expected == 0:
+			note = "  the key exists (rev " + u(ch.Was) + "): refused"
 		case ch.Refused:
 			note = "  refused: " + ch.Why
 		case ch.Expected > 0:
-			note = "  expected rev " + u(uint64(ch.Expected)) + ": it was, so it is stored"
+			note = "  expected rev " + u(uint64(ch.Expected)) + " = the key's: stored"
 		case ch.Expected == 0:
 			note = "  only if the key is new"
 		case ch.resolvedStored() && ch.Rev == 0:
