@@ -3,6 +3,10 @@ package cursor
 import (
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"natslab/scenes/kit"
 )
 
 // Goldens of the scene at each stage of the episodes that use it, drawn on
@@ -191,5 +195,22 @@ func TestGoldenSizes(t *testing.T) {
 		{"1x1", 1, 1},
 	} {
 		h.golden(t, sz.name, sz.w, sz.h)
+	}
+}
+
+// Colour only adds to the picture: with the palette and under NO_COLOR the
+// same text is drawn.
+func TestSamePictureWithoutColour(t *testing.T) {
+	h := newHarness(t, "stream add JOBS --subjects 'jobs.>' --defaults", "pub jobs.a 1 --jetstream",
+		"consumer add JOBS w --pull --wait 30s --defaults")
+	h.run("consumer next JOBS w --no-ack")
+	h.settle("out", func(s Snapshot) bool { return len(consumer(s, "w").Out) == 1 })
+	plain := h.view(100, 14)
+	h.s.styles = kit.NewStyles(true)
+	h.s.dirty = true
+	h.s.SetSize(100, 14)
+	coloured := h.s.View()
+	if coloured == plain || ansi.Strip(coloured) != plain {
+		t.Fatalf("colour changes the text:\n%s\n---\n%s", plain, ansi.Strip(coloured))
 	}
 }
