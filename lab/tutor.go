@@ -215,13 +215,16 @@ func (m *Model) followTutor(ctx context.Context) {
 	}
 }
 
-// buildScene builds the scene called name, off the UI loop (it connects to
-// the broker). A scene this build does not have yet is no scene: the pane
-// shows its introduction.
-func (m *Model) buildScene(name string) (scenes.Scene, string) {
-	if name == "" {
+// buildScene builds the scene a lesson names, off the UI loop (it connects
+// to the broker). The name may carry one control to run once it is open
+// ("contrast mode jetstream"). A scene this build does not have yet is no
+// scene: the pane shows its introduction.
+func (m *Model) buildScene(spec string) (scenes.Scene, string) {
+	words := strings.Fields(spec)
+	if len(words) == 0 {
 		return nil, ""
 	}
+	name := words[0]
 	f, ok := m.sceneLookup(name)
 	if !ok {
 		return nil, ""
@@ -229,6 +232,11 @@ func (m *Model) buildScene(name string) (scenes.Scene, string) {
 	sc, err := f.New(scenes.Env{Deployment: m.dep, Clock: m.clock})
 	if err != nil {
 		return nil, fmt.Sprintf("natslab: cannot open scene %s: %v", name, err)
+	}
+	if len(words) > 1 {
+		if _, err := sc.Do(words[1], words[2:]); err != nil {
+			return sc, fmt.Sprintf("natslab: scene %s: %v", name, err)
+		}
 	}
 	return sc, ""
 }

@@ -23,7 +23,7 @@ type Episode struct {
 	Title   string `yaml:"title"`
 	Part    string `yaml:"part"`    // e.g. "Streams (at least once)"
 	Summary string `yaml:"summary"` // one line for the lessons list
-	Scene   string `yaml:"scene"`   // the scene the lab shows beside it ("" for none)
+	Scene   string `yaml:"scene"`   // the scene the lab shows beside it, maybe with a control to run ("contrast mode jetstream"); "" for none
 	Needs   Needs  `yaml:"needs"`
 	Start   Start  `yaml:"start"`
 	Steps   []Step `yaml:"steps"`

@@ -18,7 +18,7 @@ import (
 const maxPublish = 100_000
 
 var controls = []scenes.Control{
-	{Name: "mode", Usage: "mode core|jetstream|split", Summary: "show the Core subscriber, the JetStream one, or both side by side"},
+	{Name: "mode", Usage: "mode core|jetstream|split [wait]", Summary: "show the Core subscriber, the JetStream one, or both side by side (wait: for a stream you create, rather than making EVENTS)"},
 	{Name: "offline", Usage: "offline", Summary: "take the app on screen offline"},
 	{Name: "online", Usage: "online", Summary: "bring the app on screen back online"},
 	{Name: "toggle", Usage: "toggle", Summary: "offline if online, online if offline"},
@@ -57,14 +57,18 @@ func (d *driver) do(control string, args []string) (string, error) {
 	}
 	switch control {
 	case "mode":
-		if len(args) != 1 {
-			return "", errors.New("mode needs one of core, jetstream, split (for example: mode jetstream)")
+		wait := len(args) == 2 && args[1] == "wait"
+		if len(args) != 1 && !wait {
+			return "", errors.New("mode needs one of core, jetstream, split, and maybe wait (for example: mode jetstream)")
 		}
 		m, err := ParseMode(args[0])
 		if err != nil {
 			return "", err
 		}
-		return d.setMode(m), nil
+		if wait && !m.showsJS() {
+			return "", errors.New("wait goes with mode jetstream or mode split: the Core side needs no stream")
+		}
+		return d.setMode(m, !wait), nil
 	case "offline", "online", "toggle":
 		if err := noArgs(); err != nil {
 			return "", err
@@ -121,19 +125,23 @@ func (d *driver) anyOnline() bool {
 	return (m.showsCore() && d.coreOnline.Load()) || (m.showsJS() && jsOn)
 }
 
-func (d *driver) setMode(m Mode) string {
+// setMode shows m. With create, the JetStream side makes EVENTS when no
+// stream captures events.>; without, it waits for the learner to make one
+// (a lesson whose step is to create the stream).
+func (d *driver) setMode(m Mode, create bool) string {
 	note := ""
 	if m.showsJS() {
 		d.mu.Lock()
 		first := !d.js.Active
 		d.js.Active = true
+		d.waitForStream = !create
 		if first {
 			d.js.Online = true
 		}
 		ready := d.js.Ready
 		d.mu.Unlock()
 		if !ready {
-			if err := d.ensure(true); err != nil {
+			if err := d.ensure(create); err != nil {
 				note = " (" + err.Error() + ")"
 			}
 		}

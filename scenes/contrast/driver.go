@@ -38,18 +38,19 @@ type driver struct {
 	ctl      sync.Mutex // serialises controls, which may wait on the network
 	ensureMu sync.Mutex // one look for the stream and consumer at a time
 
-	mu          sync.Mutex
-	cond        *sync.Cond // js.Online, js.Ready, fetching changed
-	mode        Mode
-	serverUp    bool
-	problem     string
-	createLater bool // the stream could not be created because JetStream was off: create it when it is on
-	js          JSState
-	consumerSeq uint64 // the consumer sequence Pending was read at, to keep the newest reading
-	fetching    bool
-	stopFetch   context.CancelFunc
-	cons        jetstream.Consumer // on the app's connection
-	appStarted  bool
+	mu            sync.Mutex
+	cond          *sync.Cond // js.Online, js.Ready, fetching changed
+	mode          Mode
+	serverUp      bool
+	problem       string
+	createLater   bool // the stream could not be created because JetStream was off: create it when it is on
+	waitForStream bool // mode … wait: never create EVENTS, wait for the learner's stream
+	js            JSState
+	consumerSeq   uint64 // the consumer sequence Pending was read at, to keep the newest reading
+	fetching      bool
+	stopFetch     context.CancelFunc
+	cons          jetstream.Consumer // on the app's connection
+	appStarted    bool
 
 	sceneNC, coreNC, jsNC *nats.Conn
 	coreSub               *nats.Subscription  // the core app's, while it is online

@@ -61,6 +61,12 @@ func (d *driver) ensure(create bool) error {
 	case err == nil:
 	case errors.Is(err, jetstream.ErrStreamNotFound):
 		if !create {
+			d.mu.Lock()
+			waiting := d.waitForStream
+			d.mu.Unlock()
+			if waiting {
+				return d.notReady(`waiting for a stream that captures events.>: stream add EVENTS --subjects "events.>" --defaults makes one`, false)
+			}
 			return d.notReady("no stream captures events.> any more: scene reset creates EVENTS again", false)
 		}
 		if _, err := d.api.CreateStream(ctx, eventsConfig()); err != nil {
