@@ -8,5 +8,6 @@ import (
 	_ "natslab/scenes/kvwatch" // kv-watch
 	_ "natslab/scenes/replicas"
 	_ "natslab/scenes/reqreply"
+	_ "natslab/scenes/retention"
 	_ "natslab/scenes/streamlog"
 )

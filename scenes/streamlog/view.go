@@ -312,7 +312,7 @@ func (s *Scene) drawTape(c *kit.Canvas, l *Lane, a *anim, r rect, now time.Time)
 			drawn++
 		case fading:
 			f := float64(now.Sub(fadeAt)) / float64(s.t.fade)
-			i := min(int(f*float64(len(fadeGlyphs))), len(fadeGlyphs)-1)
+			i := max(min(int(f*float64(len(fadeGlyphs))), len(fadeGlyphs)-1), 0)
 			text, role = fadeGlyphs[i], kit.Faint
 			if i == 0 {
 				text, role = strconv.FormatUint(seq, 10), kit.Bad

@@ -1,0 +1,158 @@
+package retention
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/scenes"
+	"natslab/scenes/kit"
+)
+
+// maxPublish bounds `publish N`: the picture holds a handful per stream.
+const maxPublish = 100
+
+var controls = []scenes.Control{
+	{Name: "watch", Usage: "watch STREAM", Summary: "show this stream in its policy's column (the newest stream of each policy is shown otherwise)"},
+	{Name: "publish", Usage: "publish [N]", Summary: "publish N messages (default 1) to each stream on screen, to compare what each keeps"},
+	{Name: "reset", Usage: "reset", Summary: "show the newest stream of each policy again, and count acknowledgements from 0"},
+}
+
+var keys = []scenes.KeyBinding{
+	{Key: "p", Control: "publish", Args: []string{"1"}, Help: "publish 1 to each"},
+	{Key: "R", Control: "reset", Help: "reset"},
+}
+
+func names() string {
+	n := make([]string, len(controls))
+	for i, c := range controls {
+		n[i] = c.Name
+	}
+	return strings.Join(n, ", ")
+}
+
+func (d *driver) do(control string, args []string) (string, error) {
+	d.ctl.Lock()
+	defer d.ctl.Unlock()
+	switch control {
+	case "watch":
+		if len(args) != 1 {
+			return "", errors.New("watch needs a stream's name (for example: watch INTEREST)")
+		}
+		ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+		st, err := d.js.Stream(ctx, args[0])
+		cancel()
+		if err != nil {
+			if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrInvalidStreamName) {
+				return "", fmt.Errorf("there is no stream %s: %s", args[0], d.streamList())
+			}
+			return "", fmt.Errorf("cannot read stream %s: %w", args[0], err)
+		}
+		p := policy(st.CachedInfo().Config.Retention)
+		d.mu.Lock()
+		d.pinned[p] = args[0]
+		d.mu.Unlock()
+		d.poll()
+		return fmt.Sprintf("showing %s in the %s column", args[0], p), nil
+	case "publish":
+		n := 1
+		if len(args) > 1 {
+			return "", fmt.Errorf("publish takes one count, got %q (for example: publish 2)", strings.Join(args, " "))
+		}
+		if len(args) == 1 {
+			v, err := strconv.Atoi(args[0])
+			if err != nil || v < 1 || v > maxPublish {
+				return "", fmt.Errorf("publish %s: the count is a whole number from 1 to %d (for example: publish 2)", args[0], maxPublish)
+			}
+			n = v
+		}
+		return d.publish(n)
+	case "reset":
+		if len(args) > 0 {
+			return "", fmt.Errorf("reset takes no arguments, got %q", strings.Join(args, " "))
+		}
+		d.mu.Lock()
+		clear(d.pinned)
+		clear(d.acks)
+		clear(d.notes)
+		d.snap.Story = ""
+		d.mu.Unlock()
+		d.poll()
+		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
+		return "reset: the newest stream of each policy, acknowledgements counted from 0", nil
+	}
+	return "", fmt.Errorf("the retention scene has no control %q: it knows %s", control, names())
+}
+
+func (d *driver) streamList() string {
+	ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+	defer cancel()
+	var names []string
+	l := d.js.StreamNames(ctx)
+	for n := range l.Name() {
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return "there are no streams yet"
+	}
+	return "streams are " + strings.Join(names, ", ")
+}
+
+// publish sends n messages to each stream on screen, waiting for each
+// acknowledgement, and says what each stream answered.
+func (d *driver) publish(n int) (string, error) {
+	d.mu.Lock()
+	cols := d.snap.Columns
+	problem := d.snap.Problem
+	d.mu.Unlock()
+	if problem != "" {
+		return "", errors.New(problem)
+	}
+	var said []string
+	for _, c := range cols {
+		if c.Stream == "" || len(c.Subjects) == 0 {
+			continue
+		}
+		subject := literal(c.Subjects[0])
+		var first, last uint64
+		for i := 0; i < n; i++ {
+			ctx, cancel := context.WithTimeout(d.ctx, 5*time.Second)
+			ack, err := d.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Data: fmt.Appendf(nil, "message from the retention scene %d", i+1)})
+			cancel()
+			if err != nil {
+				return "", fmt.Errorf("publish to %s: %w", subject, err)
+			}
+			if first == 0 {
+				first = ack.Sequence
+			}
+			last = ack.Sequence
+		}
+		if first == last {
+			said = append(said, fmt.Sprintf("%s #%d", c.Stream, first))
+		} else {
+			said = append(said, fmt.Sprintf("%s #%d to #%d", c.Stream, first, last))
+		}
+	}
+	if len(said) == 0 {
+		return "", errors.New("no stream on screen yet: " + examples["limits"])
+	}
+	d.poke()
+	return "published and acknowledged: " + strings.Join(said, ", "), nil
+}
+
+// literal makes a subject a stream captures out of one of its filters.
+func literal(filter string) string {
+	toks := strings.Split(filter, ".")
+	for i, t := range toks {
+		if t == "*" || t == ">" {
+			toks[i] = "scene"
+		}
+	}
+	return strings.Join(toks, ".")
+}

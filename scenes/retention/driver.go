@@ -1,0 +1,514 @@
+package retention
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker"
+	"natslab/scenes/kit"
+)
+
+// The driver is the scene's NATS side. It reads, for each retention
+// policy, one stream and its consumers from stream and consumer info,
+// polled (never more often than minPoll) when something says they changed:
+//
+//   - a tap on the shown streams' subjects (a publish),
+//   - a tap on their acknowledgement subjects, $JS.ACK.<stream>.> (an ack:
+//     the consumer itself answers it, the tap only listens),
+//   - JetStream's API advisories (a consumer added or refused, a stream
+//     made, edited, purged or deleted),
+//   - a slow idle look for anything else.
+//
+// The taps live on a connection that never asks anything, apart from the
+// one that does the looking.
+type driver struct {
+	dep  broker.Deployment
+	srv  *broker.Server
+	feed *kit.Feed
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	kick   chan struct{}
+	ctl    sync.Mutex
+
+	nc, tap *nats.Conn
+	js      jetstream.JetStream
+	msgs    chan *nats.Msg
+	advs    chan *nats.Msg
+
+	mu       sync.Mutex
+	snap     Snapshot
+	pinned   map[string]string // policy → the stream watch chose
+	taps     map[string]*nats.Subscription
+	acks     map[string]uint64 // stream → acks seen
+	notes    map[string]string // stream → what the server refused it lately
+	busyTill time.Time
+}
+
+const (
+	tapBuffer = 4096
+	minPoll   = 200 * time.Millisecond
+	busyPoll  = 250 * time.Millisecond
+	idlePoll  = 5 * time.Second
+)
+
+func startDriver(dep broker.Deployment, feed *kit.Feed) (*driver, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	d := &driver{
+		dep: dep, srv: dep.Embedded(), feed: feed, ctx: ctx, cancel: cancel,
+		kick:   make(chan struct{}, 1),
+		msgs:   make(chan *nats.Msg, tapBuffer),
+		advs:   make(chan *nats.Msg, 256),
+		pinned: map[string]string{},
+		taps:   map[string]*nats.Subscription{},
+		acks:   map[string]uint64{},
+		notes:  map[string]string{},
+	}
+	d.snap.ServerUp = true
+	for i, p := range Policies {
+		d.snap.Columns[i].Policy = p
+	}
+	var err error
+	d.nc, err = dep.Connect("natslab scene retention",
+		nats.DisconnectErrHandler(func(*nats.Conn, error) { d.setServer(false) }),
+		nats.ReconnectHandler(func(*nats.Conn) { d.setServer(true) }),
+	)
+	if err == nil {
+		d.tap, err = dep.Connect("natslab scene retention tap")
+	}
+	if err == nil {
+		d.js, err = jetstream.New(d.nc)
+	}
+	if err == nil {
+		_, err = d.nc.ChanSubscribe("$JS.EVENT.ADVISORY.>", d.advs)
+	}
+	if err != nil {
+		d.close()
+		return nil, err
+	}
+	d.poll()
+	d.wg.Add(3)
+	go d.run()
+	go d.readTaps()
+	go d.readAdvisories()
+	return d, nil
+}
+
+func (d *driver) close() {
+	d.cancel()
+	for _, nc := range []*nats.Conn{d.nc, d.tap} {
+		if nc != nil {
+			nc.Close()
+		}
+	}
+	d.wg.Wait()
+}
+
+func (d *driver) snapshot() Snapshot {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	s := d.snap
+	for i := range s.Columns {
+		c := &s.Columns[i]
+		c.Consumers = append([]Consumer(nil), c.Consumers...)
+		c.Acks = d.acks[c.Stream]
+		c.Note = d.notes[c.Stream]
+	}
+	return s
+}
+
+func (d *driver) poke() {
+	d.mu.Lock()
+	d.busyTill = time.Now().Add(time.Second)
+	d.mu.Unlock()
+	select {
+	case d.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (d *driver) setServer(up bool) {
+	d.mu.Lock()
+	changed := d.snap.ServerUp != up
+	d.snap.ServerUp = up
+	d.mu.Unlock()
+	if changed {
+		kind := kit.ServerDown
+		if up {
+			kind = kit.ServerUp
+		}
+		d.feed.Send(kit.Event{Kind: kind})
+	}
+	d.feed.Poke()
+	d.poke()
+}
+
+func (d *driver) run() {
+	defer d.wg.Done()
+	var last time.Time
+	timer := time.NewTimer(idlePoll)
+	defer timer.Stop()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-d.kick:
+		case <-timer.C:
+		}
+		if gap := minPoll - time.Since(last); gap > 0 {
+			select {
+			case <-d.ctx.Done():
+				return
+			case <-time.After(gap):
+			}
+		}
+		last = time.Now()
+		d.poll()
+		d.mu.Lock()
+		wait := idlePoll
+		if time.Now().Before(d.busyTill) {
+			wait = busyPoll
+		}
+		d.mu.Unlock()
+		timer.Reset(wait)
+	}
+}
+
+// poll reads the streams, picks one per policy, reads its consumers, and
+// says in words what changed.
+func (d *driver) poll() {
+	if !d.nc.IsConnected() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+	defer cancel()
+	var infos []*jetstream.StreamInfo
+	l := d.js.ListStreams(ctx)
+	for info := range l.Info() {
+		infos = append(infos, info)
+	}
+	if err := l.Err(); err != nil {
+		d.mu.Lock()
+		if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrJetStreamNotEnabled) {
+			d.snap.Problem = "JetStream is off, and streams need it: nats-server -js switches it on"
+			for i := range d.snap.Columns {
+				d.snap.Columns[i] = Column{Policy: Policies[i]}
+			}
+			d.setTapsLocked(nil)
+		} else {
+			d.snap.Problem = "cannot read the streams: " + err.Error()
+		}
+		d.mu.Unlock()
+		d.feed.Poke()
+		return
+	}
+	// Newest first: the lesson's streams are the ones just made.
+	sort.Slice(infos, func(i, j int) bool { return infos[i].Created.After(infos[j].Created) })
+	d.mu.Lock()
+	pinned := map[string]string{}
+	for k, v := range d.pinned {
+		pinned[k] = v
+	}
+	d.mu.Unlock()
+	var next [3]Column
+	for i, p := range Policies {
+		next[i] = Column{Policy: p}
+		var chosen *jetstream.StreamInfo
+		count := 0
+		for _, info := range infos {
+			if policy(info.Config.Retention) != p {
+				continue
+			}
+			count++
+			if chosen == nil || info.Config.Name == pinned[p] {
+				chosen = info
+			}
+		}
+		if chosen == nil {
+			continue
+		}
+		if n := chosen.State.NumDeleted; n > 0 && n <= 2000 {
+			if st, err := d.js.Stream(ctx, chosen.Config.Name); err == nil {
+				if full, err := st.Info(ctx, jetstream.WithDeletedDetails(true)); err == nil {
+					chosen = full
+				}
+			}
+		}
+		var consumers []*jetstream.ConsumerInfo
+		if st, err := d.js.Stream(ctx, chosen.Config.Name); err == nil {
+			cl := st.ListConsumers(ctx)
+			for ci := range cl.Info() {
+				consumers = append(consumers, ci)
+			}
+		}
+		next[i] = column(chosen, consumers)
+		next[i].Others = count - 1
+	}
+	d.mu.Lock()
+	old := d.snap.Columns
+	d.snap.Problem = ""
+	d.snap.Columns = next
+	if story := stories(old, next); story != "" {
+		d.snap.Story = story
+	}
+	var subjects []string
+	for _, c := range next {
+		if c.Stream == "" {
+			continue
+		}
+		subjects = append(subjects, c.Subjects...)
+		subjects = append(subjects, "$JS.ACK."+c.Stream+".>")
+	}
+	d.setTapsLocked(subjects)
+	d.mu.Unlock()
+	d.feed.Poke()
+}
+
+// stories says in words what changed between two looks, most telling last.
+func stories(old, next [3]Column) string {
+	var out []string
+	for i := range next {
+		o, n := old[i], next[i]
+		if n.Stream == "" {
+			continue
+		}
+		if o.Stream != n.Stream {
+			out = append(out, fmt.Sprintf("%s: %s retention on %s", n.Stream, n.Policy, strings.Join(n.Subjects, ", ")))
+			continue
+		}
+		for _, k := range n.Consumers {
+			if !hasConsumer(o, k.Name) {
+				out = append(out, fmt.Sprintf("%s has a new consumer, %s", n.Stream, k.Name))
+			}
+		}
+		for seq := o.Last + 1; seq <= n.Last && seq <= o.Last+8; seq++ {
+			if n.Holds(seq) {
+				continue
+			}
+			switch {
+			case n.Policy == "interest" && len(n.Consumers) == 0:
+				out = append(out, fmt.Sprintf("%s acknowledged #%d and kept nothing: no consumer was interested", n.Stream, seq))
+			default:
+				out = append(out, fmt.Sprintf("%s stored #%d and removed it once it was acknowledged", n.Stream, seq))
+			}
+		}
+		for _, k := range n.Consumers {
+			if p, ok := consumer(o, k.Name); ok && k.AckFloor > p.AckFloor {
+				out = append(out, fmt.Sprintf("%s acknowledged #%d", k.Name, k.AckFloor))
+			}
+		}
+		lo := max(o.First, o.Last-min(o.Last, 64))
+		for seq := lo; seq <= o.Last && o.Msgs > 0; seq++ {
+			if !o.Holds(seq) || n.Holds(seq) {
+				continue
+			}
+			switch n.Policy {
+			case "interest":
+				out = append(out, fmt.Sprintf("%s removed #%d: every consumer acknowledged it", n.Stream, seq))
+			case "workqueue":
+				out = append(out, fmt.Sprintf("%s removed #%d: a consumer acknowledged it, the job is done", n.Stream, seq))
+			default:
+				out = append(out, fmt.Sprintf("%s removed #%d", n.Stream, seq))
+			}
+		}
+		if n.Policy == "interest" {
+			for seq := n.First; seq <= n.Last && n.Msgs > 0 && seq <= n.First+8; seq++ {
+				if n.Holds(seq) && len(n.Consumers) > 1 && ackedBySome(n, seq) {
+					out = append(out, fmt.Sprintf("%s keeps #%d: %s has not acknowledged it", n.Stream, seq, strings.Join(waiting(n, seq), ", ")))
+					break
+				}
+			}
+		}
+		if n.Policy == "limits" && len(n.Consumers) > 0 && n.Msgs > 0 && n.AckedByAll(n.Last) && !o.AckedByAll(n.Last) {
+			out = append(out, fmt.Sprintf("%s keeps #%d after it was read and acknowledged", n.Stream, n.Last))
+		}
+	}
+	if len(out) > 2 {
+		out = out[len(out)-2:]
+	}
+	return strings.Join(out, "; ")
+}
+
+func hasConsumer(c Column, name string) bool { _, ok := consumer(c, name); return ok }
+
+func consumer(c Column, name string) (Consumer, bool) {
+	for _, k := range c.Consumers {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return Consumer{}, false
+}
+
+func ackedBySome(c Column, seq uint64) bool {
+	for _, k := range c.Consumers {
+		if k.AckFloor >= seq {
+			return true
+		}
+	}
+	return false
+}
+
+func waiting(c Column, seq uint64) []string {
+	var out []string
+	for _, k := range c.Consumers {
+		if k.AckFloor < seq {
+			out = append(out, k.Name)
+		}
+	}
+	return out
+}
+
+// setTapsLocked makes the taps exactly the given subjects.
+func (d *driver) setTapsLocked(subjects []string) {
+	want := map[string]bool{}
+	for _, s := range subjects {
+		want[s] = true
+	}
+	changed := false
+	for s, sub := range d.taps {
+		if !want[s] {
+			_ = sub.Unsubscribe()
+			delete(d.taps, s)
+			changed = true
+		}
+	}
+	for s := range want {
+		if d.taps[s] == nil {
+			if sub, err := d.tap.ChanSubscribe(s, d.msgs); err == nil {
+				_ = sub.SetPendingLimits(tapBuffer, 8<<20)
+				d.taps[s] = sub
+				changed = true
+			}
+		}
+	}
+	if changed {
+		_ = d.tap.Flush()
+	}
+}
+
+// readTaps turns publishes and acknowledgements into events and looks.
+func (d *driver) readTaps() {
+	defer d.wg.Done()
+	for {
+		var m *nats.Msg
+		select {
+		case <-d.ctx.Done():
+			return
+		case m = <-d.msgs:
+		}
+		if stream, cons, seq, ok := ackSubject(m.Subject); ok {
+			kind := ackKind(m.Data)
+			if kind == "ack" {
+				d.mu.Lock()
+				d.acks[stream]++
+				d.mu.Unlock()
+			}
+			d.feed.Send(kit.Event{Kind: kit.Delivered, Stream: stream, Consumer: cons, Seq: seq, Note: kind})
+		} else {
+			d.feed.Send(kit.Event{Kind: kit.Published, Subject: m.Subject})
+		}
+		d.poke()
+	}
+}
+
+// ackSubject reads $JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.…
+// (and the longer form with a domain and account hash).
+func ackSubject(subject string) (stream, consumer string, seq uint64, ok bool) {
+	t := strings.Split(subject, ".")
+	if len(t) < 9 || t[0] != "$JS" || t[1] != "ACK" {
+		return "", "", 0, false
+	}
+	i := 2
+	if len(t) >= 12 {
+		i = 4 // $JS.ACK.<domain>.<account hash>.<stream>…
+	}
+	var n uint64
+	for _, r := range t[i+3] {
+		if r < '0' || r > '9' {
+			return "", "", 0, false
+		}
+		n = n*10 + uint64(r-'0')
+	}
+	return t[i], t[i+1], n, true
+}
+
+// ackKind says what an acknowledgement's body asks for.
+func ackKind(body []byte) string {
+	switch {
+	case len(body) == 0, string(body) == "+ACK":
+		return "ack"
+	case strings.HasPrefix(string(body), "-NAK"):
+		return "nak"
+	case string(body) == "+TERM" || strings.HasPrefix(string(body), "+TERM "):
+		return "term"
+	case string(body) == "+WPI":
+		return "progress"
+	}
+	return "ack"
+}
+
+// readAdvisories wakes the poller, and tells of a consumer the server
+// refused (a second unfiltered consumer on a work queue).
+func (d *driver) readAdvisories() {
+	defer d.wg.Done()
+	for {
+		var m *nats.Msg
+		select {
+		case <-d.ctx.Done():
+			return
+		case m = <-d.advs:
+		}
+		if m.Subject != "$JS.EVENT.ADVISORY.API" {
+			d.poke()
+			continue
+		}
+		var audit struct {
+			Subject  string `json:"subject"`
+			Response string `json:"response"`
+		}
+		if json.Unmarshal(m.Data, &audit) != nil {
+			continue
+		}
+		rest, ok := strings.CutPrefix(audit.Subject, "$JS.API.")
+		if !ok || strings.Contains(rest, "INFO") || strings.Contains(rest, "NAMES") || strings.Contains(rest, "LIST") || strings.Contains(rest, ".GET") {
+			continue // a look, not a change (the scene's own among them)
+		}
+		if strings.HasPrefix(rest, "CONSUMER.CREATE.") || strings.HasPrefix(rest, "CONSUMER.DURABLE.CREATE.") {
+			var resp struct {
+				Error *struct {
+					Description string `json:"description"`
+				} `json:"error"`
+			}
+			if json.Unmarshal([]byte(audit.Response), &resp) == nil && resp.Error != nil {
+				// CONSUMER.CREATE.<stream>.<name>[.<filter>], or the older
+				// CONSUMER.DURABLE.CREATE.<stream>.<name>.
+				t := strings.Split(rest, ".")
+				i := 2
+				if t[1] == "DURABLE" {
+					i = 3
+				}
+				if len(t) < i+2 {
+					continue
+				}
+				stream, name := t[i], t[i+1]
+				d.mu.Lock()
+				d.snap.Story = fmt.Sprintf("%s refused consumer %s: %s", stream, name, resp.Error.Description)
+				d.notes[stream] = fmt.Sprintf("refused %s: %s", name, resp.Error.Description)
+				d.mu.Unlock()
+				d.feed.Send(kit.Event{Kind: kit.Changed, Stream: stream, Note: "refused"})
+			}
+		}
+		d.poke()
+	}
+}

@@ -1,0 +1,267 @@
+// Package retention is the scene of the three retention policies side by
+// side: a limits stream keeps every message until a limit removes it, an
+// interest stream keeps a message only while some consumer still wants it
+// (and drops at once what nobody wants), a work queue removes each message
+// as soon as one consumer acknowledges it.
+//
+// For each policy the scene shows a stream that has it (the newest, or the
+// one chosen with watch): its messages, and its consumers with their ack
+// floors, all from stream and consumer info. Acknowledgements are seen as
+// they travel, whoever sends them.
+package retention
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/nats-io/nats-server/v2/server"
+
+	"natslab/scenes"
+	"natslab/scenes/kit"
+)
+
+func init() {
+	scenes.Register(scenes.Factory{
+		Name:    "retention",
+		Summary: "Limits, interest and work-queue streams side by side: what each keeps, and what an acknowledgement removes",
+		New: func(env scenes.Env) (scenes.Scene, error) {
+			s, err := New(env, Options{})
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+	})
+}
+
+// Options adjust the scene beyond what the lab's Env says.
+type Options struct {
+	Speed float64 // 2 plays everything twice as fast; 0 means 1
+}
+
+type timing struct{ leg, fade, flash time.Duration }
+
+func newTiming(speed float64) timing {
+	if speed <= 0 {
+		speed = 1
+	}
+	s := func(ms int) time.Duration { return time.Duration(float64(ms) * float64(time.Millisecond) / speed) }
+	return timing{leg: s(450), fade: s(1600), flash: s(1100)}
+}
+
+// Scene is the retention scene. It implements scenes.Scene and scenes.Keyed.
+type Scene struct {
+	clock  scenes.Clock
+	t      timing
+	d      *driver
+	feed   *kit.Feed
+	styles *kit.Styles
+
+	w, h    int
+	snap    Snapshot
+	movers  kit.Movers
+	flashes kit.Flashes
+	gone    [3]map[uint64]time.Time // per column: sequences that left (they fade)
+
+	canvas       *kit.Canvas
+	cached       string
+	dirty        bool
+	lastAnimated bool
+	plan         [3]colPlan // where each column was last drawn, for the movers
+}
+
+// New starts watching the deployment's streams.
+func New(env scenes.Env, opts Options) (*Scene, error) {
+	clock := env.Clock
+	if clock == nil {
+		clock = scenes.RealClock{}
+	}
+	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
+	d, err := startDriver(env.Deployment, feed)
+	if err != nil {
+		return nil, err
+	}
+	s := &Scene{
+		clock: clock, t: newTiming(opts.Speed), d: d, feed: feed,
+		styles: kit.DefaultStyles(), canvas: kit.NewCanvas(0, 0), dirty: true,
+	}
+	for i := range s.gone {
+		s.gone[i] = map[uint64]time.Time{}
+	}
+	s.flashes.Dur = s.t.flash
+	s.movers.Max = 32
+	s.snap = d.snapshot()
+	return s, nil
+}
+
+// Name implements scenes.Scene.
+func (s *Scene) Name() string { return "retention" }
+
+// Title implements scenes.Scene.
+func (s *Scene) Title() string { return "Retention: limits, interest, work queue" }
+
+// Init implements scenes.Scene: it arms the scene's heartbeat.
+func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }
+
+// SetSize implements scenes.Scene.
+func (s *Scene) SetSize(w, h int) {
+	if w != s.w || h != s.h {
+		s.w, s.h, s.dirty = w, h, true
+	}
+}
+
+// Controls implements scenes.Scene.
+func (s *Scene) Controls() []scenes.Control { return append([]scenes.Control(nil), controls...) }
+
+// Keys implements scenes.Keyed.
+func (s *Scene) Keys() []scenes.KeyBinding { return append([]scenes.KeyBinding(nil), keys...) }
+
+// Do implements scenes.Scene; publish waits for acknowledgements: call it
+// off the UI loop.
+func (s *Scene) Do(control string, args []string) (string, error) {
+	return s.d.do(strings.ToLower(control), args)
+}
+
+// Snapshot is what the scene's driver knows now.
+func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
+
+// Close implements scenes.Scene.
+func (s *Scene) Close() {
+	s.feed.Close()
+	s.d.close()
+}
+
+// Animating implements scenes.Scene.
+func (s *Scene) Animating() bool {
+	now := s.clock.Now()
+	if s.movers.Active(now) || s.flashes.Active(now) {
+		return true
+	}
+	for _, g := range s.gone {
+		for _, t := range g {
+			if now.Before(t.Add(s.t.fade)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Update implements scenes.Scene: one heartbeat carries the driver's events
+// and, while something moves, frames.
+func (s *Scene) Update(msg tea.Msg) tea.Cmd {
+	m, ok := msg.(kit.FeedMsg)
+	if !ok || !m.For(s.feed) {
+		return nil
+	}
+	now := s.clock.Now()
+	if len(m.Events) > 0 || !m.Frame {
+		s.refresh(now)
+		for _, e := range m.Events {
+			s.animate(e, now)
+		}
+		s.dirty = true
+	}
+	s.movers.Prune(now)
+	for _, g := range s.gone {
+		for seq, t := range g {
+			if now.After(t.Add(s.t.fade)) {
+				delete(g, seq)
+			}
+		}
+	}
+	if s.Animating() {
+		return s.feed.Next(scenes.FrameInterval)
+	}
+	return s.feed.Next(0)
+}
+
+func cellKey(stream string, seq uint64) string {
+	return "cell:" + stream + ":" + strconv.FormatUint(seq, 10)
+}
+
+func (s *Scene) column(stream string) int {
+	for i, c := range s.snap.Columns {
+		if c.Stream == stream && stream != "" {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *Scene) animate(e kit.Event, now time.Time) {
+	switch e.Kind {
+	case kit.Published:
+		for _, c := range s.snap.Columns {
+			for _, f := range c.Subjects {
+				if server.SubjectMatchesFilter(e.Subject, f) {
+					s.flashes.Trigger("pub:"+c.Stream, now)
+				}
+			}
+		}
+	case kit.Delivered:
+		i := s.column(e.Stream)
+		if i < 0 {
+			return
+		}
+		s.flashes.Trigger("cons:"+e.Stream+":"+e.Consumer, now)
+		role := kit.Good
+		if e.Note != "ack" {
+			role = kit.Warn
+		}
+		s.movers.Add(kit.Mover{
+			Label: e.Note, Start: now, Role: role,
+			Route: []string{"cell:" + strconv.Itoa(i) + ":" + strconv.FormatUint(e.Seq, 10), "cons:" + strconv.Itoa(i) + ":" + strconv.FormatUint(e.Seq, 10) + ":" + e.Consumer},
+			Legs:  []time.Duration{s.t.leg},
+		})
+	case kit.Changed:
+		if e.Note == "refused" {
+			s.flashes.Trigger("story", now)
+		}
+		if e.Note == "reset" {
+			s.movers.Clear()
+			s.flashes.Clear()
+		}
+	}
+}
+
+// refresh takes the driver's state: new messages flash, messages that left
+// fade where they were, one that never stayed (interest with nobody
+// interested) shows for a moment as it goes.
+func (s *Scene) refresh(now time.Time) {
+	old := s.snap
+	s.snap = s.d.snapshot()
+	if old.Story != s.snap.Story && s.snap.Story != "" {
+		s.flashes.Trigger("story", now)
+	}
+	for i := range s.snap.Columns {
+		o, n := &old.Columns[i], &s.snap.Columns[i]
+		if o.Stream != n.Stream {
+			clear(s.gone[i])
+			continue
+		}
+		if n.Stream == "" {
+			continue
+		}
+		lo := max(o.First, o.Last-min(o.Last, 64))
+		for seq := lo; seq <= o.Last && o.Msgs > 0; seq++ {
+			if o.Holds(seq) && !n.Holds(seq) {
+				s.gone[i][seq] = now
+			}
+		}
+		for seq := max(o.Last+1, n.Last-min(n.Last, 15)); seq <= n.Last; seq++ {
+			if n.Holds(seq) {
+				s.flashes.Trigger(cellKey(n.Stream, seq), now)
+			} else {
+				s.gone[i][seq] = now // stored and gone before anyone looked
+			}
+		}
+		for _, k := range n.Consumers {
+			if p, ok := consumer(*o, k.Name); !ok || p.AckFloor != k.AckFloor || p.AckPending != k.AckPending {
+				s.flashes.Trigger("cons:"+n.Stream+":"+k.Name, now)
+			}
+		}
+	}
+}
