@@ -3,6 +3,7 @@ package contrast
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,14 +23,18 @@ func TestLessonsJudgeTheSameWithTheContrastSceneOpen(t *testing.T) {
 	for _, c := range []struct {
 		id   string
 		mode Mode
+		wait bool // mode … wait: as the lesson opens it, never making EVENTS
 		file string
 	}{
-		{"offline-client", Core, "solutions/offline-client.txt"},
-		{"offline-client", Core, "wrong/offline-client-online.txt"},
-		{"first-stream", JetStream, "solutions/first-stream.txt"},
-		{"first-stream", JetStream, "wrong/first-stream-no-replay.txt"},
+		{"offline-client", Core, false, "solutions/offline-client.txt"},
+		{"offline-client", Core, false, "wrong/offline-client-online.txt"},
+		{"first-stream", JetStream, false, "solutions/first-stream.txt"},
+		{"first-stream", JetStream, false, "wrong/first-stream-no-replay.txt"},
+		{"first-stream", JetStream, true, "solutions/first-stream.txt"},
+		{"first-stream", JetStream, true, "wrong/first-stream-evts.txt"},
+		{"first-stream", JetStream, true, "wrong/first-stream-no-js.txt"},
 	} {
-		t.Run(filepath.Base(c.file), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s-wait=%v", filepath.Base(c.file), c.wait), func(t *testing.T) {
 			script, err := os.ReadFile(filepath.Join(dir, c.file))
 			if err != nil {
 				t.Fatalf("the episodes' test data: %v", err)
@@ -40,7 +45,14 @@ func TestLessonsJudgeTheSameWithTheContrastSceneOpen(t *testing.T) {
 					want = w
 				}
 			}
-			h := newHarness(t, Options{Mode: c.mode})
+			h := newHarness(t, Options{})
+			mode := []string{c.mode.String()}
+			if c.wait {
+				mode = append(mode, "wait")
+			}
+			if _, err := h.s.Do("mode", mode); err != nil {
+				t.Fatal(err)
+			}
 			var out, errw bytes.Buffer
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
