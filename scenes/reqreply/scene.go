@@ -210,7 +210,7 @@ func (s *Scene) slot(free *time.Time, start, now time.Time) (time.Time, bool) {
 }
 
 func (s *Scene) animate(e kit.Event, now time.Time) {
-	leg := s.t.leg
+	leg, through := s.t.leg, s.t.leg/4 // along a wire, and through the server
 	switch e.Kind {
 	case kit.Published:
 		start, ok := s.slot(&s.outFree, now, now)
@@ -219,14 +219,14 @@ func (s *Scene) animate(e kit.Event, now time.Time) {
 		}
 		label := clip(e.Subject, 10)
 		if len(s.snap.Responders) > 0 {
-			m := kit.Mover{Label: label, Route: []string{"req.up", "srv.up", "resp.up"}, Legs: []time.Duration{leg, leg}, Start: start, Role: kit.Msg}
+			m := kit.Mover{Label: label, Route: []string{"req.up", "srv.in.up", "srv.out.up", "resp.up"}, Legs: []time.Duration{leg, through, leg}, Start: start, Role: kit.Msg}
 			s.movers.Add(m)
 			s.arrive[e.Note] = m.Arrive()
 		} else {
 			// Nobody to hand it to: it stops at the server, which bounces it.
-			m := kit.Mover{Label: label, Route: []string{"req.up", "srv.up"}, Legs: []time.Duration{leg}, Start: start, Role: kit.Msg}
+			m := kit.Mover{Label: label, Route: []string{"req.up", "srv.in.up"}, Legs: []time.Duration{leg}, Start: start, Role: kit.Msg}
 			s.movers.Add(m)
-			s.arrive[e.Note] = m.Arrive()
+			s.arrive[e.Note] = m.Arrive().Add(through)
 		}
 	case kit.Delivered:
 		from := now
@@ -235,7 +235,7 @@ func (s *Scene) animate(e kit.Event, now time.Time) {
 			delete(s.arrive, e.Note)
 		}
 		if start, ok := s.slot(&s.backFree, from, now); ok {
-			s.movers.Add(kit.Mover{Label: "_INBOX", Route: []string{"resp.dn", "srv.dn", "req.dn"}, Legs: []time.Duration{leg, leg}, Start: start, Role: kit.Good})
+			s.movers.Add(kit.Mover{Label: "_INBOX", Route: []string{"resp.dn", "srv.out.dn", "srv.in.dn", "req.dn"}, Legs: []time.Duration{leg, through, leg}, Start: start, Role: kit.Good})
 		}
 	case kit.Lost:
 		from := now
@@ -244,7 +244,7 @@ func (s *Scene) animate(e kit.Event, now time.Time) {
 			delete(s.arrive, e.Note)
 		}
 		if start, ok := s.slot(&s.backFree, from, now); ok {
-			s.movers.Add(kit.Mover{Label: "503", Route: []string{"srv.dn", "req.dn"}, Legs: []time.Duration{leg}, Start: start, Role: kit.Bad, Fade: s.t.fade})
+			s.movers.Add(kit.Mover{Label: "503", Route: []string{"srv.in.dn", "req.dn"}, Legs: []time.Duration{leg}, Start: start, Role: kit.Bad, Fade: s.t.fade})
 		}
 		s.flashes.Trigger("bounce", from)
 	case kit.Pending:

@@ -2,6 +2,7 @@ package reqreply
 
 import (
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -38,20 +39,31 @@ func (p *plan) inside(q kit.Point) bool {
 	return p.req.contains(q.X, q.Y) || p.srv.contains(q.X, q.Y) || p.rsp.contains(q.X, q.Y)
 }
 
+// at resolves the waypoints. Messages travel the wires between the boxes:
+// "req" is the requester's right edge, "srv.in" and "srv.out" the server's
+// left and right edges, "resp" the responders' left edge; ".up" is the
+// requests' row, ".dn" the replies'.
 func (p *plan) at(name string) (kit.Point, bool) {
-	switch name {
-	case "req.up":
-		return kit.Point{X: p.req.mid(), Y: p.up}, true
-	case "req.dn":
-		return kit.Point{X: p.req.mid(), Y: p.dn}, true
-	case "srv.up":
-		return kit.Point{X: p.srv.mid(), Y: p.up}, true
-	case "srv.dn":
-		return kit.Point{X: p.srv.mid(), Y: p.dn}, true
-	case "resp.up":
-		return kit.Point{X: p.rsp.mid(), Y: p.up}, true
-	case "resp.dn":
-		return kit.Point{X: p.rsp.mid(), Y: p.dn}, true
+	where, row, ok := strings.Cut(name, ".")
+	if !ok {
+		return kit.Point{}, false
+	}
+	if i := strings.LastIndexByte(row, '.'); i >= 0 {
+		where, row = where+"."+row[:i], row[i+1:]
+	}
+	y := p.up
+	if row == "dn" {
+		y = p.dn
+	}
+	switch where {
+	case "req":
+		return kit.Point{X: p.req.x + p.req.w, Y: y}, true
+	case "srv.in":
+		return kit.Point{X: p.srv.x - 1, Y: y}, true
+	case "srv.out":
+		return kit.Point{X: p.srv.x + p.srv.w, Y: y}, true
+	case "resp":
+		return kit.Point{X: p.rsp.x - 1, Y: y}, true
 	}
 	return kit.Point{}, false
 }
