@@ -60,6 +60,8 @@ type Scene struct {
 	styles *kit.Styles
 
 	w, h    int
+	iw      int    // the width drawn in: w less the margin
+	margin  string // a blank column on the left, when there is room
 	snap    Snapshot
 	movers  kit.Movers
 	flashes kit.Flashes

@@ -93,8 +93,14 @@ func (s *Scene) render(now time.Time) string {
 	if s.w <= 0 || s.h <= 0 {
 		return ""
 	}
+	// One blank column on the left, as the other scenes have; a pane too
+	// narrow for it gets none.
+	s.iw, s.margin = s.w, ""
+	if s.w > 20 {
+		s.iw, s.margin = s.w-1, " "
+	}
 	c := s.canvas
-	c.Reset(s.w, s.h)
+	c.Reset(s.iw, s.h)
 	rows := s.h
 	footer := s.h >= 8
 	if footer {
@@ -105,11 +111,11 @@ func (s *Scene) render(now time.Time) string {
 		s.plan[i] = colPlan{}
 	}
 	if s.snap.Problem != "" {
-		c.Text(0, min(rows/2, s.h-1), clip(s.snap.Problem, s.w), kit.Bad)
-		return c.Render(s.styles)
+		c.Text(0, min(rows/2, s.h-1), clip(s.snap.Problem, s.iw), kit.Bad)
+		return s.indent(c.Render(s.styles))
 	}
-	if s.w >= 54 && rows >= headRows+1 {
-		colW := (s.w - 2) / 3
+	if s.iw >= 54 && rows >= headRows+1 {
+		colW := (s.iw - 2) / 3
 		for i := range s.snap.Columns {
 			x := i * (colW + 1)
 			s.drawColumn(c, i, x, colW, rows, now)
@@ -120,14 +126,14 @@ func (s *Scene) render(now time.Time) string {
 			}
 		}
 		s.drawMovers(c, now)
-		return c.Render(s.styles)
+		return s.indent(c.Render(s.styles))
 	}
 	for i := range s.snap.Columns {
 		if i < rows {
 			s.drawLine(c, i, i)
 		}
 	}
-	return c.Render(s.styles)
+	return s.indent(c.Render(s.styles))
 }
 
 // drawMovers draws acknowledgements travelling from a message down to the
@@ -344,14 +350,14 @@ func wrap(text string, w int) []string {
 func (s *Scene) drawLine(c *kit.Canvas, i, y int) {
 	col := &s.snap.Columns[i]
 	if col.Stream == "" {
-		c.Text(0, y, clip(col.Policy+": no stream yet", s.w), kit.Faint)
+		c.Text(0, y, clip(col.Policy+": no stream yet", s.iw), kit.Faint)
 		return
 	}
 	text := col.Stream + " (" + col.Policy + "): " + strconv.FormatUint(col.Msgs, 10) + " msgs, last #" + strconv.FormatUint(col.Last, 10)
 	for _, k := range col.Consumers {
 		text += " · " + k.Name + " ack floor #" + strconv.FormatUint(k.AckFloor, 10)
 	}
-	c.Text(0, y, clip(text, s.w), kit.Plain)
+	c.Text(0, y, clip(text, s.iw), kit.Plain)
 }
 
 // drawFooter is the bottom line: what just happened.
@@ -368,5 +374,19 @@ func (s *Scene) drawFooter(c *kit.Canvas, y int, now time.Time) {
 	if s.flashes.On("story", now) && role == kit.Faint {
 		role = kit.Strong
 	}
-	c.Text(0, y, clip(text, s.w), role)
+	c.Text(0, y, clip(text, s.iw), role)
+}
+
+// indent puts the margin before every line.
+func (s *Scene) indent(frame string) string {
+	if s.margin == "" {
+		return frame
+	}
+	lines := strings.Split(frame, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = s.margin + l
+		}
+	}
+	return strings.Join(lines, "\n")
 }

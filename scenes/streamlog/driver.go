@@ -48,6 +48,7 @@ type driver struct {
 	mu       sync.Mutex
 	snap     Snapshot
 	counts   map[string]*TapCounts // by stream, kept across polls
+	acked    map[string]uint64     // by stream: the highest sequence an acknowledgement named
 	taps     map[string]*nats.Subscription
 	inbox    *nats.Subscription
 	pending  map[string]pubSeen  // by reply subject: --jetstream publishes awaiting their ack
@@ -84,6 +85,7 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, focus string) (*driver, 
 		msgs:    make(chan *nats.Msg, tapBuffer),
 		advs:    make(chan *nats.Msg, 256),
 		counts:  map[string]*TapCounts{},
+		acked:   map[string]uint64{},
 		taps:    map[string]*nats.Subscription{},
 		pending: map[string]pubSeen{},
 		early:   map[string]earlyAck{},

@@ -118,6 +118,8 @@ func (d *driver) poll() {
 		}
 		if len(back) > 0 {
 			stories = append([]string{"after the restart: " + strings.Join(back, "; ")}, stories...)
+		} else if len(stories) == 0 {
+			stories = append(stories, "the server is back")
 		}
 		d.wasDown = false
 	}
@@ -200,6 +202,10 @@ func (d *driver) diff(o, n Lane) []string {
 		if o.Holds(seq) {
 			removed++
 		}
+	}
+	if n.Last > o.Last && n.Last > d.acked[n.Name] && n.Holds(n.Last) {
+		// Stored, and nobody was told: a plain publish.
+		out = append(out, fmt.Sprintf("stored #%d; a plain publish hears nothing back (--jetstream would)", n.Last))
 	}
 	api := d.lastAPI[n.Name]
 	recent := time.Since(api.at) < 5*time.Second

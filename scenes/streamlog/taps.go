@@ -198,6 +198,7 @@ func (d *driver) onAck(m *nats.Msg) {
 		ev = kit.Event{Kind: kit.Stored, Stream: p.stream, Seq: ack.Seq, Note: m.Subject, Client: "dup"}
 	default:
 		c.Acked++
+		d.acked[p.stream] = max(d.acked[p.stream], ack.Seq)
 		d.snap.Story = fmt.Sprintf("%s stored the publish as #%d and acknowledged it", p.stream, ack.Seq)
 		ev = kit.Event{Kind: kit.Stored, Stream: p.stream, Seq: ack.Seq, Note: m.Subject, Client: "ack"}
 	}

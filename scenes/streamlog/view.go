@@ -87,8 +87,14 @@ func (s *Scene) render(now time.Time) string {
 	if s.w <= 0 || s.h <= 0 {
 		return ""
 	}
+	// One blank column on the left, as the other scenes have; a pane too
+	// narrow for it gets none.
+	s.iw, s.margin = s.w, ""
+	if s.w > 20 {
+		s.iw, s.margin = s.w-1, " "
+	}
 	c := s.canvas
-	c.Reset(s.w, s.h)
+	c.Reset(s.iw, s.h)
 	rows := s.h
 	footer := s.h >= 6
 	if footer {
@@ -101,12 +107,12 @@ func (s *Scene) render(now time.Time) string {
 		if text == "" {
 			text = "waiting for the server"
 		}
-		c.Text(0, min(rows/2, s.h-1), clip(text, s.w), kit.Faint)
-		return c.Render(s.styles)
+		c.Text(0, min(rows/2, s.h-1), clip(text, s.iw), kit.Faint)
+		return s.indent(c.Render(s.styles))
 	}
 	n := len(lanes)
 	switch {
-	case s.w >= minFullW && n*fullRows+(n-1) <= rows:
+	case s.iw >= minFullW && n*fullRows+(n-1) <= rows:
 		y := 0
 		if n == 1 {
 			y = (rows - fullRows) / 3
@@ -115,7 +121,7 @@ func (s *Scene) render(now time.Time) string {
 			s.drawFull(c, &lanes[i], y, now)
 			y += fullRows + 1
 		}
-	case s.w >= minFullW && n*fullRows <= rows:
+	case s.iw >= minFullW && n*fullRows <= rows:
 		for i := range lanes {
 			s.drawFull(c, &lanes[i], i*fullRows, now)
 		}
@@ -126,13 +132,13 @@ func (s *Scene) render(now time.Time) string {
 	default:
 		for i := 0; i < n && i < rows; i++ {
 			if i == rows-1 && n > rows {
-				c.Text(0, i, clip("+"+strconv.Itoa(n-i)+" more streams (watch STREAM shows one)", s.w), kit.Faint)
+				c.Text(0, i, clip("+"+strconv.Itoa(n-i)+" more streams (watch STREAM shows one)", s.iw), kit.Faint)
 				break
 			}
 			s.drawLine(c, &lanes[i], i)
 		}
 	}
-	return c.Render(s.styles)
+	return s.indent(c.Render(s.styles))
 }
 
 // down reports whether the server is drawn down: while it is, and for a
@@ -177,12 +183,12 @@ func (s *Scene) drawTitle(c *kit.Canvas, l *Lane, y int, now time.Time) {
 	rest := summary(l)
 	switch {
 	case l.Gone != "":
-		c.Text(x, y, clip(l.Gone+" · "+rest, s.w-x), kit.Bad)
+		c.Text(x, y, clip(l.Gone+" · "+rest, s.iw-x), kit.Bad)
 		return
 	case s.down(now):
 		x = c.Text(x, y, "server down · ", s.role("server", kit.Bad, now))
 	}
-	c.Text(x, y, clip(rest, s.w-x), kit.Faint)
+	c.Text(x, y, clip(rest, s.iw-x), kit.Faint)
 }
 
 func (s *Scene) role(key string, role kit.Role, now time.Time) kit.Role {
@@ -202,9 +208,9 @@ func (s *Scene) drawFull(c *kit.Canvas, l *Lane, y int, now time.Time) {
 	a := s.anim(l.Name)
 	s.drawTitle(c, l, y, now)
 	const pubW = 11
-	wire := min(max(s.w/4, 12), 24) // room for an acknowledgement's label
+	wire := min(max(s.iw/4, 12), 24) // room for an acknowledgement's label
 	g := geometry{full: true, in: y + 2, out: y + 3}
-	g.pub = rect{s.w - pubW, y + 1, pubW, 3}
+	g.pub = rect{s.iw - pubW, y + 1, pubW, 3}
 	g.tape = rect{0, y + 1, g.pub.x - wire, 3}
 	down := s.down(now)
 
@@ -394,7 +400,7 @@ func (s *Scene) drawCounts(c *kit.Canvas, l *Lane, y int, now time.Time) {
 		}
 		width += runes(p.label) + 1 + runes(p.value)
 	}
-	rx := s.w - width
+	rx := s.iw - width
 	if rx < x+3 {
 		return // no room beside the broker's numbers
 	}
@@ -422,11 +428,11 @@ func (s *Scene) drawCompact(c *kit.Canvas, l *Lane, y int, now time.Time) {
 	} else if l.Seen.Refused > 0 {
 		text += " · refused " + strconv.FormatUint(l.Seen.Refused, 10)
 	}
-	c.Text(x, y, clip(text, s.w-x), kit.Faint)
+	c.Text(x, y, clip(text, s.iw-x), kit.Faint)
 	const pub = "[pub]"
 	g := geometry{in: y + 1}
-	g.pub = rect{s.w - len(pub), y + 1, len(pub), 1}
-	wire := min(max(s.w/6, 5), 12)
+	g.pub = rect{s.iw - len(pub), y + 1, len(pub), 1}
+	wire := min(max(s.iw/6, 5), 12)
 	g.tape = rect{0, y + 1, g.pub.x - wire, 1}
 	c.Text(g.pub.x, g.pub.y, pub, kit.Node)
 	c.HLine(g.tape.w, g.pub.x, g.in, '─', kit.Wire)
@@ -453,7 +459,7 @@ func (s *Scene) drawLine(c *kit.Canvas, l *Lane, y int) {
 	if l.Gone != "" {
 		text = l.Name + " " + l.Gone
 	}
-	c.Text(0, y, clip(text, s.w), kit.Plain)
+	c.Text(0, y, clip(text, s.iw), kit.Plain)
 }
 
 // drawFooter is the bottom line: what just happened, or why nothing can.
@@ -472,5 +478,19 @@ func (s *Scene) drawFooter(c *kit.Canvas, y int, now time.Time) {
 	if s.flashes.On("story", now) && role == kit.Faint {
 		role = kit.Strong
 	}
-	c.Text(0, y, clip(text, s.w), role)
+	c.Text(0, y, clip(text, s.iw), role)
+}
+
+// indent puts the margin before every line.
+func (s *Scene) indent(frame string) string {
+	if s.margin == "" {
+		return frame
+	}
+	lines := strings.Split(frame, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = s.margin + l
+		}
+	}
+	return strings.Join(lines, "\n")
 }
