@@ -212,15 +212,37 @@ func (d *driver) diff(o, n Lane) []string {
 	switch {
 	case dropped > 0 && recent && api.op == "purge":
 		out = append(out, fmt.Sprintf("purged, %d removed; the next message gets #%d", dropped, n.Last+1))
+	case dropped > 0 && recent && api.op == "msg.delete":
+		out = append(out, fmt.Sprintf("%s removed; the others keep their numbers", seqList(o, n)))
+	case dropped > 0 && recent && api.op == "update":
+		out = append(out, fmt.Sprintf("the new limits dropped the oldest %d", dropped))
 	case dropped > 0 && n.MaxAge > 0 && n.Last == o.Last:
 		out = append(out, fmt.Sprintf("%d aged out (max age %s)", dropped, n.MaxAge))
 	case dropped > 0:
 		out = append(out, fmt.Sprintf("the oldest %d left the log to keep it within its limits", dropped))
 	}
 	if removed > 0 {
-		out = append(out, fmt.Sprintf("%d removed from the middle; the others keep their numbers", removed))
+		out = append(out, fmt.Sprintf("%s removed from the middle; the others keep their numbers", seqList(o, n)))
 	}
 	return out
+}
+
+// seqList names the sequences o held and n does not: "#9", "#3, #4", "5 messages".
+func seqList(o, n Lane) string {
+	var gone []string
+	count := 0
+	for seq := o.First; seq <= o.Last && o.Msgs > 0 && count < 1<<20; seq++ {
+		if o.Holds(seq) && !n.Holds(seq) {
+			count++
+			if len(gone) < 3 {
+				gone = append(gone, seqLabel(seq))
+			}
+		}
+	}
+	if count > 3 {
+		return fmt.Sprintf("%d messages", count)
+	}
+	return strings.Join(gone, ", ")
 }
 
 // changes lists the settings that differ between two looks at a stream.
