@@ -214,10 +214,10 @@ func (d *driver) diff(o, n Lane) []string {
 		out = append(out, fmt.Sprintf("purged, %d removed; the next message gets #%d", dropped, n.Last+1))
 	case dropped > 0 && recent && api.op == "msg.delete":
 		out = append(out, fmt.Sprintf("%s removed; the others keep their numbers", seqList(o, n)))
+	case dropped > 0 && n.MaxAge > 0 && !o.FirstTime.IsZero() && time.Since(o.FirstTime) >= n.MaxAge:
+		out = append(out, fmt.Sprintf("%d aged out (max age %s)", dropped, n.MaxAge))
 	case dropped > 0 && recent && api.op == "update":
 		out = append(out, fmt.Sprintf("the new limits dropped the oldest %d", dropped))
-	case dropped > 0 && n.MaxAge > 0 && n.Last == o.Last:
-		out = append(out, fmt.Sprintf("%d aged out (max age %s)", dropped, n.MaxAge))
 	case dropped > 0:
 		out = append(out, fmt.Sprintf("the oldest %d left the log to keep it within its limits", dropped))
 	}
