@@ -48,7 +48,8 @@ type driver struct {
 
 	mu       sync.Mutex
 	snap     Snapshot
-	pinned   map[string]string // policy → the stream watch chose
+	stopPoll context.CancelFunc // ends the look in flight when the server goes down
+	pinned   map[string]string  // policy → the stream watch chose
 	taps     map[string]*nats.Subscription
 	acks     map[string]uint64 // stream → acks seen
 	notes    map[string]string // stream → what the server refused it lately
@@ -141,6 +142,9 @@ func (d *driver) setServer(up bool) {
 	d.mu.Lock()
 	changed := d.snap.ServerUp != up
 	d.snap.ServerUp = up
+	if !up && d.stopPoll != nil {
+		d.stopPoll() // its answer will never come: look again once the server is back
+	}
 	d.mu.Unlock()
 	if changed {
 		kind := kit.ServerDown
@@ -190,7 +194,7 @@ func (d *driver) poll() {
 	if !d.nc.IsConnected() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+	ctx, cancel := d.pollContext()
 	defer cancel()
 	var infos []*jetstream.StreamInfo
 	l := d.js.ListStreams(ctx)
@@ -198,6 +202,9 @@ func (d *driver) poll() {
 		infos = append(infos, info)
 	}
 	if err := l.Err(); err != nil {
+		if errors.Is(err, context.Canceled) {
+			return // the server went down meanwhile, or the scene closed
+		}
 		d.mu.Lock()
 		if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrJetStreamNotEnabled) {
 			d.snap.Problem = "JetStream is off, and streams need it: nats-server -js switches it on"
@@ -511,4 +518,14 @@ func (d *driver) readAdvisories() {
 		}
 		d.poke()
 	}
+}
+
+// pollContext bounds one look, and lets a server going down end it at once
+// rather than leave it waiting for an answer that died with the server.
+func (d *driver) pollContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+	d.mu.Lock()
+	d.stopPoll = cancel
+	d.mu.Unlock()
+	return ctx, cancel
 }

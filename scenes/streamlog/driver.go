@@ -47,6 +47,7 @@ type driver struct {
 
 	mu       sync.Mutex
 	snap     Snapshot
+	stopPoll context.CancelFunc    // ends the look in flight when the server goes down
 	counts   map[string]*TapCounts // by stream, kept across polls
 	acked    map[string]uint64     // by stream: the highest sequence an acknowledgement named
 	taps     map[string]*nats.Subscription
@@ -188,6 +189,9 @@ func (d *driver) setServer(up bool) {
 	d.mu.Lock()
 	changed := d.snap.ServerUp != up
 	d.snap.ServerUp = up
+	if !up && d.stopPoll != nil {
+		d.stopPoll() // its answer will never come: look again once the server is back
+	}
 	if !up {
 		d.wasDown = true
 		d.snap.Story = "the server stopped: what is in memory is gone, what is on disk waits"
@@ -272,4 +276,14 @@ func (d *driver) nextPoll() time.Duration {
 		}
 	}
 	return wait
+}
+
+// pollContext bounds one look, and lets a server going down end it at once
+// rather than leave it waiting for an answer that died with the server.
+func (d *driver) pollContext() (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+	d.mu.Lock()
+	d.stopPoll = cancel
+	d.mu.Unlock()
+	return ctx, cancel
 }

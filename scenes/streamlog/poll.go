@@ -22,13 +22,16 @@ func (d *driver) poll() {
 	if !d.nc.IsConnected() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+	ctx, cancel := d.pollContext()
 	defer cancel()
 	d.mu.Lock()
 	focus := d.snap.Focus
 	d.mu.Unlock()
 
 	infos, err := d.list(ctx, focus)
+	if errors.Is(err, context.Canceled) {
+		return // the server went down meanwhile, or the scene closed
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if err != nil {
