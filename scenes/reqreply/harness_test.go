@@ -29,6 +29,7 @@ type harness struct {
 	sess    *command.Session
 	clock   *kit.ManualClock
 	waiting chan tea.Msg
+	next    tea.Cmd // the command the scene asked to run next
 }
 
 var epoch = time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
@@ -96,18 +97,26 @@ func (h *harness) do(control string, args ...string) string {
 	return out
 }
 
-// step delivers the scene's next feed message, if one comes within timeout.
+// step delivers the scene's next message, if one comes within timeout,
+// following the chain of commands as Bubble Tea does: Init's, then each
+// Update's (frames while something moves, events otherwise).
 func (h *harness) step(timeout time.Duration) bool {
 	if h.waiting == nil {
+		if h.next == nil {
+			h.next = h.s.Init()
+		}
 		ch := make(chan tea.Msg, 1)
-		cmd := h.s.feed.Wait()
+		cmd := h.next
 		go func() { ch <- cmd() }()
 		h.waiting = ch
 	}
 	select {
 	case m := <-h.waiting:
 		h.waiting = nil
-		h.s.Update(m)
+		h.next = h.s.Update(m)
+		if h.next == nil {
+			h.next = h.s.Init() // a message not the scene's: wait again
+		}
 		return true
 	case <-time.After(timeout):
 		return false

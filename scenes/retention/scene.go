@@ -159,13 +159,13 @@ func (s *Scene) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	now := s.clock.Now()
-	if len(m.Events) > 0 || !m.Frame {
-		s.refresh(now)
-		for _, e := range m.Events {
-			s.animate(e, now)
-		}
-		s.dirty = true
+	// The driver's state is read on frames too: a look it took while
+	// something moved pokes the feed, and a frame carries that poke.
+	s.refresh(now)
+	for _, e := range m.Events {
+		s.animate(e, now)
 	}
+	s.dirty = true
 	s.movers.Prune(now)
 	for _, g := range s.gone {
 		for seq, t := range g {

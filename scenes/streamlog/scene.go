@@ -208,15 +208,15 @@ func (s *Scene) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	now := s.clock.Now()
-	if len(m.Events) > 0 || !m.Frame {
-		// Events first (publishes set when things land), then the
-		// broker's state (cells appear when their publish lands).
-		for _, e := range m.Events {
-			s.animate(e, now)
-		}
-		s.refresh(now)
-		s.dirty = true
+	// Events first (publishes set when things land), then the broker's
+	// state (cells appear when their publish lands). The state is read on
+	// frames too: a look the driver took while something moved pokes the
+	// feed, and a frame carries that poke.
+	for _, e := range m.Events {
+		s.animate(e, now)
 	}
+	s.refresh(now)
+	s.dirty = true
 	for _, a := range s.anims {
 		a.movers.Prune(now)
 		a.acks.Prune(now)

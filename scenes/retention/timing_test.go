@@ -1,0 +1,23 @@
+package retention
+
+import (
+	"testing"
+	"time"
+)
+
+// A publish is news at once, not at the next idle look: the tap wakes the
+// poller, and the scene reads its look even while it animates (the lab
+// delivers frames then, not waits).
+func TestPublishShowsWithinASecond(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.makeStreams()
+	for i, subject := range []string{"limits.note", "news.note", "work.job"} {
+		start := time.Now()
+		h.must(`pub ` + subject + ` x --jetstream`)
+		policy := Policies[i]
+		h.until("stored", func(s Snapshot) bool { return col(s, policy).Last == 1 })
+		if el := time.Since(start); el > time.Second {
+			t.Fatalf("%s: the scene showed the publish after %v", subject, el)
+		}
+	}
+}

@@ -1,0 +1,30 @@
+package streamlog
+
+import (
+	"testing"
+	"time"
+)
+
+// What changes a stream without a publish (rmm, purge, an edit) is news at
+// once through the API advisories, even while the scene animates.
+func TestChangesShowWithinASecond(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
+	h.must(`pub orders.new "order {{Count}}" --count 5 --jetstream`)
+	h.settle("five", func(s Snapshot) bool { return orders(s).Msgs == 5 })
+	for _, c := range []struct {
+		line string
+		done func(Lane) bool
+	}{
+		{`stream rmm ORDERS 3 -f`, func(l Lane) bool { return l.Msgs == 4 && !l.Holds(3) }},
+		{`stream edit ORDERS --max-msgs 2 -f`, func(l Lane) bool { return l.Msgs == 2 && l.MaxMsgs == 2 }},
+		{`stream purge ORDERS -f`, func(l Lane) bool { return l.Msgs == 0 }},
+	} {
+		start := time.Now()
+		h.must(c.line)
+		h.until(c.line, func(s Snapshot) bool { return c.done(orders(s)) })
+		if el := time.Since(start); el > time.Second {
+			t.Fatalf("%s: shown after %v", c.line, el)
+		}
+	}
+}
