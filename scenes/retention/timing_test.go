@@ -8,7 +8,7 @@ import (
 // A publish is news at once, not at the next idle look: the tap wakes the
 // poller, and the scene reads its look even while it animates (the lab
 // delivers frames then, not waits).
-func TestPublishShowsWithinASecond(t *testing.T) {
+func TestPublishShowsWithinAMoment(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.makeStreams()
 	for i, subject := range []string{"limits.note", "news.note", "work.job"} {
@@ -16,7 +16,7 @@ func TestPublishShowsWithinASecond(t *testing.T) {
 		h.must(`pub ` + subject + ` x --jetstream`)
 		policy := Policies[i]
 		h.until("stored", func(s Snapshot) bool { return col(s, policy).Last == 1 })
-		if el := time.Since(start); el > time.Second {
+		if el := time.Since(start); el > 2500*time.Millisecond { // well short of the 5 s idle look, with room for a loaded machine
 			t.Fatalf("%s: the scene showed the publish after %v", subject, el)
 		}
 	}

@@ -7,7 +7,7 @@ import (
 
 // What changes a stream without a publish (rmm, purge, an edit) is news at
 // once through the API advisories, even while the scene animates.
-func TestChangesShowWithinASecond(t *testing.T) {
+func TestChangesShowWithinAMoment(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
 	h.must(`pub orders.new "order {{Count}}" --count 5 --jetstream`)
@@ -23,7 +23,7 @@ func TestChangesShowWithinASecond(t *testing.T) {
 		start := time.Now()
 		h.must(c.line)
 		h.until(c.line, func(s Snapshot) bool { return c.done(orders(s)) })
-		if el := time.Since(start); el > time.Second {
+		if el := time.Since(start); el > 2500*time.Millisecond { // well short of the 5 s idle look, with room for a loaded machine
 			t.Fatalf("%s: shown after %v", c.line, el)
 		}
 	}
