@@ -5,7 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"natslab/broker"
 	"natslab/broker/brokertest"
+	"natslab/broker/command"
+	"natslab/scenes"
+	"natslab/scenes/kit"
 )
 
 // makeStreams runs the episode's first step and waits until the scene
@@ -149,4 +153,25 @@ func TestControls(t *testing.T) {
 	})
 	h.do("reset")
 	h.settle("newest again", func(s Snapshot) bool { return col(s, "interest").Stream == "NEWS2" })
+}
+
+// Against a deployment the lab does not run, the columns are drawn the same.
+func TestExternalDeployment(t *testing.T) {
+	srv := brokertest.Start(t)
+	ext, err := broker.Dial(broker.ExternalOptions{URL: srv.ClientURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, srv: srv, clock: kit.NewManualClock(epoch)}
+	s, err := New(scenes.Env{Deployment: ext, Clock: h.clock}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	h.s = s
+	h.sess = command.NewSession(ext)
+	t.Cleanup(h.sess.Close)
+	h.makeStreams()
+	h.must(`pub news.note hi --jetstream`)
+	h.settle("dropped", func(s Snapshot) bool { c := col(s, "interest"); return c.Last == 1 && c.Msgs == 0 })
 }

@@ -115,13 +115,14 @@ func (s *Scene) render(now time.Time) string {
 		return s.indent(c.Render(s.styles))
 	}
 	if s.iw >= 54 && rows >= headRows+1 {
-		colW := (s.iw - 2) / 3
+		// Three columns, a rule with a blank either side between each two.
+		colW := (s.iw - 6) / 3
 		for i := range s.snap.Columns {
-			x := i * (colW + 1)
+			x := i * (colW + 3)
 			s.drawColumn(c, i, x, colW, rows, now)
 			if i < 2 {
 				for y := 0; y < rows; y++ {
-					c.Set(x+colW, y, '│', kit.Faint)
+					c.Set(x+colW+1, y, '│', kit.Faint)
 				}
 			}
 		}

@@ -5,7 +5,11 @@ import (
 	"testing"
 	"time"
 
+	"natslab/broker"
 	"natslab/broker/brokertest"
+	"natslab/broker/command"
+	"natslab/scenes"
+	"natslab/scenes/kit"
 )
 
 func orders(s Snapshot) Lane { l, _ := laneOf(s, "ORDERS"); return l }
@@ -260,4 +264,27 @@ func TestControls(t *testing.T) {
 	h.settle("counts zero", func(s Snapshot) bool { return orders(s).Seen.Acked == 0 })
 	h.do("watch", "all")
 	h.settle("two lanes", func(s Snapshot) bool { return len(s.Streams) == 2 })
+}
+
+// Against a deployment the lab does not run (natslab --server URL), the
+// log is drawn the same: everything comes over the client protocol.
+func TestExternalDeployment(t *testing.T) {
+	srv := brokertest.Start(t)
+	ext, err := broker.Dial(broker.ExternalOptions{URL: srv.ClientURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, srv: srv, clock: kit.NewManualClock(epoch)}
+	s, err := New(scenes.Env{Deployment: ext, Clock: h.clock}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	s.styles = kit.NewStyles(false)
+	h.s = s
+	h.sess = command.NewSession(ext)
+	t.Cleanup(h.sess.Close)
+	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
+	h.must(`pub orders.new hi --jetstream`)
+	h.settle("acknowledged", func(s Snapshot) bool { l := orders(s); return l.Seen.Acked == 1 && l.Last == 1 })
 }
