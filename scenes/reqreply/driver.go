@@ -222,12 +222,16 @@ func (d *driver) poll() {
 	if !ok {
 		return
 	}
+	d.mu.Lock()
+	watching := d.snap.Watching
+	d.mu.Unlock()
 	if len(responders) > 0 {
 		d.setTaps(subject)
 	} else {
 		d.setTaps("")
 	}
 	d.mu.Lock()
+	tapsMoved := d.snap.Watching != watching
 	before := d.snap.Responders
 	var served []Responder
 	for i, r := range responders {
@@ -247,10 +251,12 @@ func (d *driver) poll() {
 		d.snap.Story = respondersStory(subject, before, responders)
 	}
 	now := time.Now()
+	expired := false
 	for reply, f := range d.pending {
 		if now.Sub(f.at) > pendingLimit {
 			delete(d.pending, reply)
 			d.snap.Unanswered++
+			expired = true
 		}
 	}
 	d.mu.Unlock()
@@ -260,7 +266,11 @@ func (d *driver) poll() {
 	for _, r := range served {
 		d.feed.Send(kit.Event{Kind: kit.Pending, Client: r.Name, Seq: r.Cid, Note: "served"})
 	}
-	d.feed.Poke()
+	// The scene is woken only for news: this look runs twice a second
+	// whether or not anything happens.
+	if changed || tapsMoved || expired || len(served) > 0 {
+		d.feed.Poke()
+	}
 }
 
 // refreshOwn remembers the server's ids of the scene's connections, which

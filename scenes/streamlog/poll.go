@@ -144,7 +144,6 @@ func (d *driver) poll() {
 		}
 	}
 	d.setTapsLocked(subjects)
-	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "state"})
 	d.feed.Poke()
 }
 
