@@ -35,7 +35,8 @@ type driver struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	kick   chan struct{}
-	ctl    sync.Mutex // one control at a time
+	tapOn  chan struct{} // the taps came on: watchInterest counts often from now
+	ctl    sync.Mutex    // one control at a time
 
 	nc   *nats.Conn // taps
 	asks *nats.Conn // the scene's own requester, for ask
@@ -81,6 +82,7 @@ func startDriver(srv *broker.Server, feed *kit.Feed, subject string) (*driver, e
 	d := &driver{
 		srv: srv, feed: feed, ctx: ctx, cancel: cancel,
 		kick:    make(chan struct{}, 1),
+		tapOn:   make(chan struct{}, 1),
 		msgs:    make(chan *nats.Msg, tapBuffer),
 		pending: map[string]*inflight{},
 		names:   map[string]string{},
@@ -103,11 +105,83 @@ func startDriver(srv *broker.Server, feed *kit.Feed, subject string) (*driver, e
 		return nil, err
 	}
 	d.poll()
-	d.wg.Add(3)
+	d.wg.Add(4)
 	go d.run()
 	go d.readTaps()
 	go d.watchServer()
+	go d.watchInterest()
 	return d, nil
+}
+
+// How often the scene counts the subject's subscriptions: a counter the
+// embedded server keeps, read in process for well under a microsecond.
+// Often while the taps are on, so that the tap on the subject leaves within
+// milliseconds of the last responder (the next request must bounce, not
+// reach the tap); less often otherwise, to see a responder come.
+const (
+	tappedCount = 5 * time.Millisecond
+	idleCount   = 100 * time.Millisecond
+)
+
+// othersListening is how many subscriptions, other than the scene's tap,
+// a request on subject would reach now.
+func (d *driver) othersListening(ns *server.Server, subject string) int {
+	acc := ns.GlobalAccount()
+	if acc == nil {
+		return 0
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock() // the tap does not change while the count is read
+	n := acc.Interest(subject)
+	if d.tapFor == subject {
+		n--
+	}
+	return n
+}
+
+// watchInterest follows how many subscriptions a request on the subject
+// would reach. With only the scene's tap left, the tap goes at once; any
+// other change asks for a full look at the connections.
+func (d *driver) watchInterest() {
+	defer d.wg.Done()
+	t := time.NewTimer(idleCount)
+	defer t.Stop()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-t.C:
+		case <-d.tapOn:
+			// The taps just came on: count often from now, not at the
+			// end of an idle wait.
+			if !t.Stop() {
+				select {
+				case <-t.C:
+				default:
+				}
+			}
+		}
+		d.mu.Lock()
+		subject, tapped, known := d.snap.Subject, d.tapFor != "", len(d.snap.Responders)
+		d.mu.Unlock()
+		wait := idleCount
+		if tapped {
+			wait = tappedCount
+		}
+		t.Reset(wait)
+		ns := d.srv.NATS()
+		if ns == nil {
+			continue
+		}
+		others := d.othersListening(ns, subject)
+		switch {
+		case tapped && others <= 0:
+			d.setTaps("")
+			d.poke()
+		case others != known:
+			d.poke()
+		}
+	}
 }
 
 func (d *driver) close() {
@@ -222,6 +296,11 @@ func (d *driver) poll() {
 	if !ok {
 		return
 	}
+	if d.othersListening(ns, subject) <= 0 {
+		// A connection on its way out may still be listed with its
+		// subscriptions; the server's own count of them is the word.
+		responders = nil
+	}
 	d.mu.Lock()
 	watching := d.snap.Watching
 	d.mu.Unlock()
@@ -320,6 +399,10 @@ func (d *driver) setTaps(subject string) {
 	}
 	d.tapFor = subject
 	d.snap.Watching = true
+	select {
+	case d.tapOn <- struct{}{}:
+	default:
+	}
 }
 
 // readTaps handles what the taps see, in the order the server sent it: a
@@ -501,8 +584,17 @@ func (d *driver) ask(body string, timeout time.Duration) (string, error) {
 	d.mu.Lock()
 	subject := d.snap.Subject
 	d.mu.Unlock()
-	if !d.asks.IsConnected() {
-		return "", errors.New("the server is not reachable right now (restarting?): try again in a moment")
+	// A server restarting (a lesson switching its store area) is back in
+	// milliseconds: give the connection a moment before giving up.
+	for deadline := time.Now().Add(3 * time.Second); !d.asks.IsConnected(); {
+		if time.Now().After(deadline) {
+			return "", errors.New("the server is not reachable right now (restarting?): try again in a moment")
+		}
+		select {
+		case <-d.ctx.Done():
+			return "", errors.New("the scene closed")
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 	inbox := d.asks.NewRespInbox()
 	d.mu.Lock()

@@ -164,3 +164,25 @@ func TestExternalDeploymentIsRefused(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// The tap on the subject must never turn a bounce into a timeout: stopped
+// responders are followed, at a script's pace (a lesson's headless run
+// waits 15 ms between lines), by a request that must bounce at once.
+func TestTapLeavesBeforeTheNextRequest(t *testing.T) {
+	h := newHarness(t, Options{})
+	for i := 0; i < 5; i++ {
+		rep, _ := h.job(`reply time "it is {{Time}}"`)
+		h.until("tapping", func(s Snapshot) bool { return s.Watching && len(s.Responders) == 1 })
+		rep.Stop()
+		<-rep.Done()
+		time.Sleep(15 * time.Millisecond)
+		start := time.Now()
+		out, err := h.run(`request time "" --timeout 2s`)
+		if err != nil || !strings.Contains(out, "No responders are available") {
+			t.Fatalf("round %d: the request after the responder left must bounce: %v\n%s", i, err, out)
+		}
+		if el := time.Since(start); el > 500*time.Millisecond {
+			t.Fatalf("round %d: the bounce took %v", i, el)
+		}
+	}
+}
