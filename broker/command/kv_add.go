@@ -296,14 +296,10 @@ func (k *kvCmd) rmBucket(c *Call) error {
 		values = plural(int(st.Values()), "value", "values")
 	}
 	cancel()
-	ok, err := c.confirm(k.force, fmt.Sprintf("Delete bucket %s?", k.bucket),
+	ok, err := k.confirmKey(c, "delete", fmt.Sprintf("Delete bucket %s?", k.bucket),
 		fmt.Sprintf("kv rm %s deletes the whole bucket (stream %s%s, %s): add --force to confirm, as in kv rm %s --force", k.bucket, kvStreamPrefix, k.bucket, values, k.bucket))
-	if err != nil {
-		return err
-	}
 	if !ok {
-		fmt.Fprintln(c.Out, "Skipping delete")
-		return nil
+		return err
 	}
 	// A fresh timeout: the question may have taken a while to answer.
 	ctx, cancel = c.Timeout()
@@ -319,14 +315,10 @@ func (k *kvCmd) compactRun(c *Call) error {
 	if err != nil {
 		return err
 	}
-	ok, err := c.confirm(k.force, fmt.Sprintf("Purge all historic values and audit trails for deleted keys in bucket %s?", k.bucket),
+	ok, err := k.confirmKey(c, "delete", fmt.Sprintf("Purge all historic values and audit trails for deleted keys in bucket %s?", k.bucket),
 		fmt.Sprintf("kv compact %s removes the history of deleted keys for good: add --force to confirm", k.bucket))
-	if err != nil {
-		return err
-	}
 	if !ok {
-		fmt.Fprintln(c.Out, "Skipping delete")
-		return nil
+		return err
 	}
 	ctx, cancel := c.Timeout()
 	defer cancel()

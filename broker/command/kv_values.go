@@ -211,21 +211,13 @@ func (k *kvCmd) delRun(c *Call) error {
 		return err
 	}
 	// A typo here would write a delete marker for a key that never was.
-	hist, err := c.kvHistory(kv, k.key)
-	if err != nil {
+	if _, err := k.keyHistory(c, kv); err != nil {
 		return err
 	}
-	if len(hist) == 0 {
-		return c.kvMissingKey(kv, k.key, 0)
-	}
-	ok, err := c.confirm(k.force, fmt.Sprintf("Delete key %s > %s?", k.bucket, k.key),
+	ok, err := k.confirmKey(c, "delete", fmt.Sprintf("Delete key %s > %s?", k.bucket, k.key),
 		fmt.Sprintf("kv del deletes key %s (its history stays): add --force to confirm, as in kv del %s %s --force", k.key, k.bucket, k.key))
-	if err != nil {
-		return err
-	}
 	if !ok {
-		fmt.Fprintln(c.Out, "Skipping delete")
-		return nil
+		return err
 	}
 	ctx, cancel := c.Timeout()
 	defer cancel()
@@ -243,21 +235,14 @@ func (k *kvCmd) purgeRun(c *Call) error {
 	if err := k.checkKeyTTL(c, kv); err != nil {
 		return err
 	}
-	hist, err := c.kvHistory(kv, k.key)
+	hist, err := k.keyHistory(c, kv)
 	if err != nil {
 		return err
 	}
-	if len(hist) == 0 {
-		return c.kvMissingKey(kv, k.key, 0)
-	}
-	ok, err := c.confirm(k.force, fmt.Sprintf("Purge key %s > %s?", k.bucket, k.key),
+	ok, err := k.confirmKey(c, "purge", fmt.Sprintf("Purge key %s > %s?", k.bucket, k.key),
 		fmt.Sprintf("kv purge erases key %s and all %s of its history for good: add --force to confirm, as in kv purge %s %s --force", k.key, plural(len(hist), "revision", "revisions"), k.bucket, k.key))
-	if err != nil {
-		return err
-	}
 	if !ok {
-		fmt.Fprintln(c.Out, "Skipping purge")
-		return nil
+		return err
 	}
 	var opts []jetstream.KVDeleteOpt
 	if k.keyTTL > 0 {
@@ -271,17 +256,41 @@ func (k *kvCmd) purgeRun(c *Call) error {
 	return nil
 }
 
+// keyHistory is the key's history, or an error naming the keys there are
+// when this one never existed.
+func (k *kvCmd) keyHistory(c *Call, kv jetstream.KeyValue) ([]jetstream.KeyValueEntry, error) {
+	hist, err := c.kvHistory(kv, k.key)
+	if err != nil {
+		return nil, err
+	}
+	if len(hist) == 0 {
+		return nil, c.kvMissingKey(kv, k.key, 0)
+	}
+	return hist, nil
+}
+
+// confirmKey asks before changing a key (or a bucket) for good. It reports false when the
+// command should stop: with an error (a script without --force), or
+// after saying "Skipping <what>" as the real CLI does when told no.
+func (k *kvCmd) confirmKey(c *Call, what, question, forceHint string) (bool, error) {
+	ok, err := c.confirm(k.force, question, forceHint)
+	if err != nil {
+		return false, err
+	}
+	if !ok {
+		fmt.Fprintln(c.Out, "Skipping "+what)
+	}
+	return ok, nil
+}
+
 func (k *kvCmd) historyRun(c *Call) error {
 	kv, err := k.openKey(c)
 	if err != nil {
 		return err
 	}
-	hist, err := c.kvHistory(kv, k.key)
+	hist, err := k.keyHistory(c, kv)
 	if err != nil {
 		return err
-	}
-	if len(hist) == 0 {
-		return c.kvMissingKey(kv, k.key, 0)
 	}
 	c.kvHistoryTable(hist, k.bucket, k.key)
 	return nil
@@ -318,12 +327,9 @@ func (k *kvCmd) revertRun(c *Call) error {
 	if err != nil {
 		return err
 	}
-	hist, err := c.kvHistory(kv, k.key)
+	hist, err := k.keyHistory(c, kv)
 	if err != nil {
 		return err
-	}
-	if len(hist) == 0 {
-		return c.kvMissingKey(kv, k.key, 0)
 	}
 	if len(hist) <= 1 {
 		return fmt.Errorf("key %s has only one revision kept, so there is nothing to revert to (bucket %s keeps --history %d)", k.key, k.bucket, kvHistoryKept(c, kv))
