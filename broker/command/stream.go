@@ -201,7 +201,11 @@ func (s *streamCmd) needStream(c *Call, full string) error {
 }
 
 // load fetches a stream, with the lab's errors for a name that does not exist.
-func (s *streamCmd) load(c *Call, mgr *jsm.Manager) (*jsm.Stream, error) {
+func (s *streamCmd) load(c *Call) (*jsm.Stream, error) {
+	mgr, err := c.streamManager()
+	if err != nil {
+		return nil, err
+	}
 	st, err := mgr.LoadStream(s.stream)
 	if err != nil {
 		return nil, c.streamAPIError(err, s.stream, "")

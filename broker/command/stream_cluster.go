@@ -52,11 +52,7 @@ func (s *streamCmd) stepDown(c *Call, preferred string, force bool) error {
 	if err := s.needStream(c, "stream cluster step-down"); err != nil {
 		return err
 	}
-	mgr, err := c.streamManager()
-	if err != nil {
-		return err
-	}
-	st, err := s.load(c, mgr)
+	st, err := s.load(c)
 	if err != nil {
 		return err
 	}

@@ -44,7 +44,7 @@ func (s *streamCmd) edit(c *Call) error {
 	if err != nil {
 		return err
 	}
-	st, err := s.load(c, mgr)
+	st, err := s.load(c)
 	if err != nil {
 		return err
 	}

@@ -35,11 +35,7 @@ func (s *streamCmd) get(c *Call) error {
 			return err
 		}
 	}
-	mgr, err := c.streamManager()
-	if err != nil {
-		return err
-	}
-	st, err := s.load(c, mgr)
+	st, err := s.load(c)
 	if err != nil {
 		return err
 	}

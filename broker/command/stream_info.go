@@ -42,11 +42,7 @@ func (s *streamCmd) info(c *Call) error {
 	if err := s.needStream(c, full); err != nil {
 		return err
 	}
-	mgr, err := c.streamManager()
-	if err != nil {
-		return err
-	}
-	st, err := s.load(c, mgr)
+	st, err := s.load(c)
 	if err != nil {
 		return err
 	}

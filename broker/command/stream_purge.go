@@ -31,11 +31,7 @@ func (s *streamCmd) purge(c *Call) error {
 			return err
 		}
 	}
-	mgr, err := c.streamManager()
-	if err != nil {
-		return err
-	}
-	st, err := s.load(c, mgr)
+	st, err := s.load(c)
 	if err != nil {
 		return err
 	}

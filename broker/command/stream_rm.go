@@ -27,7 +27,7 @@ func (s *streamCmd) rm(c *Call) error {
 		return err
 	}
 	if !s.force {
-		if _, err := s.load(c, mgr); err != nil {
+		if _, err := s.load(c); err != nil {
 			return err
 		}
 		hint := fmt.Sprintf("stream rm deletes %s and all its messages: add --force to do it without asking (stream rm %s --force)", s.stream, s.stream)

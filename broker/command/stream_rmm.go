@@ -19,11 +19,7 @@ func (s *streamCmd) rmm(c *Call) error {
 	if err := s.needStream(c, "stream rmm"); err != nil {
 		return err
 	}
-	mgr, err := c.streamManager()
-	if err != nil {
-		return err
-	}
-	st, err := s.load(c, mgr)
+	st, err := s.load(c)
 	if err != nil {
 		return err
 	}

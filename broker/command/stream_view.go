@@ -59,11 +59,7 @@ func (s *streamCmd) view(c *Call) error {
 		}
 		since = d
 	}
-	mgr, err := c.streamManager()
-	if err != nil {
-		return err
-	}
-	if _, err := s.load(c, mgr); err != nil {
+	if _, err := s.load(c); err != nil {
 		return err
 	}
 
