@@ -39,8 +39,18 @@ func (c *Call) streamNames() ([]string, error) {
 	}
 	ctx, cancel := c.Timeout()
 	defer cancel()
+	return c.sortedNames(js.StreamNames(ctx))
+}
+
+// nameLister is what jetstream's stream and consumer name listings have in common.
+type nameLister interface {
+	Name() <-chan string
+	Err() error
+}
+
+// sortedNames drains a listing.
+func (c *Call) sortedNames(l nameLister) ([]string, error) {
 	var names []string
-	l := js.StreamNames(ctx)
 	for n := range l.Name() {
 		names = append(names, n)
 	}
@@ -88,16 +98,7 @@ func (c *Call) stream(name string) (jetstream.Stream, error) {
 func (c *Call) consumerNames(st jetstream.Stream) ([]string, error) {
 	ctx, cancel := c.Timeout()
 	defer cancel()
-	var names []string
-	l := st.ConsumerNames(ctx)
-	for n := range l.Name() {
-		names = append(names, n)
-	}
-	if err := l.Err(); err != nil {
-		return nil, c.jsError(err)
-	}
-	sort.Strings(names)
-	return names, nil
+	return c.sortedNames(st.ConsumerNames(ctx))
 }
 
 // unknownConsumer says that a consumer does not exist on a stream, and what does.
