@@ -90,7 +90,15 @@ func (RealClock) Now() time.Time { return time.Now() }
 // Env is what a scene is built with.
 type Env struct {
 	Deployment broker.Deployment
-	Clock      Clock
+	Clock      Clock // nil: the wall clock
+}
+
+// ClockOrWall is the clock a scene built with e runs on.
+func (e Env) ClockOrWall() Clock {
+	if e.Clock == nil {
+		return RealClock{}
+	}
+	return e.Clock
 }
 
 // Factory builds a scene.
@@ -130,4 +138,13 @@ func List() []Factory {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
+}
+
+// Built hands a scene package's New to a Factory: an error gives a nil
+// Scene, not a nil *Scene inside a non-nil interface.
+func Built[S Scene](s S, err error) (Scene, error) {
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }

@@ -11,7 +11,7 @@ import (
 // on both sides, as 20 messages a second look.
 func benchScene(b *testing.B) *harness {
 	h := newHarness(b, Options{Mode: Split})
-	h.s.styles = kit.NewStyles(true)
+	h.s.Styles = kit.NewStyles(true)
 	h.settle("ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Known })
 	h.do("publish", "20")
 	h.settle("20", func(s Snapshot) bool { return s.Published == 20 && s.JS.Received == 20 })

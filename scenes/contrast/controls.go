@@ -46,6 +46,7 @@ func names() string {
 
 // do runs one control: bad input is an error saying what to type; what the
 // broker cannot do right now is said in the result line and on screen.
+// Going offline waits until no fetch is in flight.
 func (d *driver) do(control string, args []string) (string, error) {
 	d.ctl.Lock()
 	defer d.ctl.Unlock()

@@ -36,7 +36,7 @@ func newHarness(t testing.TB, opts Options, bopts ...brokertest.Option) *harness
 	t.Cleanup(s.Close)
 	s.d.pace = 10 * time.Millisecond // the app's replay pace is real time: keep tests quick
 	h.s = s
-	s.styles = kit.NewStyles(false)
+	s.Styles = kit.NewStyles(false)
 	return h
 }
 
@@ -54,7 +54,7 @@ func (h *harness) do(control string, args ...string) string {
 func (h *harness) step(timeout time.Duration) bool {
 	if h.waiting == nil {
 		ch := make(chan tea.Msg, 1)
-		cmd := h.s.feed.Wait()
+		cmd := h.s.Feed().Wait()
 		go func() { ch <- cmd() }()
 		h.waiting = ch
 	}

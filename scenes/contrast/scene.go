@@ -23,13 +23,7 @@ func init() {
 	scenes.Register(scenes.Factory{
 		Name:    "contrast",
 		Summary: "Core vs JetStream: what an offline subscriber misses, and what a stream keeps for it",
-		New: func(env scenes.Env) (scenes.Scene, error) {
-			s, err := New(env, Options{})
-			if err != nil {
-				return nil, err
-			}
-			return s, nil
-		},
+		New:     func(env scenes.Env) (scenes.Scene, error) { return scenes.Built(New(env, Options{})) },
 	})
 }
 
@@ -64,23 +58,15 @@ func newTiming(speed float64) timing {
 
 // Scene is the contrast scene. It implements scenes.Scene and scenes.Keyed.
 type Scene struct {
-	opts   Options
-	clock  scenes.Clock
-	t      timing
-	d      *driver
-	feed   *kit.Feed
-	styles *kit.Styles
+	kit.Base
+	opts Options
+	t    timing
+	d    *driver
 
-	w, h      int
 	snap      Snapshot
 	core, js  lane
 	flashes   kit.Flashes
 	sampledAt time.Time // when the feed last had to skip events
-
-	canvas       *kit.Canvas
-	cached       string
-	dirty        bool
-	lastAnimated bool // the cached frame was drawn mid-animation
 }
 
 // lane is one side's animation state.
@@ -108,21 +94,13 @@ func slot(free *time.Time, now time.Time, t timing) (time.Time, bool) {
 
 // New connects the scene's clients to the deployment and starts watching.
 func New(env scenes.Env, opts Options) (*Scene, error) {
-	clock := env.Clock
-	if clock == nil {
-		clock = scenes.RealClock{}
-	}
 	t := newTiming(opts.Speed)
 	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
 	d, err := startDriver(env.Deployment, feed, t.pace)
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{
-		opts: opts, clock: clock, t: t, d: d, feed: feed,
-		styles: kit.DefaultStyles(),
-		canvas: kit.NewCanvas(0, 0), dirty: true,
-	}
+	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: controls, Keys: keys, Do: d.do, Close: d.close}), opts: opts, t: t, d: d}
 	s.flashes.Dur = t.flash
 	max := 48
 	if opts.Presenter {
@@ -150,68 +128,26 @@ func (s *Scene) Title() string {
 	return "Core NATS: what the app misses is gone"
 }
 
-// frameEvery is the frame rate while something moves: the lab's renderer
-// draws at the same rate, more would be wasted.
-const frameEvery = scenes.FrameInterval
-
-// Init implements scenes.Scene: it arms the scene's heartbeat.
-func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }
-
-// SetSize implements scenes.Scene.
-func (s *Scene) SetSize(w, h int) {
-	if w != s.w || h != s.h {
-		s.w, s.h, s.dirty = w, h, true
-	}
-}
-
-// Controls implements scenes.Scene.
-func (s *Scene) Controls() []scenes.Control { return append([]scenes.Control(nil), controls...) }
-
-// Keys implements scenes.Keyed.
-func (s *Scene) Keys() []scenes.KeyBinding { return append([]scenes.KeyBinding(nil), keys...) }
-
-// Do implements scenes.Scene. It may wait on the network for a moment
-// (going offline waits until no fetch is in flight): call it off the UI loop.
-func (s *Scene) Do(control string, args []string) (string, error) {
-	return s.d.do(strings.ToLower(control), args)
-}
-
 // Snapshot is the scene's state as the broker reported it last.
 func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
 
-// Close implements scenes.Scene.
-func (s *Scene) Close() {
-	s.feed.Close()
-	s.d.close()
-}
-
 // Animating implements scenes.Scene.
 func (s *Scene) Animating() bool {
-	now := s.clock.Now()
+	now := s.Clock.Now()
 	return s.core.movers.Active(now) || s.js.movers.Active(now) || s.flashes.Active(now)
 }
 
 // Update implements scenes.Scene: broker events start animations, frames
-// move them, and nothing else concerns the scene. Both come as FeedMsg on
-// one chain: a frame every frameEvery while something moves, otherwise a
-// wait for the next event.
-func (s *Scene) Update(msg tea.Msg) tea.Cmd {
-	m, ok := msg.(kit.FeedMsg)
-	if !ok || !m.For(s.feed) {
-		return nil
-	}
-	now := s.clock.Now()
+// move them (kit.Base.Beat).
+func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.Beat(msg, s.beat, s.Animating) }
+
+func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
 	for _, e := range m.Events {
 		s.animate(e, now)
 	}
 	s.refresh(now)
 	s.core.movers.Prune(now)
 	s.js.movers.Prune(now)
-	s.dirty = true
-	if s.Animating() {
-		return s.feed.Next(frameEvery)
-	}
-	return s.feed.Next(0)
 }
 
 // tail is a message's label: the last token of its subject.

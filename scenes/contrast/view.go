@@ -7,29 +7,18 @@ import (
 	"natslab/scenes/kit"
 )
 
-// View implements scenes.Scene. A frame is drawn only when something
-// changed or moves; otherwise the last one is returned as is.
-func (s *Scene) View() string {
-	now := s.clock.Now()
-	animating := s.Animating()
-	if !s.dirty && !animating && !s.lastAnimated {
-		return s.cached
-	}
-	s.cached = s.render(now)
-	s.dirty, s.lastAnimated = false, animating
-	return s.cached
-}
+// View implements scenes.Scene (kit.Base.Frame).
+func (s *Scene) View() string { return s.Frame(s.Animating, s.render) }
 
 func (s *Scene) render(now time.Time) string {
-	if s.w <= 0 || s.h <= 0 {
+	c := s.Blank()
+	if c == nil {
 		return ""
 	}
-	c := s.canvas
-	c.Reset(s.w, s.h)
-	area := rect{0, 0, s.w, s.h}
-	if text, role := s.footer(now); text != "" && s.h >= 4 {
+	area := rect{0, 0, s.W, s.H}
+	if text, role := s.footer(now); text != "" && s.H >= 4 {
 		area.h--
-		c.Text(1, s.h-1, clip(text, s.w-2), role)
+		c.Text(1, s.H-1, kit.Clip(text, s.W-2), role)
 	}
 	switch s.snap.Mode {
 	case Core:
@@ -53,7 +42,7 @@ func (s *Scene) render(now time.Time) string {
 			s.drawLane(c, rect{left.w + 1, area.y, area.w - left.w - 1, area.h}, true, false, now)
 		}
 	}
-	return c.Render(s.styles)
+	return c.Render(s.Styles)
 }
 
 // footer is the line under the scene: why the JetStream side cannot work,
@@ -69,20 +58,6 @@ func (s *Scene) footer(now time.Time) (string, kit.Role) {
 		return "flood: the animation shows a sample, the counts are exact", kit.Faint
 	}
 	return "", kit.Plain
-}
-
-func clip(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	if n == 1 {
-		return "…"
-	}
-	return string(r[:n-1]) + "…"
 }
 
 // wire states.
@@ -124,7 +99,7 @@ func (s *Scene) drawLane(c *kit.Canvas, r rect, js, aligned bool, now time.Time)
 		s.drawLine(c, r, js)
 		return
 	}
-	c.Text(p.nodes[0].r.x, p.title, clip(title, r.x+r.w-p.nodes[0].r.x), kit.Title)
+	c.Text(p.nodes[0].r.x, p.title, kit.Clip(title, r.x+r.w-p.nodes[0].r.x), kit.Title)
 
 	up := s.snap.ServerUp
 	online, ready := s.snap.Core.Online, true
@@ -170,7 +145,7 @@ func (s *Scene) drawLane(c *kit.Canvas, r rect, js, aligned bool, now time.Time)
 		if n.name == "srv" && !up {
 			label = "down"
 		}
-		c.TextCenter(n.r.x, n.r.x+n.r.w, p.wire, clip(label, n.r.w-2), role)
+		c.TextCenter(n.r.x, n.r.x+n.r.w, p.wire, kit.Clip(label, n.r.w-2), role)
 	}
 	at := func(name string) (kit.Point, bool) {
 		if name == "gap" {
@@ -223,7 +198,7 @@ func drawWire(c *kit.Canvas, x0, x1, y, state int) {
 func (s *Scene) drawStream(c *kit.Canvas, n node, role kit.Role, now time.Time) {
 	js := s.snap.JS
 	r := n.r
-	c.Text(r.x+2, r.y, " "+clip(n.label, r.w-6)+" ", kit.Strong)
+	c.Text(r.x+2, r.y, " "+kit.Clip(n.label, r.w-6)+" ", kit.Strong)
 	mid := r.y + r.h/2
 	if !js.Ready {
 		c.TextCenter(r.x, r.x+r.w, mid, "–", role)

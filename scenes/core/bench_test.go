@@ -14,7 +14,7 @@ import (
 // train of messages dealt out, as a lesson looks mid-publish.
 func benchScene(b *testing.B) *harness {
 	h := newHarness(b, Queues)
-	h.s.styles = kit.NewStyles(true)
+	h.s.Styles = kit.NewStyles(true)
 	h.start("sub tasks --queue workers")
 	h.start("sub tasks --queue workers")
 	h.start("sub tasks --queue worker")

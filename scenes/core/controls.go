@@ -41,6 +41,7 @@ func (k Kind) keys() []scenes.KeyBinding {
 }
 
 // do runs one control: bad input is an error saying what to type instead.
+// publish waits for the server's confirmation.
 func (d *driver) do(control string, args []string) (string, error) {
 	d.ctl.Lock()
 	defer d.ctl.Unlock()

@@ -45,7 +45,7 @@ func newHarnessOn(t testing.TB, srv *broker.Server, kind Kind) *harness {
 		t.Fatalf("new scene: %v", err)
 	}
 	t.Cleanup(s.Close)
-	s.styles = kit.NewStyles(false)
+	s.Styles = kit.NewStyles(false)
 	h.s = s
 	h.sess = command.NewSession(srv)
 	t.Cleanup(h.sess.Close)
@@ -105,7 +105,7 @@ func (h *harness) stop(j *command.Job) {
 func (h *harness) step(timeout time.Duration) bool {
 	if h.waiting == nil {
 		ch := make(chan tea.Msg, 1)
-		cmd := h.s.feed.Wait()
+		cmd := h.s.Feed().Wait()
 		go func() { ch <- cmd() }()
 		h.waiting = ch
 	}

@@ -164,7 +164,7 @@ func TestHelloExternalDeployment(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	s.styles = kit.NewStyles(false)
+	s.Styles = kit.NewStyles(false)
 	h := &harness{t: t, srv: srv, s: s, clock: clock}
 	h.do("publish", "2")
 	h.until("2 published", func(s Snapshot) bool { return s.Published == 2 })

@@ -42,14 +42,11 @@ var defaultTiming = timing{
 // Scene is one of the three Core NATS scenes. It implements scenes.Scene
 // and scenes.Keyed.
 type Scene struct {
-	kind   Kind
-	clock  scenes.Clock
-	t      timing
-	d      *driver
-	feed   *kit.Feed
-	styles *kit.Styles
+	kit.Base
+	kind Kind
+	t    timing
+	d    *driver
 
-	w, h    int
 	snap    Snapshot
 	rows    []row
 	movers  kit.Movers
@@ -59,34 +56,21 @@ type Scene struct {
 	recent  []arrival // the latest publishes, newest last (the wildcards scene shows them)
 
 	sampledAt time.Time
-
-	canvas       *kit.Canvas
-	cached       string
-	dirty        bool
-	lastAnimated bool
 }
 
 // New connects the scene to the deployment and starts watching.
 func New(env scenes.Env, kind Kind) (*Scene, error) {
-	clock := env.Clock
-	if clock == nil {
-		clock = scenes.RealClock{}
-	}
 	feed := kit.NewFeed(512, 2*scenes.FramesPerSecond)
 	d, err := startDriver(env.Deployment, kind, feed)
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{
-		kind: kind, clock: clock, t: defaultTiming, d: d, feed: feed,
-		styles: kit.DefaultStyles(),
-		canvas: kit.NewCanvas(0, 0), dirty: true,
-	}
+	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: kind.controls(), Keys: kind.keys(), Do: d.do, Close: d.close}), kind: kind, t: defaultTiming, d: d}
 	s.flow.init()
 	s.landing = landing{}
 	s.flashes.Dur = s.t.flash
 	s.movers.Max = 64
-	s.refresh(clock.Now())
+	s.refresh(s.Clock.Now())
 	return s, nil
 }
 
@@ -96,56 +80,20 @@ func (s *Scene) Name() string { return s.kind.info().name }
 // Title implements scenes.Scene.
 func (s *Scene) Title() string { return s.kind.title(s.snap.Watch) }
 
-// Init implements scenes.Scene: it arms the scene's heartbeat.
-func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }
-
-// SetSize implements scenes.Scene.
-func (s *Scene) SetSize(w, h int) {
-	if w != s.w || h != s.h {
-		s.w, s.h, s.dirty = w, h, true
-	}
-}
-
-// Controls implements scenes.Scene.
-func (s *Scene) Controls() []scenes.Control { return s.kind.controls() }
-
-// Keys implements scenes.Keyed.
-func (s *Scene) Keys() []scenes.KeyBinding { return s.kind.keys() }
-
-// Do implements scenes.Scene. It may wait on the network for a moment
-// (publish waits for the server's confirmation): call it off the UI loop.
-func (s *Scene) Do(control string, args []string) (string, error) {
-	return s.d.do(strings.ToLower(control), args)
-}
-
 // Snapshot is the scene's state as the broker reported it last.
 func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
 
-// Close implements scenes.Scene.
-func (s *Scene) Close() {
-	s.feed.Close()
-	s.d.close()
-}
-
-// frameEvery is the frame rate while something moves: the lab draws at
-// the same rate.
-const frameEvery = scenes.FrameInterval
-
 // Animating implements scenes.Scene.
 func (s *Scene) Animating() bool {
-	now := s.clock.Now()
+	now := s.Clock.Now()
 	return s.movers.Active(now) || s.flashes.Active(now) || s.flow.waiting() || s.revealing(now)
 }
 
 // Update implements scenes.Scene: broker events start animations, frames
-// move them. Both come as FeedMsg on one chain: a frame every frameEvery
-// while something moves, otherwise a wait for the next event.
-func (s *Scene) Update(msg tea.Msg) tea.Cmd {
-	m, ok := msg.(kit.FeedMsg)
-	if !ok || !m.For(s.feed) {
-		return nil
-	}
-	now := s.clock.Now()
+// move them (kit.Base.Beat).
+func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.Beat(msg, s.beat, s.Animating) }
+
+func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
 	if len(m.Events) > 0 || !m.Frame {
 		s.refresh(now)
 		for _, e := range m.Events {
@@ -155,11 +103,6 @@ func (s *Scene) Update(msg tea.Msg) tea.Cmd {
 	s.deliver(now)
 	s.movers.Prune(now)
 	s.landing.prune(now)
-	s.dirty = true
-	if s.Animating() {
-		return s.feed.Next(frameEvery)
-	}
-	return s.feed.Next(0)
 }
 
 // refresh reads the driver's state, rebuilds the rows and flashes the

@@ -122,7 +122,7 @@ func (s *Scene) subjectWidth() int {
 // column after it.
 func (s *Scene) drawSubject(c *kit.Canvas, p *plan, cols columns) int {
 	if cols.subject == nil {
-		return c.Text(p.rowX, p.header, clip("publish to compare", p.countX-p.rowX-1), kit.Faint)
+		return c.Text(p.rowX, p.header, kit.Clip("publish to compare", p.countX-p.rowX-1), kit.Faint)
 	}
 	end := p.rowX
 	for j, tok := range cols.subject {
@@ -190,7 +190,7 @@ func (s *Scene) drawMatch(c *kit.Canvas, p *plan, r row, y int, cols columns, en
 	if !m.ok {
 		role = kit.Bad
 	}
-	c.Text(x, y, clip(verdictText(m), end-x), role)
+	c.Text(x, y, kit.Clip(verdictText(m), end-x), role)
 }
 
 func verdictText(m matching) string {
@@ -217,13 +217,13 @@ func (s *Scene) drawHistory(c *kit.Canvas, p *plan, now time.Time) {
 				takers = append(takers, r.sub.Subject)
 			}
 		}
-		x := c.Text(p.rowX, y, clip(a.subject, p.w-p.rowX-1), kit.Faint)
+		x := c.Text(p.rowX, y, kit.Clip(a.subject, p.w-p.rowX-1), kit.Faint)
 		if x+4 < p.w {
 			x = c.Text(x, y, " → ", kit.Faint)
 			if len(takers) == 0 {
-				c.Text(x, y, clip("no subscription takes it", p.w-x-1), kit.Bad)
+				c.Text(x, y, kit.Clip("no subscription takes it", p.w-x-1), kit.Bad)
 			} else {
-				c.Text(x, y, clip(strings.Join(dedupe(takers), ", "), p.w-x-1), kit.Good)
+				c.Text(x, y, kit.Clip(strings.Join(dedupe(takers), ", "), p.w-x-1), kit.Good)
 			}
 		}
 		y++

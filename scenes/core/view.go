@@ -8,25 +8,14 @@ import (
 	"natslab/scenes/kit"
 )
 
-// View implements scenes.Scene. A frame is drawn only when something
-// changed or moves; otherwise the last one is returned as is.
-func (s *Scene) View() string {
-	now := s.clock.Now()
-	animating := s.Animating()
-	if !s.dirty && !animating && !s.lastAnimated {
-		return s.cached
-	}
-	s.cached = s.render(now)
-	s.dirty, s.lastAnimated = false, animating
-	return s.cached
-}
+// View implements scenes.Scene (kit.Base.Frame).
+func (s *Scene) View() string { return s.Frame(s.Animating, s.render) }
 
 func (s *Scene) render(now time.Time) string {
-	if s.w <= 0 || s.h <= 0 {
+	c := s.Blank()
+	if c == nil {
 		return ""
 	}
-	c := s.canvas
-	c.Reset(s.w, s.h)
 	footer, footerRole := s.footer(now)
 	// The counts column is as wide as its numbers: its header may reach
 	// left over the rows' own header when that leaves room.
@@ -36,13 +25,12 @@ func (s *Scene) render(now time.Time) string {
 	}
 	cols := s.columns(now)
 	need, want := s.rowWidths(cols, countW)
-	p := s.layout(s.w, s.h, need, want, countW, footer != "")
+	p := s.layout(s.W, s.H, need, want, countW, footer != "")
 	if p.level == levelLine {
-		c.Text(0, 0, clip(s.line(), s.w), kit.Plain)
-		return c.Render(s.styles)
+		return s.Line(s.line(), kit.Plain)
 	}
 	if p.footer >= 0 {
-		c.Text(1, p.footer, clip(footer, s.w-2), footerRole)
+		c.Text(1, p.footer, kit.Clip(footer, s.W-2), footerRole)
 	}
 	s.drawStatus(c, &p, now)
 	if p.level == levelFull {
@@ -53,7 +41,7 @@ func (s *Scene) render(now time.Time) string {
 		s.drawRow(c, &p, s.rows[i], y, cols, now)
 	}
 	if p.moreY >= 0 {
-		c.Text(p.rowX, p.moreY, clip("+"+strconv.Itoa(p.more)+" more "+pluralWord(p.more, "subscription", "subscriptions"), p.countX-p.rowX-1), kit.Faint)
+		c.Text(p.rowX, p.moreY, kit.Clip("+"+strconv.Itoa(p.more)+" more "+pluralWord(p.more, "subscription", "subscriptions"), p.countX-p.rowX-1), kit.Faint)
 	}
 	if p.empty >= 0 {
 		text, role := s.emptyText(), kit.Faint
@@ -62,7 +50,7 @@ func (s *Scene) render(now time.Time) string {
 		} else if p.rowX+runes(text) >= p.w {
 			text = "no subscriber"
 		}
-		x := c.Text(p.rowX, p.empty, clip(text, p.w-p.rowX-1), role)
+		x := c.Text(p.rowX, p.empty, kit.Clip(text, p.w-p.rowX-1), role)
 		if more := ": what is published there is dropped"; s.snap.Listed && x+runes(more) < p.w {
 			c.Text(x, p.empty, more, role)
 		}
@@ -74,7 +62,7 @@ func (s *Scene) render(now time.Time) string {
 		at := s.resolver(&p)
 		s.movers.Draw(c, now, at, func(q kit.Point) bool { return p.inside(q.X, q.Y) })
 	}
-	return c.Render(s.styles)
+	return c.Render(s.Styles)
 }
 
 // footer is the line under the scene: what keeps it from showing
@@ -102,7 +90,7 @@ func (s *Scene) emptyText() string {
 // many as fit, the most telling first.
 func (s *Scene) drawStatus(c *kit.Canvas, p *plan, now time.Time) {
 	n := s.snap
-	x := c.Text(1, 0, clip(n.Watch, p.w-2), kit.Strong)
+	x := c.Text(1, 0, kit.Clip(n.Watch, p.w-2), kit.Strong)
 	type part struct {
 		label, value string
 		role         kit.Role
@@ -311,14 +299,14 @@ func (s *Scene) drawRow(c *kit.Canvas, p *plan, r row, y int, cols columns, now 
 	case Queues:
 		s.drawMember(c, p, r, y, end)
 	default:
-		x := c.Text(p.rowX, y, clip(r.sub.Subject, end-p.rowX), kit.Strong)
+		x := c.Text(p.rowX, y, kit.Clip(r.sub.Subject, end-p.rowX), kit.Strong)
 		if r.sub.Queue != "" {
-			x = c.Text(x, y, clip(" in queue "+r.sub.Queue, end-x), kit.Plain)
+			x = c.Text(x, y, kit.Clip(" in queue "+r.sub.Queue, end-x), kit.Plain)
 		}
 		// The connections' names in one column, when there is room.
 		x = max(x+2, p.rowX+s.subjectWidth()+2)
 		if x+3 < end {
-			c.Text(x, y, clip(s.label(r.sub), end-x), kit.Faint)
+			c.Text(x, y, kit.Clip(s.label(r.sub), end-x), kit.Faint)
 		}
 	}
 }
@@ -360,13 +348,13 @@ func (s *Scene) drawMember(c *kit.Canvas, p *plan, r row, y, end int) {
 	case noGroup:
 		c.Text(p.rowX+2, y, "no group", kit.Faint)
 	case groupAlone, groupFirst:
-		c.Text(p.rowX+2, y, clip(r.sub.Queue, gw-3), kit.Strong)
+		c.Text(p.rowX+2, y, kit.Clip(r.sub.Queue, gw-3), kit.Strong)
 	}
 	label := s.label(r.sub)
 	if r.sub.Subject != s.snap.Watch {
 		label = r.sub.Subject + "  " + label
 	}
-	c.Text(p.rowX+gw, y, clip(label, end-p.rowX-gw), kit.Plain)
+	c.Text(p.rowX+gw, y, kit.Clip(label, end-p.rowX-gw), kit.Plain)
 }
 
 // put writes s from x, y, stopping before column end; it returns the
@@ -380,20 +368,6 @@ func put(c *kit.Canvas, x, y int, s string, role kit.Role, end int) int {
 		x++
 	}
 	return x
-}
-
-func clip(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	if n == 1 {
-		return "…"
-	}
-	return string(r[:n-1]) + "…"
 }
 
 func pluralWord(n int, one, many string) string {

@@ -14,7 +14,7 @@ func benchScene(b *testing.B) *harness {
 		`pub jobs.resize "resize image {{Count}}" --count 40 --jetstream`,
 		"consumer add JOBS pool --pull --ack explicit --wait 30s --defaults",
 		`consumer add JOBS audit --pull --filter "jobs.resize" --defaults`)
-	h.s.styles = kit.NewStyles(true)
+	h.s.Styles = kit.NewStyles(true)
 	h.run("consumer next JOBS pool --count 3")
 	h.run("consumer next JOBS pool --no-ack")
 	h.run("consumer next JOBS pool --no-ack")

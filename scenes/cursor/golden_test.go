@@ -206,8 +206,8 @@ func TestSamePictureWithoutColour(t *testing.T) {
 	h.run("consumer next JOBS w --no-ack")
 	h.settle("out", func(s Snapshot) bool { return len(consumer(s, "w").Out) == 1 })
 	plain := h.view(100, 14)
-	h.s.styles = kit.NewStyles(true)
-	h.s.dirty = true
+	h.s.Styles = kit.NewStyles(true)
+	h.s.Touch()
 	h.s.SetSize(100, 14)
 	coloured := h.s.View()
 	if coloured == plain || ansi.Strip(coloured) != plain {

@@ -45,7 +45,7 @@ func newHarness(t testing.TB, setup ...string) *harness {
 		t.Fatalf("new scene: %v", err)
 	}
 	t.Cleanup(s.Close)
-	s.styles = kit.NewStyles(false)
+	s.Styles = kit.NewStyles(false)
 	h.s = s
 	return h
 }
@@ -86,7 +86,7 @@ func (h *harness) start(line string) *command.Job {
 func (h *harness) step(timeout time.Duration) bool {
 	if h.waiting == nil {
 		ch := make(chan tea.Msg, 1)
-		cmd := h.s.feed.Wait()
+		cmd := h.s.Feed().Wait()
 		go func() { ch <- cmd() }()
 		h.waiting = ch
 	}

@@ -14,7 +14,6 @@
 package cursor
 
 import (
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -27,13 +26,7 @@ func init() {
 	scenes.Register(scenes.Factory{
 		Name:    "cursor",
 		Summary: "A stream's log with each consumer's cursor and ack floor, acks counting down, redeliveries, worker pulls",
-		New: func(env scenes.Env) (scenes.Scene, error) {
-			s, err := New(env)
-			if err != nil {
-				return nil, err
-			}
-			return s, nil
-		},
+		New:     func(env scenes.Env) (scenes.Scene, error) { return scenes.Built(New(env)) },
 	})
 }
 
@@ -46,36 +39,25 @@ const (
 
 // Scene is the cursor scene. It implements scenes.Scene.
 type Scene struct {
-	clock  scenes.Clock
-	d      *driver
-	feed   *kit.Feed
-	styles *kit.Styles
+	kit.Base
+	d *driver
 
-	w, h    int
 	snap    Snapshot
 	movers  kit.Movers
 	flashes kit.Flashes
 	dropAt  map[string]time.Time // when the last delivery to each consumer's row may start
 
-	canvas       *kit.Canvas
-	cached       string
-	dirty        bool
-	lastAnimated bool
-	lay          layout // where things were drawn last, for the movers
+	lay layout // where things were drawn last, for the movers
 }
 
 // New connects the scene to the deployment and starts watching.
 func New(env scenes.Env) (*Scene, error) {
-	clock := env.Clock
-	if clock == nil {
-		clock = scenes.RealClock{}
-	}
 	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
-	d, err := startDriver(env.Deployment, feed, clock)
+	d, err := startDriver(env.Deployment, feed, env.ClockOrWall())
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{clock: clock, d: d, feed: feed, styles: kit.DefaultStyles(), canvas: kit.NewCanvas(0, 0), dirty: true, dropAt: map[string]time.Time{}}
+	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: controls, Do: d.do, Close: d.close}), d: d, dropAt: map[string]time.Time{}}
 	s.flashes.Dur = flashFor
 	s.movers.Max = 24
 	s.snap = d.snapshot()
@@ -93,38 +75,13 @@ func (s *Scene) Title() string {
 	return "Consumers of " + s.snap.Stream + ": cursor, ack floor, acks"
 }
 
-// Init implements scenes.Scene: it arms the scene's heartbeat.
-func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }
-
-// SetSize implements scenes.Scene.
-func (s *Scene) SetSize(w, h int) {
-	if w != s.w || h != s.h {
-		s.w, s.h, s.dirty = w, h, true
-	}
-}
-
-// Controls implements scenes.Scene.
-func (s *Scene) Controls() []scenes.Control { return append([]scenes.Control(nil), controls...) }
-
-// Do implements scenes.Scene; it may ask the broker (watch checks the
-// names), so call it off the UI loop.
-func (s *Scene) Do(control string, args []string) (string, error) {
-	return s.d.do(strings.ToLower(control), args)
-}
-
 // Snapshot is what the driver saw last.
 func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
-
-// Close implements scenes.Scene.
-func (s *Scene) Close() {
-	s.feed.Close()
-	s.d.close()
-}
 
 // Animating implements scenes.Scene: while messages travel, something
 // flashes, or an ack wait counts down.
 func (s *Scene) Animating() bool {
-	now := s.clock.Now()
+	now := s.Clock.Now()
 	return s.moving(now) || s.counting(now)
 }
 
@@ -150,12 +107,9 @@ func (s *Scene) counting(now time.Time) bool {
 // Update implements scenes.Scene. The feed is the one heartbeat: news
 // from the driver starts animations, and while something moves the same
 // chain brings frames (a countdown alone needs ten a second).
-func (s *Scene) Update(msg tea.Msg) tea.Cmd {
-	m, ok := msg.(kit.FeedMsg)
-	if !ok || !m.For(s.feed) {
-		return nil
-	}
-	now := s.clock.Now()
+func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.BeatEvery(msg, s.beat, s.frameEvery) }
+
+func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
 	if len(m.Events) > 0 || !m.Frame {
 		old := s.snap
 		s.snap = s.d.snapshot()
@@ -163,16 +117,20 @@ func (s *Scene) Update(msg tea.Msg) tea.Cmd {
 			s.animate(e, now)
 		}
 		s.flashChanges(old, now)
-		s.dirty = true
 	}
 	s.movers.Prune(now)
+}
+
+// frameEvery is how soon the next frame is due: a countdown alone moves in
+// tenths of a second.
+func (s *Scene) frameEvery(now time.Time) time.Duration {
 	switch {
 	case s.moving(now):
-		return s.feed.Next(scenes.FrameInterval)
+		return scenes.FrameInterval
 	case s.counting(now):
-		return s.feed.Next(tickEvery)
+		return tickEvery
 	}
-	return s.feed.Next(0)
+	return 0
 }
 
 func (s *Scene) animate(e kit.Event, now time.Time) {

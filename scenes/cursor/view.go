@@ -63,41 +63,28 @@ func (l *layout) at(name string) (kit.Point, bool) {
 	return kit.Point{}, false
 }
 
-// View implements scenes.Scene. A frame is drawn only when something
-// changed or moves; otherwise the last one is returned as is.
-func (s *Scene) View() string {
-	now := s.clock.Now()
-	animating := s.Animating()
-	if !s.dirty && !animating && !s.lastAnimated {
-		return s.cached
-	}
-	s.cached = s.render(now)
-	s.dirty, s.lastAnimated = false, animating
-	return s.cached
-}
+// View implements scenes.Scene (kit.Base.Frame).
+func (s *Scene) View() string { return s.Frame(s.Animating, s.render) }
 
 func (s *Scene) render(now time.Time) string {
-	if s.w <= 0 || s.h <= 0 {
+	c := s.Blank()
+	if c == nil {
 		return ""
 	}
-	c := s.canvas
-	c.Reset(s.w, s.h)
-	if s.w < minW || s.h < minH {
-		text, role := s.oneLine(now)
-		c.Text(0, 0, clip(text, s.w), role)
-		return c.Render(s.styles)
+	if s.W < minW || s.H < minH {
+		return s.Line(s.oneLine(now))
 	}
 	y := s.header(c, now)
 	snap := &s.snap
 	if snap.Stream == "" || (snap.Problem != "" && len(snap.Consumers) == 0) {
 		s.empty(c, y)
 		s.lay = layout{}
-		return c.Render(s.styles)
+		return c.Render(s.Styles)
 	}
 	// Rows from the bottom: what happened, and a legend when there is room.
-	bottom := s.h
-	storyRows := min(len(snap.Story), max((s.h-y)/4, 1))
-	if s.h-y >= 14 && s.w >= runes(legend)+2 {
+	bottom := s.H
+	storyRows := min(len(snap.Story), max((s.H-y)/4, 1))
+	if s.H-y >= 14 && s.W >= runes(legend)+2 {
 		bottom--
 		c.Text(1, bottom, legend, kit.Faint)
 	}
@@ -108,7 +95,7 @@ func (s *Scene) render(now time.Time) string {
 	y = s.awaiting(c, y+1, bottom, now)
 	s.pulls(c, y, bottom, now)
 	s.movers.Draw(c, now, s.lay.at, nil)
-	return c.Render(s.styles)
+	return c.Render(s.Styles)
 }
 
 // header is the stream's line: its name, what it captures, how many
@@ -122,10 +109,10 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 	if s.flashes.On("server", now) {
 		role = kit.Flash
 	}
-	right := s.w - runes(srv) - 1
+	right := s.W - runes(srv) - 1
 	c.Text(right, 0, srv, role)
 	if snap.Stream == "" {
-		c.Text(1, 0, clip("no stream on screen", right-2), kit.Title)
+		c.Text(1, 0, kit.Clip("no stream on screen", right-2), kit.Title)
 		return 1
 	}
 	x := c.Text(1, 0, snap.Stream, kit.Title)
@@ -140,9 +127,9 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 	if !snap.Auto {
 		info += " · watch"
 	}
-	c.Text(x, 0, clip(info, right-x-1), kit.Plain)
-	if !snap.ServerUp && s.h >= 8 {
-		c.Text(1, 1, clip("the server is down: cursor and ack floor below are as last seen; the stream stores them", s.w-2), kit.Bad)
+	c.Text(x, 0, kit.Clip(info, right-x-1), kit.Plain)
+	if !snap.ServerUp && s.H >= 8 {
+		c.Text(1, 1, kit.Clip("the server is down: cursor and ack floor below are as last seen; the stream stores them", s.W-2), kit.Bad)
 		return 2
 	}
 	return 1
@@ -155,11 +142,11 @@ func (s *Scene) empty(c *kit.Canvas, y int) {
 	if text == "" {
 		text = "looking for a stream…"
 	}
-	c.Text(1, y+1, clip(text, s.w-2), kit.Warn)
-	if len(snap.Others) > 0 && y+3 < s.h {
-		c.Text(1, y+3, clip("streams: "+strings.Join(snap.Others, ", ")+" (watch STREAM shows one)", s.w-2), kit.Faint)
+	c.Text(1, y+1, kit.Clip(text, s.W-2), kit.Warn)
+	if len(snap.Others) > 0 && y+3 < s.H {
+		c.Text(1, y+3, kit.Clip("streams: "+strings.Join(snap.Others, ", ")+" (watch STREAM shows one)", s.W-2), kit.Faint)
 	}
-	s.story(c, s.h-min(len(snap.Story), 2), min(len(snap.Story), 2), s.clock.Now())
+	s.story(c, s.H-min(len(snap.Story), 2), min(len(snap.Story), 2), s.Clock.Now())
 }
 
 // window picks the messages the log shows: the newest that fit, moved back
@@ -202,16 +189,16 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 	x0 := labelW + 3
 	// Room beside the log for each consumer's cursor and ack floor.
 	statsW := 24
-	if s.w >= 90 {
+	if s.W >= 90 {
 		statsW = 30
 	}
-	if s.w < 60 {
+	if s.W < 60 {
 		statsW = 0
 	}
 	// Columns as wide as the numbers need, wider (up to 10) to show the
 	// subjects when few messages leave room.
 	cw := max(len(u(snap.LastSeq))+2, 4)
-	room := s.w - x0 - 2 - statsW
+	room := s.W - x0 - 2 - statsW
 	lo, hi := s.window(max(room/cw, 1))
 	var tokens map[uint64]string
 	if hi > 0 {
@@ -238,7 +225,7 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 	}
 	c.Text(1, y, "log", kit.Faint)
 	if hi == 0 {
-		c.Text(x0, y, clip("empty: publish to "+strings.Join(snap.Subjects, " or ")+" to add messages", s.w-x0-1), kit.Faint)
+		c.Text(x0, y, kit.Clip("empty: publish to "+strings.Join(snap.Subjects, " or ")+" to add messages", s.W-x0-1), kit.Faint)
 	} else {
 		if lo > max(snap.FirstSeq, 1) {
 			c.Text(x0-2, y, "…", kit.Faint)
@@ -256,7 +243,7 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 		y++
 		c.Text(1, y, "subject", kit.Faint)
 		for seq := lo; seq <= hi; seq++ {
-			c.TextCenter(x0+int(seq-lo)*cw, x0+int(seq-lo+1)*cw, y, clip(tokens[seq], cw-1), kit.Faint)
+			c.TextCenter(x0+int(seq-lo)*cw, x0+int(seq-lo+1)*cw, y, kit.Clip(tokens[seq], cw-1), kit.Faint)
 		}
 	}
 	for i := range snap.Consumers {
@@ -274,7 +261,7 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 	}
 	if len(snap.Consumers) == 0 && y+2 < bottom {
 		y += 2
-		c.Text(1, y, clip("no consumer on "+snap.Stream+" yet: consumer add "+snap.Stream+" worker --pull --ack explicit --defaults", s.w-2), kit.Warn)
+		c.Text(1, y, kit.Clip("no consumer on "+snap.Stream+" yet: consumer add "+snap.Stream+" worker --pull --ack explicit --defaults", s.W-2), kit.Warn)
 	}
 	return y + 1
 }
@@ -341,7 +328,7 @@ func (s *Scene) mark(cs *Consumer, seq uint64, now time.Time) (rune, kit.Role) {
 
 // consumerRow draws a consumer's name, its marks and its counts.
 func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint64, y int, tall bool, now time.Time) {
-	c.Text(1, y, clip(cs.Name, x0-3), kit.Strong)
+	c.Text(1, y, kit.Clip(cs.Name, x0-3), kit.Strong)
 	if hi > 0 {
 		for seq := lo; seq <= hi; seq++ {
 			r, role := s.mark(cs, seq, now)
@@ -376,10 +363,10 @@ func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint
 			held = append(held, subj)
 		}
 		sort.Strings(held)
-		c.Text(x, y, clip("filter "+strings.Join(cs.Filters, ", ")+" matches nothing (the stream holds "+strings.Join(held, ", ")+")", s.w-x-1), kit.Bad)
+		c.Text(x, y, kit.Clip("filter "+strings.Join(cs.Filters, ", ")+" matches nothing (the stream holds "+strings.Join(held, ", ")+")", s.W-x-1), kit.Bad)
 		return
 	}
-	c.Text(x, y, clip(strings.Join(parts, " · "), s.w-x-1), kit.Plain)
+	c.Text(x, y, kit.Clip(strings.Join(parts, " · "), s.W-x-1), kit.Plain)
 }
 
 // ruler draws, under a consumer's marks, its ack floor as a bar over what
@@ -416,7 +403,7 @@ func (s *Scene) ruler(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint64, y 
 	x = c.Text(x, y, " · ack floor ", kit.Faint)
 	x = c.Text(x, y, u(cs.AckFloor), floorRole)
 	if len(cs.Filters) > 0 {
-		c.Text(x, y, clip(" · filter "+strings.Join(cs.Filters, ", "), s.w-x-1), kit.Faint)
+		c.Text(x, y, kit.Clip(" · filter "+strings.Join(cs.Filters, ", "), s.W-x-1), kit.Faint)
 	}
 }
 
@@ -444,7 +431,7 @@ func (s *Scene) awaiting(c *kit.Canvas, y, bottom int, now time.Time) int {
 			title += " · at most " + strconv.Itoa(cs.MaxDeliver) + " tries"
 		}
 	}
-	c.Text(1, y, clip(title, s.w-2), kit.Title)
+	c.Text(1, y, kit.Clip(title, s.W-2), kit.Title)
 	y++
 	for i, r := range rows {
 		if y >= bottom {
@@ -481,13 +468,13 @@ func (s *Scene) outRow(c *kit.Canvas, cs *Consumer, o Outstanding, y int, now ti
 		role = kit.Flash
 	}
 	x := c.Text(3, y, "#"+u(o.Seq), kit.Strong)
-	if s.w >= 80 {
-		x = c.Text(x+1, y, clip(subj, 18), kit.Faint)
+	if s.W >= 80 {
+		x = c.Text(x+1, y, kit.Clip(subj, 18), kit.Faint)
 		x = max(x+2, 24)
 	} else {
 		x += 2
 	}
-	x = c.Text(x, y, clip(who, 18), role)
+	x = c.Text(x, y, kit.Clip(who, 18), role)
 	if tries != "" {
 		x = c.Text(x+2, y, tries, role)
 	}
@@ -500,7 +487,7 @@ func (s *Scene) outRow(c *kit.Canvas, cs *Consumer, o Outstanding, y int, now ti
 	if left <= 0 || o.Naked || !s.snap.ServerUp {
 		barW = 0 // the words say it all
 	}
-	for barW > 0 && s.w-x-1 < barW+3+min(runes(text), 12) {
+	for barW > 0 && s.W-x-1 < barW+3+min(runes(text), 12) {
 		barW -= 4
 	}
 	if barW > 0 {
@@ -519,7 +506,7 @@ func (s *Scene) outRow(c *kit.Canvas, cs *Consumer, o Outstanding, y int, now ti
 		c.Set(x+1+barW, y, '▏', kit.Faint)
 		x += barW + 3
 	}
-	c.Text(x, y, clip(text, s.w-x-1), kit.Warn)
+	c.Text(x, y, kit.Clip(text, s.W-x-1), kit.Warn)
 }
 
 // timeLeft says what the countdown means now.
@@ -609,7 +596,7 @@ func (s *Scene) pulls(c *kit.Canvas, y, bottom int, now time.Time) {
 	// The newest that fit, oldest first.
 	x := 1
 	x = c.Text(x, y, "pulls ", kit.Title)
-	width := s.w - x - 1
+	width := s.W - x - 1
 	start := len(items)
 	used := 0
 	for start > 0 && used+runes(items[start-1])+3 <= width {
@@ -664,7 +651,7 @@ func (s *Scene) story(c *kit.Canvas, y, n int, now time.Time) {
 				role = kit.Strong
 			}
 		}
-		c.Text(1, y+i, clip(l.Text, s.w-2), role)
+		c.Text(1, y+i, kit.Clip(l.Text, s.W-2), role)
 	}
 }
 
@@ -692,18 +679,4 @@ func (s *Scene) oneLine(now time.Time) (string, kit.Role) {
 		parts = append(parts, p)
 	}
 	return snap.Stream + ": " + strings.Join(parts, " | "), kit.Plain
-}
-
-func clip(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	if n == 1 {
-		return "…"
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -10,7 +10,7 @@ import (
 // A bucket of 12 keys at 120x40 with a write in flight.
 func benchScene(b *testing.B) *harness {
 	h := newHarness(b, "kv add config --history 5")
-	h.s.styles = kit.NewStyles(true)
+	h.s.Styles = kit.NewStyles(true)
 	for i := 0; i < 12; i++ {
 		h.run("kv put config key" + string(rune('a'+i)) + " value")
 	}

@@ -9,7 +9,6 @@
 package kvwatch
 
 import (
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -22,13 +21,7 @@ func init() {
 	scenes.Register(scenes.Factory{
 		Name:    "kv-watch",
 		Summary: "A key-value bucket: keys, values and revisions as writes arrive, history kept, stale updates bouncing",
-		New: func(env scenes.Env) (scenes.Scene, error) {
-			s, err := New(env)
-			if err != nil {
-				return nil, err
-			}
-			return s, nil
-		},
+		New:     func(env scenes.Env) (scenes.Scene, error) { return scenes.Built(New(env)) },
 	})
 }
 
@@ -40,36 +33,24 @@ const (
 
 // Scene is the kv-watch scene. It implements scenes.Scene.
 type Scene struct {
-	clock  scenes.Clock
-	d      *driver
-	feed   *kit.Feed
-	styles *kit.Styles
+	kit.Base
+	d *driver
 
-	w, h    int
 	snap    Snapshot
 	movers  kit.Movers
 	flashes kit.Flashes
 	rows    map[string]int // key → row it was drawn on
 	valueX  int
-
-	canvas       *kit.Canvas
-	cached       string
-	dirty        bool
-	lastAnimated bool
 }
 
 // New connects the scene to the deployment and starts watching.
 func New(env scenes.Env) (*Scene, error) {
-	clock := env.Clock
-	if clock == nil {
-		clock = scenes.RealClock{}
-	}
 	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
-	d, err := startDriver(env.Deployment, feed, clock)
+	d, err := startDriver(env.Deployment, feed, env.ClockOrWall())
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{clock: clock, d: d, feed: feed, styles: kit.DefaultStyles(), canvas: kit.NewCanvas(0, 0), dirty: true, rows: map[string]int{}}
+	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: controls, Do: d.do, Close: d.close}), d: d, rows: map[string]int{}}
 	s.flashes.Dur = flashFor
 	s.movers.Max = 24
 	s.snap = d.snapshot()
@@ -87,58 +68,26 @@ func (s *Scene) Title() string {
 	return "Key-value bucket " + s.snap.Bucket + ": keys, revisions, history"
 }
 
-// Init implements scenes.Scene: it arms the scene's heartbeat.
-func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }
-
-// SetSize implements scenes.Scene.
-func (s *Scene) SetSize(w, h int) {
-	if w != s.w || h != s.h {
-		s.w, s.h, s.dirty = w, h, true
-	}
-}
-
-// Controls implements scenes.Scene.
-func (s *Scene) Controls() []scenes.Control { return append([]scenes.Control(nil), controls...) }
-
-// Do implements scenes.Scene; watch asks the broker, so call it off the UI loop.
-func (s *Scene) Do(control string, args []string) (string, error) {
-	return s.d.do(strings.ToLower(control), args)
-}
-
 // Snapshot is what the driver saw last.
 func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
 
-// Close implements scenes.Scene.
-func (s *Scene) Close() {
-	s.feed.Close()
-	s.d.close()
-}
-
 // Animating implements scenes.Scene.
 func (s *Scene) Animating() bool {
-	now := s.clock.Now()
+	now := s.Clock.Now()
 	return s.movers.Active(now) || s.flashes.Active(now)
 }
 
-// Update implements scenes.Scene: the feed is the one heartbeat.
-func (s *Scene) Update(msg tea.Msg) tea.Cmd {
-	m, ok := msg.(kit.FeedMsg)
-	if !ok || !m.For(s.feed) {
-		return nil
-	}
-	now := s.clock.Now()
+// Update implements scenes.Scene: the feed is the one heartbeat (kit.Base.Beat).
+func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.Beat(msg, s.beat, s.Animating) }
+
+func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
 	if len(m.Events) > 0 || !m.Frame {
 		s.snap = s.d.snapshot()
 		for _, e := range m.Events {
 			s.animate(e, now)
 		}
-		s.dirty = true
 	}
 	s.movers.Prune(now)
-	if s.Animating() {
-		return s.feed.Next(scenes.FrameInterval)
-	}
-	return s.feed.Next(0)
 }
 
 func (s *Scene) animate(e kit.Event, now time.Time) {

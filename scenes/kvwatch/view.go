@@ -20,18 +20,8 @@ const (
 func changeKey(id uint64) string { return "change:" + strconv.FormatUint(id, 10) }
 func runes(s string) int         { return utf8.RuneCountInString(s) }
 
-// View implements scenes.Scene. A frame is drawn only when something
-// changed or moves; otherwise the last one is returned as is.
-func (s *Scene) View() string {
-	now := s.clock.Now()
-	animating := s.Animating()
-	if !s.dirty && !animating && !s.lastAnimated {
-		return s.cached
-	}
-	s.cached = s.render(now)
-	s.dirty, s.lastAnimated = false, animating
-	return s.cached
-}
+// View implements scenes.Scene (kit.Base.Frame).
+func (s *Scene) View() string { return s.Frame(s.Animating, s.render) }
 
 // at places the movers: a write starts in the margin of its key's row and
 // travels to the key's value.
@@ -51,16 +41,13 @@ func (s *Scene) at(name string) (kit.Point, bool) {
 }
 
 func (s *Scene) render(now time.Time) string {
-	if s.w <= 0 || s.h <= 0 {
+	c := s.Blank()
+	if c == nil {
 		return ""
 	}
-	c := s.canvas
-	c.Reset(s.w, s.h)
 	clear(s.rows)
-	if s.w < minW || s.h < minH {
-		text, role := s.oneLine()
-		c.Text(0, 0, clip(text, s.w), role)
-		return c.Render(s.styles)
+	if s.W < minW || s.H < minH {
+		return s.Line(s.oneLine())
 	}
 	y := s.header(c, now)
 	snap := &s.snap
@@ -69,27 +56,27 @@ func (s *Scene) render(now time.Time) string {
 		if text == "" {
 			text = "looking for a bucket…"
 		}
-		c.Text(1, y+1, clip(text, s.w-2), kit.Warn)
-		return c.Render(s.styles)
+		c.Text(1, y+1, kit.Clip(text, s.W-2), kit.Warn)
+		return c.Render(s.Styles)
 	}
 	// The keys take the upper part, the writes the lower; in a small pane
 	// the newest write keeps a line, for a refused update says why.
-	avail := s.h - y - 1
+	avail := s.H - y - 1
 	keyNeed := len(snap.Keys) + 1
 	changes := 0
 	if len(snap.Changes) > 0 && avail >= 4 {
 		changes = min(len(snap.Changes), max(avail-keyNeed-2, 1))
 	}
-	keysEnd := s.h
+	keysEnd := s.H
 	if changes > 0 {
-		keysEnd = s.h - changes - 1
+		keysEnd = s.H - changes - 1
 	}
 	s.keys(c, y+1, keysEnd, now)
 	if changes > 0 {
 		s.changes(c, keysEnd, changes, now)
 	}
 	s.movers.Draw(c, now, s.at, nil)
-	return c.Render(s.styles)
+	return c.Render(s.Styles)
 }
 
 // header is the bucket's line and the stream's under it. It returns the
@@ -103,10 +90,10 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 	if s.flashes.On("server", now) {
 		role = kit.Flash
 	}
-	right := s.w - runes(srv) - 1
+	right := s.W - runes(srv) - 1
 	c.Text(right, 0, srv, role)
 	if snap.Bucket == "" {
-		c.Text(1, 0, clip("no bucket on screen", right-2), kit.Title)
+		c.Text(1, 0, kit.Clip("no bucket on screen", right-2), kit.Title)
 		return 1
 	}
 	x := c.Text(1, 0, "bucket ", kit.Plain)
@@ -118,7 +105,7 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 	if !snap.Auto {
 		info += " · watch"
 	}
-	c.Text(x, 0, clip(info, right-x-1), kit.Plain)
+	c.Text(x, 0, kit.Clip(info, right-x-1), kit.Plain)
 	// The stream underneath: its sequence numbers are the revisions.
 	streamRole := kit.Faint
 	if s.flashes.On("stream", now) {
@@ -126,9 +113,9 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 	}
 	line := "stream " + snap.Stream + " · " + u(snap.Msgs) + " " + plural(int(min(snap.Msgs, 2)), "message", "messages") +
 		" · last seq " + u(snap.LastSeq) + " · watchers " + strconv.Itoa(snap.Watchers) + " · ← " + strings.Join(snap.Subjects, ", ")
-	c.Text(1, 1, clip(line, s.w-2), streamRole)
+	c.Text(1, 1, kit.Clip(line, s.W-2), streamRole)
 	if !snap.ServerUp {
-		c.Text(1, 2, clip("the server is down: the keys below are as last seen; the bucket's stream keeps them", s.w-2), kit.Bad)
+		c.Text(1, 2, kit.Clip("the server is down: the keys below are as last seen; the bucket's stream keeps them", s.W-2), kit.Bad)
 		return 3
 	}
 	return 2
@@ -138,7 +125,7 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 func (s *Scene) keys(c *kit.Canvas, y, end int, now time.Time) int {
 	snap := &s.snap
 	if len(snap.Keys) == 0 {
-		c.Text(3, y, clip("no keys yet: kv put "+snap.Bucket+" KEY VALUE puts one", s.w-4), kit.Faint)
+		c.Text(3, y, kit.Clip("no keys yet: kv put "+snap.Bucket+" KEY VALUE puts one", s.W-4), kit.Faint)
 		return y + 1
 	}
 	keyW := runes("key")
@@ -152,12 +139,12 @@ func (s *Scene) keys(c *kit.Canvas, y, end int, now time.Time) int {
 	for _, k := range snap.Keys {
 		valueW = max(valueW, min(runes(k.Value), 40), 20)
 	}
-	valueW = max(min(valueW, s.w-valueX-24), 8)
+	valueW = max(min(valueW, s.W-valueX-24), 8)
 	revX := valueX + valueW + 2
 	histX := revX + 6
-	if histX+12 > s.w {
+	if histX+12 > s.W {
 		histX = -1
-		valueW = max(min(valueW, s.w-valueX-8), 4)
+		valueW = max(min(valueW, s.W-valueX-8), 4)
 		revX = valueX + valueW + 2
 	}
 	s.valueX = valueX
@@ -178,14 +165,14 @@ func (s *Scene) keys(c *kit.Canvas, y, end int, now time.Time) int {
 		if s.flashes.On("key:"+k.Name, now) {
 			role = kit.Flash
 		}
-		c.Text(3, y, clip(k.Name, keyW), role)
+		c.Text(3, y, kit.Clip(k.Name, keyW), role)
 		switch k.Op {
 		case "del":
 			c.Text(valueX, y, "✗ deleted (a marker)", kit.Bad)
 		case "purge":
 			c.Text(valueX, y, "✗ purged (a marker)", kit.Bad)
 		default:
-			c.Text(valueX, y, clip(printable(k.Value), valueW), kit.Plain)
+			c.Text(valueX, y, kit.Clip(printable(k.Value), valueW), kit.Plain)
 		}
 		c.TextRight(revX+3, y, u(k.Rev), role)
 		if histX > 0 {
@@ -203,7 +190,7 @@ func (s *Scene) keys(c *kit.Canvas, y, end int, now time.Time) int {
 // changes draws the writes heard, newest last: stored at which revision,
 // or refused and why.
 func (s *Scene) changes(c *kit.Canvas, y, n int, now time.Time) {
-	c.Text(1, y, clip("writes, as the server took them", s.w-2), kit.Title)
+	c.Text(1, y, kit.Clip("writes, as the server took them", s.W-2), kit.Title)
 	y++
 	list := s.snap.Changes[len(s.snap.Changes)-n:]
 	for _, ch := range list {
@@ -230,7 +217,7 @@ func (s *Scene) changes(c *kit.Canvas, y, n int, now time.Time) {
 		if ch.Refused {
 			role = kit.Bad
 		}
-		x = c.Text(x, y, clip(what, s.w-x-1), role)
+		x = c.Text(x, y, kit.Clip(what, s.W-x-1), role)
 		note := ""
 		switch {
 		case ch.Refused && ch.Expected > 0:
@@ -246,7 +233,7 @@ func (s *Scene) changes(c *kit.Canvas, y, n int, now time.Time) {
 		case ch.resolvedStored() && ch.Rev == 0:
 			note = "  stored, and written over since"
 		}
-		c.Text(x, y, clip(note, s.w-x-1), role)
+		c.Text(x, y, kit.Clip(note, s.W-x-1), role)
 		y++
 	}
 }
@@ -297,18 +284,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-func clip(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	if n == 1 {
-		return "…"
-	}
-	return string(r[:n-1]) + "…"
 }

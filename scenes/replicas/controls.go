@@ -51,6 +51,7 @@ func names() string {
 
 // do runs one control: typing mistakes are errors saying what to type;
 // what the cluster cannot do right now is said in the result line.
+// Stopping a node waits for it to shut down, publishing for acknowledgements.
 func (d *driver) do(control string, args []string) (string, error) {
 	d.ctl.Lock()
 	defer d.ctl.Unlock()

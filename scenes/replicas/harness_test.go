@@ -41,7 +41,7 @@ func newHarness(t testing.TB) *harness {
 		t.Fatalf("new scene: %v", err)
 	}
 	t.Cleanup(s.Close)
-	s.styles = kit.NewStyles(false)
+	s.Styles = kit.NewStyles(false)
 	h.s = s
 	h.nc = brokertest.Connect(t, srv, "replicas test")
 	h.js, _ = jetstream.New(h.nc)
@@ -62,7 +62,7 @@ func (h *harness) do(control string, args ...string) string {
 func (h *harness) step(timeout time.Duration) bool {
 	if h.waiting == nil {
 		ch := make(chan tea.Msg, 1)
-		cmd := h.s.feed.Wait()
+		cmd := h.s.Feed().Wait()
 		go func() { ch <- cmd() }()
 		h.waiting = ch
 	}
@@ -96,7 +96,7 @@ func (h *harness) until(what string, cond func(Snapshot) bool) {
 // view draws the scene at w×h, without escape sequences.
 func (h *harness) view(w, hgt int) string {
 	h.s.SetSize(w, hgt)
-	h.s.dirty = true
+	h.s.Touch()
 	return ansi.Strip(h.s.View())
 }
 

@@ -12,7 +12,6 @@ package replicas
 import (
 	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -25,13 +24,7 @@ func init() {
 	scenes.Register(scenes.Factory{
 		Name:    "replicas",
 		Summary: "A three-node cluster: each node's copy of the stream, elections when a node stops, catch-up when it returns",
-		New: func(env scenes.Env) (scenes.Scene, error) {
-			s, err := New(env, Options{})
-			if err != nil {
-				return nil, err
-			}
-			return s, nil
-		},
+		New:     func(env scenes.Env) (scenes.Scene, error) { return scenes.Built(New(env, Options{})) },
 	})
 }
 
@@ -59,25 +52,17 @@ func newTiming(speed float64) timing {
 
 // Scene is the replicas scene. It implements scenes.Scene and scenes.Keyed.
 type Scene struct {
-	opts   Options
-	clock  scenes.Clock
-	t      timing
-	d      *driver
-	feed   *kit.Feed
-	styles *kit.Styles
+	kit.Base
+	opts Options
+	t    timing
+	d    *driver
 
-	w, h    int
 	snap    Snapshot
 	movers  kit.Movers
 	flashes kit.Flashes
 	pubFree time.Time            // the publish wire is free from then
 	repFree map[string]time.Time // each follower's replication train likewise
 	stored  time.Time            // when the latest publish in flight reaches its leader
-
-	canvas       *kit.Canvas
-	cached       string
-	dirty        bool
-	lastAnimated bool
 }
 
 // New starts watching the lab's cluster.
@@ -85,20 +70,12 @@ func New(env scenes.Env, opts Options) (*Scene, error) {
 	if env.Deployment == nil || env.Deployment.Embedded() == nil || !env.Deployment.Embedded().Clustered() {
 		return nil, ErrNoCluster
 	}
-	clock := env.Clock
-	if clock == nil {
-		clock = scenes.RealClock{}
-	}
 	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
-	d, err := startDriver(env.Deployment.Embedded(), feed, clock)
+	d, err := startDriver(env.Deployment.Embedded(), feed, env.ClockOrWall())
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{
-		opts: opts, clock: clock, t: newTiming(opts.Speed), d: d, feed: feed,
-		styles: kit.DefaultStyles(),
-		canvas: kit.NewCanvas(0, 0), dirty: true, repFree: map[string]time.Time{},
-	}
+	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: controls, Keys: keys, Do: d.do, Close: d.close}), opts: opts, t: newTiming(opts.Speed), d: d, repFree: map[string]time.Time{}}
 	s.flashes.Dur = s.t.flash
 	s.movers.Max = 48
 	s.snap = d.snapshot()
@@ -116,56 +93,21 @@ func (s *Scene) Title() string {
 	return "Replicas: a three-node JetStream cluster"
 }
 
-// frameEvery is the frame rate while something moves (the lab draws at
-// the same rate).
-const frameEvery = scenes.FrameInterval
-
-// Init implements scenes.Scene: it arms the scene's heartbeat.
-func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }
-
-// SetSize implements scenes.Scene.
-func (s *Scene) SetSize(w, h int) {
-	if w != s.w || h != s.h {
-		s.w, s.h, s.dirty = w, h, true
-	}
-}
-
-// Controls implements scenes.Scene.
-func (s *Scene) Controls() []scenes.Control { return append([]scenes.Control(nil), controls...) }
-
-// Keys implements scenes.Keyed.
-func (s *Scene) Keys() []scenes.KeyBinding { return append([]scenes.KeyBinding(nil), keys...) }
-
-// Do implements scenes.Scene. Stopping a node waits for it to shut down
-// and publishing waits for acknowledgements: call it off the UI loop.
-func (s *Scene) Do(control string, args []string) (string, error) {
-	return s.d.do(strings.ToLower(control), args)
-}
-
 // Snapshot is the cluster as the scene's driver saw it last.
 func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
 
-// Close implements scenes.Scene.
-func (s *Scene) Close() {
-	s.feed.Close()
-	s.d.close()
-}
-
 // Animating implements scenes.Scene.
 func (s *Scene) Animating() bool {
-	now := s.clock.Now()
+	now := s.Clock.Now()
 	return s.movers.Active(now) || s.flashes.Active(now)
 }
 
 // Update implements scenes.Scene. The feed is the one heartbeat: what the
 // driver saw starts animations, and while something moves the same chain
 // delivers frames (kit.Feed.Next).
-func (s *Scene) Update(msg tea.Msg) tea.Cmd {
-	m, ok := msg.(kit.FeedMsg)
-	if !ok || !m.For(s.feed) {
-		return nil
-	}
-	now := s.clock.Now()
+func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.Beat(msg, s.beat, s.Animating) }
+
+func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
 	if len(m.Events) > 0 || !m.Frame {
 		old := s.snap
 		s.snap = s.d.snapshot()
@@ -175,13 +117,8 @@ func (s *Scene) Update(msg tea.Msg) tea.Cmd {
 		if s.snap.Story != old.Story || !s.snap.StoryAt.Equal(old.StoryAt) {
 			s.flashes.Trigger("story", now)
 		}
-		s.dirty = true
 	}
 	s.movers.Prune(now)
-	if s.Animating() {
-		return s.feed.Next(frameEvery)
-	}
-	return s.feed.Next(0)
 }
 
 // slot schedules a message on a wire: at now, or just behind the one

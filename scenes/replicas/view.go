@@ -71,32 +71,21 @@ func (g *geometry) at(name string) (kit.Point, bool) {
 	return kit.Point{}, false
 }
 
-// View implements scenes.Scene. A frame is drawn only when something
-// changed or moves; otherwise the last one is returned as is.
-func (s *Scene) View() string {
-	now := s.clock.Now()
-	animating := s.Animating()
-	if !s.dirty && !animating && !s.lastAnimated {
-		return s.cached
-	}
-	s.cached = s.render(now)
-	s.dirty, s.lastAnimated = false, animating
-	return s.cached
-}
+// View implements scenes.Scene (kit.Base.Frame).
+func (s *Scene) View() string { return s.Frame(s.Animating, s.render) }
 
 func (s *Scene) render(now time.Time) string {
-	if s.w <= 0 || s.h <= 0 {
+	c := s.Blank()
+	if c == nil {
 		return ""
 	}
-	c := s.canvas
-	c.Reset(s.w, s.h)
 	rows := max(len(s.snap.Streams), 1)
-	if s.w >= minFullWidth && s.h >= 9+rows {
+	if s.W >= minFullWidth && s.H >= 9+rows {
 		s.drawFull(c, rows, now)
 	} else {
 		s.drawLines(c, now)
 	}
-	return c.Render(s.styles)
+	return c.Render(s.Styles)
 }
 
 func (s *Scene) layout(rows int) geometry {
@@ -106,10 +95,10 @@ func (s *Scene) layout(rows int) geometry {
 	if n == 0 {
 		return g
 	}
-	bw := (s.w - 2 - gap*(n-1)) / n
+	bw := (s.W - 2 - gap*(n-1)) / n
 	bw = min(bw, 34)
 	total := bw*n + gap*(n-1)
-	x := (s.w - total) / 2
+	x := (s.W - total) / 2
 	for _, nv := range s.snap.Nodes {
 		g.boxes = append(g.boxes, box{name: nv.Name, x: x, w: bw, centerX: x + bw/2})
 		x += bw + gap
@@ -121,7 +110,7 @@ func (s *Scene) layout(rows int) geometry {
 
 func (s *Scene) drawFull(c *kit.Canvas, rows int, now time.Time) {
 	g := s.layout(rows)
-	c.Text(1, 0, clip(s.caption(), s.w-2), kit.Strong)
+	c.Text(1, 0, clip(s.caption(), s.W-2), kit.Strong)
 
 	// The publishers and the bus under them.
 	c.Box(g.pubX, g.pubY, pubW, 3, kit.Node)
@@ -150,10 +139,10 @@ func (s *Scene) drawFull(c *kit.Canvas, rows int, now time.Time) {
 
 	y := g.boxY + g.boxH
 	for _, line := range s.notes(now) {
-		if y >= s.h {
+		if y >= s.H {
 			break
 		}
-		c.Text(1, y, clip(line.text, s.w-2), line.role)
+		c.Text(1, y, clip(line.text, s.W-2), line.role)
 		y++
 	}
 }
@@ -295,12 +284,12 @@ func (s *Scene) noLeader(st string, up int) string {
 // drawLines is the small-size picture: one line per node.
 func (s *Scene) drawLines(c *kit.Canvas, now time.Time) {
 	y := 0
-	if s.h >= 5 {
-		c.Text(0, y, clip(s.caption(), s.w), kit.Strong)
+	if s.H >= 5 {
+		c.Text(0, y, clip(s.caption(), s.W), kit.Strong)
 		y++
 	}
 	for _, nv := range s.snap.Nodes {
-		if y >= s.h {
+		if y >= s.H {
 			return
 		}
 		status, role := "up  ", kit.Good
@@ -323,10 +312,10 @@ func (s *Scene) drawLines(c *kit.Canvas, now time.Time) {
 		y++
 	}
 	for _, n := range s.notes(now) {
-		if y >= s.h {
+		if y >= s.H {
 			return
 		}
-		c.Text(0, y, clip(n.text, s.w), n.role)
+		c.Text(0, y, clip(n.text, s.W), n.role)
 		y++
 	}
 }

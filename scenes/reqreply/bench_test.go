@@ -10,7 +10,7 @@ import (
 // benchScene has a train of round trips in flight at 118x18.
 func benchScene(b *testing.B) *harness {
 	h := newHarness(b, Options{})
-	h.s.styles = kit.NewStyles(true)
+	h.s.Styles = kit.NewStyles(true)
 	h.job(`reply time "it is {{Time}}"`)
 	h.settle("responder", func(s Snapshot) bool { return len(s.Responders) == 1 && s.Watching })
 	if _, err := h.run(`request time "" --count 10`); err != nil {

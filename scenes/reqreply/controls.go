@@ -34,6 +34,7 @@ func names() string {
 }
 
 // do runs one control: typing mistakes are errors saying what to type.
+// ask waits for its reply.
 func (d *driver) do(control string, args []string) (string, error) {
 	d.ctl.Lock()
 	defer d.ctl.Unlock()

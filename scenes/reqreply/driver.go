@@ -647,7 +647,7 @@ func (d *driver) ask(body string, timeout time.Duration) (string, error) {
 	d.feed.Send(kit.Event{Kind: kit.Delivered, Client: ownRequester, Note: inbox})
 	d.feed.Poke()
 	d.poke()
-	return "reply after " + fmtRTT(rtt) + " on " + inbox + ": " + clip(string(reply.Data), 60), nil
+	return "reply after " + fmtRTT(rtt) + " on " + inbox + ": " + kit.Clip(string(reply.Data), 60), nil
 }
 
 // ownRequester names the scene's own requester in stories and events.

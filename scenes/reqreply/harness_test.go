@@ -43,7 +43,7 @@ func newHarness(t testing.TB, opts Options) *harness {
 		t.Fatalf("new scene: %v", err)
 	}
 	t.Cleanup(s.Close)
-	s.styles = kit.NewStyles(false)
+	s.Styles = kit.NewStyles(false)
 	h.s = s
 	h.sess = command.NewSession(srv)
 	t.Cleanup(h.sess.Close)

@@ -11,7 +11,6 @@ package reqreply
 
 import (
 	"errors"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -27,13 +26,7 @@ func init() {
 	scenes.Register(scenes.Factory{
 		Name:    "request-reply",
 		Summary: "A request with its private reply inbox, the responders on the subject, the round trip; the bounce when nobody answers",
-		New: func(env scenes.Env) (scenes.Scene, error) {
-			s, err := New(env, Options{})
-			if err != nil {
-				return nil, err
-			}
-			return s, nil
-		},
+		New:     func(env scenes.Env) (scenes.Scene, error) { return scenes.Built(New(env, Options{})) },
 	})
 }
 
@@ -59,34 +52,22 @@ func newTiming(speed float64) timing {
 
 // Scene is the request-reply scene. It implements scenes.Scene and scenes.Keyed.
 type Scene struct {
-	clock  scenes.Clock
-	t      timing
-	d      *driver
-	feed   *kit.Feed
-	styles *kit.Styles
+	kit.Base
+	t timing
+	d *driver
 
-	w, h     int
 	snap     Snapshot
 	movers   kit.Movers
 	flashes  kit.Flashes
 	outFree  time.Time            // the request wire is free from then
 	backFree time.Time            // the reply wire likewise
 	arrive   map[string]time.Time // inbox → when its request reaches the responder (or the server, for a bounce)
-
-	canvas       *kit.Canvas
-	cached       string
-	dirty        bool
-	lastAnimated bool
 }
 
 // New starts watching the lab's embedded server.
 func New(env scenes.Env, opts Options) (*Scene, error) {
 	if env.Deployment == nil || env.Deployment.Embedded() == nil {
 		return nil, ErrExternal
-	}
-	clock := env.Clock
-	if clock == nil {
-		clock = scenes.RealClock{}
 	}
 	subject := opts.Subject
 	if subject == "" {
@@ -97,11 +78,7 @@ func New(env scenes.Env, opts Options) (*Scene, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{
-		clock: clock, t: newTiming(opts.Speed), d: d, feed: feed,
-		styles: kit.DefaultStyles(), canvas: kit.NewCanvas(0, 0), dirty: true,
-		arrive: map[string]time.Time{},
-	}
+	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: controls, Keys: keys, Do: d.do, Close: d.close}), t: newTiming(opts.Speed), d: d, arrive: map[string]time.Time{}}
 	s.flashes.Dur = s.t.flash
 	s.movers.Max = 48
 	s.snap = d.snapshot()
@@ -114,67 +91,32 @@ func (s *Scene) Name() string { return "request-reply" }
 // Title implements scenes.Scene.
 func (s *Scene) Title() string { return "Request and reply on " + s.snap.Subject }
 
-// Init implements scenes.Scene: it arms the scene's heartbeat.
-func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }
-
-// SetSize implements scenes.Scene.
-func (s *Scene) SetSize(w, h int) {
-	if w != s.w || h != s.h {
-		s.w, s.h, s.dirty = w, h, true
-	}
-}
-
-// Controls implements scenes.Scene.
-func (s *Scene) Controls() []scenes.Control { return append([]scenes.Control(nil), controls...) }
-
-// Keys implements scenes.Keyed.
-func (s *Scene) Keys() []scenes.KeyBinding { return append([]scenes.KeyBinding(nil), keys...) }
-
-// Do implements scenes.Scene; ask waits for its reply: call it off the UI loop.
-func (s *Scene) Do(control string, args []string) (string, error) {
-	return s.d.do(strings.ToLower(control), args)
-}
-
 // Snapshot is what the scene's driver knows now.
 func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
 
-// Close implements scenes.Scene.
-func (s *Scene) Close() {
-	s.feed.Close()
-	s.d.close()
-}
-
 // Animating implements scenes.Scene.
 func (s *Scene) Animating() bool {
-	now := s.clock.Now()
+	now := s.Clock.Now()
 	return s.movers.Active(now) || s.flashes.Active(now)
 }
 
 // Update implements scenes.Scene: one heartbeat carries the driver's events
 // and, while something moves, frames.
-func (s *Scene) Update(msg tea.Msg) tea.Cmd {
-	m, ok := msg.(kit.FeedMsg)
-	if !ok || !m.For(s.feed) {
-		return nil
-	}
-	now := s.clock.Now()
+func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.Beat(msg, s.beat, s.Animating) }
+
+func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
 	// The driver's state is read on frames too: a look it took while
 	// something moved pokes the feed, and a frame carries that poke.
 	s.refresh(now)
 	for _, e := range m.Events {
 		s.animate(e, now)
 	}
-	s.dirty = true
 	s.movers.Prune(now)
 	for k, t := range s.arrive {
 		if now.Sub(t) > 10*time.Second {
 			delete(s.arrive, k)
 		}
 	}
-	if s.Animating() {
-		return s.feed.Next(scenes.FrameInterval)
-	}
-	return s.feed.Next(0)
 }
 
 // refresh reads the driver's state and flashes the numbers that changed.
@@ -217,7 +159,7 @@ func (s *Scene) animate(e kit.Event, now time.Time) {
 		if !ok {
 			return
 		}
-		label := clip(e.Subject, 10)
+		label := kit.Clip(e.Subject, 10)
 		if len(s.snap.Responders) > 0 {
 			m := kit.Mover{Label: label, Route: []string{"req.up", "srv.in.up", "srv.out.up", "resp.up"}, Legs: []time.Duration{leg, through, leg}, Start: start, Role: kit.Msg}
 			s.movers.Add(m)

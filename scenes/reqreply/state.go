@@ -150,17 +150,3 @@ func fmtRTT(d time.Duration) string {
 	}
 	return strconv.FormatFloat(d.Seconds(), 'f', 2, 64) + "s"
 }
-
-func clip(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	if n == 1 {
-		return "…"
-	}
-	return string(r[:n-1]) + "…"
-}

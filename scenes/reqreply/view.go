@@ -9,18 +9,8 @@ import (
 	"natslab/scenes/kit"
 )
 
-// View implements scenes.Scene. A frame is drawn only when something
-// changed or moves; otherwise the last one is returned as is.
-func (s *Scene) View() string {
-	now := s.clock.Now()
-	animating := s.Animating()
-	if !s.dirty && !animating && !s.lastAnimated {
-		return s.cached
-	}
-	s.cached = s.render(now)
-	s.dirty, s.lastAnimated = false, animating
-	return s.cached
-}
+// View implements scenes.Scene (kit.Base.Frame).
+func (s *Scene) View() string { return s.Frame(s.Animating, s.render) }
 
 // box is one component: its place on the canvas.
 type box struct{ x, y, w, h int }
@@ -88,18 +78,18 @@ func (s *Scene) layout() (plan, bool) {
 		rspW = max(rspW, runes(r.Name)+runes(itoa(r.Msgs))+6)
 	}
 	rspW = min(max(rspW, runes(groups(s.snap.Responders))+4), 34)
-	if s.h >= fullRows {
+	if s.H >= fullRows {
 		minWire := 6
-		room := s.w - 2 - reqW - srvW - 2*minWire
+		room := s.W - 2 - reqW - srvW - 2*minWire
 		if room < rspW {
 			rspW = max(room, 16)
 		}
-		if reqW+srvW+rspW+2*minWire <= s.w-2 {
-			extra := s.w - 2 - reqW - srvW - rspW - 2*minWire
+		if reqW+srvW+rspW+2*minWire <= s.W-2 {
+			extra := s.W - 2 - reqW - srvW - rspW - 2*minWire
 			wire := minWire + min(extra/2, 22)
 			total := reqW + srvW + rspW + 2*wire
-			x := (s.w - total) / 2
-			y := 1 + (s.h-fullRows)/3
+			x := (s.W - total) / 2
+			y := 1 + (s.H-fullRows)/3
 			p := plan{full: true, up: y + 1, dn: y + 3}
 			p.req = box{x, y, reqW, boxRows}
 			p.srv = box{x + reqW + wire, y, srvW, boxRows}
@@ -107,12 +97,12 @@ func (s *Scene) layout() (plan, bool) {
 			return p, true
 		}
 	}
-	if s.h >= 3 {
+	if s.H >= 3 {
 		parts := []int{runes("[requester]"), runes("[server]"), runes("[responders]")}
 		sum := parts[0] + parts[1] + parts[2]
-		if sum+2*5 <= s.w {
-			wire := min(5+(s.w-sum-10)/2, 14)
-			x := (s.w - sum - 2*wire) / 2
+		if sum+2*5 <= s.W {
+			wire := min(5+(s.W-sum-10)/2, 14)
+			x := (s.W - sum - 2*wire) / 2
 			p := plan{up: 0, dn: 1}
 			p.req = box{x, 0, parts[0], 1}
 			p.srv = box{x + parts[0] + wire, 0, parts[1], 1}
@@ -124,15 +114,14 @@ func (s *Scene) layout() (plan, bool) {
 }
 
 func (s *Scene) render(now time.Time) string {
-	if s.w <= 0 || s.h <= 0 {
+	c := s.Blank()
+	if c == nil {
 		return ""
 	}
-	c := s.canvas
-	c.Reset(s.w, s.h)
 	p, ok := s.layout()
 	if !ok {
 		s.drawLine(c, 0)
-		return c.Render(s.styles)
+		return c.Render(s.Styles)
 	}
 	if p.full {
 		s.drawFull(c, &p, now)
@@ -140,7 +129,7 @@ func (s *Scene) render(now time.Time) string {
 		s.drawCompact(c, &p, now)
 	}
 	s.movers.Draw(c, now, p.at, p.inside)
-	return c.Render(s.styles)
+	return c.Render(s.Styles)
 }
 
 func (s *Scene) role(key string, role kit.Role, now time.Time) kit.Role {
@@ -211,7 +200,7 @@ func (s *Scene) drawFull(c *kit.Canvas, p *plan, now time.Time) {
 	if who == "" {
 		who = "anyone"
 	}
-	c.TextCenter(p.req.x, p.req.x+p.req.w, p.req.y+2, clip(who, p.req.w-2), kit.Plain)
+	c.TextCenter(p.req.x, p.req.x+p.req.w, p.req.y+2, kit.Clip(who, p.req.w-2), kit.Plain)
 
 	// The server.
 	c.Box(p.srv.x, p.srv.y, p.srv.w, p.srv.h, s.role("server", nodeRole, now))
@@ -236,37 +225,37 @@ func (s *Scene) drawFull(c *kit.Canvas, p *plan, now time.Time) {
 		rspRole = kit.NodeOff
 	}
 	c.Box(p.rsp.x, p.rsp.y, p.rsp.w, p.rsp.h, rspRole)
-	c.Text(p.rsp.x+1, p.rsp.y, clip(title, p.rsp.w-2), s.role("responders", kit.Strong, now))
+	c.Text(p.rsp.x+1, p.rsp.y, kit.Clip(title, p.rsp.w-2), s.role("responders", kit.Strong, now))
 	inner := p.rsp.w - 4
 	if !has {
 		c.TextCenter(p.rsp.x, p.rsp.x+p.rsp.w, p.rsp.y+2, "nobody", kit.Bad)
-		c.TextCenter(p.rsp.x, p.rsp.x+p.rsp.w, p.rsp.y+3, clip("on "+n.Subject, p.rsp.w-2), kit.Faint)
+		c.TextCenter(p.rsp.x, p.rsp.x+p.rsp.w, p.rsp.y+3, kit.Clip("on "+n.Subject, p.rsp.w-2), kit.Faint)
 	}
 	// How the responders share the requests, on the box's bottom edge.
 	if g := groups(n.Responders); g != "" {
-		c.Text(p.rsp.x+1, p.rsp.y+p.rsp.h-1, clip(" "+g+" ", p.rsp.w-2), kit.Faint)
+		c.Text(p.rsp.x+1, p.rsp.y+p.rsp.h-1, kit.Clip(" "+g+" ", p.rsp.w-2), kit.Faint)
 	}
 	for i, r := range n.Responders {
 		y := p.rsp.y + 1 + i
 		if i == 2 && len(n.Responders) > 3 {
-			c.Text(p.rsp.x+2, y, clip("+"+itoa(len(n.Responders)-2)+" more", inner), kit.Faint)
+			c.Text(p.rsp.x+2, y, kit.Clip("+"+itoa(len(n.Responders)-2)+" more", inner), kit.Faint)
 			break
 		}
 		count := itoa(r.Msgs)
-		c.Text(p.rsp.x+2, y, clip(r.Name, inner-runes(count)-1), kit.Plain)
+		c.Text(p.rsp.x+2, y, kit.Clip(r.Name, inner-runes(count)-1), kit.Plain)
 		c.TextRight(p.rsp.x+p.rsp.w-2, y, count, s.role("resp:"+itoa(r.Cid), kit.Good, now))
 	}
 
 	// Under the boxes: the reply subject of the latest request.
 	y := p.req.y + p.req.h
-	if y < s.h-1 {
+	if y < s.H-1 {
 		text := "each request carries a reply subject: the requester's private inbox"
 		if n.LastInbox != "" {
 			text = "reply subject " + n.LastInbox
 		}
-		c.Text(p.req.x, y, clip(text, s.w-p.req.x-1), kit.Faint)
+		c.Text(p.req.x, y, kit.Clip(text, s.W-p.req.x-1), kit.Faint)
 	}
-	s.drawStory(c, s.h-1, now)
+	s.drawStory(c, s.H-1, now)
 }
 
 // drawCounts is the row of numbers: requests, replies, the last round trip.
@@ -308,7 +297,7 @@ func (s *Scene) drawStory(c *kit.Canvas, y int, now time.Time) {
 	if s.flashes.On("story", now) {
 		role = kit.Strong
 	}
-	c.Text(1, y, clip(text, s.w-2), role)
+	c.Text(1, y, kit.Clip(text, s.W-2), role)
 }
 
 func (s *Scene) drawCompact(c *kit.Canvas, p *plan, now time.Time) {
@@ -331,8 +320,8 @@ func (s *Scene) drawCompact(c *kit.Canvas, p *plan, now time.Time) {
 		drawBroken(c, p.srv.x+p.srv.w, p.rsp.x, p.up)
 	}
 	s.drawCounts(c, 2, now)
-	if s.h >= 4 {
-		s.drawStory(c, s.h-1, now)
+	if s.H >= 4 {
+		s.drawStory(c, s.H-1, now)
 	}
 }
 
@@ -344,5 +333,5 @@ func (s *Scene) drawLine(c *kit.Canvas, y int) {
 	if n.LastRTT > 0 {
 		text += " · rtt " + fmtRTT(n.LastRTT)
 	}
-	c.Text(0, y, clip(text, s.w), kit.Plain)
+	c.Text(0, y, kit.Clip(text, s.W), kit.Plain)
 }

@@ -11,7 +11,7 @@ import (
 // flight at 118x18.
 func benchScene(b *testing.B) *harness {
 	h := newHarness(b, Options{})
-	h.s.styles = kit.NewStyles(true)
+	h.s.Styles = kit.NewStyles(true)
 	h.makeStreams()
 	for _, line := range []string{
 		`consumer add INTEREST a --pull --defaults`, `consumer add INTEREST b --pull --defaults`,

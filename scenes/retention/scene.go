@@ -12,7 +12,6 @@ package retention
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -26,13 +25,7 @@ func init() {
 	scenes.Register(scenes.Factory{
 		Name:    "retention",
 		Summary: "Limits, interest and work-queue streams side by side: what each keeps, and what an acknowledgement removes",
-		New: func(env scenes.Env) (scenes.Scene, error) {
-			s, err := New(env, Options{})
-			if err != nil {
-				return nil, err
-			}
-			return s, nil
-		},
+		New:     func(env scenes.Env) (scenes.Scene, error) { return scenes.Built(New(env, Options{})) },
 	})
 }
 
@@ -53,42 +46,26 @@ func newTiming(speed float64) timing {
 
 // Scene is the retention scene. It implements scenes.Scene and scenes.Keyed.
 type Scene struct {
-	clock  scenes.Clock
-	t      timing
-	d      *driver
-	feed   *kit.Feed
-	styles *kit.Styles
+	kit.Base
+	t timing
+	d *driver
 
-	w, h    int
-	iw      int    // the width drawn in: w less the margin
-	margin  string // a blank column on the left, when there is room
+	iw      int // the width drawn in: W less the margin
 	snap    Snapshot
 	movers  kit.Movers
 	flashes kit.Flashes
 	gone    [3]map[uint64]time.Time // per column: sequences that left (they fade)
-
-	canvas       *kit.Canvas
-	cached       string
-	dirty        bool
-	lastAnimated bool
-	plan         [3]colPlan // where each column was last drawn, for the movers
+	plan    [3]colPlan              // where each column was last drawn, for the movers
 }
 
 // New starts watching the deployment's streams.
 func New(env scenes.Env, opts Options) (*Scene, error) {
-	clock := env.Clock
-	if clock == nil {
-		clock = scenes.RealClock{}
-	}
 	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
 	d, err := startDriver(env.Deployment, feed)
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{
-		clock: clock, t: newTiming(opts.Speed), d: d, feed: feed,
-		styles: kit.DefaultStyles(), canvas: kit.NewCanvas(0, 0), dirty: true,
-	}
+	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: controls, Keys: keys, Do: d.do, Close: d.close}), t: newTiming(opts.Speed), d: d}
 	for i := range s.gone {
 		s.gone[i] = map[uint64]time.Time{}
 	}
@@ -104,40 +81,12 @@ func (s *Scene) Name() string { return "retention" }
 // Title implements scenes.Scene.
 func (s *Scene) Title() string { return "Retention: limits, interest, work queue" }
 
-// Init implements scenes.Scene: it arms the scene's heartbeat.
-func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }
-
-// SetSize implements scenes.Scene.
-func (s *Scene) SetSize(w, h int) {
-	if w != s.w || h != s.h {
-		s.w, s.h, s.dirty = w, h, true
-	}
-}
-
-// Controls implements scenes.Scene.
-func (s *Scene) Controls() []scenes.Control { return append([]scenes.Control(nil), controls...) }
-
-// Keys implements scenes.Keyed.
-func (s *Scene) Keys() []scenes.KeyBinding { return append([]scenes.KeyBinding(nil), keys...) }
-
-// Do implements scenes.Scene; publish waits for acknowledgements: call it
-// off the UI loop.
-func (s *Scene) Do(control string, args []string) (string, error) {
-	return s.d.do(strings.ToLower(control), args)
-}
-
 // Snapshot is what the scene's driver knows now.
 func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
 
-// Close implements scenes.Scene.
-func (s *Scene) Close() {
-	s.feed.Close()
-	s.d.close()
-}
-
 // Animating implements scenes.Scene.
 func (s *Scene) Animating() bool {
-	now := s.clock.Now()
+	now := s.Clock.Now()
 	if s.movers.Active(now) || s.flashes.Active(now) {
 		return true
 	}
@@ -153,19 +102,15 @@ func (s *Scene) Animating() bool {
 
 // Update implements scenes.Scene: one heartbeat carries the driver's events
 // and, while something moves, frames.
-func (s *Scene) Update(msg tea.Msg) tea.Cmd {
-	m, ok := msg.(kit.FeedMsg)
-	if !ok || !m.For(s.feed) {
-		return nil
-	}
-	now := s.clock.Now()
+func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.Beat(msg, s.beat, s.Animating) }
+
+func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
 	// The driver's state is read on frames too: a look it took while
 	// something moved pokes the feed, and a frame carries that poke.
 	s.refresh(now)
 	for _, e := range m.Events {
 		s.animate(e, now)
 	}
-	s.dirty = true
 	s.movers.Prune(now)
 	for _, g := range s.gone {
 		for seq, t := range g {
@@ -174,10 +119,6 @@ func (s *Scene) Update(msg tea.Msg) tea.Cmd {
 			}
 		}
 	}
-	if s.Animating() {
-		return s.feed.Next(scenes.FrameInterval)
-	}
-	return s.feed.Next(0)
 }
 
 func cellKey(stream string, seq uint64) string {

@@ -10,34 +10,10 @@ import (
 	"natslab/scenes/kit"
 )
 
-// View implements scenes.Scene. A frame is drawn only when something
-// changed or moves; otherwise the last one is returned as is.
-func (s *Scene) View() string {
-	now := s.clock.Now()
-	animating := s.Animating()
-	if !s.dirty && !animating && !s.lastAnimated {
-		return s.cached
-	}
-	s.cached = s.render(now)
-	s.dirty, s.lastAnimated = false, animating
-	return s.cached
-}
+// View implements scenes.Scene (kit.Base.Frame).
+func (s *Scene) View() string { return s.Frame(s.Animating, s.render) }
 
 func runes(s string) int { return utf8.RuneCountInString(s) }
-
-func clip(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	if n == 1 {
-		return "…"
-	}
-	return string(r[:n-1]) + "…"
-}
 
 // colPlan is where one column's parts were drawn, for the movers.
 type colPlan struct {
@@ -90,29 +66,24 @@ func (s *Scene) at(name string) (kit.Point, bool) {
 const headRows = 6
 
 func (s *Scene) render(now time.Time) string {
-	if s.w <= 0 || s.h <= 0 {
+	// One blank column on the left, as the other scenes have.
+	c := s.BlankInset()
+	if c == nil {
 		return ""
 	}
-	// One blank column on the left, as the other scenes have; a pane too
-	// narrow for it gets none.
-	s.iw, s.margin = s.w, ""
-	if s.w > 20 {
-		s.iw, s.margin = s.w-1, " "
-	}
-	c := s.canvas
-	c.Reset(s.iw, s.h)
-	rows := s.h
-	footer := s.h >= 8
+	s.iw = c.Width()
+	rows := s.H
+	footer := s.H >= 8
 	if footer {
 		rows--
-		s.drawFooter(c, s.h-1, now)
+		s.drawFooter(c, s.H-1, now)
 	}
 	for i := range s.plan {
 		s.plan[i] = colPlan{}
 	}
 	if s.snap.Problem != "" {
-		c.Text(0, min(rows/2, s.h-1), clip(s.snap.Problem, s.iw), kit.Bad)
-		return s.indent(c.Render(s.styles))
+		c.Text(0, min(rows/2, s.H-1), kit.Clip(s.snap.Problem, s.iw), kit.Bad)
+		return s.Inset(c)
 	}
 	if s.iw >= 54 && rows >= headRows+1 {
 		// Three columns, a rule with a blank either side between each two.
@@ -127,14 +98,14 @@ func (s *Scene) render(now time.Time) string {
 			}
 		}
 		s.drawMovers(c, now)
-		return s.indent(c.Render(s.styles))
+		return s.Inset(c)
 	}
 	for i := range s.snap.Columns {
 		if i < rows {
 			s.drawLine(c, i, i)
 		}
 	}
-	return s.indent(c.Render(s.styles))
+	return s.Inset(c)
 }
 
 // drawMovers draws acknowledgements travelling from a message down to the
@@ -160,7 +131,7 @@ func (s *Scene) drawColumn(c *kit.Canvas, i, x, w, rows int, now time.Time) {
 	if name == "" {
 		name, role = "no "+col.Policy+" stream", kit.NodeOff
 	}
-	nx := c.Text(x, 0, clip(name, w), role)
+	nx := c.Text(x, 0, kit.Clip(name, w), role)
 	if col.Stream != "" && nx+1+runes(col.Policy) <= x+w {
 		c.Text(nx+1, 0, col.Policy, kit.Strong)
 	}
@@ -168,7 +139,7 @@ func (s *Scene) drawColumn(c *kit.Canvas, i, x, w, rows int, now time.Time) {
 	if runes(rule) > w {
 		rule = rules[col.Policy][1]
 	}
-	c.Text(x, 1, clip(rule, w), kit.Faint)
+	c.Text(x, 1, kit.Clip(rule, w), kit.Faint)
 	if col.Stream == "" {
 		// How to make one, wrapped into the column.
 		y := 3
@@ -222,7 +193,7 @@ func (s *Scene) drawColumn(c *kit.Canvas, i, x, w, rows int, now time.Time) {
 		// ▲ under the cell, the names after it, or before it at the
 		// column's right end.
 		if fx+1+runes(names) <= end || fx-runes(names) < from {
-			from = c.Text(fx, floorRow, clip("▲"+names, end-fx), role) + 1
+			from = c.Text(fx, floorRow, kit.Clip("▲"+names, end-fx), role) + 1
 		} else {
 			c.Text(fx-runes(names), floorRow, names, role)
 			from = c.Text(fx, floorRow, "▲", role) + 1
@@ -234,7 +205,7 @@ func (s *Scene) drawColumn(c *kit.Canvas, i, x, w, rows int, now time.Time) {
 		if col.Policy == "interest" {
 			text = "no consumers: nothing is kept"
 		}
-		c.Text(x, y, clip(text, w), kit.Faint)
+		c.Text(x, y, kit.Clip(text, w), kit.Faint)
 	}
 	note := wrap(col.Note, w)
 	for k, cons := range col.Consumers {
@@ -242,11 +213,11 @@ func (s *Scene) drawColumn(c *kit.Canvas, i, x, w, rows int, now time.Time) {
 			break
 		}
 		if k == rows-y-1 && len(col.Consumers) > k+1 {
-			c.Text(x, y, clip("+"+strconv.Itoa(len(col.Consumers)-k)+" more consumers", w), kit.Faint)
+			c.Text(x, y, kit.Clip("+"+strconv.Itoa(len(col.Consumers)-k)+" more consumers", w), kit.Faint)
 			break
 		}
 		p.cons[cons.Name] = y
-		cx := c.Text(x, y, clip(cons.Name, w/3), s.role("cons:"+col.Stream+":"+cons.Name, kit.Strong, now))
+		cx := c.Text(x, y, kit.Clip(cons.Name, w/3), s.role("cons:"+col.Stream+":"+cons.Name, kit.Strong, now))
 		// The ack floor: everything up to it is acknowledged (or was
 		// never the consumer's to take).
 		text := " ack floor "
@@ -258,7 +229,7 @@ func (s *Scene) drawColumn(c *kit.Canvas, i, x, w, rows int, now time.Time) {
 		if n := cons.Pending + uint64(cons.AckPending); n > 0 {
 			text += " · " + strconv.FormatUint(n, 10) + " to go"
 		}
-		c.Text(cx, y, clip(text, x+w-cx), kit.Plain)
+		c.Text(cx, y, kit.Clip(text, x+w-cx), kit.Plain)
 		y++
 	}
 	// What the server refused, at the column's foot.
@@ -319,7 +290,7 @@ func (s *Scene) drawCells(c *kit.Canvas, i int, col *Column, p *colPlan, now tim
 	}
 	if col.Msgs == 0 && drawn == 0 {
 		text := "empty · last #" + strconv.FormatUint(col.Last, 10)
-		c.TextCenter(p.left, p.right, p.row, clip(text, p.right-p.left), kit.Faint)
+		c.TextCenter(p.left, p.right, p.row, kit.Clip(text, p.right-p.left), kit.Faint)
 	}
 }
 
@@ -337,12 +308,12 @@ func wrap(text string, w int) []string {
 		case runes(line)+1+runes(word) <= w:
 			line += " " + word
 		default:
-			lines = append(lines, clip(line, w))
+			lines = append(lines, kit.Clip(line, w))
 			line = word
 		}
 	}
 	if line != "" {
-		lines = append(lines, clip(line, w))
+		lines = append(lines, kit.Clip(line, w))
 	}
 	return lines
 }
@@ -351,14 +322,14 @@ func wrap(text string, w int) []string {
 func (s *Scene) drawLine(c *kit.Canvas, i, y int) {
 	col := &s.snap.Columns[i]
 	if col.Stream == "" {
-		c.Text(0, y, clip(col.Policy+": no stream yet", s.iw), kit.Faint)
+		c.Text(0, y, kit.Clip(col.Policy+": no stream yet", s.iw), kit.Faint)
 		return
 	}
 	text := col.Stream + " (" + col.Policy + "): " + strconv.FormatUint(col.Msgs, 10) + " msgs, last #" + strconv.FormatUint(col.Last, 10)
 	for _, k := range col.Consumers {
 		text += " · " + k.Name + " ack floor #" + strconv.FormatUint(k.AckFloor, 10)
 	}
-	c.Text(0, y, clip(text, s.iw), kit.Plain)
+	c.Text(0, y, kit.Clip(text, s.iw), kit.Plain)
 }
 
 // drawFooter is the bottom line: what just happened.
@@ -375,19 +346,5 @@ func (s *Scene) drawFooter(c *kit.Canvas, y int, now time.Time) {
 	if s.flashes.On("story", now) && role == kit.Faint {
 		role = kit.Strong
 	}
-	c.Text(0, y, clip(text, s.iw), role)
-}
-
-// indent puts the margin before every line.
-func (s *Scene) indent(frame string) string {
-	if s.margin == "" {
-		return frame
-	}
-	lines := strings.Split(frame, "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = s.margin + l
-		}
-	}
-	return strings.Join(lines, "\n")
+	c.Text(0, y, kit.Clip(text, s.iw), role)
 }

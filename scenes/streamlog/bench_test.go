@@ -11,7 +11,7 @@ import (
 // flight and the window sliding.
 func benchScene(b *testing.B) *harness {
 	h := newHarness(b, Options{})
-	h.s.styles = kit.NewStyles(true)
+	h.s.Styles = kit.NewStyles(true)
 	h.add(`stream add ORDERS --subjects "orders.>" --max-msgs 8 --defaults`, "ORDERS")
 	h.add(`stream add EVENTS --subjects "events.>" --defaults`, "EVENTS")
 	h.must(`pub orders.new "order {{Count}}" --count 20 --jetstream`)

@@ -40,6 +40,7 @@ func names() string {
 }
 
 // do runs one control: typing mistakes are errors saying what to type.
+// publish waits for each acknowledgement.
 func (d *driver) do(control string, args []string) (string, error) {
 	d.ctl.Lock()
 	defer d.ctl.Unlock()

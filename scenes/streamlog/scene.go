@@ -26,13 +26,7 @@ func init() {
 	scenes.Register(scenes.Factory{
 		Name:    "log",
 		Summary: "A stream as a log: sequences appended, acks returning, limits sliding the window, refusals, duplicates, restarts",
-		New: func(env scenes.Env) (scenes.Scene, error) {
-			s, err := New(env, Options{})
-			if err != nil {
-				return nil, err
-			}
-			return s, nil
-		},
+		New:     func(env scenes.Env) (scenes.Scene, error) { return scenes.Built(New(env, Options{})) },
 	})
 }
 
@@ -56,24 +50,15 @@ func newTiming(speed float64) timing {
 
 // Scene is the log scene. It implements scenes.Scene and scenes.Keyed.
 type Scene struct {
-	clock  scenes.Clock
-	t      timing
-	d      *driver
-	feed   *kit.Feed
-	styles *kit.Styles
+	kit.Base
+	t timing
+	d *driver
 
-	w, h    int
-	iw      int    // the width drawn in: w less the margin
-	margin  string // a blank column on the left, when there is room
+	iw      int // the width drawn in: W less the margin
 	snap    Snapshot
 	anims   map[string]*anim
 	flashes kit.Flashes
 	downAt  time.Time // when the server last went down: a restart takes milliseconds, the picture shows it for a moment
-
-	canvas       *kit.Canvas
-	cached       string
-	dirty        bool
-	lastAnimated bool
 }
 
 // anim is one lane's animation state.
@@ -122,22 +107,14 @@ func (sl slide) moving(now time.Time) bool { return now.Before(sl.start.Add(sl.d
 
 // New starts watching the deployment's streams.
 func New(env scenes.Env, opts Options) (*Scene, error) {
-	clock := env.Clock
-	if clock == nil {
-		clock = scenes.RealClock{}
-	}
 	feed := kit.NewFeed(512, 2*scenes.FramesPerSecond)
 	d, err := startDriver(env.Deployment, feed, opts.Stream)
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{
-		clock: clock, t: newTiming(opts.Speed), d: d, feed: feed,
-		styles: kit.DefaultStyles(), canvas: kit.NewCanvas(0, 0), dirty: true,
-		anims: map[string]*anim{},
-	}
+	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: controls, Keys: keys, Do: d.do, Close: d.close}), t: newTiming(opts.Speed), d: d, anims: map[string]*anim{}}
 	s.flashes.Dur = s.t.flash
-	s.refresh(clock.Now())
+	s.refresh(s.Clock.Now())
 	return s, nil
 }
 
@@ -152,40 +129,12 @@ func (s *Scene) Title() string {
 	return "A stream is a log"
 }
 
-// Init implements scenes.Scene: it arms the scene's heartbeat.
-func (s *Scene) Init() tea.Cmd { return s.feed.Next(0) }
-
-// SetSize implements scenes.Scene.
-func (s *Scene) SetSize(w, h int) {
-	if w != s.w || h != s.h {
-		s.w, s.h, s.dirty = w, h, true
-	}
-}
-
-// Controls implements scenes.Scene.
-func (s *Scene) Controls() []scenes.Control { return append([]scenes.Control(nil), controls...) }
-
-// Keys implements scenes.Keyed.
-func (s *Scene) Keys() []scenes.KeyBinding { return append([]scenes.KeyBinding(nil), keys...) }
-
-// Do implements scenes.Scene; publish waits for acknowledgements: call it
-// off the UI loop.
-func (s *Scene) Do(control string, args []string) (string, error) {
-	return s.d.do(strings.ToLower(control), args)
-}
-
 // Snapshot is what the scene's driver knows now.
 func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
 
-// Close implements scenes.Scene.
-func (s *Scene) Close() {
-	s.feed.Close()
-	s.d.close()
-}
-
 // Animating implements scenes.Scene.
 func (s *Scene) Animating() bool {
-	now := s.clock.Now()
+	now := s.Clock.Now()
 	if s.flashes.Active(now) || now.Before(s.downAt.Add(s.t.blink)) {
 		return true
 	}
@@ -202,12 +151,9 @@ func (s *Scene) Animating() bool {
 
 // Update implements scenes.Scene: one heartbeat carries the driver's events
 // and, while something moves, frames.
-func (s *Scene) Update(msg tea.Msg) tea.Cmd {
-	m, ok := msg.(kit.FeedMsg)
-	if !ok || !m.For(s.feed) {
-		return nil
-	}
-	now := s.clock.Now()
+func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.Beat(msg, s.beat, s.Animating) }
+
+func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
 	// Events first (publishes set when things land), then the broker's
 	// state (cells appear when their publish lands). The state is read on
 	// frames too: a look the driver took while something moved pokes the
@@ -216,7 +162,6 @@ func (s *Scene) Update(msg tea.Msg) tea.Cmd {
 		s.animate(e, now)
 	}
 	s.refresh(now)
-	s.dirty = true
 	for _, a := range s.anims {
 		a.movers.Prune(now)
 		a.acks.Prune(now)
@@ -234,10 +179,6 @@ func (s *Scene) Update(msg tea.Msg) tea.Cmd {
 			}
 		}
 	}
-	if s.Animating() {
-		return s.feed.Next(scenes.FrameInterval)
-	}
-	return s.feed.Next(0)
 }
 
 func (s *Scene) anim(stream string) *anim {
@@ -268,7 +209,7 @@ func tail(subject string) string {
 	if i := strings.LastIndexByte(subject, '.'); i >= 0 {
 		subject = subject[i+1:]
 	}
-	return clip(subject, 8)
+	return kit.Clip(subject, 8)
 }
 
 func seqLabel(seq uint64) string { return "#" + strconv.FormatUint(seq, 10) }

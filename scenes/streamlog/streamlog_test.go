@@ -280,7 +280,7 @@ func TestExternalDeployment(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Close)
-	s.styles = kit.NewStyles(false)
+	s.Styles = kit.NewStyles(false)
 	h.s = s
 	h.sess = command.NewSession(ext)
 	t.Cleanup(h.sess.Close)

@@ -10,34 +10,10 @@ import (
 	"natslab/scenes/kit"
 )
 
-// View implements scenes.Scene. A frame is drawn only when something
-// changed or moves; otherwise the last one is returned as is.
-func (s *Scene) View() string {
-	now := s.clock.Now()
-	animating := s.Animating()
-	if !s.dirty && !animating && !s.lastAnimated {
-		return s.cached
-	}
-	s.cached = s.render(now)
-	s.dirty, s.lastAnimated = false, animating
-	return s.cached
-}
+// View implements scenes.Scene (kit.Base.Frame).
+func (s *Scene) View() string { return s.Frame(s.Animating, s.render) }
 
 func runes(s string) int { return utf8.RuneCountInString(s) }
-
-func clip(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	if n == 1 {
-		return "…"
-	}
-	return string(r[:n-1]) + "…"
-}
 
 // Rows a lane takes at each level of detail.
 const (
@@ -84,22 +60,17 @@ func (g *geometry) at(name string) (kit.Point, bool) {
 func (g *geometry) inside(p kit.Point) bool { return g.tape.contains(p) || g.pub.contains(p) }
 
 func (s *Scene) render(now time.Time) string {
-	if s.w <= 0 || s.h <= 0 {
+	// One blank column on the left, as the other scenes have.
+	c := s.BlankInset()
+	if c == nil {
 		return ""
 	}
-	// One blank column on the left, as the other scenes have; a pane too
-	// narrow for it gets none.
-	s.iw, s.margin = s.w, ""
-	if s.w > 20 {
-		s.iw, s.margin = s.w-1, " "
-	}
-	c := s.canvas
-	c.Reset(s.iw, s.h)
-	rows := s.h
-	footer := s.h >= 6
+	s.iw = c.Width()
+	rows := s.H
+	footer := s.H >= 6
 	if footer {
 		rows--
-		s.drawFooter(c, s.h-1, now)
+		s.drawFooter(c, s.H-1, now)
 	}
 	lanes := s.snap.Streams
 	if len(lanes) == 0 {
@@ -107,8 +78,8 @@ func (s *Scene) render(now time.Time) string {
 		if text == "" {
 			text = "waiting for the server"
 		}
-		c.Text(0, min(rows/2, s.h-1), clip(text, s.iw), kit.Faint)
-		return s.indent(c.Render(s.styles))
+		c.Text(0, min(rows/2, s.H-1), kit.Clip(text, s.iw), kit.Faint)
+		return s.Inset(c)
 	}
 	n := len(lanes)
 	switch {
@@ -132,13 +103,13 @@ func (s *Scene) render(now time.Time) string {
 	default:
 		for i := 0; i < n && i < rows; i++ {
 			if i == rows-1 && n > rows {
-				c.Text(0, i, clip("+"+strconv.Itoa(n-i)+" more streams (watch STREAM shows one)", s.iw), kit.Faint)
+				c.Text(0, i, kit.Clip("+"+strconv.Itoa(n-i)+" more streams (watch STREAM shows one)", s.iw), kit.Faint)
 				break
 			}
 			s.drawLine(c, &lanes[i], i)
 		}
 	}
-	return s.indent(c.Render(s.styles))
+	return s.Inset(c)
 }
 
 // down reports whether the server is drawn down: while it is, and for a
@@ -183,12 +154,12 @@ func (s *Scene) drawTitle(c *kit.Canvas, l *Lane, y int, now time.Time) {
 	rest := summary(l)
 	switch {
 	case l.Gone != "":
-		c.Text(x, y, clip(l.Gone+" · "+rest, s.iw-x), kit.Bad)
+		c.Text(x, y, kit.Clip(l.Gone+" · "+rest, s.iw-x), kit.Bad)
 		return
 	case s.down(now):
 		x = c.Text(x, y, "server down · ", s.role("server", kit.Bad, now))
 	}
-	c.Text(x, y, clip(rest, s.iw-x), kit.Faint)
+	c.Text(x, y, kit.Clip(rest, s.iw-x), kit.Faint)
 }
 
 func (s *Scene) role(key string, role kit.Role, now time.Time) kit.Role {
@@ -348,7 +319,7 @@ func (s *Scene) drawTape(c *kit.Canvas, l *Lane, a *anim, r rect, now time.Time)
 				text += " · it held " + strconv.FormatUint(l.Had, 10) + " " + plural(l.Had, "message")
 			}
 		}
-		c.TextCenter(left, right, row, clip(text, right-left), kit.Faint)
+		c.TextCenter(left, right, row, kit.Clip(text, right-left), kit.Faint)
 	}
 }
 
@@ -428,7 +399,7 @@ func (s *Scene) drawCompact(c *kit.Canvas, l *Lane, y int, now time.Time) {
 	} else if l.Seen.Refused > 0 {
 		text += " · refused " + strconv.FormatUint(l.Seen.Refused, 10)
 	}
-	c.Text(x, y, clip(text, s.iw-x), kit.Faint)
+	c.Text(x, y, kit.Clip(text, s.iw-x), kit.Faint)
 	const pub = "[pub]"
 	g := geometry{in: y + 1}
 	g.pub = rect{s.iw - len(pub), y + 1, len(pub), 1}
@@ -459,7 +430,7 @@ func (s *Scene) drawLine(c *kit.Canvas, l *Lane, y int) {
 	if l.Gone != "" {
 		text = l.Name + " " + l.Gone
 	}
-	c.Text(0, y, clip(text, s.iw), kit.Plain)
+	c.Text(0, y, kit.Clip(text, s.iw), kit.Plain)
 }
 
 // drawFooter is the bottom line: what just happened, or why nothing can.
@@ -478,19 +449,5 @@ func (s *Scene) drawFooter(c *kit.Canvas, y int, now time.Time) {
 	if s.flashes.On("story", now) && role == kit.Faint {
 		role = kit.Strong
 	}
-	c.Text(0, y, clip(text, s.iw), role)
-}
-
-// indent puts the margin before every line.
-func (s *Scene) indent(frame string) string {
-	if s.margin == "" {
-		return frame
-	}
-	lines := strings.Split(frame, "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = s.margin + l
-		}
-	}
-	return strings.Join(lines, "\n")
+	c.Text(0, y, kit.Clip(text, s.iw), role)
 }
