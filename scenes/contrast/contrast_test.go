@@ -15,31 +15,31 @@ import (
 // consumerPending asks the broker itself, on a connection of the test's
 // own, what the app's consumer has pending.
 func (h *harness) consumerPending() (pending, ackPending uint64) {
-	h.t.Helper()
-	nc := brokertest.Connect(h.t, h.srv, "test probe")
+	h.T.Helper()
+	nc := brokertest.Connect(h.T, h.srv, "test probe")
 	js, err := jetstream.New(nc)
 	if err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	c, err := js.Consumer(ctx, StreamName, ConsumerName)
 	if err != nil {
-		h.t.Fatalf("consumer info: %v", err)
+		h.T.Fatalf("consumer info: %v", err)
 	}
 	info, err := c.Info(ctx)
 	if err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	return info.NumPending, uint64(info.NumAckPending)
 }
 
 // realPub publishes n messages with the real nats CLI, from outside the lab.
 func (h *harness) realPub(subject string, n int) {
-	h.t.Helper()
-	res := brokertest.RunRealCLI(h.t, h.srv.ClientURL(), "pub", subject, "hello {{Count}}", "--count", itoa(n))
+	h.T.Helper()
+	res := brokertest.RunRealCLI(h.T, h.srv.ClientURL(), "pub", subject, "hello {{Count}}", "--count", itoa(n))
 	if res.ExitCode != 0 {
-		h.t.Fatalf("nats pub: %s%s", res.Stdout, res.Stderr)
+		h.T.Fatalf("nats pub: %s%s", res.Stdout, res.Stderr)
 	}
 }
 
@@ -62,62 +62,62 @@ func fmtInt(n int) string {
 // received stays 5.
 func TestTheStoryWithARealCLI(t *testing.T) {
 	h := newHarness(t, Options{})
-	h.do("mode", "jetstream")
-	h.until("JetStream ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Online })
-	h.do("offline")
+	h.Do("mode", "jetstream")
+	h.Until("JetStream ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Online })
+	h.Do("offline")
 	h.realPub("events.signup", 5)
-	h.until("pending 5", func(s Snapshot) bool { return s.JS.Pending == 5 })
+	h.Until("pending 5", func(s Snapshot) bool { return s.JS.Pending == 5 })
 	if p, _ := h.consumerPending(); p != 5 {
 		t.Fatalf("the broker says pending %d, the scene 5", p)
 	}
-	if got := h.s.snap.JS.Received; got != 0 {
+	if got := h.Scene.snap.JS.Received; got != 0 {
 		t.Fatalf("received %d while offline", got)
 	}
-	if v := h.view(120, 12); !strings.Contains(v, "pending 5") || !strings.Contains(v, "offline") {
+	if v := h.View(120, 12); !strings.Contains(v, "pending 5") || !strings.Contains(v, "offline") {
 		t.Fatalf("the screen does not show pending 5 offline:\n%s", v)
 	}
-	h.do("online")
-	h.until("drained", func(s Snapshot) bool { return s.JS.Pending == 0 && s.JS.Received == 5 })
+	h.Do("online")
+	h.Until("drained", func(s Snapshot) bool { return s.JS.Pending == 0 && s.JS.Received == 5 })
 	if p, ack := h.consumerPending(); p != 0 {
 		t.Fatalf("the broker says pending %d (ack pending %d) after the replay", p, ack)
 	}
-	h.quiet(50 * time.Millisecond)
-	if v := h.view(120, 12); !strings.Contains(v, "pending 0") || !strings.Contains(v, "received 5") {
+	h.Quiet(50 * time.Millisecond)
+	if v := h.View(120, 12); !strings.Contains(v, "pending 0") || !strings.Contains(v, "received 5") {
 		t.Fatalf("the screen does not show the drained consumer:\n%s", v)
 	}
 
-	h.do("mode", "core")
-	h.until("core shown", func(s Snapshot) bool { return s.Mode == Core })
+	h.Do("mode", "core")
+	h.Until("core shown", func(s Snapshot) bool { return s.Mode == Core })
 	// The core app stayed online while JetStream was shown: it got the
 	// same five, live.
-	h.until("core received 5", func(s Snapshot) bool { return s.Core.Received == 5 })
-	h.do("offline")
+	h.Until("core received 5", func(s Snapshot) bool { return s.Core.Received == 5 })
+	h.Do("offline")
 	h.realPub("events.signup", 3)
-	h.until("lost 3", func(s Snapshot) bool { return s.Core.Lost == 3 })
-	h.do("online")
-	h.quiet(200 * time.Millisecond)
-	s := h.s.snap
+	h.Until("lost 3", func(s Snapshot) bool { return s.Core.Lost == 3 })
+	h.Do("online")
+	h.Quiet(200 * time.Millisecond)
+	s := h.Scene.snap
 	if s.Core.Received != 5 || s.Core.Lost != 3 {
 		t.Fatalf("after coming back: received %d lost %d, want 5 and 3", s.Core.Received, s.Core.Lost)
 	}
-	if v := h.view(120, 12); !strings.Contains(v, "lost 3") || !strings.Contains(v, "received 5") {
+	if v := h.View(120, 12); !strings.Contains(v, "lost 3") || !strings.Contains(v, "received 5") {
 		t.Fatalf("the screen does not show lost 3, received 5:\n%s", v)
 	}
 	// What is published now arrives.
-	h.do("publish")
-	h.until("received 6", func(s Snapshot) bool { return s.Core.Received == 6 })
+	h.Do("publish")
+	h.Until("received 6", func(s Snapshot) bool { return s.Core.Received == 6 })
 }
 
 func TestCoreOfflineLosesWhatIsPublished(t *testing.T) {
 	h := newHarness(t, Options{})
-	h.do("publish", "2")
-	h.until("received 2", func(s Snapshot) bool { return s.Core.Received == 2 })
-	h.do("offline")
-	h.do("publish", "3")
-	h.until("lost 3", func(s Snapshot) bool { return s.Core.Lost == 3 && s.Published == 5 })
-	h.do("online")
-	h.quiet(200 * time.Millisecond)
-	if s := h.s.snap; s.Core.Received != 2 {
+	h.Do("publish", "2")
+	h.Until("received 2", func(s Snapshot) bool { return s.Core.Received == 2 })
+	h.Do("offline")
+	h.Do("publish", "3")
+	h.Until("lost 3", func(s Snapshot) bool { return s.Core.Lost == 3 && s.Published == 5 })
+	h.Do("online")
+	h.Quiet(200 * time.Millisecond)
+	if s := h.Scene.snap; s.Core.Received != 2 {
 		t.Fatalf("received %d after coming back, want 2: nothing is replayed in Core", s.Core.Received)
 	}
 	// Core mode alone creates no stream.
@@ -128,18 +128,18 @@ func TestCoreOfflineLosesWhatIsPublished(t *testing.T) {
 
 func TestJetStreamOfflinePendingComesFromTheBroker(t *testing.T) {
 	h := newHarness(t, Options{Mode: JetStream})
-	h.until("ready", func(s Snapshot) bool { return s.JS.Ready })
-	h.do("offline")
+	h.Until("ready", func(s Snapshot) bool { return s.JS.Ready })
+	h.Do("offline")
 	for i := 1; i <= 3; i++ {
-		h.do("publish")
-		h.until("pending climbs", func(s Snapshot) bool { return s.JS.Pending == uint64(i) })
+		h.Do("publish")
+		h.Until("pending climbs", func(s Snapshot) bool { return s.JS.Pending == uint64(i) })
 		if p, _ := h.consumerPending(); p != uint64(i) {
 			t.Fatalf("step %d: the broker says %d", i, p)
 		}
 	}
-	h.do("online")
-	h.until("drained", func(s Snapshot) bool { return s.JS.Pending == 0 && s.JS.Received == 3 })
-	if s := h.s.snap; s.JS.Delivered != s.JS.LastSeq {
+	h.Do("online")
+	h.Until("drained", func(s Snapshot) bool { return s.JS.Pending == 0 && s.JS.Received == 3 })
+	if s := h.Scene.snap; s.JS.Delivered != s.JS.LastSeq {
 		t.Fatalf("delivered up to %d, stream at %d", s.JS.Delivered, s.JS.LastSeq)
 	}
 }
@@ -148,7 +148,7 @@ func TestJetStreamOfflinePendingComesFromTheBroker(t *testing.T) {
 // 'events.>' --defaults` would, so the learner's own command still works.
 func TestEventsIsWhatTheCLIWouldMake(t *testing.T) {
 	h := newHarness(t, Options{Mode: JetStream})
-	h.until("ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Stream == StreamName })
+	h.Until("ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Stream == StreamName })
 	res := brokertest.RunRealCLI(t, h.srv.ClientURL(), "stream", "add", "EVENTS", "--subjects", "events.>", "--defaults")
 	if res.ExitCode != 0 {
 		t.Fatalf("the learner's stream add fails after the scene made EVENTS:\n%s%s", res.Stdout, res.Stderr)
@@ -166,14 +166,14 @@ func TestUsesTheStreamThatCapturesEvents(t *testing.T) {
 	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "ALL", Subjects: []string{"events.>", "orders.>"}}); err != nil {
 		t.Fatal(err)
 	}
-	h.do("mode", "jetstream")
-	h.until("ready on ALL", func(s Snapshot) bool { return s.JS.Ready && s.JS.Stream == "ALL" })
-	h.do("offline")
+	h.Do("mode", "jetstream")
+	h.Until("ready on ALL", func(s Snapshot) bool { return s.JS.Ready && s.JS.Stream == "ALL" })
+	h.Do("offline")
 	if _, err := js.Publish(ctx, "orders.new", []byte("not for the app")); err != nil {
 		t.Fatal(err)
 	}
-	h.do("publish", "2")
-	h.until("pending 2", func(s Snapshot) bool { return s.JS.Pending == 2 && s.JS.LastSeq == 3 })
+	h.Do("publish", "2")
+	h.Until("pending 2", func(s Snapshot) bool { return s.JS.Pending == 2 && s.JS.LastSeq == 3 })
 	if st := h.srv.Stats(); st.Streams != 1 {
 		t.Fatalf("%d streams: the scene must not make EVENTS when ALL captures events.>", st.Streams)
 	}
@@ -181,53 +181,53 @@ func TestUsesTheStreamThatCapturesEvents(t *testing.T) {
 
 func TestJetStreamOffSaysWhatToType(t *testing.T) {
 	h := newHarness(t, Options{}, brokertest.WithoutJetStream())
-	out := h.do("mode", "jetstream")
+	out := h.Do("mode", "jetstream")
 	if !strings.Contains(out, "nats-server -js") {
 		t.Fatalf("mode jetstream without JetStream says %q", out)
 	}
-	h.until("problem shown", func(s Snapshot) bool { return s.Problem != "" })
-	if v := h.view(100, 10); !strings.Contains(v, "nats-server -js") {
+	h.Until("problem shown", func(s Snapshot) bool { return s.Problem != "" })
+	if v := h.View(100, 10); !strings.Contains(v, "nats-server -js") {
 		t.Fatalf("the screen does not say how to turn JetStream on:\n%s", v)
 	}
 	// Turning JetStream on is enough: the scene creates EVENTS then.
 	if err := h.srv.Restart(true); err != nil {
 		t.Fatal(err)
 	}
-	h.until("ready after nats-server -js", func(s Snapshot) bool { return s.JS.Ready && s.Problem == "" })
-	h.do("offline")
-	h.do("publish", "2")
-	h.until("pending 2", func(s Snapshot) bool { return s.JS.Pending == 2 })
+	h.Until("ready after nats-server -js", func(s Snapshot) bool { return s.JS.Ready && s.Problem == "" })
+	h.Do("offline")
+	h.Do("publish", "2")
+	h.Until("pending 2", func(s Snapshot) bool { return s.JS.Pending == 2 })
 }
 
 // The durable consumer survives the server restarting: pending is still
 // there, and the app drains it when back online.
 func TestPendingSurvivesARestart(t *testing.T) {
 	h := newHarness(t, Options{Mode: JetStream})
-	h.until("ready", func(s Snapshot) bool { return s.JS.Ready })
-	h.do("offline")
-	h.do("publish", "4")
-	h.until("pending 4", func(s Snapshot) bool { return s.JS.Pending == 4 })
+	h.Until("ready", func(s Snapshot) bool { return s.JS.Ready })
+	h.Do("offline")
+	h.Do("publish", "4")
+	h.Until("pending 4", func(s Snapshot) bool { return s.JS.Pending == 4 })
 	if err := h.srv.Restart(true); err != nil {
 		t.Fatal(err)
 	}
-	h.until("server back", func(s Snapshot) bool { return s.ServerUp })
-	h.do("publish")
-	h.until("pending 5 after the restart", func(s Snapshot) bool { return s.JS.Pending == 5 })
-	h.do("online")
-	h.until("drained", func(s Snapshot) bool { return s.JS.Pending == 0 && s.JS.Received == 5 })
+	h.Until("server back", func(s Snapshot) bool { return s.ServerUp })
+	h.Do("publish")
+	h.Until("pending 5 after the restart", func(s Snapshot) bool { return s.JS.Pending == 5 })
+	h.Do("online")
+	h.Until("drained", func(s Snapshot) bool { return s.JS.Pending == 0 && s.JS.Received == 5 })
 }
 
 func TestResetStartsAgain(t *testing.T) {
 	h := newHarness(t, Options{Mode: Split})
-	h.until("ready", func(s Snapshot) bool { return s.JS.Ready })
-	h.do("offline")
-	h.do("publish", "3")
-	h.until("pending 3, lost 3", func(s Snapshot) bool { return s.JS.Pending == 3 && s.Core.Lost == 3 })
-	out := h.do("reset")
+	h.Until("ready", func(s Snapshot) bool { return s.JS.Ready })
+	h.Do("offline")
+	h.Do("publish", "3")
+	h.Until("pending 3, lost 3", func(s Snapshot) bool { return s.JS.Pending == 3 && s.Core.Lost == 3 })
+	out := h.Do("reset")
 	if !strings.Contains(out, "recreated") {
 		t.Fatalf("reset says %q", out)
 	}
-	h.until("zeroed and online", func(s Snapshot) bool {
+	h.Until("zeroed and online", func(s Snapshot) bool {
 		return s.Published == 0 && s.Core.Lost == 0 && s.JS.Pending == 0 && s.JS.Received == 0 && s.Core.Online && s.JS.Online
 	})
 	if p, _ := h.consumerPending(); p != 0 {
@@ -244,33 +244,33 @@ func TestControlsSayWhatToType(t *testing.T) {
 		"dance":   nil,
 	}
 	for control, args := range bad {
-		_, err := h.s.Do(control, args)
+		_, err := h.Scene.Do(control, args)
 		if err == nil || strings.Contains(err.Error(), "\n") {
 			t.Errorf("%s %v: want one line of error, got %v", control, args, err)
 		}
 	}
-	if _, err := h.s.Do("mode", nil); err == nil || !strings.Contains(err.Error(), "mode jetstream") {
+	if _, err := h.Scene.Do("mode", nil); err == nil || !strings.Contains(err.Error(), "mode jetstream") {
 		t.Errorf("mode without an argument: %v", err)
 	}
-	if _, err := h.s.Do("publish", []string{"0"}); err == nil {
+	if _, err := h.Scene.Do("publish", []string{"0"}); err == nil {
 		t.Error("publish 0 should be refused")
 	}
-	if _, err := h.s.Do("publish", []string{"10000000"}); err == nil || !strings.Contains(err.Error(), "bench") {
+	if _, err := h.Scene.Do("publish", []string{"10000000"}); err == nil || !strings.Contains(err.Error(), "bench") {
 		t.Errorf("a huge publish should point at nats bench: %v", err)
 	}
-	if out := h.do("offline"); !strings.Contains(out, "unsubscribed") {
+	if out := h.Do("offline"); !strings.Contains(out, "unsubscribed") {
 		t.Errorf("offline says %q", out)
 	}
-	if out := h.do("toggle"); !strings.Contains(out, "online") {
+	if out := h.Do("toggle"); !strings.Contains(out, "online") {
 		t.Errorf("toggle from offline says %q", out)
 	}
-	var sc scenes.Scene = h.s
+	var sc scenes.Scene = h.Scene
 	if _, ok := sc.(scenes.Keyed); !ok {
 		t.Error("the scene offers no keys")
 	}
-	for _, k := range h.s.Keys() {
+	for _, k := range h.Scene.Keys() {
 		found := false
-		for _, c := range h.s.Controls() {
+		for _, c := range h.Scene.Controls() {
 			found = found || c.Name == k.Control
 		}
 		if !found {
@@ -299,30 +299,30 @@ func TestRegistered(t *testing.T) {
 // run them concurrently (with -race this checks the driver's locking).
 func TestControlsFromManyGoroutines(t *testing.T) {
 	h := newHarness(t, Options{Mode: Split})
-	h.until("ready", func(s Snapshot) bool { return s.JS.Ready })
+	h.Until("ready", func(s Snapshot) bool { return s.JS.Ready })
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for i := 0; i < 20; i++ {
-			h.s.Do("publish", []string{"3"})
+			h.Scene.Do("publish", []string{"3"})
 		}
 	}()
 	go func() {
 		for i := 0; i < 10; i++ {
-			h.s.Do("toggle", nil)
-			_ = h.s.Snapshot()
+			h.Scene.Do("toggle", nil)
+			_ = h.Scene.Snapshot()
 		}
 	}()
 	for i := 0; i < 10; i++ {
-		_, _ = h.s.Do("mode", []string{[]string{"core", "jetstream", "split"}[i%3]})
-		h.view(80, 20)
-		h.step(5 * time.Millisecond)
+		_, _ = h.Scene.Do("mode", []string{[]string{"core", "jetstream", "split"}[i%3]})
+		h.View(80, 20)
+		h.Step(5 * time.Millisecond)
 	}
 	<-done
-	h.do("mode", "split")
-	h.do("online")
-	h.do("publish")
-	s := h.s.Snapshot()
+	h.Do("mode", "split")
+	h.Do("online")
+	h.Do("publish")
+	s := h.Scene.Snapshot()
 	if s.Published == 0 {
 		t.Fatal("nothing counted")
 	}

@@ -39,9 +39,9 @@ func TestFloodCountsStayExact(t *testing.T) {
 	const n = 1_000_000
 	kit.LimitMemory() // as natslab does at start
 	h := newHarness(t, Options{Mode: JetStream})
-	h.settle("ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Known })
-	h.do("offline") // the JetStream app only
-	h.do("mode", "split")
+	h.Settle("ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Known })
+	h.Do("offline") // the JetStream app only
+	h.Do("mode", "split")
 	runtime.GC()
 	before := peakRSS(t)
 
@@ -56,8 +56,8 @@ func TestFloodCountsStayExact(t *testing.T) {
 		case res = <-done:
 			waiting = false
 		default:
-			h.step(20 * time.Millisecond)
-			h.view(120, 20)
+			h.Step(20 * time.Millisecond)
+			h.View(120, 20)
 		}
 	}
 	if res.ExitCode != 0 {
@@ -65,7 +65,7 @@ func TestFloodCountsStayExact(t *testing.T) {
 	}
 	t.Logf("nats bench pub: %s", rateLine(res.Stdout+res.Stderr))
 	deadline := time.Now().Add(60 * time.Second)
-	h.until("every count exact", func(s Snapshot) bool {
+	h.Until("every count exact", func(s Snapshot) bool {
 		if time.Now().After(deadline) {
 			t.Fatalf("counts after the flood: %+v", s)
 		}
@@ -74,7 +74,7 @@ func TestFloodCountsStayExact(t *testing.T) {
 		// all pending, by the broker's own count.
 		return s.Published == n && s.Core.Received+s.Core.Dropped == n && s.JS.LastSeq > 0 && s.JS.Pending == s.JS.Msgs && s.JS.Msgs == s.JS.LastSeq
 	})
-	s := h.s.snap
+	s := h.Scene.snap
 	t.Logf("published %d, core received %d (dropped %d), stream stored %d, JetStream pending %d, animation sampled away %d events",
 		s.Published, s.Core.Received, s.Core.Dropped, s.JS.Msgs, s.JS.Pending, s.Sampled)
 	if s.Core.Lost != 0 {
@@ -88,14 +88,14 @@ func TestFloodCountsStayExact(t *testing.T) {
 
 	// The scene answers at once afterwards.
 	start := time.Now()
-	h.do("publish")
+	h.Do("publish")
 	if el := time.Since(start); el > 500*time.Millisecond {
 		t.Fatalf("publish took %v after the flood", el)
 	}
 	stored := s.JS.Msgs
-	h.until("one more", func(s Snapshot) bool { return s.Published == n+1 && s.JS.Pending == stored+1 })
+	h.Until("one more", func(s Snapshot) bool { return s.Published == n+1 && s.JS.Pending == stored+1 })
 	start = time.Now()
-	h.view(120, 20)
+	h.View(120, 20)
 	if el := time.Since(start); el > 50*time.Millisecond {
 		t.Fatalf("drawing took %v after the flood", el)
 	}

@@ -88,9 +88,9 @@ func standaloneRate(t *testing.T, bin string, n int, withApp bool) float64 {
 // sides (core app online, JetStream app offline so pending climbs).
 func labRate(t *testing.T, n int) float64 {
 	h := newHarness(t, Options{Mode: JetStream})
-	h.settle("ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Known })
-	h.do("offline")
-	h.do("mode", "split")
+	h.Settle("ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Known })
+	h.Do("offline")
+	h.Do("mode", "split")
 	done := make(chan float64, 1)
 	go func() { done <- benchRate(t, h.srv.ClientURL(), n) }()
 	for {
@@ -98,8 +98,8 @@ func labRate(t *testing.T, n int) float64 {
 		case r := <-done:
 			return r
 		default:
-			h.step(20 * time.Millisecond)
-			h.view(120, 30)
+			h.Step(20 * time.Millisecond)
+			h.View(120, 30)
 		}
 	}
 }

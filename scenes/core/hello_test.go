@@ -9,8 +9,6 @@ import (
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
-	"natslab/scenes"
-	"natslab/scenes/kit"
 )
 
 // tcpSub subscribes from a client of the test's own over TCP, named as the
@@ -38,25 +36,25 @@ func tcpSub(t *testing.T, url, subject string) *atomic.Int64 {
 // each received, whoever published (the pane, the scene).
 func TestHelloDiscoversSubscribersAndCountsExactly(t *testing.T) {
 	h := newHarness(t, Hello)
-	if s := h.s.snap; !s.Listed || len(s.Subs) != 0 || s.Watch != "greet" {
+	if s := h.Scene.snap; !s.Listed || len(s.Subs) != 0 || s.Watch != "greet" {
 		t.Fatalf("a fresh scene: %+v", s)
 	}
-	job := h.start("sub greet")
+	job := h.Start("sub greet")
 	other := tcpSub(t, h.srv.ClientURL(), "greet")
-	h.start("sub greeting") // not greet: not on screen
-	h.until("two subscribers on greet", subsOn("greet", 2))
+	h.Start("sub greeting") // not greet: not on screen
+	h.Settle("two subscribers on greet", subsOn("greet", 2))
 	names := map[string]bool{}
-	for _, s := range h.s.snap.Subs {
+	for _, s := range h.Scene.snap.Subs {
 		names[s.Name] = true
 	}
-	if !names["natslab sub greet"] || !names["NATS CLI Version 0.5.0"] || len(h.s.snap.Subs) != 2 {
-		t.Fatalf("subscribers on screen: %+v", h.s.snap.Subs)
+	if !names["natslab sub greet"] || !names["NATS CLI Version 0.5.0"] || len(h.Scene.snap.Subs) != 2 {
+		t.Fatalf("subscribers on screen: %+v", h.Scene.snap.Subs)
 	}
 
-	h.run(`pub greet "Hello NATS!" --count 3`)
-	h.do("publish", "2")
-	h.until("5 each", func(s Snapshot) bool { return s.Published == 5 && counts(s)["greet"] == 10 })
-	for _, s := range h.s.snap.Subs {
+	h.Run(`pub greet "Hello NATS!" --count 3`)
+	h.Do("publish", "2")
+	h.Settle("5 each", func(s Snapshot) bool { return s.Published == 5 && counts(s)["greet"] == 10 })
+	for _, s := range h.Scene.snap.Subs {
 		if s.Msgs != 5 {
 			t.Errorf("%s: %d on screen, want 5", s.Name, s.Msgs)
 		}
@@ -64,7 +62,7 @@ func TestHelloDiscoversSubscribersAndCountsExactly(t *testing.T) {
 	if job.Received() != 5 || other.Load() != 5 {
 		t.Errorf("received: lab sub %d, tcp sub %d; want 5 each", job.Received(), other.Load())
 	}
-	if s := h.s.snap; s.Unheard != 0 || s.Delivered() != 10 {
+	if s := h.Scene.snap; s.Unheard != 0 || s.Delivered() != 10 {
 		t.Errorf("unheard %d, delivered %d; want 0 and 10", s.Unheard, s.Delivered())
 	}
 	v := h.settled(120, 12)
@@ -79,28 +77,28 @@ func TestHelloDiscoversSubscribersAndCountsExactly(t *testing.T) {
 // as published and as heard by no one, and nothing is delivered.
 func TestHelloNobodyListening(t *testing.T) {
 	h := newHarness(t, Hello)
-	job := h.start("sub greet")
-	h.until("subscribed", subsOn("greet", 1))
-	h.run(`pub greet "Hello NATS!"`)
-	h.until("delivered", func(s Snapshot) bool { return s.Delivered() == 1 })
-	h.stop(job)
-	h.until("nobody", func(s Snapshot) bool { return len(s.Subs) == 0 })
-	h.run(`pub greet "Is anyone there?"`)
-	h.do("publish")
-	h.until("two unheard", func(s Snapshot) bool { return s.Unheard == 2 && s.Published == 3 })
-	if s := h.s.snap; s.Delivered() != 0 {
+	job := h.Start("sub greet")
+	h.Settle("subscribed", subsOn("greet", 1))
+	h.Run(`pub greet "Hello NATS!"`)
+	h.Settle("delivered", func(s Snapshot) bool { return s.Delivered() == 1 })
+	h.Stop(job)
+	h.Settle("nobody", func(s Snapshot) bool { return len(s.Subs) == 0 })
+	h.Run(`pub greet "Is anyone there?"`)
+	h.Do("publish")
+	h.Settle("two unheard", func(s Snapshot) bool { return s.Unheard == 2 && s.Published == 3 })
+	if s := h.Scene.snap; s.Delivered() != 0 {
 		t.Errorf("delivered %d to nobody", s.Delivered())
 	}
 	if v := h.settled(100, 10); !strings.Contains(v, "nobody subscribes to greet") || !strings.Contains(v, "no one listening 2") {
 		t.Errorf("the picture must say nobody listens:\n%s", v)
 	}
 	// A subscriber elsewhere (a wildcard) hears greet: not unheard.
-	h.start("sub '>'")
-	h.until("a > subscriber", subsOn(">", 1))
-	h.do("publish")
-	h.until("heard by >", func(s Snapshot) bool { return s.Published == 4 && s.Delivered() == 1 })
-	if h.s.snap.Unheard != 2 {
-		t.Errorf("unheard %d, want still 2", h.s.snap.Unheard)
+	h.Start("sub '>'")
+	h.Settle("a > subscriber", subsOn(">", 1))
+	h.Do("publish")
+	h.Settle("heard by >", func(s Snapshot) bool { return s.Published == 4 && s.Delivered() == 1 })
+	if h.Scene.snap.Unheard != 2 {
+		t.Errorf("unheard %d, want still 2", h.Scene.snap.Unheard)
 	}
 }
 
@@ -124,30 +122,30 @@ func TestHelloControls(t *testing.T) {
 		{"reset", []string{"x"}, "no arguments"},
 		{"offline", nil, "knows watch, publish, reset"},
 	} {
-		_, err := h.s.Do(c.control, c.args)
+		_, err := h.Scene.Do(c.control, c.args)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %v: %v, want an error saying %q", c.control, c.args, err, c.want)
 		}
 	}
 
-	h.start("sub 'greet.*'")
-	out := h.do("watch", "greet.>")
+	h.Start("sub 'greet.*'")
+	out := h.Do("watch", "greet.>")
 	if !strings.Contains(out, "watching greet.>") {
 		t.Errorf("watch said %q", out)
 	}
-	h.until("greet.* on screen", subsOn("greet.*", 1))
-	if _, err := h.s.Do("publish", nil); err == nil || !strings.Contains(err.Error(), "publish greet.") {
+	h.Settle("greet.* on screen", subsOn("greet.*", 1))
+	if _, err := h.Scene.Do("publish", nil); err == nil || !strings.Contains(err.Error(), "publish greet.") {
 		t.Errorf("publish without a subject on a wildcard watch: %v", err)
 	}
-	h.do("publish", "3", "greet.sue")
-	h.until("3 delivered", func(s Snapshot) bool { return s.Published == 3 && s.Delivered() == 3 })
-	if out := h.do("publish", "elsewhere"); !strings.Contains(out, "does not show them") {
+	h.Do("publish", "3", "greet.sue")
+	h.Settle("3 delivered", func(s Snapshot) bool { return s.Published == 3 && s.Delivered() == 3 })
+	if out := h.Do("publish", "elsewhere"); !strings.Contains(out, "does not show them") {
 		t.Errorf("publishing outside the watch must say so: %q", out)
 	}
-	h.do("reset")
-	h.until("reset", func(s Snapshot) bool { return s.Published == 0 && s.Delivered() == 0 })
-	h.do("publish", "greet.bob")
-	h.until("counting again", func(s Snapshot) bool { return s.Published == 1 && s.Delivered() == 1 })
+	h.Do("reset")
+	h.Settle("reset", func(s Snapshot) bool { return s.Published == 0 && s.Delivered() == 0 })
+	h.Do("publish", "greet.bob")
+	h.Settle("counting again", func(s Snapshot) bool { return s.Published == 1 && s.Delivered() == 1 })
 }
 
 // Against a deployment that is not the lab's own, the subscriber list
@@ -158,17 +156,10 @@ func TestHelloExternalDeployment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock := kit.NewManualClock(epoch)
-	s, err := New(scenes.Env{Deployment: ext, Clock: clock}, Hello)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	s.Styles = kit.NewStyles(false)
-	h := &harness{t: t, srv: srv, s: s, clock: clock}
-	h.do("publish", "2")
-	h.until("2 published", func(s Snapshot) bool { return s.Published == 2 })
-	if snap := h.s.snap; snap.Listed || snap.Unheard != 0 {
+	h := newHarnessOn(t, srv, ext, Hello)
+	h.Do("publish", "2")
+	h.Settle("2 published", func(s Snapshot) bool { return s.Published == 2 })
+	if snap := h.Scene.snap; snap.Listed || snap.Unheard != 0 {
 		t.Errorf("an external deployment: %+v", snap)
 	}
 	if v := h.settled(120, 10); !strings.Contains(v, "lab's own server") || strings.Contains(v, "no one listening") {
@@ -180,21 +171,21 @@ func TestHelloExternalDeployment(t *testing.T) {
 // message heard on another node is not counted as heard by no one.
 func TestHelloOnACluster(t *testing.T) {
 	srv := brokertest.Start(t, brokertest.Clustered(), brokertest.WithoutJetStream())
-	h := newHarnessOn(t, srv, Hello)
+	h := newHarnessOn(t, srv, srv, Hello)
 	urls := strings.Split(srv.ClientURL(), ",")
 	var subs []*atomic.Int64
 	for _, u := range urls {
 		subs = append(subs, tcpSub(t, u, "greet")) // one on each node
 	}
-	h.until("three subscribers", subsOn("greet", len(urls)))
-	h.do("publish", "4")
-	h.until("four each", func(s Snapshot) bool { return s.Published == 4 && s.Delivered() == uint64(4*len(urls)) })
+	h.Settle("three subscribers", subsOn("greet", len(urls)))
+	h.Do("publish", "4")
+	h.Settle("four each", func(s Snapshot) bool { return s.Published == 4 && s.Delivered() == uint64(4*len(urls)) })
 	for i, n := range subs {
 		if n.Load() != 4 {
 			t.Errorf("the subscriber on node %d received %d, want 4", i+1, n.Load())
 		}
 	}
-	if h.s.snap.Unheard != 0 {
-		t.Errorf("unheard %d: every message had listeners", h.s.snap.Unheard)
+	if h.Scene.snap.Unheard != 0 {
+		t.Errorf("unheard %d: every message had listeners", h.Scene.snap.Unheard)
 	}
 }

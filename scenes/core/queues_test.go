@@ -31,13 +31,13 @@ func sum(ns []uint64) uint64 {
 // its group's name is a second group: it gets all six again.
 func TestQueueGroupSplitsAndATypoDoubles(t *testing.T) {
 	h := newHarness(t, Queues)
-	w1 := h.start("sub tasks --queue workers")
-	w2 := h.start("sub tasks --queue workers")
-	h.until("two members", subsOn("tasks", 2))
+	w1 := h.Start("sub tasks --queue workers")
+	w2 := h.Start("sub tasks --queue workers")
+	h.Settle("two members", subsOn("tasks", 2))
 
-	h.run(`pub tasks "task {{Count}}" --count 6`)
-	h.until("six delivered", func(s Snapshot) bool { return s.Published == 6 && s.Delivered() == 6 })
-	got := memberCounts(h.s.snap, "workers")
+	h.Run(`pub tasks "task {{Count}}" --count 6`)
+	h.Settle("six delivered", func(s Snapshot) bool { return s.Published == 6 && s.Delivered() == 6 })
+	got := memberCounts(h.Scene.snap, "workers")
 	if len(got) != 2 || sum(got) != 6 {
 		t.Fatalf("members on screen: %v, want two summing to 6", got)
 	}
@@ -45,7 +45,7 @@ func TestQueueGroupSplitsAndATypoDoubles(t *testing.T) {
 	for _, j := range []*command.Job{w1, w2} {
 		byJob[jobConn(t, h, j)] = j.Received()
 	}
-	for _, s := range h.s.snap.Subs {
+	for _, s := range h.Scene.snap.Subs {
 		if byJob[s.Key] != s.Msgs {
 			t.Errorf("%s: %d on screen, its job received %d", s.Key, s.Msgs, byJob[s.Key])
 		}
@@ -57,15 +57,15 @@ func TestQueueGroupSplitsAndATypoDoubles(t *testing.T) {
 		t.Errorf("one group, one copy:\n%s", v)
 	}
 
-	w3 := h.start("sub tasks --queue worker")
-	h.until("a second group", subsOn("tasks", 3))
-	h.do("reset")
-	h.run(`pub tasks "task {{Count}}" --count 6`)
-	h.until("twelve delivered", func(s Snapshot) bool { return s.Published == 6 && s.Delivered() == 12 })
-	if got := memberCounts(h.s.snap, "worker"); len(got) != 1 || got[0] != 6 {
+	w3 := h.Start("sub tasks --queue worker")
+	h.Settle("a second group", subsOn("tasks", 3))
+	h.Do("reset")
+	h.Run(`pub tasks "task {{Count}}" --count 6`)
+	h.Settle("twelve delivered", func(s Snapshot) bool { return s.Published == 6 && s.Delivered() == 12 })
+	if got := memberCounts(h.Scene.snap, "worker"); len(got) != 1 || got[0] != 6 {
 		t.Errorf("the typo's group: %v, want [6]", got)
 	}
-	if got := memberCounts(h.s.snap, "workers"); sum(got) != 6 {
+	if got := memberCounts(h.Scene.snap, "workers"); sum(got) != 6 {
 		t.Errorf("workers: %v, want 6 between them", got)
 	}
 	if w3.Received() != 6 || w1.Received()+w2.Received() != 12 {
@@ -83,13 +83,13 @@ func jobConn(t *testing.T, h *harness, j *command.Job) string {
 	// The lab's sub connects as "natslab sub tasks", one connection per
 	// job, in the order the jobs started: so do the scene's rows.
 	idx := -1
-	for i, x := range h.jobs {
+	for i, x := range h.Jobs() {
 		if x == j {
 			idx = i
 		}
 	}
-	if idx < 0 || idx >= len(h.s.snap.Subs) {
+	if idx < 0 || idx >= len(h.Scene.snap.Subs) {
 		t.Fatalf("job %d not on screen", idx)
 	}
-	return h.s.snap.Subs[idx].Key
+	return h.Scene.snap.Subs[idx].Key
 }

@@ -11,9 +11,9 @@ import (
 // each failure says where the match broke.
 func TestWildcardsTokenMatching(t *testing.T) {
 	h := newHarness(t, Wildcards)
-	star := h.start(`sub "orders.*.created"`)
-	rest := h.start(`sub "orders.>"`)
-	h.until("two filters", func(s Snapshot) bool { return len(s.Subs) == 2 })
+	star := h.Start(`sub "orders.*.created"`)
+	rest := h.Start(`sub "orders.>"`)
+	h.Settle("two filters", func(s Snapshot) bool { return len(s.Subs) == 2 })
 
 	steps := []struct {
 		subject      string
@@ -26,13 +26,13 @@ func TestWildcardsTokenMatching(t *testing.T) {
 		{"orders.us.west.created", 1, 3, "✗ created ≠ west", "✓ match"},
 	}
 	for i, st := range steps {
-		h.run("pub " + st.subject + ` "order ` + string(rune('1'+i)) + `"`)
-		h.until(st.subject, func(s Snapshot) bool {
+		h.Run("pub " + st.subject + ` "order ` + string(rune('1'+i)) + `"`)
+		h.Settle(st.subject, func(s Snapshot) bool {
 			c := counts(s)
 			return s.Published == uint64(i+1) && c["orders.*.created"] == st.star && c["orders.>"] == st.rest
 		})
-		h.clock.Advance(3 * time.Second) // the match revealed, column by column
-		v := h.view(120, 14)
+		h.Clock.Advance(3 * time.Second) // the match revealed, column by column
+		v := h.View(120, 14)
 		lines := strings.Split(v, "\n")
 		line := func(prefix string) string {
 			for _, l := range lines {
@@ -53,7 +53,7 @@ func TestWildcardsTokenMatching(t *testing.T) {
 		t.Errorf("the jobs received %d and %d, want 1 and 3", star.Received(), rest.Received())
 	}
 	// Earlier publishes are listed with the filters that took them.
-	v := h.view(120, 14)
+	v := h.View(120, 14)
 	for _, want := range []string{"orders.created → orders.>", "orders.us.created → orders.*.created, orders.>"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the picture lacks %q:\n%s", want, v)
@@ -65,15 +65,15 @@ func TestWildcardsTokenMatching(t *testing.T) {
 // subject nobody's filter takes is counted as heard by no one.
 func TestWildcardsPublishSamplesAndUnheard(t *testing.T) {
 	h := newHarness(t, Wildcards)
-	h.start(`sub "orders.*.created"`)
-	h.until("a filter", func(s Snapshot) bool { return len(s.Subs) == 1 })
+	h.Start(`sub "orders.*.created"`)
+	h.Settle("a filter", func(s Snapshot) bool { return len(s.Subs) == 1 })
 	for _, want := range []string{"orders.created", "orders.us.created", "orders.us.west.created"} {
-		if out := h.do("publish"); !strings.Contains(out, "on "+want) {
+		if out := h.Do("publish"); !strings.Contains(out, "on "+want) {
 			t.Errorf("publish said %q, want %s", out, want)
 		}
 	}
-	h.until("3 published", func(s Snapshot) bool { return s.Published == 3 && s.Delivered() == 1 })
-	if s := h.s.snap; s.Unheard != 2 {
+	h.Settle("3 published", func(s Snapshot) bool { return s.Published == 3 && s.Delivered() == 1 })
+	if s := h.Scene.snap; s.Unheard != 2 {
 		t.Errorf("unheard %d, want 2 (only orders.us.created has a taker)", s.Unheard)
 	}
 }

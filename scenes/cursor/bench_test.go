@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"natslab/scenes/kit"
+	"natslab/scenes/kit/kittest"
 )
 
 // benchScene is a pool at 120x40 with two messages counting down and a
@@ -14,39 +15,25 @@ func benchScene(b *testing.B) *harness {
 		`pub jobs.resize "resize image {{Count}}" --count 40 --jetstream`,
 		"consumer add JOBS pool --pull --ack explicit --wait 30s --defaults",
 		`consumer add JOBS audit --pull --filter "jobs.resize" --defaults`)
-	h.s.Styles = kit.NewStyles(true)
-	h.run("consumer next JOBS pool --count 3")
-	h.run("consumer next JOBS pool --no-ack")
-	h.run("consumer next JOBS pool --no-ack")
-	h.settle("two out", func(s Snapshot) bool { return len(consumer(s, "pool").Out) == 2 })
-	h.s.SetSize(120, 40)
+	h.Scene.Styles = kit.NewStyles(true)
+	h.Run("consumer next JOBS pool --count 3")
+	h.Run("consumer next JOBS pool --no-ack")
+	h.Run("consumer next JOBS pool --no-ack")
+	h.Settle("two out", func(s Snapshot) bool { return len(consumer(s, "pool").Out) == 2 })
+	h.Scene.SetSize(120, 40)
 	return h
 }
 
 // A frame while the ack waits count down: every frame differs.
 func BenchmarkViewCountdown(b *testing.B) {
 	h := benchScene(b)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		h.clock.Advance(time.Millisecond)
-		if i%1000 == 0 {
-			h.clock.Advance(-time.Second) // keep the countdown running
-		}
-		_ = h.s.View()
-	}
+	kittest.BenchAnimating(b, h.Clock, h.Scene.View)
 }
 
 // Nothing moved: the lab calls View after every message it gets, and this
 // must cost nothing.
 func BenchmarkViewIdle(b *testing.B) {
 	h := benchScene(b)
-	h.clock.Advance(time.Minute)
-	_ = h.s.View()
-	_ = h.s.View()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		_ = h.s.View()
-	}
+	h.Clock.Advance(time.Minute)
+	kittest.BenchIdle(b, h.Scene.View)
 }

@@ -16,7 +16,7 @@ import (
 
 // still takes the clock past every movement and flash, so the frame shows
 // the state alone.
-func (h *harness) still() { h.clock.Advance(3 * time.Second) }
+func (h *harness) still() { h.Clock.Advance(3 * time.Second) }
 
 // exact makes the countdown start when the scene saw the delivery, never
 // re-synced to the server's timing: on a loaded machine the scene may see
@@ -33,64 +33,64 @@ func TestGoldenDurableConsumer(t *testing.T) {
 		`pub events.input_changed '{"field":"email"}' --jetstream`,
 		`pub events.page_loaded '{"page":"/pricing"}' --jetstream`)
 	const w, ht = 100, 14
-	h.settle("stream", func(s Snapshot) bool { return s.LastSeq == 3 })
+	h.Settle("stream", func(s Snapshot) bool { return s.LastSeq == 3 })
 	h.still()
-	h.golden(t, "1-no-consumer", w, ht)
+	h.Golden(t, "1-no-consumer", w, ht)
 
-	h.run("consumer add EVENTS worker --pull --ack explicit --defaults")
-	h.settle("worker", func(s Snapshot) bool { return consumer(s, "worker").Name != "" })
+	h.Run("consumer add EVENTS worker --pull --ack explicit --defaults")
+	h.Settle("worker", func(s Snapshot) bool { return consumer(s, "worker").Name != "" })
 	h.still()
-	h.golden(t, "2-consumer-at-start", w, ht)
+	h.Golden(t, "2-consumer-at-start", w, ht)
 
-	h.run("consumer next EVENTS worker --ack")
-	h.run("consumer next EVENTS worker --ack")
-	h.settle("floor 2", func(s Snapshot) bool { return consumer(s, "worker").AckFloor == 2 })
+	h.Run("consumer next EVENTS worker --ack")
+	h.Run("consumer next EVENTS worker --ack")
+	h.Settle("floor 2", func(s Snapshot) bool { return consumer(s, "worker").AckFloor == 2 })
 	h.still()
-	h.golden(t, "3-floor-2", w, ht)
+	h.Golden(t, "3-floor-2", w, ht)
 
 	h.srv.Stop()
-	h.settle("down", func(s Snapshot) bool { return !s.ServerUp })
+	h.Settle("down", func(s Snapshot) bool { return !s.ServerUp })
 	h.still()
-	h.golden(t, "4-server-down", w, ht)
+	h.Golden(t, "4-server-down", w, ht)
 
 	if err := h.srv.Restart(true); err != nil {
 		t.Fatal(err)
 	}
-	h.settle("back", func(s Snapshot) bool { return s.ServerUp && storyHas(s, "kept its place") })
+	h.Settle("back", func(s Snapshot) bool { return s.ServerUp && storyHas(s, "kept its place") })
 	h.still()
-	h.golden(t, "5-back-same-place", w, ht)
+	h.Golden(t, "5-back-same-place", w, ht)
 
-	h.run("consumer next EVENTS worker --ack")
-	h.settle("floor 3", func(s Snapshot) bool { return consumer(s, "worker").AckFloor == 3 })
+	h.Run("consumer next EVENTS worker --ack")
+	h.Settle("floor 3", func(s Snapshot) bool { return consumer(s, "worker").AckFloor == 3 })
 	h.still()
-	h.golden(t, "6-carried-on", w, ht)
+	h.Golden(t, "6-carried-on", w, ht)
 }
 
 func TestGoldenAckRedelivery(t *testing.T) {
 	exact(t)
 	h := newHarness(t, "stream add JOBS --subjects 'jobs.>' --defaults", `pub jobs.email "send welcome email" --jetstream`)
 	const w, ht = 100, 14
-	h.run("consumer add JOBS worker --pull --wait 3s --max-deliver 3 --defaults")
-	h.settle("worker", func(s Snapshot) bool { return consumer(s, "worker").Name != "" })
+	h.Run("consumer add JOBS worker --pull --wait 3s --max-deliver 3 --defaults")
+	h.Settle("worker", func(s Snapshot) bool { return consumer(s, "worker").Name != "" })
 	h.still()
-	h.golden(t, "1-consumer", w, ht)
+	h.Golden(t, "1-consumer", w, ht)
 
-	h.run("consumer next JOBS worker --no-ack")
-	h.settle("delivered", func(s Snapshot) bool { return len(consumer(s, "worker").Out) == 1 })
-	h.clock.Advance(150 * time.Millisecond)
-	h.golden(t, "2-delivering", w, ht)
-	h.clock.Advance(1350 * time.Millisecond)
-	h.golden(t, "3-countdown-half-way", w, ht)
-	h.clock.Advance(1600 * time.Millisecond)
-	h.golden(t, "4-ack-wait-ran-out", w, ht)
+	h.Run("consumer next JOBS worker --no-ack")
+	h.Settle("delivered", func(s Snapshot) bool { return len(consumer(s, "worker").Out) == 1 })
+	h.Clock.Advance(150 * time.Millisecond)
+	h.Golden(t, "2-delivering", w, ht)
+	h.Clock.Advance(1350 * time.Millisecond)
+	h.Golden(t, "3-countdown-half-way", w, ht)
+	h.Clock.Advance(1600 * time.Millisecond)
+	h.Golden(t, "4-ack-wait-ran-out", w, ht)
 
-	h.start("consumer next JOBS worker --no-ack")
-	h.settle("try 2", func(s Snapshot) bool {
+	h.Start("consumer next JOBS worker --no-ack")
+	h.Settle("try 2", func(s Snapshot) bool {
 		o := consumer(s, "worker").Out
 		return len(o) == 1 && o[0].Tries == 2
 	})
-	h.clock.Advance(time.Second)
-	h.golden(t, "5-redelivered-try-2", w, ht)
+	h.Clock.Advance(time.Second)
+	h.Golden(t, "5-redelivered-try-2", w, ht)
 }
 
 func TestGoldenGivenUp(t *testing.T) {
@@ -99,27 +99,27 @@ func TestGoldenGivenUp(t *testing.T) {
 		"consumer add JOBS worker --pull --wait 1s --max-deliver 3 --defaults")
 	const w, ht = 100, 14
 	for i := 0; i < 3; i++ {
-		h.run("consumer next JOBS worker --no-ack --timeout 3s")
+		h.Run("consumer next JOBS worker --no-ack --timeout 3s")
 	}
-	h.settle("try 3", func(s Snapshot) bool {
+	h.Settle("try 3", func(s Snapshot) bool {
 		o := consumer(s, "worker").Out
 		return len(o) == 1 && o[0].Tries == 3
 	})
 	h.still()
-	h.golden(t, "1-last-try-ran-out", w, ht)
+	h.Golden(t, "1-last-try-ran-out", w, ht)
 
 	time.Sleep(1200 * time.Millisecond) // the server's ack wait is real time
-	_, _ = h.try("consumer next JOBS worker --no-ack --timeout 1s")
-	h.settle("given up", func(s Snapshot) bool { return consumer(s, "worker").Dead[1] != "" })
+	_, _ = h.Try("consumer next JOBS worker --no-ack --timeout 1s")
+	h.Settle("given up", func(s Snapshot) bool { return consumer(s, "worker").Dead[1] != "" })
 	h.still()
-	h.golden(t, "2-max-deliveries", w, ht)
+	h.Golden(t, "2-max-deliveries", w, ht)
 
-	h.run(`pub jobs.resize "resize image 42" --jetstream`)
-	h.run("consumer next JOBS worker --nak")
-	h.run("consumer next JOBS worker --term")
-	h.settle("terminated", func(s Snapshot) bool { return consumer(s, "worker").Dead[2] != "" && storyHas(s, "terminated") })
+	h.Run(`pub jobs.resize "resize image 42" --jetstream`)
+	h.Run("consumer next JOBS worker --nak")
+	h.Run("consumer next JOBS worker --term")
+	h.Settle("terminated", func(s Snapshot) bool { return consumer(s, "worker").Dead[2] != "" && storyHas(s, "terminated") })
 	h.still()
-	h.golden(t, "3-nak-then-term", w, ht)
+	h.Golden(t, "3-nak-then-term", w, ht)
 }
 
 func TestGoldenTwoConsumers(t *testing.T) {
@@ -127,23 +127,23 @@ func TestGoldenTwoConsumers(t *testing.T) {
 		`pub orders.us.new "order 1 (us)" --jetstream`, `pub orders.eu.new "order 2 (eu)" --jetstream`,
 		`pub orders.us.new "order 3 (us)" --jetstream`, `pub orders.eu.new "order 4 (eu)" --jetstream`)
 	const w, ht = 110, 16
-	h.run(`consumer add ORDERS us --pull --filter "orders.us.>" --defaults`)
-	h.run(`consumer next ORDERS us --count 2`)
-	h.settle("us", func(s Snapshot) bool { return consumer(s, "us").AckFloor == 3 })
+	h.Run(`consumer add ORDERS us --pull --filter "orders.us.>" --defaults`)
+	h.Run(`consumer next ORDERS us --count 2`)
+	h.Settle("us", func(s Snapshot) bool { return consumer(s, "us").AckFloor == 3 })
 	h.still()
-	h.golden(t, "1-us-read-its-two", w, ht)
+	h.Golden(t, "1-us-read-its-two", w, ht)
 
-	h.run(`consumer add ORDERS eu --pull --filter "orders.eu.>" --defaults`)
-	h.run(`consumer next ORDERS eu --count 2`)
-	h.run(`pub orders.eu.new "order 5 (eu)" --jetstream`)
-	h.settle("eu", func(s Snapshot) bool { return consumer(s, "eu").AckFloor == 4 && consumer(s, "eu").Pending == 1 })
+	h.Run(`consumer add ORDERS eu --pull --filter "orders.eu.>" --defaults`)
+	h.Run(`consumer next ORDERS eu --count 2`)
+	h.Run(`pub orders.eu.new "order 5 (eu)" --jetstream`)
+	h.Settle("eu", func(s Snapshot) bool { return consumer(s, "eu").AckFloor == 4 && consumer(s, "eu").Pending == 1 })
 	h.still()
-	h.golden(t, "2-new-eu-order-waits-for-eu", w, ht)
+	h.Golden(t, "2-new-eu-order-waits-for-eu", w, ht)
 
-	h.run(`consumer add ORDERS ue --pull --filter "orders.ue.>" --defaults`)
-	h.settle("typo", func(s Snapshot) bool { return consumer(s, "ue").NoMatch })
+	h.Run(`consumer add ORDERS ue --pull --filter "orders.ue.>" --defaults`)
+	h.Settle("typo", func(s Snapshot) bool { return consumer(s, "ue").NoMatch })
 	h.still()
-	h.golden(t, "3-filter-typo", w, ht)
+	h.Golden(t, "3-filter-typo", w, ht)
 }
 
 func TestGoldenWorkerPool(t *testing.T) {
@@ -153,22 +153,22 @@ func TestGoldenWorkerPool(t *testing.T) {
 		"consumer add JOBS pool --pull --ack explicit --wait 3s --defaults")
 	const w, ht = 120, 16
 	for i := 0; i < 3; i++ {
-		h.run("consumer next JOBS pool --count 2")
+		h.Run("consumer next JOBS pool --count 2")
 	}
-	h.settle("six", func(s Snapshot) bool { return consumer(s, "pool").AckFloor == 6 })
+	h.Settle("six", func(s Snapshot) bool { return consumer(s, "pool").AckFloor == 6 })
 	h.still()
-	h.golden(t, "1-three-workers-six-jobs", w, ht)
+	h.Golden(t, "1-three-workers-six-jobs", w, ht)
 
-	h.run("consumer next JOBS pool --no-ack")
-	h.settle("seventh out", func(s Snapshot) bool { return len(consumer(s, "pool").Out) == 1 })
-	h.clock.Advance(time.Second)
-	h.start("consumer next JOBS pool")
-	h.settle("survivor waits", func(s Snapshot) bool { return consumer(s, "pool").Waiting == 1 })
-	h.golden(t, "2-a-worker-died-a-survivor-waits", w, ht)
+	h.Run("consumer next JOBS pool --no-ack")
+	h.Settle("seventh out", func(s Snapshot) bool { return len(consumer(s, "pool").Out) == 1 })
+	h.Clock.Advance(time.Second)
+	h.Start("consumer next JOBS pool")
+	h.Settle("survivor waits", func(s Snapshot) bool { return consumer(s, "pool").Waiting == 1 })
+	h.Golden(t, "2-a-worker-died-a-survivor-waits", w, ht)
 
-	h.settle("finished", func(s Snapshot) bool { return consumer(s, "pool").AckFloor == 7 })
+	h.Settle("finished", func(s Snapshot) bool { return consumer(s, "pool").AckFloor == 7 })
 	h.still()
-	h.golden(t, "3-the-survivor-finished-it", w, ht)
+	h.Golden(t, "3-the-survivor-finished-it", w, ht)
 }
 
 func TestGoldenSizes(t *testing.T) {
@@ -176,11 +176,11 @@ func TestGoldenSizes(t *testing.T) {
 	h := newHarness(t, "stream add JOBS --subjects 'jobs.>' --defaults",
 		`pub jobs.resize "resize image {{Count}}" --count 30 --jetstream`,
 		"consumer add JOBS pool --pull --ack explicit --wait 10s --defaults")
-	h.run("consumer next JOBS pool --count 3")
-	h.run("consumer next JOBS pool --no-ack")
-	h.run("consumer next JOBS pool --no-ack")
-	h.settle("two out", func(s Snapshot) bool { return len(consumer(s, "pool").Out) == 2 })
-	h.clock.Advance(4 * time.Second)
+	h.Run("consumer next JOBS pool --count 3")
+	h.Run("consumer next JOBS pool --no-ack")
+	h.Run("consumer next JOBS pool --no-ack")
+	h.Settle("two out", func(s Snapshot) bool { return len(consumer(s, "pool").Out) == 2 })
+	h.Clock.Advance(4 * time.Second)
 	for _, sz := range []struct {
 		name string
 		w, h int
@@ -194,7 +194,7 @@ func TestGoldenSizes(t *testing.T) {
 		{"100x3-one-line", 100, 3},
 		{"1x1", 1, 1},
 	} {
-		h.golden(t, sz.name, sz.w, sz.h)
+		h.Golden(t, sz.name, sz.w, sz.h)
 	}
 }
 
@@ -203,13 +203,13 @@ func TestGoldenSizes(t *testing.T) {
 func TestSamePictureWithoutColour(t *testing.T) {
 	h := newHarness(t, "stream add JOBS --subjects 'jobs.>' --defaults", "pub jobs.a 1 --jetstream",
 		"consumer add JOBS w --pull --wait 30s --defaults")
-	h.run("consumer next JOBS w --no-ack")
-	h.settle("out", func(s Snapshot) bool { return len(consumer(s, "w").Out) == 1 })
-	plain := h.view(100, 14)
-	h.s.Styles = kit.NewStyles(true)
-	h.s.Touch()
-	h.s.SetSize(100, 14)
-	coloured := h.s.View()
+	h.Run("consumer next JOBS w --no-ack")
+	h.Settle("out", func(s Snapshot) bool { return len(consumer(s, "w").Out) == 1 })
+	plain := h.View(100, 14)
+	h.Scene.Styles = kit.NewStyles(true)
+	h.Scene.Touch()
+	h.Scene.SetSize(100, 14)
+	coloured := h.Scene.View()
 	if coloured == plain || ansi.Strip(coloured) != plain {
 		t.Fatalf("colour changes the text:\n%s\n---\n%s", plain, ansi.Strip(coloured))
 	}

@@ -75,6 +75,12 @@ func (b *Base) SetSize(w, h int) {
 // Touch makes the next View draw afresh, whatever the cache holds.
 func (b *Base) Touch() { b.dirty = true }
 
+// UseStyles draws in st from the next View on (tests draw without colour).
+func (b *Base) UseStyles(st *Styles) {
+	b.Styles = st
+	b.dirty = true
+}
+
 // Close implements scenes.Scene: the feed ends first, so nothing waits on
 // it while the driver's connections close.
 func (b *Base) Close() {

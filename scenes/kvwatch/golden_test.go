@@ -9,7 +9,7 @@ import (
 // manual clock (ANSI stripped). Update with -update. The commands are the
 // episode's own, typed one at a time as a learner would.
 
-func (h *harness) still() { h.clock.Advance(3 * time.Second) }
+func (h *harness) still() { h.Clock.Advance(3 * time.Second) }
 
 // last is the newest write the scene heard.
 func last(s Snapshot) Change {
@@ -22,50 +22,50 @@ func last(s Snapshot) Change {
 func TestGoldenEpisode(t *testing.T) {
 	h := newHarness(t)
 	const w, ht = 100, 16
-	h.golden(t, "1-no-bucket", w, ht)
+	h.Golden(t, "1-no-bucket", w, ht)
 
-	h.run("kv add profiles")
-	h.settle("bucket", func(s Snapshot) bool { return s.Bucket == "profiles" })
+	h.Run("kv add profiles")
+	h.Settle("bucket", func(s Snapshot) bool { return s.Bucket == "profiles" })
 	h.still()
-	h.golden(t, "2-empty-bucket", w, ht)
+	h.Golden(t, "2-empty-bucket", w, ht)
 
-	h.run("kv put profiles sue.color blue")
-	h.settle("blue", func(s Snapshot) bool { return last(s).Rev == 1 })
-	h.clock.Advance(200 * time.Millisecond)
-	h.golden(t, "3-put-arriving", w, ht)
+	h.Run("kv put profiles sue.color blue")
+	h.Settle("blue", func(s Snapshot) bool { return last(s).Rev == 1 })
+	h.Clock.Advance(200 * time.Millisecond)
+	h.Golden(t, "3-put-arriving", w, ht)
 	h.still()
-	h.golden(t, "4-blue-at-rev-1", w, ht)
+	h.Golden(t, "4-blue-at-rev-1", w, ht)
 
-	h.start("kv watch profiles")
-	h.run("kv put profiles sue.color green")
-	h.settle("green", func(s Snapshot) bool { return last(s).Rev == 2 && s.Watchers == 1 })
+	h.Start("kv watch profiles")
+	h.Run("kv put profiles sue.color green")
+	h.Settle("green", func(s Snapshot) bool { return last(s).Rev == 2 && s.Watchers == 1 })
 	h.still()
-	h.golden(t, "5-green-watched", w, ht)
+	h.Golden(t, "5-green-watched", w, ht)
 
-	_, _ = h.try("kv update profiles sue.color red 1")
-	h.settle("refused", func(s Snapshot) bool { return last(s).Refused })
-	h.clock.Advance(550 * time.Millisecond)
-	h.golden(t, "6-stale-update-bouncing", w, ht)
+	_, _ = h.Try("kv update profiles sue.color red 1")
+	h.Settle("refused", func(s Snapshot) bool { return last(s).Refused })
+	h.Clock.Advance(550 * time.Millisecond)
+	h.Golden(t, "6-stale-update-bouncing", w, ht)
 	h.still()
-	h.golden(t, "7-stale-update-refused", w, ht)
+	h.Golden(t, "7-stale-update-refused", w, ht)
 
-	h.run("kv update profiles sue.color red 2")
-	h.settle("red", func(s Snapshot) bool { return last(s).Rev == 3 })
+	h.Run("kv update profiles sue.color red 2")
+	h.Settle("red", func(s Snapshot) bool { return last(s).Rev == 3 })
 	h.still()
-	h.golden(t, "8-update-at-current-revision", w, ht)
+	h.Golden(t, "8-update-at-current-revision", w, ht)
 
-	h.run("kv del profiles sue.color -f")
-	h.settle("deleted", func(s Snapshot) bool { return last(s).Rev == 4 })
+	h.Run("kv del profiles sue.color -f")
+	h.Settle("deleted", func(s Snapshot) bool { return last(s).Rev == 4 })
 	h.still()
-	h.golden(t, "9-deleted-marker", w, ht)
+	h.Golden(t, "9-deleted-marker", w, ht)
 }
 
 func TestGoldenSizes(t *testing.T) {
 	h := newHarness(t, "kv add config --history 5", "kv put config app.color blue", "kv put config app.color green",
 		"kv put config app.mode dark", "kv put config db.url nats://127.0.0.1:4222")
-	h.settle("keys", func(s Snapshot) bool { return len(s.Keys) == 3 })
-	h.run("kv put config app.mode light")
-	h.settle("light", func(s Snapshot) bool { return last(s).Rev == 5 })
+	h.Settle("keys", func(s Snapshot) bool { return len(s.Keys) == 3 })
+	h.Run("kv put config app.mode light")
+	h.Settle("light", func(s Snapshot) bool { return last(s).Rev == 5 })
 	h.still()
 	for _, sz := range []struct {
 		name string
@@ -79,6 +79,6 @@ func TestGoldenSizes(t *testing.T) {
 		{"39x6-one-line", 39, 6},
 		{"1x1", 1, 1},
 	} {
-		h.golden(t, sz.name, sz.w, sz.h)
+		h.Golden(t, sz.name, sz.w, sz.h)
 	}
 }

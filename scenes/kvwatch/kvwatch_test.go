@@ -10,15 +10,13 @@ import (
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
-	"natslab/scenes"
-	"natslab/scenes/kit"
 )
 
 // Integration tests: the episode's commands on a real server, and what the
 // scene says checked against the broker's own answers.
 
 func (h *harness) js() jetstream.JetStream {
-	nc := brokertest.Connect(h.t, h.srv, "test")
+	nc := brokertest.Connect(h.T, h.srv, "test")
 	js, _ := jetstream.New(nc)
 	return js
 }
@@ -26,10 +24,10 @@ func (h *harness) js() jetstream.JetStream {
 func TestRevisionsMatchTheBroker(t *testing.T) {
 	h := newHarness(t, "kv add profiles --history 5")
 	for _, v := range []string{"blue", "green", "red"} {
-		h.run("kv put profiles sue.color " + v)
+		h.Run("kv put profiles sue.color " + v)
 	}
-	h.run("kv put profiles bob.color gray")
-	h.settle("four", func(s Snapshot) bool { return s.LastSeq == 4 && len(s.Keys) == 2 })
+	h.Run("kv put profiles bob.color gray")
+	h.Settle("four", func(s Snapshot) bool { return s.LastSeq == 4 && len(s.Keys) == 2 })
 	ctx := context.Background()
 	kv, err := h.js().KeyValue(ctx, "profiles")
 	if err != nil {
@@ -40,15 +38,15 @@ func TestRevisionsMatchTheBroker(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k := key(h.s.snap, name)
+		k := key(h.Scene.snap, name)
 		if k.Rev != e.Revision() || k.Value != string(e.Value()) {
 			t.Fatalf("%s: scene %+v, broker rev %d %q", name, k, e.Revision(), e.Value())
 		}
 	}
-	if k := key(h.s.snap, "sue.color"); k.Kept != 3 || h.s.snap.History != 5 {
-		t.Fatalf("history: kept %d of %d, want 3 of 5", k.Kept, h.s.snap.History)
+	if k := key(h.Scene.snap, "sue.color"); k.Kept != 3 || h.Scene.snap.History != 5 {
+		t.Fatalf("history: kept %d of %d, want 3 of 5", k.Kept, h.Scene.snap.History)
 	}
-	if s := h.s.snap; s.Stream != "KV_profiles" || s.Msgs != 4 {
+	if s := h.Scene.snap; s.Stream != "KV_profiles" || s.Msgs != 4 {
 		t.Fatalf("stream underneath: %s with %d messages", s.Stream, s.Msgs)
 	}
 }
@@ -57,7 +55,7 @@ func TestRevisionsMatchTheBroker(t *testing.T) {
 // until the learner starts kv watch, and then one.
 func TestTheSceneAddsNoWatcher(t *testing.T) {
 	h := newHarness(t, "kv add profiles", "kv put profiles sue.color blue")
-	h.settle("blue", func(s Snapshot) bool { return key(s, "sue.color").Rev == 1 })
+	h.Settle("blue", func(s Snapshot) bool { return key(s, "sue.color").Rev == 1 })
 	info := func() int {
 		st, err := h.js().Stream(context.Background(), "KV_profiles")
 		if err != nil {
@@ -65,12 +63,12 @@ func TestTheSceneAddsNoWatcher(t *testing.T) {
 		}
 		return st.CachedInfo().State.Consumers
 	}
-	if n := info(); n != 0 || h.s.snap.Watchers != 0 {
-		t.Fatalf("with the scene open: %d consumers (scene says %d), want 0", n, h.s.snap.Watchers)
+	if n := info(); n != 0 || h.Scene.snap.Watchers != 0 {
+		t.Fatalf("with the scene open: %d consumers (scene says %d), want 0", n, h.Scene.snap.Watchers)
 	}
-	h.start("kv watch profiles")
-	h.run("kv put profiles sue.color green")
-	h.settle("watched", func(s Snapshot) bool { return s.Watchers == 1 && key(s, "sue.color").Value == "green" })
+	h.Start("kv watch profiles")
+	h.Run("kv put profiles sue.color green")
+	h.Settle("watched", func(s Snapshot) bool { return s.Watchers == 1 && key(s, "sue.color").Value == "green" })
 	if n := info(); n != 1 {
 		t.Fatalf("with kv watch running: %d consumers, want 1", n)
 	}
@@ -78,94 +76,94 @@ func TestTheSceneAddsNoWatcher(t *testing.T) {
 
 func TestCompareAndSet(t *testing.T) {
 	h := newHarness(t, "kv add profiles", "kv put profiles sue.color blue", "kv put profiles sue.color green")
-	h.settle("green", func(s Snapshot) bool { return key(s, "sue.color").Rev == 2 })
-	if _, err := h.try("kv update profiles sue.color red 1"); err == nil {
+	h.Settle("green", func(s Snapshot) bool { return key(s, "sue.color").Rev == 2 })
+	if _, err := h.Try("kv update profiles sue.color red 1"); err == nil {
 		t.Fatal("a stale update went through")
 	}
-	h.settle("refused", func(s Snapshot) bool { return last(s).Refused })
-	ch := last(h.s.snap)
+	h.Settle("refused", func(s Snapshot) bool { return last(s).Refused })
+	ch := last(h.Scene.snap)
 	if ch.Op != "update" || ch.Expected != 1 || ch.Was != 2 || !strings.Contains(ch.Why, "revision 2, not 1") {
 		t.Fatalf("refused write: %+v", ch)
 	}
-	if k := key(h.s.snap, "sue.color"); k.Rev != 2 || k.Value != "green" {
+	if k := key(h.Scene.snap, "sue.color"); k.Rev != 2 || k.Value != "green" {
 		t.Fatalf("after the refusal: %+v", k)
 	}
-	h.run("kv update profiles sue.color red 2")
-	h.settle("stored", func(s Snapshot) bool { return last(s).Rev == 3 })
-	if ch := last(h.s.snap); ch.Refused || ch.Expected != 2 {
+	h.Run("kv update profiles sue.color red 2")
+	h.Settle("stored", func(s Snapshot) bool { return last(s).Rev == 3 })
+	if ch := last(h.Scene.snap); ch.Refused || ch.Expected != 2 {
 		t.Fatalf("update at the current revision: %+v", ch)
 	}
 	// kv create on an existing key is a compare-and-set too.
-	if _, err := h.try("kv create profiles sue.color purple"); err == nil {
+	if _, err := h.Try("kv create profiles sue.color purple"); err == nil {
 		t.Fatal("create of an existing key went through")
 	}
-	h.settle("create refused", func(s Snapshot) bool { return last(s).Refused && last(s).Op == "create" })
-	h.run("kv del profiles sue.color -f")
-	h.settle("deleted", func(s Snapshot) bool { return key(s, "sue.color").Op == "del" })
-	if v := h.view(100, 16); !strings.Contains(v, "deleted") || !strings.Contains(v, "refused") {
+	h.Settle("create refused", func(s Snapshot) bool { return last(s).Refused && last(s).Op == "create" })
+	h.Run("kv del profiles sue.color -f")
+	h.Settle("deleted", func(s Snapshot) bool { return key(s, "sue.color").Op == "del" })
+	if v := h.View(100, 16); !strings.Contains(v, "deleted") || !strings.Contains(v, "refused") {
 		t.Fatalf("view:\n%s", v)
 	}
 }
 
 func TestWatchControlAndBuckets(t *testing.T) {
 	h := newHarness(t)
-	h.settle("none", func(s Snapshot) bool { return strings.Contains(s.Problem, "kv add") })
-	if _, err := h.s.Do("watch", []string{"profiles"}); err == nil || !strings.Contains(err.Error(), "kv add profiles") {
+	h.Settle("none", func(s Snapshot) bool { return strings.Contains(s.Problem, "kv add") })
+	if _, err := h.Scene.Do("watch", []string{"profiles"}); err == nil || !strings.Contains(err.Error(), "kv add profiles") {
 		t.Fatalf("watch before any bucket: %v", err)
 	}
-	h.run("kv add profiles")
-	h.settle("found", func(s Snapshot) bool { return s.Bucket == "profiles" })
-	h.run("kv add config")
-	h.settle("newest", func(s Snapshot) bool { return s.Bucket == "config" })
-	if _, err := h.s.Do("watch", []string{"nope"}); err == nil || !strings.Contains(err.Error(), "config, profiles") {
+	h.Run("kv add profiles")
+	h.Settle("found", func(s Snapshot) bool { return s.Bucket == "profiles" })
+	h.Run("kv add config")
+	h.Settle("newest", func(s Snapshot) bool { return s.Bucket == "config" })
+	if _, err := h.Scene.Do("watch", []string{"nope"}); err == nil || !strings.Contains(err.Error(), "config, profiles") {
 		t.Fatalf("watch nope: %v", err)
 	}
-	if _, err := h.s.Do("watch", []string{"a", "b"}); err == nil {
+	if _, err := h.Scene.Do("watch", []string{"a", "b"}); err == nil {
 		t.Fatal("two buckets accepted")
 	}
-	if _, err := h.s.Do("watch", []string{"profiles"}); err != nil {
+	if _, err := h.Scene.Do("watch", []string{"profiles"}); err != nil {
 		t.Fatal(err)
 	}
-	h.settle("chosen", func(s Snapshot) bool { return s.Bucket == "profiles" && !s.Auto })
-	h.run("kv put profiles a 1")
-	h.settle("a", func(s Snapshot) bool { return key(s, "a").Rev == 1 })
-	h.run("kv rm profiles -f")
-	h.settle("gone", func(s Snapshot) bool { return strings.Contains(s.Problem, "profiles is gone") })
-	if _, err := h.s.Do("watch", nil); err != nil {
+	h.Settle("chosen", func(s Snapshot) bool { return s.Bucket == "profiles" && !s.Auto })
+	h.Run("kv put profiles a 1")
+	h.Settle("a", func(s Snapshot) bool { return key(s, "a").Rev == 1 })
+	h.Run("kv rm profiles -f")
+	h.Settle("gone", func(s Snapshot) bool { return strings.Contains(s.Problem, "profiles is gone") })
+	if _, err := h.Scene.Do("watch", nil); err != nil {
 		t.Fatal(err)
 	}
-	h.settle("auto", func(s Snapshot) bool { return s.Bucket == "config" && s.Auto })
+	h.Settle("auto", func(s Snapshot) bool { return s.Bucket == "config" && s.Auto })
 }
 
 func TestRestartKeepsTheBucket(t *testing.T) {
 	h := newHarness(t, "kv add profiles", "kv put profiles sue.color blue")
-	h.settle("blue", func(s Snapshot) bool { return key(s, "sue.color").Rev == 1 })
+	h.Settle("blue", func(s Snapshot) bool { return key(s, "sue.color").Rev == 1 })
 	h.srv.Stop()
-	h.settle("down", func(s Snapshot) bool { return !s.ServerUp })
-	if v := h.view(100, 12); !strings.Contains(v, "server ○ down") || !strings.Contains(v, "blue") {
+	h.Settle("down", func(s Snapshot) bool { return !s.ServerUp })
+	if v := h.View(100, 12); !strings.Contains(v, "server ○ down") || !strings.Contains(v, "blue") {
 		t.Fatalf("down:\n%s", v)
 	}
 	if err := h.srv.Restart(true); err != nil {
 		t.Fatal(err)
 	}
-	h.settle("up", func(s Snapshot) bool { return s.ServerUp })
-	h.run("kv put profiles sue.color green")
-	h.settle("green", func(s Snapshot) bool { return last(s).Rev == 2 })
+	h.Settle("up", func(s Snapshot) bool { return s.ServerUp })
+	h.Run("kv put profiles sue.color green")
+	h.Settle("green", func(s Snapshot) bool { return last(s).Rev == 2 })
 }
 
 func TestJetStreamOff(t *testing.T) {
 	h := newHarness(t, "kv add profiles")
-	h.settle("found", func(s Snapshot) bool { return s.Bucket == "profiles" })
-	h.run("nats-server")
-	h.settle("off", func(s Snapshot) bool { return strings.Contains(s.Problem, "JetStream is off") })
-	h.run("nats-server -js")
-	h.settle("on", func(s Snapshot) bool { return s.Bucket == "profiles" && s.Problem == "" })
+	h.Settle("found", func(s Snapshot) bool { return s.Bucket == "profiles" })
+	h.Run("nats-server")
+	h.Settle("off", func(s Snapshot) bool { return strings.Contains(s.Problem, "JetStream is off") })
+	h.Run("nats-server -js")
+	h.Settle("on", func(s Snapshot) bool { return s.Bucket == "profiles" && s.Problem == "" })
 }
 
 // Nothing is asked of the broker while nothing is written.
 func TestIdleAsksNothing(t *testing.T) {
 	h := newHarness(t, "kv add profiles", "kv put profiles a 1")
-	h.settle("a", func(s Snapshot) bool { return key(s, "a").Rev == 1 })
+	h.Settle("a", func(s Snapshot) bool { return key(s, "a").Rev == 1 })
 	api := func() uint64 {
 		ai, err := h.js().AccountInfo(context.Background())
 		if err != nil {
@@ -187,18 +185,12 @@ func TestExternalDeployment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, srv: srv, clock: kit.NewManualClock(epoch)}
-	h.sess = newSession(ext)
-	s, err := New(scenes.Env{Deployment: ext, Clock: h.clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	h.s = s
-	h.run("kv add profiles")
-	h.settle("bucket", func(s Snapshot) bool { return s.Bucket == "profiles" })
-	h.run("kv put profiles sue.color blue")
-	h.settle("blue", func(s Snapshot) bool { return last(s).Rev == 1 })
-	_, _ = h.try("kv update profiles sue.color red 7")
-	h.settle("refused", func(s Snapshot) bool { return last(s).Refused })
+	h := newLearner(t, srv, ext)
+	h.open()
+	h.Run("kv add profiles")
+	h.Settle("bucket", func(s Snapshot) bool { return s.Bucket == "profiles" })
+	h.Run("kv put profiles sue.color blue")
+	h.Settle("blue", func(s Snapshot) bool { return last(s).Rev == 1 })
+	_, _ = h.Try("kv update profiles sue.color red 7")
+	h.Settle("refused", func(s Snapshot) bool { return last(s).Refused })
 }

@@ -6,107 +6,44 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
 	"natslab/scenes"
-	"natslab/scenes/kit"
+	"natslab/scenes/kit/kittest"
 )
 
 // harness runs a replicas scene on a real three-node cluster in the test
 // process, with a manual clock, delivering the scene's feed messages as
 // Bubble Tea would.
 type harness struct {
-	t       testing.TB
-	srv     *broker.Server
-	nc      *nats.Conn
-	js      jetstream.JetStream
-	s       *Scene
-	clock   *kit.ManualClock
-	waiting chan tea.Msg
+	*kittest.Harness[*Scene, Snapshot]
+	srv *broker.Server
+	nc  *nats.Conn
+	js  jetstream.JetStream
 }
-
-var epoch = time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
 
 func newHarness(t testing.TB) *harness {
 	t.Helper()
 	srv := brokertest.Start(t, brokertest.Clustered())
-	h := &harness{t: t, srv: srv, clock: kit.NewManualClock(epoch)}
-	s, err := New(scenes.Env{Deployment: srv, Clock: h.clock}, Options{})
-	if err != nil {
-		t.Fatalf("new scene: %v", err)
-	}
-	t.Cleanup(s.Close)
-	s.Styles = kit.NewStyles(false)
-	h.s = s
+	// Every View draws afresh at the clock's time, whatever the cache holds.
+	kh := kittest.Open(t, srv, func(env scenes.Env) (*Scene, error) { return New(env, Options{}) },
+		func(s *Scene) Snapshot { return s.snap }, kittest.Linger(150*time.Millisecond), kittest.Redraw())
+	h := &harness{Harness: kh, srv: srv}
 	h.nc = brokertest.Connect(t, srv, "replicas test")
 	h.js, _ = jetstream.New(h.nc)
 	return h
 }
 
-// do runs a control and fails the test on an error.
-func (h *harness) do(control string, args ...string) string {
-	h.t.Helper()
-	out, err := h.s.Do(control, args)
-	if err != nil {
-		h.t.Fatalf("%s %v: %v", control, args, err)
-	}
-	return out
-}
-
-// step delivers the scene's next feed message, if one comes within timeout.
-func (h *harness) step(timeout time.Duration) bool {
-	if h.waiting == nil {
-		ch := make(chan tea.Msg, 1)
-		cmd := h.s.Feed().Wait()
-		go func() { ch <- cmd() }()
-		h.waiting = ch
-	}
-	select {
-	case m := <-h.waiting:
-		h.waiting = nil
-		h.s.Update(m)
-		return true
-	case <-time.After(timeout):
-		return false
-	}
-}
-
-// until delivers feed messages until the scene's own snapshot satisfies
-// cond, then a moment more, so every event of the stage is in.
-func (h *harness) until(what string, cond func(Snapshot) bool) {
-	h.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond(h.s.snap) {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("waiting for %s: the scene shows %+v", what, h.s.snap)
-		}
-		h.step(50 * time.Millisecond)
-	}
-	end := time.Now().Add(150 * time.Millisecond)
-	for time.Now().Before(end) {
-		h.step(10 * time.Millisecond)
-	}
-}
-
-// view draws the scene at w×h, without escape sequences.
-func (h *harness) view(w, hgt int) string {
-	h.s.SetSize(w, hgt)
-	h.s.Touch()
-	return ansi.Strip(h.s.View())
-}
-
 // createStream makes a stream the way a learner would, outside the scene.
 func (h *harness) createStream(name, subject string, replicas int) {
-	h.t.Helper()
+	h.T.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if _, err := h.js.CreateStream(ctx, jetstream.StreamConfig{Name: name, Subjects: []string{subject}, Replicas: replicas}); err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 }
 
@@ -114,17 +51,17 @@ func (h *harness) createStream(name, subject string, replicas int) {
 // --preferred` does, so that a picture does not depend on who won an
 // election; it returns once the scene has seen it.
 func (h *harness) lead(stream, node string) {
-	h.t.Helper()
+	h.T.Helper()
 	req, _ := json.Marshal(map[string]any{"placement": map[string]string{"preferred": node}})
 	deadline := time.Now().Add(15 * time.Second)
-	for h.s.snap.Leader(stream) != node {
+	for h.Scene.snap.Leader(stream) != node {
 		if time.Now().After(deadline) {
-			h.t.Fatalf("%s did not become the leader of %s: the scene shows %+v", node, stream, h.s.snap)
+			h.T.Fatalf("%s did not become the leader of %s: the scene shows %+v", node, stream, h.Scene.snap)
 		}
 		if l := h.srv.StreamLeader(stream); l != "" && l != node {
 			_, _ = h.nc.Request("$JS.API.STREAM.LEADER.STEPDOWN."+stream, req, 2*time.Second)
 		}
-		h.step(100 * time.Millisecond)
+		h.Step(100 * time.Millisecond)
 	}
 }
 

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/x/exp/golden"
-
 	"natslab/broker/brokertest"
 	"natslab/scenes"
 )
@@ -27,48 +25,48 @@ func TestSceneIsRegisteredAndNeedsTheCluster(t *testing.T) {
 // leader, publish on, start the node again and watch it catch up.
 func TestPublishFailoverAndCatchUp(t *testing.T) {
 	h := newHarness(t)
-	if v := h.view(100, 14); !strings.Contains(v, "no stream yet") {
+	if v := h.View(100, 14); !strings.Contains(v, "no stream yet") {
 		t.Fatalf("before any stream the scene says how to make one:\n%s", v)
 	}
-	out := h.do("publish", "3")
+	out := h.Do("publish", "3")
 	if !strings.Contains(out, "created stream ORDERS") || !strings.Contains(out, "every one acknowledged") {
 		t.Fatalf("publish: %s", out)
 	}
-	h.until("three copies at 3", func(s Snapshot) bool { return allAt(s, "ORDERS", 3) })
-	if sn := h.s.snap; sn.Published != 3 || sn.Acked != 3 || sn.Focus != "ORDERS" {
+	h.Settle("three copies at 3", func(s Snapshot) bool { return allAt(s, "ORDERS", 3) })
+	if sn := h.Scene.snap; sn.Published != 3 || sn.Acked != 3 || sn.Focus != "ORDERS" {
 		t.Fatalf("counts: %+v", sn)
 	}
-	h.clock.Advance(400 * time.Millisecond)
-	v := h.view(100, 14)
-	if strings.Count(v, "◆ 3") != 1 || !strings.Contains(v, "leader "+h.s.snap.Leader("ORDERS")) {
+	h.Clock.Advance(400 * time.Millisecond)
+	v := h.View(100, 14)
+	if strings.Count(v, "◆ 3") != 1 || !strings.Contains(v, "leader "+h.Scene.snap.Leader("ORDERS")) {
 		t.Fatalf("one copy is the leader's, marked:\n%s", v)
 	}
 	if !strings.Contains(v, "●") {
 		t.Fatalf("the publishes should be on their way:\n%s", v)
 	}
 
-	old := h.s.snap.Leader("ORDERS")
-	if out := h.do("stop", "leader"); !strings.Contains(out, "stopped "+old+", the leader of ORDERS") {
+	old := h.Scene.snap.Leader("ORDERS")
+	if out := h.Do("stop", "leader"); !strings.Contains(out, "stopped "+old+", the leader of ORDERS") {
 		t.Fatalf("stop leader: %s", out)
 	}
-	h.until("a new leader", func(s Snapshot) bool { l := s.Leader("ORDERS"); return l != "" && l != old })
-	h.do("publish", "2")
-	h.until("the survivors at 5", func(s Snapshot) bool { return allAt(s, "ORDERS", 5) })
-	if c, _ := copyOf(h.s.snap, old, "ORDERS"); !c.Stale || c.Seq != 3 {
+	h.Settle("a new leader", func(s Snapshot) bool { l := s.Leader("ORDERS"); return l != "" && l != old })
+	h.Do("publish", "2")
+	h.Settle("the survivors at 5", func(s Snapshot) bool { return allAt(s, "ORDERS", 5) })
+	if c, _ := copyOf(h.Scene.snap, old, "ORDERS"); !c.Stale || c.Seq != 3 {
 		t.Fatalf("the stopped node shows what it held: %+v", c)
 	}
-	h.clock.Advance(5 * time.Second)
-	v = h.view(100, 14)
+	h.Clock.Advance(5 * time.Second)
+	v = h.View(100, 14)
 	if !strings.Contains(v, "down") || !strings.Contains(v, "2 of 3 nodes up") {
 		t.Fatalf("the stopped node is drawn down:\n%s", v)
 	}
 
-	h.do("start", old)
-	h.until(old+" caught up", func(s Snapshot) bool {
+	h.Do("start", old)
+	h.Settle(old+" caught up", func(s Snapshot) bool {
 		c, ok := copyOf(s, old, "ORDERS")
 		return ok && c.Seq == 5 && !c.Behind && strings.HasPrefix(s.Story, old+" caught up")
 	})
-	if sn := h.s.snap; sn.Published != 5 || sn.Acked != 5 || sn.Failed != 0 {
+	if sn := h.Scene.snap; sn.Published != 5 || sn.Acked != 5 || sn.Failed != 0 {
 		t.Fatalf("no acknowledged message is lost: %+v", sn)
 	}
 }
@@ -78,35 +76,35 @@ func TestPublishFailoverAndCatchUp(t *testing.T) {
 func TestR1StreamGoesUnavailableAndComesBack(t *testing.T) {
 	h := newHarness(t)
 	h.createStream("SOLO", "solo.>", 1)
-	h.until("SOLO seen", func(s Snapshot) bool { return s.Leader("SOLO") != "" })
-	h.do("focus", "SOLO")
-	h.do("publish")
-	h.until("SOLO at 1", func(s Snapshot) bool { return allAt(s, "SOLO", 1) })
-	home := h.s.snap.Leader("SOLO")
+	h.Settle("SOLO seen", func(s Snapshot) bool { return s.Leader("SOLO") != "" })
+	h.Do("focus", "SOLO")
+	h.Do("publish")
+	h.Settle("SOLO at 1", func(s Snapshot) bool { return allAt(s, "SOLO", 1) })
+	home := h.Scene.snap.Leader("SOLO")
 	others := 0
-	for _, n := range h.s.snap.Nodes {
+	for _, n := range h.Scene.snap.Nodes {
 		if _, ok := n.Copies["SOLO"]; ok && n.Name != home {
 			others++
 		}
 	}
 	if others != 0 {
-		t.Fatalf("an R1 stream has one copy: %+v", h.s.snap.Nodes)
+		t.Fatalf("an R1 stream has one copy: %+v", h.Scene.snap.Nodes)
 	}
-	h.do("stop", home)
-	h.until("SOLO unavailable", func(s Snapshot) bool { return len(s.Unavailable()) == 1 })
-	if v := h.view(100, 14); !strings.Contains(v, "SOLO is unavailable: its only copy is on "+home+", which is down") {
+	h.Do("stop", home)
+	h.Settle("SOLO unavailable", func(s Snapshot) bool { return len(s.Unavailable()) == 1 })
+	if v := h.View(100, 14); !strings.Contains(v, "SOLO is unavailable: its only copy is on "+home+", which is down") {
 		t.Fatalf("the scene should say SOLO is unavailable:\n%s", v)
 	}
-	if _, err := h.s.Do("publish", nil); err == nil || !strings.Contains(err.Error(), "every copy of SOLO is on a stopped node") {
+	if _, err := h.Scene.Do("publish", nil); err == nil || !strings.Contains(err.Error(), "every copy of SOLO is on a stopped node") {
 		t.Fatalf("publishing to SOLO now should say why it fails: %v", err)
 	}
-	h.do("start", home)
-	h.until("SOLO back", func(s Snapshot) bool { return len(s.Unavailable()) == 0 && s.Leader("SOLO") == home })
-	if out := h.do("publish"); !strings.Contains(out, "every one acknowledged") {
+	h.Do("start", home)
+	h.Settle("SOLO back", func(s Snapshot) bool { return len(s.Unavailable()) == 0 && s.Leader("SOLO") == home })
+	if out := h.Do("publish"); !strings.Contains(out, "every one acknowledged") {
 		t.Fatalf("after the node is back: %s", out)
 	}
-	h.until("SOLO at 2", func(s Snapshot) bool { return allAt(s, "SOLO", 2) })
-	if sn := h.s.snap; sn.Failed != 1 || sn.Acked != 2 {
+	h.Settle("SOLO at 2", func(s Snapshot) bool { return allAt(s, "SOLO", 2) })
+	if sn := h.Scene.snap; sn.Failed != 1 || sn.Acked != 2 {
 		t.Fatalf("counts: %+v", sn)
 	}
 }
@@ -127,7 +125,7 @@ func TestControlErrorsSayWhatToType(t *testing.T) {
 		{"jump", nil, "publish, stop, start, toggle, focus"},
 		{"start", []string{"n1"}, "already running"},
 	} {
-		if _, err := h.s.Do(c.control, c.args); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := h.Scene.Do(c.control, c.args); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %v: want an error with %q, got %v", c.control, c.args, c.want, err)
 		}
 	}
@@ -137,35 +135,31 @@ func TestControlErrorsSayWhatToType(t *testing.T) {
 // (elections pick at random). Update with -update.
 func TestGoldenStages(t *testing.T) {
 	h := newHarness(t)
-	g := func(name string, w, ht int) {
-		t.Helper()
-		v := h.view(w, ht)
-		t.Run(name, func(t *testing.T) { golden.RequireEqual(t, v) })
-	}
+	g := func(name string, w, ht int) { t.Helper(); h.Golden(t, name, w, ht) }
 	h.createStream("ORDERS", "orders.>", 3)
 	h.lead("ORDERS", "n2")
 	h.lead("ORDERS", "n1")
-	h.until("n1 leads", func(s Snapshot) bool { return s.Leader("ORDERS") == "n1" && s.Story == "n1 now leads ORDERS" })
+	h.Settle("n1 leads", func(s Snapshot) bool { return s.Leader("ORDERS") == "n1" && s.Story == "n1 now leads ORDERS" })
 	g("1-empty", 100, 12)
 
-	h.do("publish", "3")
-	h.until("three copies at 3", func(s Snapshot) bool { return allAt(s, "ORDERS", 3) })
-	h.clock.Advance(5 * time.Second)
+	h.Do("publish", "3")
+	h.Settle("three copies at 3", func(s Snapshot) bool { return allAt(s, "ORDERS", 3) })
+	h.Clock.Advance(5 * time.Second)
 	g("2-three-copies", 100, 12)
 	g("2-three-copies-60x12", 60, 12)
 	g("2-three-copies-40x6", 40, 6)
 
-	h.do("stop", "n1")
-	h.until("a new leader", func(s Snapshot) bool { l := s.Leader("ORDERS"); return l != "" && l != "n1" })
+	h.Do("stop", "n1")
+	h.Settle("a new leader", func(s Snapshot) bool { l := s.Leader("ORDERS"); return l != "" && l != "n1" })
 	h.lead("ORDERS", "n2")
-	h.until("n2 leads", func(s Snapshot) bool { return s.Leader("ORDERS") == "n2" && s.Story == "n2 now leads ORDERS" })
-	h.do("publish", "2")
-	h.until("the survivors at 5", func(s Snapshot) bool { return allAt(s, "ORDERS", 5) })
-	h.clock.Advance(5 * time.Second)
+	h.Settle("n2 leads", func(s Snapshot) bool { return s.Leader("ORDERS") == "n2" && s.Story == "n2 now leads ORDERS" })
+	h.Do("publish", "2")
+	h.Settle("the survivors at 5", func(s Snapshot) bool { return allAt(s, "ORDERS", 5) })
+	h.Clock.Advance(5 * time.Second)
 	g("3-leader-stopped-publishing-on", 100, 12)
 
-	h.do("start", "n1")
-	h.until("n1 caught up", func(s Snapshot) bool { return strings.HasPrefix(s.Story, "n1 caught up") })
-	h.clock.Advance(5 * time.Second)
+	h.Do("start", "n1")
+	h.Settle("n1 caught up", func(s Snapshot) bool { return strings.HasPrefix(s.Story, "n1 caught up") })
+	h.Clock.Advance(5 * time.Second)
 	g("4-caught-up", 100, 12)
 }

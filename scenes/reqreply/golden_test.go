@@ -13,58 +13,58 @@ import (
 
 func (h *harness) golden(t *testing.T, name string, w, hgt int) {
 	t.Helper()
-	v := h.view(w, hgt)
+	v := h.View(w, hgt)
 	t.Run(name, func(t *testing.T) { golden.RequireEqual(t, v) })
 }
 
 func TestGoldenEpisode(t *testing.T) {
 	h := newHarness(t, Options{})
 	const w, ht = 68, 12 // the scene pane beside a lesson in a 120x40 terminal
-	h.settle("started", func(s Snapshot) bool { return s.ServerUp })
-	h.golden(t, "1-nobody", w, ht)
+	h.Settle("started", func(s Snapshot) bool { return s.ServerUp })
+	h.Golden(t, "1-nobody", w, ht)
 
-	rep, _ := h.job(`reply time "it is {{Time}}"`)
-	h.settle("responder", func(s Snapshot) bool { return len(s.Responders) == 1 && s.Watching })
-	h.golden(t, "2-responder", w, ht)
+	rep := h.Start(`reply time "it is {{Time}}"`)
+	h.Settle("responder", func(s Snapshot) bool { return len(s.Responders) == 1 && s.Watching })
+	h.Golden(t, "2-responder", w, ht)
 
-	if _, err := h.run(`request time "" --timeout 2s`); err != nil {
+	if _, err := h.Try(`request time "" --timeout 2s`); err != nil {
 		t.Fatal(err)
 	}
-	h.settle("served", func(s Snapshot) bool {
+	h.Settle("served", func(s Snapshot) bool {
 		return s.Replies == 1 && len(s.Responders) == 1 && s.Responders[0].Msgs == 1
 	})
-	h.clock.Advance(300 * time.Millisecond)
-	h.golden(t, "3-request-in-flight", w, ht)
-	h.clock.Advance(900 * time.Millisecond)
-	h.golden(t, "4-reply-in-flight", w, ht)
-	h.clock.Advance(3 * time.Second)
-	h.golden(t, "5-round-trip-done", w, ht)
+	h.Clock.Advance(300 * time.Millisecond)
+	h.Golden(t, "3-request-in-flight", w, ht)
+	h.Clock.Advance(900 * time.Millisecond)
+	h.Golden(t, "4-reply-in-flight", w, ht)
+	h.Clock.Advance(3 * time.Second)
+	h.Golden(t, "5-round-trip-done", w, ht)
 
 	rep.Stop()
 	<-rep.Done()
-	h.settle("nobody again", func(s Snapshot) bool { return len(s.Responders) == 0 && !s.Watching })
-	h.clock.Advance(3 * time.Second)
-	h.do("ask")
-	h.settle("bounced", func(s Snapshot) bool { return s.Bounced == 1 })
-	h.clock.Advance(300 * time.Millisecond)
-	h.golden(t, "6-ask-in-flight", w, ht)
-	h.clock.Advance(400 * time.Millisecond)
-	h.golden(t, "7-bounce", w, ht)
-	h.clock.Advance(3 * time.Second)
-	h.golden(t, "8-bounced", w, ht)
+	h.Settle("nobody again", func(s Snapshot) bool { return len(s.Responders) == 0 && !s.Watching })
+	h.Clock.Advance(3 * time.Second)
+	h.Do("ask")
+	h.Settle("bounced", func(s Snapshot) bool { return s.Bounced == 1 })
+	h.Clock.Advance(300 * time.Millisecond)
+	h.Golden(t, "6-ask-in-flight", w, ht)
+	h.Clock.Advance(400 * time.Millisecond)
+	h.Golden(t, "7-bounce", w, ht)
+	h.Clock.Advance(3 * time.Second)
+	h.Golden(t, "8-bounced", w, ht)
 }
 
 func TestGoldenSizes(t *testing.T) {
 	h := newHarness(t, Options{})
-	h.job(`reply time one`)
-	h.job(`reply time two --queue other`)
-	h.settle("two responders", func(s Snapshot) bool { return len(s.Responders) == 2 && s.Watching })
-	if _, err := h.run(`request time "" --count 3`); err != nil {
+	h.Start(`reply time one`)
+	h.Start(`reply time two --queue other`)
+	h.Settle("two responders", func(s Snapshot) bool { return len(s.Responders) == 2 && s.Watching })
+	if _, err := h.Try(`request time "" --count 3`); err != nil {
 		t.Fatal(err)
 	}
-	h.settle("three round trips", func(s Snapshot) bool { return s.Replies == 3 })
-	h.until("served", func(s Snapshot) bool { return s.Responders[0].Msgs+s.Responders[1].Msgs == 6 })
-	h.clock.Advance(5 * time.Second)
+	h.Settle("three round trips", func(s Snapshot) bool { return s.Replies == 3 })
+	h.Until("served", func(s Snapshot) bool { return s.Responders[0].Msgs+s.Responders[1].Msgs == 6 })
+	h.Clock.Advance(5 * time.Second)
 	for _, sz := range []struct {
 		name string
 		w, h int
@@ -77,6 +77,6 @@ func TestGoldenSizes(t *testing.T) {
 		{"30x2-line", 30, 2},
 		{"1x1", 1, 1},
 	} {
-		h.golden(t, sz.name, sz.w, sz.h)
+		h.Golden(t, sz.name, sz.w, sz.h)
 	}
 }

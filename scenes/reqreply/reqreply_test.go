@@ -15,29 +15,29 @@ import (
 // request bounced at once, as the real server does with nobody listening.
 func TestEpisodeRoundTripThenNoResponders(t *testing.T) {
 	h := newHarness(t, Options{})
-	if v := h.view(100, 12); !strings.Contains(v, "nobody") {
+	if v := h.View(100, 12); !strings.Contains(v, "nobody") {
 		t.Fatalf("before a responder the scene shows nobody on time:\n%s", v)
 	}
-	rep, _ := h.job(`reply time "it is {{Time}}"`)
-	h.settle("one responder", func(s Snapshot) bool { return len(s.Responders) == 1 && s.Watching })
-	if r := h.s.snap.Responders[0]; r.Name != "natslab reply time" || r.Queue != "NATS-RPLY-22" {
+	rep := h.Start(`reply time "it is {{Time}}"`)
+	h.Settle("one responder", func(s Snapshot) bool { return len(s.Responders) == 1 && s.Watching })
+	if r := h.Scene.snap.Responders[0]; r.Name != "natslab reply time" || r.Queue != "NATS-RPLY-22" {
 		t.Fatalf("the responder is %+v, want the reply job's connection in NATS-RPLY-22", r)
 	}
 
-	out, err := h.run(`request time "" --timeout 2s`)
+	out, err := h.Try(`request time "" --timeout 2s`)
 	if err != nil || !strings.Contains(out, "it is ") {
 		t.Fatalf("request: %v\n%s", err, out)
 	}
-	h.settle("the round trip", func(s Snapshot) bool { return s.Requests == 1 && s.Replies == 1 })
-	s := h.s.snap
+	h.Settle("the round trip", func(s Snapshot) bool { return s.Requests == 1 && s.Replies == 1 })
+	s := h.Scene.snap
 	if s.LastRTT <= 0 || !strings.HasPrefix(s.LastInbox, "_INBOX.") || s.LastRequester != "natslab" {
 		t.Fatalf("round trip %v, inbox %q, requester %q", s.LastRTT, s.LastInbox, s.LastRequester)
 	}
-	h.until("the responder's count from the server", func(s Snapshot) bool {
+	h.Until("the responder's count from the server", func(s Snapshot) bool {
 		return len(s.Responders) == 1 && s.Responders[0].Msgs == 1
 	})
-	h.clock.Advance(5 * time.Second)
-	v := h.view(110, 12)
+	h.Clock.Advance(5 * time.Second)
+	v := h.View(110, 12)
 	for _, want := range []string{"requests 1", "replies 1", "last round trip RTT", "reply subject _INBOX.", "natslab reply time"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, v)
@@ -46,9 +46,9 @@ func TestEpisodeRoundTripThenNoResponders(t *testing.T) {
 
 	rep.Stop()
 	<-rep.Done()
-	h.settle("no responder, taps off", func(s Snapshot) bool { return len(s.Responders) == 0 && !s.Watching })
+	h.Settle("no responder, taps off", func(s Snapshot) bool { return len(s.Responders) == 0 && !s.Watching })
 	start := time.Now()
-	out, err = h.run(`request time "" --timeout 2s`)
+	out, err = h.Try(`request time "" --timeout 2s`)
 	if err != nil || !strings.Contains(out, "No responders are available") {
 		t.Fatalf("with nobody listening the request must bounce: %v\n%s", err, out)
 	}
@@ -70,12 +70,12 @@ func TestEpisodeRoundTripThenNoResponders(t *testing.T) {
 	}
 
 	// The scene's own ask shows the bounce.
-	if got := h.do("ask"); !strings.Contains(got, "no responders") {
+	if got := h.Do("ask"); !strings.Contains(got, "no responders") {
 		t.Fatalf("ask with nobody listening: %q", got)
 	}
-	h.settle("bounced", func(s Snapshot) bool { return s.Bounced == 1 })
-	h.clock.Advance(450 * time.Millisecond)
-	if v := h.view(110, 12); !strings.Contains(v, "no responders") || !strings.Contains(v, "bounced 1") {
+	h.Settle("bounced", func(s Snapshot) bool { return s.Bounced == 1 })
+	h.Clock.Advance(450 * time.Millisecond)
+	if v := h.View(110, 12); !strings.Contains(v, "no responders") || !strings.Contains(v, "bounced 1") {
 		t.Fatalf("the bounce is not on screen:\n%s", v)
 	}
 }
@@ -84,21 +84,21 @@ func TestEpisodeRoundTripThenNoResponders(t *testing.T) {
 // counts show which one each request went to.
 func TestQueueGroupSharesRequests(t *testing.T) {
 	h := newHarness(t, Options{})
-	h.job(`reply time one`)
-	h.job(`reply time two`)
-	h.settle("two responders", func(s Snapshot) bool { return len(s.Responders) == 2 && s.Watching })
-	out, err := h.run(`request time "" --count 6`)
+	h.Start(`reply time one`)
+	h.Start(`reply time two`)
+	h.Settle("two responders", func(s Snapshot) bool { return len(s.Responders) == 2 && s.Watching })
+	out, err := h.Try(`request time "" --count 6`)
 	if err != nil || strings.Count(out, "\n") < 6 {
 		t.Fatalf("requests: %v\n%s", err, out)
 	}
-	h.until("six served", func(s Snapshot) bool {
+	h.Until("six served", func(s Snapshot) bool {
 		var n int64
 		for _, r := range s.Responders {
 			n += r.Msgs
 		}
 		return n == 6 && s.Replies == 6
 	})
-	if g := groups(h.s.snap.Responders); g != "queue NATS-RPLY-22" {
+	if g := groups(h.Scene.snap.Responders); g != "queue NATS-RPLY-22" {
 		t.Fatalf("groups %q", g)
 	}
 }
@@ -106,25 +106,25 @@ func TestQueueGroupSharesRequests(t *testing.T) {
 // The scene's own ask with a responder: a real round trip.
 func TestAskAnswered(t *testing.T) {
 	h := newHarness(t, Options{Subject: "svc.echo"})
-	h.job(`reply svc.echo --echo`)
-	h.settle("responder", func(s Snapshot) bool { return len(s.Responders) == 1 && s.Watching })
-	if got := h.do("ask", "hello"); !strings.Contains(got, "reply after") || !strings.Contains(got, "hello") {
+	h.Start(`reply svc.echo --echo`)
+	h.Settle("responder", func(s Snapshot) bool { return len(s.Responders) == 1 && s.Watching })
+	if got := h.Do("ask", "hello"); !strings.Contains(got, "reply after") || !strings.Contains(got, "hello") {
 		t.Fatalf("ask: %q", got)
 	}
-	h.settle("answered", func(s Snapshot) bool { return s.Replies == 1 && s.Requests == 1 })
+	h.Settle("answered", func(s Snapshot) bool { return s.Replies == 1 && s.Requests == 1 })
 }
 
 // A real nats CLI from another terminal: its request is seen like any other.
 func TestRealCLIRequest(t *testing.T) {
 	h := newHarness(t, Options{})
-	h.job(`reply time "it is {{Time}}"`)
-	h.settle("responder", func(s Snapshot) bool { return len(s.Responders) == 1 && s.Watching })
+	h.Start(`reply time "it is {{Time}}"`)
+	h.Settle("responder", func(s Snapshot) bool { return len(s.Responders) == 1 && s.Watching })
 	res := brokertest.RunRealCLI(t, h.srv.ClientURL(), "request", "time", "", "--timeout", "2s")
 	if res.ExitCode != 0 {
 		t.Fatalf("nats request: %s%s", res.Stdout, res.Stderr)
 	}
-	h.settle("round trip", func(s Snapshot) bool { return s.Replies == 1 })
-	if n := h.s.snap.LastRequester; !strings.Contains(n, "NATS CLI") {
+	h.Settle("round trip", func(s Snapshot) bool { return s.Replies == 1 })
+	if n := h.Scene.snap.LastRequester; !strings.Contains(n, "NATS CLI") {
 		t.Fatalf("the requester is %q, want the real CLI's connection", n)
 	}
 }
@@ -141,15 +141,15 @@ func TestControlsSayWhatToType(t *testing.T) {
 		{"reset", []string{"now"}, "no arguments"},
 		{"dance", nil, "no control \"dance\""},
 	} {
-		_, err := h.s.Do(c.control, c.args)
+		_, err := h.Scene.Do(c.control, c.args)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %v: %v, want %q", c.control, c.args, err, c.want)
 		}
 	}
-	if got := h.do("watch", "svc.time"); !strings.Contains(got, "nobody subscribes") {
+	if got := h.Do("watch", "svc.time"); !strings.Contains(got, "nobody subscribes") {
 		t.Fatalf("watch: %q", got)
 	}
-	h.until("watching svc.time", func(s Snapshot) bool { return s.Subject == "svc.time" })
+	h.Until("watching svc.time", func(s Snapshot) bool { return s.Subject == "svc.time" })
 }
 
 // Pointed at a deployment the lab does not run, the scene says it needs
@@ -171,13 +171,13 @@ func TestExternalDeploymentIsRefused(t *testing.T) {
 func TestTapLeavesBeforeTheNextRequest(t *testing.T) {
 	h := newHarness(t, Options{})
 	for i := 0; i < 5; i++ {
-		rep, _ := h.job(`reply time "it is {{Time}}"`)
-		h.until("tapping", func(s Snapshot) bool { return s.Watching && len(s.Responders) == 1 })
+		rep := h.Start(`reply time "it is {{Time}}"`)
+		h.Until("tapping", func(s Snapshot) bool { return s.Watching && len(s.Responders) == 1 })
 		rep.Stop()
 		<-rep.Done()
 		time.Sleep(15 * time.Millisecond)
 		start := time.Now()
-		out, err := h.run(`request time "" --timeout 2s`)
+		out, err := h.Try(`request time "" --timeout 2s`)
 		if err != nil || !strings.Contains(out, "No responders are available") {
 			t.Fatalf("round %d: the request after the responder left must bounce: %v\n%s", i, err, out)
 		}

@@ -10,17 +10,17 @@ import (
 // it animates.
 func TestRespondersSeenWithinAMoment(t *testing.T) {
 	h := newHarness(t, Options{})
-	h.do("ask") // something animating
+	h.Do("ask") // something animating
 	start := time.Now()
-	rep, _ := h.job(`reply time "it is {{Time}}"`)
-	h.until("responder", func(s Snapshot) bool { return len(s.Responders) == 1 && s.Watching })
+	rep := h.Start(`reply time "it is {{Time}}"`)
+	h.Until("responder", func(s Snapshot) bool { return len(s.Responders) == 1 && s.Watching })
 	if el := time.Since(start); el > 2500*time.Millisecond { // room for a loaded machine
 		t.Fatalf("the responder showed after %v", el)
 	}
 	start = time.Now()
 	rep.Stop()
 	<-rep.Done()
-	h.until("gone", func(s Snapshot) bool { return len(s.Responders) == 0 && !s.Watching })
+	h.Until("gone", func(s Snapshot) bool { return len(s.Responders) == 0 && !s.Watching })
 	if el := time.Since(start); el > 2500*time.Millisecond { // room for a loaded machine
 		t.Fatalf("the responder's leaving showed after %v", el)
 	}

@@ -7,19 +7,16 @@ import (
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
-	"natslab/broker/command"
-	"natslab/scenes"
-	"natslab/scenes/kit"
 )
 
 // makeStreams runs the episode's first step and waits until the scene
 // shows the three streams (a person never types faster).
 func (h *harness) makeStreams() {
-	h.t.Helper()
-	h.must(`stream add LIMITS --subjects "limits.>" --retention limits --defaults`)
-	h.must(`stream add INTEREST --subjects "news.>" --retention interest --defaults`)
-	h.must(`stream add WORK --subjects "work.>" --retention work --defaults`)
-	h.settle("three streams", func(s Snapshot) bool {
+	h.T.Helper()
+	h.Run(`stream add LIMITS --subjects "limits.>" --retention limits --defaults`)
+	h.Run(`stream add INTEREST --subjects "news.>" --retention interest --defaults`)
+	h.Run(`stream add WORK --subjects "work.>" --retention work --defaults`)
+	h.Settle("three streams", func(s Snapshot) bool {
 		return col(s, "limits").Stream == "LIMITS" && col(s, "interest").Stream == "INTEREST" && col(s, "workqueue").Stream == "WORK"
 	})
 }
@@ -32,64 +29,64 @@ func TestEpisodeRetention(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.makeStreams()
 
-	h.must(`pub news.note "does anyone want this?" --jetstream`)
-	h.settle("dropped at once", func(s Snapshot) bool { c := col(s, "interest"); return c.Last == 1 && c.Msgs == 0 })
-	if st := h.s.snap.Story; !strings.Contains(st, "no consumer was interested") {
+	h.Run(`pub news.note "does anyone want this?" --jetstream`)
+	h.Settle("dropped at once", func(s Snapshot) bool { c := col(s, "interest"); return c.Last == 1 && c.Msgs == 0 })
+	if st := h.Scene.snap.Story; !strings.Contains(st, "no consumer was interested") {
 		t.Fatalf("story %q", st)
 	}
 
-	h.must(`consumer add INTEREST a --pull --defaults`)
-	h.must(`consumer add INTEREST b --pull --defaults`)
-	h.must(`pub news.note "for both of you" --jetstream`)
-	h.settle("kept for a and b", func(s Snapshot) bool {
+	h.Run(`consumer add INTEREST a --pull --defaults`)
+	h.Run(`consumer add INTEREST b --pull --defaults`)
+	h.Run(`pub news.note "for both of you" --jetstream`)
+	h.Settle("kept for a and b", func(s Snapshot) bool {
 		c := col(s, "interest")
 		return c.Msgs == 1 && c.Last == 2 && len(c.Consumers) == 2
 	})
-	h.must(`consumer next INTEREST a`)
-	h.settle("a acknowledged, still kept for b", func(s Snapshot) bool {
+	h.Run(`consumer next INTEREST a`)
+	h.Settle("a acknowledged, still kept for b", func(s Snapshot) bool {
 		c := col(s, "interest")
 		return cons(c, "a").AckFloor == 2 && c.Msgs == 1 && c.Acks == 1
 	})
-	if st := h.s.snap.Story; !strings.Contains(st, "keeps #2: b has not acknowledged it") {
+	if st := h.Scene.snap.Story; !strings.Contains(st, "keeps #2: b has not acknowledged it") {
 		t.Fatalf("story %q", st)
 	}
-	h.clock.Advance(5 * time.Second)
-	v := h.view(100, 12)
+	h.Clock.Advance(5 * time.Second)
+	v := h.View(100, 12)
 	for _, want := range []string{"INTEREST", "│ 2", "▲a", "a ack floor #2", "b ack floor #1 · 1 to go"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, v)
 		}
 	}
-	h.must(`consumer next INTEREST b`)
-	h.settle("removed", func(s Snapshot) bool { c := col(s, "interest"); return c.Msgs == 0 && cons(c, "b").AckFloor == 2 })
-	if st := h.s.snap.Story; !strings.Contains(st, "removed #2: every consumer acknowledged it") {
+	h.Run(`consumer next INTEREST b`)
+	h.Settle("removed", func(s Snapshot) bool { c := col(s, "interest"); return c.Msgs == 0 && cons(c, "b").AckFloor == 2 })
+	if st := h.Scene.snap.Story; !strings.Contains(st, "removed #2: every consumer acknowledged it") {
 		t.Fatalf("story %q", st)
 	}
 
-	h.must(`consumer add WORK w --pull --defaults`)
-	h.must(`pub work.job "do this once" --jetstream`)
-	h.settle("queued", func(s Snapshot) bool { return col(s, "workqueue").Msgs == 1 })
-	h.must(`consumer next WORK w`)
-	h.settle("done once", func(s Snapshot) bool {
+	h.Run(`consumer add WORK w --pull --defaults`)
+	h.Run(`pub work.job "do this once" --jetstream`)
+	h.Settle("queued", func(s Snapshot) bool { return col(s, "workqueue").Msgs == 1 })
+	h.Run(`consumer next WORK w`)
+	h.Settle("done once", func(s Snapshot) bool {
 		c := col(s, "workqueue")
 		return c.Msgs == 0 && c.Last == 1 && cons(c, "w").AckFloor == 1
 	})
-	if out, err := h.run(`consumer add WORK w2 --pull --defaults`); err == nil {
+	if out, err := h.Try(`consumer add WORK w2 --pull --defaults`); err == nil {
 		t.Fatalf("a second unfiltered consumer on a work queue must be refused: %s", out)
 	}
-	h.settle("refusal shown", func(s Snapshot) bool { return strings.Contains(col(s, "workqueue").Note, "refused w2") })
-	if n := col(h.s.snap, "workqueue").Note; !strings.Contains(n, "workqueue") {
+	h.Settle("refusal shown", func(s Snapshot) bool { return strings.Contains(col(s, "workqueue").Note, "refused w2") })
+	if n := col(h.Scene.snap, "workqueue").Note; !strings.Contains(n, "workqueue") {
 		t.Fatalf("note %q", n)
 	}
 
-	h.must(`consumer add LIMITS l --pull --defaults`)
-	h.must(`pub limits.note "here to stay" --jetstream`)
-	h.must(`consumer next LIMITS l`)
-	h.settle("kept after reading", func(s Snapshot) bool {
+	h.Run(`consumer add LIMITS l --pull --defaults`)
+	h.Run(`pub limits.note "here to stay" --jetstream`)
+	h.Run(`consumer next LIMITS l`)
+	h.Settle("kept after reading", func(s Snapshot) bool {
 		c := col(s, "limits")
 		return c.Msgs == 1 && cons(c, "l").AckFloor == 1
 	})
-	if st := h.s.snap.Story; !strings.Contains(st, "LIMITS keeps #1 after it was read and acknowledged") {
+	if st := h.Scene.snap.Story; !strings.Contains(st, "LIMITS keeps #1 after it was read and acknowledged") {
 		t.Fatalf("story %q", st)
 	}
 }
@@ -99,24 +96,24 @@ func TestEpisodeRetention(t *testing.T) {
 func TestRealCLIAck(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.makeStreams()
-	h.must(`consumer add WORK w --pull --defaults`)
-	h.must(`pub work.job "from the pane" --jetstream`)
-	h.settle("queued", func(s Snapshot) bool { return col(s, "workqueue").Msgs == 1 })
+	h.Run(`consumer add WORK w --pull --defaults`)
+	h.Run(`pub work.job "from the pane" --jetstream`)
+	h.Settle("queued", func(s Snapshot) bool { return col(s, "workqueue").Msgs == 1 })
 	res := brokertest.RunRealCLI(t, h.srv.ClientURL(), "consumer", "next", "WORK", "w")
 	if res.ExitCode != 0 {
 		t.Fatalf("nats consumer next: %s%s", res.Stdout, res.Stderr)
 	}
-	h.settle("done", func(s Snapshot) bool { c := col(s, "workqueue"); return c.Msgs == 0 && c.Acks == 1 })
+	h.Settle("done", func(s Snapshot) bool { c := col(s, "workqueue"); return c.Msgs == 0 && c.Acks == 1 })
 }
 
 func TestJetStreamOff(t *testing.T) {
 	h := newHarness(t, Options{}, brokertest.WithoutJetStream())
-	h.settle("off", func(s Snapshot) bool { return strings.Contains(s.Problem, "nats-server -js") })
-	if v := h.view(80, 10); !strings.Contains(v, "JetStream is off") {
+	h.Settle("off", func(s Snapshot) bool { return strings.Contains(s.Problem, "nats-server -js") })
+	if v := h.View(80, 10); !strings.Contains(v, "JetStream is off") {
 		t.Fatalf("the screen must say JetStream is off:\n%s", v)
 	}
-	h.must(`nats-server -js`)
-	h.settle("on", func(s Snapshot) bool { return s.Problem == "" })
+	h.Run(`nats-server -js`)
+	h.Settle("on", func(s Snapshot) bool { return s.Problem == "" })
 }
 
 func TestControls(t *testing.T) {
@@ -133,26 +130,26 @@ func TestControls(t *testing.T) {
 		{"reset", []string{"x"}, "no arguments"},
 		{"spin", nil, `no control "spin"`},
 	} {
-		_, err := h.s.Do(c.control, c.args)
+		_, err := h.Scene.Do(c.control, c.args)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %v: %v, want %q", c.control, c.args, err, c.want)
 		}
 	}
 	h.makeStreams()
-	h.must(`stream add NEWS2 --subjects "news2.>" --retention interest --defaults`)
-	h.settle("newest interest stream", func(s Snapshot) bool { return col(s, "interest").Stream == "NEWS2" })
-	if got := h.do("watch", "INTEREST"); !strings.Contains(got, "INTEREST in the interest column") {
+	h.Run(`stream add NEWS2 --subjects "news2.>" --retention interest --defaults`)
+	h.Settle("newest interest stream", func(s Snapshot) bool { return col(s, "interest").Stream == "NEWS2" })
+	if got := h.Do("watch", "INTEREST"); !strings.Contains(got, "INTEREST in the interest column") {
 		t.Fatalf("watch: %q", got)
 	}
-	h.settle("pinned", func(s Snapshot) bool { return col(s, "interest").Stream == "INTEREST" })
-	if got := h.do("publish", "2"); !strings.Contains(got, "LIMITS #1 to #2, INTEREST #1 to #2, WORK #1 to #2") {
+	h.Settle("pinned", func(s Snapshot) bool { return col(s, "interest").Stream == "INTEREST" })
+	if got := h.Do("publish", "2"); !strings.Contains(got, "LIMITS #1 to #2, INTEREST #1 to #2, WORK #1 to #2") {
 		t.Fatalf("publish: %q", got)
 	}
-	h.settle("what each kept", func(s Snapshot) bool {
+	h.Settle("what each kept", func(s Snapshot) bool {
 		return col(s, "limits").Msgs == 2 && col(s, "interest").Last == 2 && col(s, "interest").Msgs == 0 && col(s, "workqueue").Msgs == 2
 	})
-	h.do("reset")
-	h.settle("newest again", func(s Snapshot) bool { return col(s, "interest").Stream == "NEWS2" })
+	h.Do("reset")
+	h.Settle("newest again", func(s Snapshot) bool { return col(s, "interest").Stream == "NEWS2" })
 }
 
 // Against a deployment the lab does not run, the columns are drawn the same.
@@ -162,16 +159,8 @@ func TestExternalDeployment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, srv: srv, clock: kit.NewManualClock(epoch)}
-	s, err := New(scenes.Env{Deployment: ext, Clock: h.clock}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	h.s = s
-	h.sess = command.NewSession(ext)
-	t.Cleanup(h.sess.Close)
+	h := newHarnessOn(t, srv, ext, Options{})
 	h.makeStreams()
-	h.must(`pub news.note hi --jetstream`)
-	h.settle("dropped", func(s Snapshot) bool { c := col(s, "interest"); return c.Last == 1 && c.Msgs == 0 })
+	h.Run(`pub news.note hi --jetstream`)
+	h.Settle("dropped", func(s Snapshot) bool { c := col(s, "interest"); return c.Last == 1 && c.Msgs == 0 })
 }

@@ -13,9 +13,9 @@ func TestPublishShowsWithinAMoment(t *testing.T) {
 	h.makeStreams()
 	for i, subject := range []string{"limits.note", "news.note", "work.job"} {
 		start := time.Now()
-		h.must(`pub ` + subject + ` x --jetstream`)
+		h.Run(`pub ` + subject + ` x --jetstream`)
 		policy := Policies[i]
-		h.until("stored", func(s Snapshot) bool { return col(s, policy).Last == 1 })
+		h.Until("stored", func(s Snapshot) bool { return col(s, policy).Last == 1 })
 		if el := time.Since(start); el > 2500*time.Millisecond { // well short of the 5 s idle look, with room for a loaded machine
 			t.Fatalf("%s: the scene showed the publish after %v", subject, el)
 		}

@@ -35,12 +35,12 @@ func TestFlood(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
 	start = time.Now()
-	h.must(line)
+	h.Run(line)
 	watched := time.Since(start)
-	h.until("all stored", func(s Snapshot) bool { return orders(s).Last == n && orders(s).Msgs == n })
-	l := orders(h.s.snap)
+	h.Until("all stored", func(s Snapshot) bool { return orders(s).Last == n && orders(s).Msgs == n })
+	l := orders(h.Scene.snap)
 	t.Logf("%d --jetstream publishes: %v alone, %v with the scene watching (%.0f%%); the taps saw %d published, %d acks, skipped %d",
-		n, alone, watched, 100*float64(alone)/float64(watched), l.Seen.Published, l.Seen.Acked, h.s.snap.Sampled)
+		n, alone, watched, 100*float64(alone)/float64(watched), l.Seen.Published, l.Seen.Acked, h.Scene.snap.Sampled)
 	if watched > 3*alone+time.Second {
 		t.Fatalf("watching slowed the publisher from %v to %v", alone, watched)
 	}

@@ -7,9 +7,6 @@ import (
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
-	"natslab/broker/command"
-	"natslab/scenes"
-	"natslab/scenes/kit"
 )
 
 func orders(s Snapshot) Lane { l, _ := laneOf(s, "ORDERS"); return l }
@@ -17,44 +14,44 @@ func orders(s Snapshot) Lane { l, _ := laneOf(s, "ORDERS"); return l }
 // add makes a stream and waits until the scene shows it, its taps on: a
 // person typing the next command is never faster than that.
 func (h *harness) add(line, stream string) {
-	h.t.Helper()
-	h.must(line)
-	h.settle(stream, func(s Snapshot) bool { _, ok := laneOf(s, stream); return ok })
+	h.T.Helper()
+	h.Run(line)
+	h.Settle(stream, func(s Snapshot) bool { _, ok := laneOf(s, stream); return ok })
 }
 
 // Episode 7: JetStream switched on, a file log made, a plain publish stored
 // and a --jetstream one acknowledged with its sequence.
 func TestEpisodeStreamLog(t *testing.T) {
 	h := newHarness(t, Options{}, brokertest.WithoutJetStream())
-	h.settle("JetStream off", func(s Snapshot) bool { return strings.Contains(s.Problem, "nats-server -js") })
-	if v := h.view(80, 12); !strings.Contains(v, "JetStream is off") {
+	h.Settle("JetStream off", func(s Snapshot) bool { return strings.Contains(s.Problem, "nats-server -js") })
+	if v := h.View(80, 12); !strings.Contains(v, "JetStream is off") {
 		t.Fatalf("the scene must say JetStream is off:\n%s", v)
 	}
-	h.must(`nats-server -js`)
-	h.settle("no stream yet", func(s Snapshot) bool { return strings.Contains(s.Problem, "no stream yet") })
+	h.Run(`nats-server -js`)
+	h.Settle("no stream yet", func(s Snapshot) bool { return strings.Contains(s.Problem, "no stream yet") })
 	h.add(`stream add ORDERS --subjects "orders.>" --storage file --retention limits`, "ORDERS")
-	if l := orders(h.s.snap); l.Storage != "file" || l.Retain != "limits" || l.Last != 0 {
+	if l := orders(h.Scene.snap); l.Storage != "file" || l.Retain != "limits" || l.Last != 0 {
 		t.Fatalf("ORDERS as the scene shows it: %+v", l)
 	}
 
-	h.must(`pub orders.created "order 1"`)
-	h.settle("stored by a plain publish", func(s Snapshot) bool {
+	h.Run(`pub orders.created "order 1"`)
+	h.Settle("stored by a plain publish", func(s Snapshot) bool {
 		l := orders(s)
 		return l.Msgs == 1 && l.Last == 1 && l.Seen.Published == 1
 	})
-	if l := orders(h.s.snap); l.Seen.Acked != 0 {
+	if l := orders(h.Scene.snap); l.Seen.Acked != 0 {
 		t.Fatalf("a plain publish hears nothing back, yet the scene counts %d acks", l.Seen.Acked)
 	}
-	out := h.must(`pub orders.created "order 2" --jetstream`)
+	out := h.Run(`pub orders.created "order 2" --jetstream`)
 	if !strings.Contains(out, "Sequence: 2") {
 		t.Fatalf("pub --jetstream: %s", out)
 	}
-	h.settle("acknowledged", func(s Snapshot) bool { l := orders(s); return l.Seen.Acked == 1 && l.Last == 2 })
-	if !strings.Contains(h.s.snap.Story, "#2") {
-		t.Fatalf("story %q", h.s.snap.Story)
+	h.Settle("acknowledged", func(s Snapshot) bool { l := orders(s); return l.Seen.Acked == 1 && l.Last == 2 })
+	if !strings.Contains(h.Scene.snap.Story, "#2") {
+		t.Fatalf("story %q", h.Scene.snap.Story)
 	}
-	h.clock.Advance(5 * time.Second)
-	v := h.view(80, 12)
+	h.Clock.Advance(5 * time.Second)
+	v := h.View(80, 12)
 	for _, want := range []string{"ORDERS", "│ 1", "│ 2", "first #1 · last #2 · messages 2", "acks 1", "publisher"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, v)
@@ -67,61 +64,61 @@ func TestEpisodeStreamLog(t *testing.T) {
 func TestEpisodeLimits(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
-	h.must(`pub orders.new "order {{Count}}" --count 10 --jetstream`)
-	h.settle("ten", func(s Snapshot) bool { l := orders(s); return l.Msgs == 10 && l.Seen.Acked == 10 })
+	h.Run(`pub orders.new "order {{Count}}" --count 10 --jetstream`)
+	h.Settle("ten", func(s Snapshot) bool { l := orders(s); return l.Msgs == 10 && l.Seen.Acked == 10 })
 
-	h.must(`stream edit ORDERS --max-msgs 5 -f`)
-	h.settle("window of five", func(s Snapshot) bool {
+	h.Run(`stream edit ORDERS --max-msgs 5 -f`)
+	h.Settle("window of five", func(s Snapshot) bool {
 		l := orders(s)
 		return l.First == 6 && l.Last == 10 && l.Msgs == 5 && l.MaxMsgs == 5
 	})
-	if st := h.s.snap.Story; !strings.Contains(st, "oldest 5") {
+	if st := h.Scene.snap.Story; !strings.Contains(st, "oldest 5") {
 		t.Fatalf("story %q", st)
 	}
-	h.clock.Advance(5 * time.Second)
-	v := h.view(100, 12)
+	h.Clock.Advance(5 * time.Second)
+	v := h.View(100, 12)
 	if !strings.Contains(v, "│ 6") || strings.Contains(v, "│ 5 ") || !strings.Contains(v, "max msgs 5") {
 		t.Fatalf("the window must show 6 to 10:\n%s", v)
 	}
 
-	h.must(`stream edit ORDERS --discard new -f`)
-	h.settle("discard new", func(s Snapshot) bool { return orders(s).Discard == "new" })
-	if out, err := h.run(`pub orders.new "one too many" --jetstream`); err == nil {
+	h.Run(`stream edit ORDERS --discard new -f`)
+	h.Settle("discard new", func(s Snapshot) bool { return orders(s).Discard == "new" })
+	if out, err := h.Try(`pub orders.new "one too many" --jetstream`); err == nil {
 		t.Fatalf("a full stream with discard new must refuse: %s", out)
 	}
-	h.settle("refused", func(s Snapshot) bool { l := orders(s); return l.Seen.Refused == 1 && l.Discard == "new" })
-	if l := orders(h.s.snap); l.Last != 10 || l.Msgs != 5 {
+	h.Settle("refused", func(s Snapshot) bool { l := orders(s); return l.Seen.Refused == 1 && l.Discard == "new" })
+	if l := orders(h.Scene.snap); l.Last != 10 || l.Msgs != 5 {
 		t.Fatalf("a refused publish must not move the log: %+v", l)
 	}
-	if st := h.s.snap.Story; !strings.Contains(st, "maximum messages exceeded") || !strings.Contains(st, "discard new") {
+	if st := h.Scene.snap.Story; !strings.Contains(st, "maximum messages exceeded") || !strings.Contains(st, "discard new") {
 		t.Fatalf("story %q", st)
 	}
 
-	h.must(`stream edit ORDERS --max-msgs-per-subject 2 -f`)
-	h.settle("two per subject", func(s Snapshot) bool { l := orders(s); return l.Msgs == 2 && l.First == 9 })
-	h.must(`stream rmm ORDERS 9 -f`)
-	h.settle("9 removed", func(s Snapshot) bool { l := orders(s); return l.Msgs == 1 && l.First == 10 })
-	h.must(`stream purge ORDERS -f`)
-	h.settle("purged", func(s Snapshot) bool { l := orders(s); return l.Msgs == 0 && l.Last == 10 })
-	if st := h.s.snap.Story; !strings.Contains(st, "purged") || !strings.Contains(st, "#11") {
+	h.Run(`stream edit ORDERS --max-msgs-per-subject 2 -f`)
+	h.Settle("two per subject", func(s Snapshot) bool { l := orders(s); return l.Msgs == 2 && l.First == 9 })
+	h.Run(`stream rmm ORDERS 9 -f`)
+	h.Settle("9 removed", func(s Snapshot) bool { l := orders(s); return l.Msgs == 1 && l.First == 10 })
+	h.Run(`stream purge ORDERS -f`)
+	h.Settle("purged", func(s Snapshot) bool { l := orders(s); return l.Msgs == 0 && l.Last == 10 })
+	if st := h.Scene.snap.Story; !strings.Contains(st, "purged") || !strings.Contains(st, "#11") {
 		t.Fatalf("story %q", st)
 	}
-	h.clock.Advance(5 * time.Second)
-	if v := h.view(100, 12); !strings.Contains(v, "empty · the next message gets #11") {
+	h.Clock.Advance(5 * time.Second)
+	if v := h.View(100, 12); !strings.Contains(v, "empty · the next message gets #11") {
 		t.Fatalf("an emptied log says what comes next:\n%s", v)
 	}
 
-	h.must(`stream edit ORDERS --max-age 3s --dupe-window 3s -f`)
-	h.must(`pub orders.new "short-lived" --jetstream`)
-	h.settle("stored", func(s Snapshot) bool { l := orders(s); return l.Msgs == 1 && l.Last == 11 })
+	h.Run(`stream edit ORDERS --max-age 3s --dupe-window 3s -f`)
+	h.Run(`pub orders.new "short-lived" --jetstream`)
+	h.Settle("stored", func(s Snapshot) bool { l := orders(s); return l.Msgs == 1 && l.Last == 11 })
 	// Nothing publishes now: the scene looks again when the message is due
 	// to age out, by itself.
 	start := time.Now()
-	h.until("aged out", func(s Snapshot) bool { return orders(s).Msgs == 0 })
+	h.Until("aged out", func(s Snapshot) bool { return orders(s).Msgs == 0 })
 	if el := time.Since(start); el > 5*time.Second {
 		t.Fatalf("the scene noticed the expiry after %v", el)
 	}
-	if st := h.s.snap.Story; !strings.Contains(st, "aged out") {
+	if st := h.Scene.snap.Story; !strings.Contains(st, "aged out") {
 		t.Fatalf("story %q", st)
 	}
 }
@@ -131,39 +128,39 @@ func TestEpisodeLimits(t *testing.T) {
 func TestEpisodeDedupe(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
-	h.must(`pub orders.new "order 1" -H Nats-Msg-Id:ord-1 --jetstream`)
-	out := h.must(`pub orders.new "order 1" -H Nats-Msg-Id:ord-1 --jetstream`)
+	h.Run(`pub orders.new "order 1" -H Nats-Msg-Id:ord-1 --jetstream`)
+	out := h.Run(`pub orders.new "order 1" -H Nats-Msg-Id:ord-1 --jetstream`)
 	if !strings.Contains(out, "Duplicate: true") {
 		t.Fatalf("second publish: %s", out)
 	}
-	h.settle("one stored, one duplicate", func(s Snapshot) bool {
+	h.Settle("one stored, one duplicate", func(s Snapshot) bool {
 		l := orders(s)
 		return l.Seen.Acked == 1 && l.Seen.Dups == 1 && l.Last == 1 && l.Msgs == 1
 	})
-	if st := h.s.snap.Story; !strings.Contains(st, "ord-1") || !strings.Contains(st, "#1") {
+	if st := h.Scene.snap.Story; !strings.Contains(st, "ord-1") || !strings.Contains(st, "#1") {
 		t.Fatalf("story %q", st)
 	}
-	h.must(`pub orders.new "order 2" -H Nats-Msg-Id:ord-2 --jetstream`)
-	h.settle("ord-2", func(s Snapshot) bool { return orders(s).Last == 2 })
-	h.must(`stream edit ORDERS --dupe-window 1s -f`)
-	h.settle("window 1s", func(s Snapshot) bool { return orders(s).Dupes == time.Second })
+	h.Run(`pub orders.new "order 2" -H Nats-Msg-Id:ord-2 --jetstream`)
+	h.Settle("ord-2", func(s Snapshot) bool { return orders(s).Last == 2 })
+	h.Run(`stream edit ORDERS --dupe-window 1s -f`)
+	h.Settle("window 1s", func(s Snapshot) bool { return orders(s).Dupes == time.Second })
 	// The server forgets IDs on a timer of its own: ask until it has,
 	// and the scene must agree with every answer.
 	dups := uint64(1)
 	for try := 0; ; try++ {
 		time.Sleep(1200 * time.Millisecond)
-		out := h.must(`pub orders.new "order 1" -H Nats-Msg-Id:ord-1 --jetstream`)
+		out := h.Run(`pub orders.new "order 1" -H Nats-Msg-Id:ord-1 --jetstream`)
 		if !strings.Contains(out, "Duplicate: true") {
 			break
 		}
 		dups++
-		h.settle("another duplicate", func(s Snapshot) bool { return orders(s).Seen.Dups == dups })
+		h.Settle("another duplicate", func(s Snapshot) bool { return orders(s).Seen.Dups == dups })
 		if try == 5 {
 			t.Fatal("the server never forgot ord-1")
 		}
 	}
-	h.settle("stored again", func(s Snapshot) bool { l := orders(s); return l.Last == 3 && l.Seen.Acked == 3 })
-	if l := orders(h.s.snap); l.Seen.Dups != dups {
+	h.Settle("stored again", func(s Snapshot) bool { l := orders(s); return l.Last == 3 && l.Seen.Acked == 3 })
+	if l := orders(h.Scene.snap); l.Seen.Dups != dups {
 		t.Fatalf("dups %d, the server said %d", l.Seen.Dups, dups)
 	}
 }
@@ -173,33 +170,33 @@ func TestEpisodeDedupe(t *testing.T) {
 func TestEpisodeRestart(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.add(`stream add DISK --subjects "disk.>" --storage file --defaults`, "DISK")
-	h.must(`pub disk.note "kept {{Count}}" --count 3 --jetstream`)
+	h.Run(`pub disk.note "kept {{Count}}" --count 3 --jetstream`)
 	h.add(`stream add RAM --subjects "ram.>" --storage memory --defaults`, "RAM")
-	h.must(`pub ram.note "fleeting {{Count}}" --count 3 --jetstream`)
-	h.settle("both", func(s Snapshot) bool {
+	h.Run(`pub ram.note "fleeting {{Count}}" --count 3 --jetstream`)
+	h.Settle("both", func(s Snapshot) bool {
 		d, _ := laneOf(s, "DISK")
 		r, _ := laneOf(s, "RAM")
 		return d.Msgs == 3 && r.Msgs == 3
 	})
-	if s := h.s.snap; s.Streams[0].Name != "DISK" || s.Streams[1].Name != "RAM" {
+	if s := h.Scene.snap; s.Streams[0].Name != "DISK" || s.Streams[1].Name != "RAM" {
 		t.Fatalf("lanes in order of creation: %v, %v", s.Streams[0].Name, s.Streams[1].Name)
 	}
-	h.must(`restart`)
-	h.settle("after the restart", func(s Snapshot) bool {
+	h.Run(`restart`)
+	h.Settle("after the restart", func(s Snapshot) bool {
 		d, _ := laneOf(s, "DISK")
 		r, _ := laneOf(s, "RAM")
 		return s.ServerUp && d.Msgs == 3 && d.Gone == "" && r.Gone != ""
 	})
-	r, _ := laneOf(h.s.snap, "RAM")
+	r, _ := laneOf(h.Scene.snap, "RAM")
 	if !strings.Contains(r.Gone, "memory") || r.Had != 3 {
 		t.Fatalf("RAM: %+v", r)
 	}
-	st := h.s.snap.Story
+	st := h.Scene.snap.Story
 	if !strings.Contains(st, "DISK came back from disk with 3 messages") || !strings.Contains(st, "RAM is gone") {
 		t.Fatalf("story %q", st)
 	}
-	h.clock.Advance(5 * time.Second)
-	v := h.view(100, 14)
+	h.Clock.Advance(5 * time.Second)
+	v := h.View(100, 14)
 	for _, want := range []string{"DISK", "│ 3", "RAM", "gone in the restart: memory storage", "it held 3 messages"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, v)
@@ -208,7 +205,7 @@ func TestEpisodeRestart(t *testing.T) {
 	// The scene's subject tap on ram.> left with the stream: a --jetstream
 	// publish there hears "no responders" again at once.
 	start := time.Now()
-	if out, err := h.run(`pub ram.note "anyone?" --jetstream`); err == nil {
+	if out, err := h.Try(`pub ram.note "anyone?" --jetstream`); err == nil {
 		t.Fatalf("publish to a gone stream: %s", out)
 	}
 	if el := time.Since(start); el > time.Second {
@@ -225,7 +222,7 @@ func TestRealCLIPublish(t *testing.T) {
 	if res.ExitCode != 0 {
 		t.Fatalf("nats pub: %s%s", res.Stdout, res.Stderr)
 	}
-	h.settle("acknowledged", func(s Snapshot) bool { l := orders(s); return l.Seen.Acked == 1 && l.Last == 1 })
+	h.Settle("acknowledged", func(s Snapshot) bool { l := orders(s); return l.Seen.Acked == 1 && l.Last == 1 })
 }
 
 func TestControls(t *testing.T) {
@@ -242,28 +239,28 @@ func TestControls(t *testing.T) {
 		{"reset", []string{"x"}, "no arguments"},
 		{"fly", nil, `no control "fly"`},
 	} {
-		_, err := h.s.Do(c.control, c.args)
+		_, err := h.Scene.Do(c.control, c.args)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s %v: %v, want %q", c.control, c.args, err, c.want)
 		}
 	}
-	h.must(`stream add ORDERS --subjects "orders.>" --defaults`)
-	h.must(`stream add EVENTS --subjects "events.>" --defaults`)
-	if _, err := h.s.Do("watch", []string{"NOPE"}); err == nil || !strings.Contains(err.Error(), "streams are EVENTS, ORDERS") {
+	h.Run(`stream add ORDERS --subjects "orders.>" --defaults`)
+	h.Run(`stream add EVENTS --subjects "events.>" --defaults`)
+	if _, err := h.Scene.Do("watch", []string{"NOPE"}); err == nil || !strings.Contains(err.Error(), "streams are EVENTS, ORDERS") {
 		t.Fatalf("watch NOPE: %v", err)
 	}
-	if got := h.do("watch", "ORDERS"); !strings.Contains(got, "watching ORDERS") {
+	if got := h.Do("watch", "ORDERS"); !strings.Contains(got, "watching ORDERS") {
 		t.Fatalf("watch: %q", got)
 	}
-	h.settle("one lane", func(s Snapshot) bool { return len(s.Streams) == 1 && s.Streams[0].Name == "ORDERS" })
-	if got := h.do("publish", "3"); !strings.Contains(got, "ORDERS stored #1 to #3") {
+	h.Settle("one lane", func(s Snapshot) bool { return len(s.Streams) == 1 && s.Streams[0].Name == "ORDERS" })
+	if got := h.Do("publish", "3"); !strings.Contains(got, "ORDERS stored #1 to #3") {
 		t.Fatalf("publish: %q", got)
 	}
-	h.settle("three acks", func(s Snapshot) bool { l := orders(s); return l.Seen.Acked == 3 && l.Msgs == 3 })
-	h.do("reset")
-	h.settle("counts zero", func(s Snapshot) bool { return orders(s).Seen.Acked == 0 })
-	h.do("watch", "all")
-	h.settle("two lanes", func(s Snapshot) bool { return len(s.Streams) == 2 })
+	h.Settle("three acks", func(s Snapshot) bool { l := orders(s); return l.Seen.Acked == 3 && l.Msgs == 3 })
+	h.Do("reset")
+	h.Settle("counts zero", func(s Snapshot) bool { return orders(s).Seen.Acked == 0 })
+	h.Do("watch", "all")
+	h.Settle("two lanes", func(s Snapshot) bool { return len(s.Streams) == 2 })
 }
 
 // Against a deployment the lab does not run (natslab --server URL), the
@@ -274,17 +271,8 @@ func TestExternalDeployment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := &harness{t: t, srv: srv, clock: kit.NewManualClock(epoch)}
-	s, err := New(scenes.Env{Deployment: ext, Clock: h.clock}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Close)
-	s.Styles = kit.NewStyles(false)
-	h.s = s
-	h.sess = command.NewSession(ext)
-	t.Cleanup(h.sess.Close)
+	h := newHarnessOn(t, srv, ext, Options{})
 	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
-	h.must(`pub orders.new hi --jetstream`)
-	h.settle("acknowledged", func(s Snapshot) bool { l := orders(s); return l.Seen.Acked == 1 && l.Last == 1 })
+	h.Run(`pub orders.new hi --jetstream`)
+	h.Settle("acknowledged", func(s Snapshot) bool { l := orders(s); return l.Seen.Acked == 1 && l.Last == 1 })
 }

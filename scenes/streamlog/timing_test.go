@@ -10,8 +10,8 @@ import (
 func TestChangesShowWithinAMoment(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
-	h.must(`pub orders.new "order {{Count}}" --count 5 --jetstream`)
-	h.settle("five", func(s Snapshot) bool { return orders(s).Msgs == 5 })
+	h.Run(`pub orders.new "order {{Count}}" --count 5 --jetstream`)
+	h.Settle("five", func(s Snapshot) bool { return orders(s).Msgs == 5 })
 	for _, c := range []struct {
 		line string
 		done func(Lane) bool
@@ -21,8 +21,8 @@ func TestChangesShowWithinAMoment(t *testing.T) {
 		{`stream purge ORDERS -f`, func(l Lane) bool { return l.Msgs == 0 }},
 	} {
 		start := time.Now()
-		h.must(c.line)
-		h.until(c.line, func(s Snapshot) bool { return c.done(orders(s)) })
+		h.Run(c.line)
+		h.Until(c.line, func(s Snapshot) bool { return c.done(orders(s)) })
 		if el := time.Since(start); el > 2500*time.Millisecond { // well short of the 5 s idle look, with room for a loaded machine
 			t.Fatalf("%s: shown after %v", c.line, el)
 		}
