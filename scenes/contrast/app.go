@@ -34,19 +34,18 @@ func batchFor(pending uint64) int {
 // the point: the stream keeps the messages and the consumer's pending
 // count climbs.
 func (d *driver) runApp() {
-	defer d.wg.Done()
 	for {
 		d.mu.Lock()
-		for !(d.js.Online && d.js.Ready) && d.ctx.Err() == nil {
+		for !(d.js.Online && d.js.Ready) && d.Ctx.Err() == nil {
 			d.cond.Wait()
 		}
-		if d.ctx.Err() != nil {
+		if d.Ctx.Err() != nil {
 			d.mu.Unlock()
 			return
 		}
 		cons := d.cons
 		batch := batchFor(d.js.Pending)
-		ctx, cancel := context.WithTimeout(d.ctx, fetchWait)
+		ctx, cancel := context.WithTimeout(d.Ctx, fetchWait)
 		d.fetching, d.stopFetch = true, cancel
 		d.mu.Unlock()
 
@@ -60,13 +59,13 @@ func (d *driver) runApp() {
 
 		if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 			d.appFailed(err)
-			if !d.sleep(250 * time.Millisecond) {
+			if !d.Sleep(250 * time.Millisecond) {
 				return
 			}
 			continue
 		}
 		if n > 0 && backlog > 0 && batch <= maxPacedBatch {
-			if !d.sleep(d.pace) {
+			if !d.Sleep(d.pace) {
 				return
 			}
 		}

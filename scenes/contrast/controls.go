@@ -239,7 +239,7 @@ func (d *driver) reset() (string, error) {
 	if active {
 		d.jsOffline()
 		if stream != "" {
-			ctx, cancel := context.WithTimeout(d.ctx, 5*time.Second)
+			ctx, cancel := context.WithTimeout(d.Ctx, 5*time.Second)
 			err := d.api.DeleteConsumer(ctx, stream, ConsumerName)
 			cancel()
 			if err != nil && !errors.Is(err, jetstream.ErrConsumerNotFound) && !errors.Is(err, jetstream.ErrStreamNotFound) {

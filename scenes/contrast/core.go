@@ -66,8 +66,7 @@ func (d *driver) startCore() error {
 	d.tapCh = make(chan *nats.Msg, tapBuffer)
 	d.tapSync = make(chan struct{})
 	d.sentinel = &nats.Msg{}
-	d.wg.Add(1)
-	go d.runTap()
+	d.Go(d.runTap)
 	return d.coreUp()
 }
 
@@ -82,18 +81,17 @@ func (d *driver) onApp(m *nats.Msg) {
 // runTap counts what the tap sees while the core app is offline: published,
 // and lost.
 func (d *driver) runTap() {
-	defer d.wg.Done()
 	for {
 		var m *nats.Msg
 		select {
-		case <-d.ctx.Done():
+		case <-d.Ctx.Done():
 			return
 		case m = <-d.tapCh:
 		}
 		if m == d.sentinel {
 			select {
 			case d.tapSync <- struct{}{}:
-			case <-d.ctx.Done():
+			case <-d.Ctx.Done():
 				return
 			}
 			continue
@@ -109,12 +107,12 @@ func (d *driver) runTap() {
 func (d *driver) syncTap() {
 	select {
 	case d.tapCh <- d.sentinel:
-	case <-d.ctx.Done():
+	case <-d.Ctx.Done():
 		return
 	}
 	select {
 	case <-d.tapSync:
-	case <-d.ctx.Done():
+	case <-d.Ctx.Done():
 	}
 }
 
@@ -168,7 +166,7 @@ func (d *driver) coreDown() error {
 			_ = sub.Unsubscribe()
 		}
 		for deadline := time.Now().Add(5 * time.Second); sub.IsValid() && time.Now().Before(deadline); {
-			if !d.sleep(2 * time.Millisecond) {
+			if !d.Sleep(2 * time.Millisecond) {
 				break
 			}
 		}

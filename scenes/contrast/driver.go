@@ -2,7 +2,6 @@ package contrast
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -13,6 +12,7 @@ import (
 
 	"natslab/broker"
 	"natslab/scenes/kit"
+	"natslab/scenes/watch"
 )
 
 // Client names in events.
@@ -27,13 +27,10 @@ const (
 // It is safe for concurrent use: controls come from the command pane's
 // goroutines, messages from nats.go's.
 type driver struct {
+	*watch.Life
 	dep  broker.Deployment
 	feed *kit.Feed
 	pace time.Duration // how long the JetStream app spends per message while it replays a backlog
-
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
 
 	ctl      sync.Mutex // serialises controls, which may wait on the network
 	ensureMu sync.Mutex // one look for the stream and consumer at a time
@@ -68,24 +65,26 @@ type driver struct {
 	jsReceived   atomic.Uint64
 	coreOnline   atomic.Bool
 	bodies       atomic.Uint64 // numbers the scene's own messages
-	pollKick     chan struct{}
+	pollKick     watch.Kick
 }
 
 func startDriver(dep broker.Deployment, feed *kit.Feed, pace time.Duration) (*driver, error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	d := &driver{dep: dep, feed: feed, pace: pace, ctx: ctx, cancel: cancel, pollKick: make(chan struct{}, 1), serverUp: true}
+	d := &driver{Life: watch.NewLife(), dep: dep, feed: feed, pace: pace, pollKick: watch.NewKick(), serverUp: true}
 	d.cond = sync.NewCond(&d.mu)
+	// The app waiting to come online wakes when the scene closes.
+	context.AfterFunc(d.Ctx, func() {
+		d.mu.Lock()
+		d.cond.Broadcast()
+		d.mu.Unlock()
+	})
 	var err error
 	fail := func(err error) (*driver, error) {
 		d.close()
 		return nil, err
 	}
-	d.sceneNC, err = dep.Connect("natslab scene contrast",
-		nats.DisconnectErrHandler(func(*nats.Conn, error) { d.setServer(false) }),
-		nats.ReconnectHandler(func(*nats.Conn) { d.setServer(true) }),
-	)
+	d.sceneNC, err = d.Connect(dep, "natslab scene contrast", d.setServer)
 	if err == nil {
-		d.coreNC, err = dep.Connect("natslab scene contrast: app (core)")
+		d.coreNC, err = d.Connect(dep, "natslab scene contrast: app (core)", nil)
 	}
 	if err != nil {
 		return fail(err)
@@ -96,7 +95,7 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, pace time.Duration) (*dr
 	if err := d.startCore(); err != nil {
 		return fail(err)
 	}
-	if d.jsNC, err = dep.Connect("natslab scene contrast: app (jetstream)"); err != nil {
+	if d.jsNC, err = d.Connect(dep, "natslab scene contrast: app (jetstream)", nil); err != nil {
 		return fail(err)
 	}
 	if d.appJS, err = jetstream.New(d.jsNC); err != nil {
@@ -106,27 +105,22 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, pace time.Duration) (*dr
 	if err := d.sceneNC.Flush(); err != nil {
 		return fail(err)
 	}
-	d.wg.Add(1)
-	go d.runPoller()
+	d.Go(d.runPoller)
 	if s := dep.Embedded(); s != nil {
-		d.wg.Add(1)
-		go d.watchServer(s)
+		// The embedded server's restarts (JetStream switched on or off, a
+		// store area changed) may go unnoticed by the connections alone. Up
+		// means the scene is connected again, which the reconnect handler
+		// says; a stop is news at once.
+		d.FollowServer(s, func() {
+			if !s.Running() || !d.sceneNC.IsConnected() {
+				d.setServer(false)
+			}
+		})
 	}
 	return d, nil
 }
 
-func (d *driver) close() {
-	d.cancel()
-	d.mu.Lock()
-	d.cond.Broadcast()
-	d.mu.Unlock()
-	for _, nc := range []*nats.Conn{d.sceneNC, d.coreNC, d.jsNC} {
-		if nc != nil {
-			nc.Close()
-		}
-	}
-	d.wg.Wait()
-}
+func (d *driver) close() { d.End() }
 
 func (d *driver) setServer(up bool) {
 	d.mu.Lock()
@@ -141,32 +135,7 @@ func (d *driver) setServer(up bool) {
 	d.kickPoll()
 }
 
-// watchServer follows the embedded server through restarts (JetStream
-// switched on or off, a store area changed), which the connections alone
-// may not notice.
-func (d *driver) watchServer(s *broker.Server) {
-	defer d.wg.Done()
-	for {
-		ch := s.Changed()
-		select {
-		case <-d.ctx.Done():
-			return
-		case <-ch:
-		}
-		// Up means the scene is connected again, which the reconnect
-		// handler says; a stop is news at once.
-		if !s.Running() || !d.sceneNC.IsConnected() {
-			d.setServer(false)
-		}
-	}
-}
-
-func (d *driver) kickPoll() {
-	select {
-	case d.pollKick <- struct{}{}:
-	default:
-	}
-}
+func (d *driver) kickPoll() { d.pollKick.Poke() }
 
 // snapshot reads the state; it never waits on the network.
 func (d *driver) snapshot() Snapshot {
@@ -184,8 +153,8 @@ func (d *driver) snapshot() Snapshot {
 
 // publish sends n messages from the scene's own publisher.
 func (d *driver) publish(n int) error {
-	if !d.waitConnected(3 * time.Second) {
-		return errors.New("the server is not reachable right now (restarting?): try again in a moment")
+	if !d.AwaitConnected(d.sceneNC, 3*time.Second) {
+		return watch.ErrUnreachable
 	}
 	for i := 0; i < n; i++ {
 		body := fmt.Appendf(nil, "event %d", d.bodies.Add(1))
@@ -207,28 +176,4 @@ func (d *driver) setProblem(p string) {
 	if changed {
 		d.feed.Poke()
 	}
-}
-
-// sleep waits d or until the scene closes; it reports false on close.
-func (dr *driver) sleep(d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-dr.ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
-
-// waitConnected gives a connection that is reconnecting (the server just
-// restarted) a moment to come back.
-func (d *driver) waitConnected(limit time.Duration) bool {
-	deadline := time.Now().Add(limit)
-	for !d.sceneNC.IsConnected() {
-		if time.Now().After(deadline) || !d.sleep(20*time.Millisecond) {
-			return false
-		}
-	}
-	return true
 }

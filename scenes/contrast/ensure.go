@@ -54,7 +54,7 @@ func consumerConfig(filter string) jetstream.ConsumerConfig {
 func (d *driver) ensure(create bool) error {
 	d.ensureMu.Lock()
 	defer d.ensureMu.Unlock()
-	ctx, cancel := context.WithTimeout(d.ctx, 5*time.Second)
+	ctx, cancel := context.WithTimeout(d.Ctx, 5*time.Second)
 	defer cancel()
 	name, err := d.api.StreamNameBySubject(ctx, Watch)
 	switch {
@@ -111,8 +111,7 @@ func (d *driver) ensure(create bool) error {
 	d.cond.Broadcast()
 	d.mu.Unlock()
 	if start {
-		d.wg.Add(1)
-		go d.runApp()
+		d.Go(d.runApp)
 	}
 	d.feed.Poke()
 	d.kickPoll()

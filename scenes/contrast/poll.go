@@ -24,7 +24,6 @@ const (
 var trailing = []time.Duration{idlePoll, time.Second, 250 * time.Millisecond, 50 * time.Millisecond}
 
 func (d *driver) runPoller() {
-	defer d.wg.Done()
 	trail := 0
 	var last time.Time
 	timer := time.NewTimer(idlePoll)
@@ -32,7 +31,7 @@ func (d *driver) runPoller() {
 	for {
 		timer.Reset(trailing[trail])
 		select {
-		case <-d.ctx.Done():
+		case <-d.Ctx.Done():
 			return
 		case <-d.pollKick:
 			trail = len(trailing) - 1
@@ -41,7 +40,7 @@ func (d *driver) runPoller() {
 				trail--
 			}
 		}
-		if gap := minPoll - time.Since(last); gap > 0 && !d.sleep(gap) {
+		if gap := minPoll - time.Since(last); gap > 0 && !d.Sleep(gap) {
 			return
 		}
 		last = time.Now()
@@ -61,7 +60,7 @@ func (d *driver) poll() {
 		_ = d.ensure(createLater)
 		return
 	}
-	ctx, cancel := context.WithTimeout(d.ctx, 2*time.Second)
+	ctx, cancel := context.WithTimeout(d.Ctx, 2*time.Second)
 	defer cancel()
 	st, err := d.api.Stream(ctx, stream)
 	if err != nil {

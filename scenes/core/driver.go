@@ -1,7 +1,6 @@
 package core
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"sync"
@@ -12,6 +11,7 @@ import (
 
 	"natslab/broker"
 	"natslab/scenes/kit"
+	"natslab/scenes/watch"
 )
 
 // WatcherPrefix starts the name of every connection a scene watches the
@@ -76,6 +76,7 @@ func (s Snapshot) Delivered() uint64 {
 // publishes. Safe for concurrent use: controls come from the command
 // pane's goroutines, messages from nats.go's.
 type driver struct {
+	*watch.Life
 	dep   broker.Deployment
 	srv   *broker.Server // nil for an external deployment
 	feed  *kit.Feed
@@ -84,11 +85,8 @@ type driver struct {
 	kind  Kind
 	count atomic.Uint64 // numbers the scene's own messages
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	kick   chan struct{}
-	ctl    sync.Mutex // one control at a time
+	kick watch.Kick
+	ctl  sync.Mutex // one control at a time
 
 	mu       sync.Mutex
 	watch    string
@@ -109,16 +107,12 @@ func startDriver(dep broker.Deployment, kind Kind, feed *kit.Feed) (*driver, err
 	if dep == nil {
 		return nil, errors.New("the scene needs the lab's server")
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	d := &driver{dep: dep, srv: dep.Embedded(), feed: feed, kind: kind, ctx: ctx, cancel: cancel,
-		kick: make(chan struct{}, 1), serverUp: true, name: WatcherPrefix + " " + kind.info().name}
+	d := &driver{Life: watch.NewLife(), dep: dep, srv: dep.Embedded(), feed: feed, kind: kind,
+		kick: watch.NewKick(), serverUp: true, name: WatcherPrefix + " " + kind.info().name}
 	d.disc.init()
-	nc, err := dep.Connect(d.name,
-		nats.DisconnectErrHandler(func(*nats.Conn, error) { d.setServer(false) }),
-		nats.ReconnectHandler(func(*nats.Conn) { d.setServer(true) }),
-	)
+	nc, err := d.Connect(dep, d.name, d.setServer)
 	if err != nil {
-		cancel()
+		d.End()
 		return nil, err
 	}
 	d.nc = nc
@@ -129,16 +123,11 @@ func startDriver(dep broker.Deployment, kind Kind, feed *kit.Feed) (*driver, err
 	// What exists when the scene opens is the starting point: counts are
 	// what happens from now on.
 	d.poll()
-	d.wg.Add(1)
-	go d.runPoller()
+	d.Go(d.runPoller)
 	return d, nil
 }
 
-func (d *driver) close() {
-	d.cancel()
-	d.nc.Close()
-	d.wg.Wait()
-}
+func (d *driver) close() { d.End() }
 
 func (d *driver) setServer(up bool) {
 	d.mu.Lock()
@@ -149,12 +138,7 @@ func (d *driver) setServer(up bool) {
 }
 
 // poke asks the poller for a look soon.
-func (d *driver) poke() {
-	select {
-	case d.kick <- struct{}{}:
-	default:
-	}
-}
+func (d *driver) poke() { d.kick.Poke() }
 
 // setWatch replaces the tap: one subscription at a time, on subject. The
 // counts start again, since they are about what the scene watches.
@@ -186,8 +170,7 @@ func (d *driver) setWatch(subject string) error {
 	d.published.Store(0)
 	d.unheard.Store(0)
 	d.dropBase.Store(0)
-	d.wg.Add(1)
-	go d.runTap(ch, stop)
+	d.Go(func() { d.runTap(ch, stop) })
 	return nil
 }
 
@@ -195,11 +178,10 @@ func (d *driver) setWatch(subject string) error {
 // message: published, or unheard when no other subscription could have
 // received it.
 func (d *driver) runTap(ch chan *nats.Msg, stop chan struct{}) {
-	defer d.wg.Done()
 	for {
 		var m *nats.Msg
 		select {
-		case <-d.ctx.Done():
+		case <-d.Ctx.Done():
 			return
 		case <-stop:
 			return
@@ -283,15 +265,11 @@ func (d *driver) reset() {
 // publish sends n messages on subject from the scene's connection and
 // waits until the server has them.
 func (d *driver) publish(subject string, n int, body func(i uint64) string) error {
-	for deadline := time.Now().Add(3 * time.Second); !d.nc.IsConnected(); {
-		if time.Now().After(deadline) {
-			return errors.New("the server is not reachable right now (restarting?): try again in a moment")
-		}
-		select {
-		case <-d.ctx.Done():
+	if !d.AwaitConnected(d.nc, 3*time.Second) {
+		if d.Ctx.Err() != nil {
 			return errors.New("the scene is closed")
-		case <-time.After(20 * time.Millisecond):
 		}
+		return watch.ErrUnreachable
 	}
 	for i := 0; i < n; i++ {
 		if err := d.nc.Publish(subject, []byte(body(d.count.Add(1)))); err != nil {

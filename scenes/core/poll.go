@@ -58,7 +58,6 @@ func (c *discovery) rebase() {
 }
 
 func (d *driver) runPoller() {
-	defer d.wg.Done()
 	if d.srv == nil {
 		return // nothing to ask: the picture says why
 	}
@@ -68,13 +67,13 @@ func (d *driver) runPoller() {
 	for {
 		changed := d.srv.Changed()
 		select {
-		case <-d.ctx.Done():
+		case <-d.Ctx.Done():
 			return
 		case <-changed:
 		case <-d.kick:
 			wait := max(settlePoll, minGap-time.Since(last))
 			select {
-			case <-d.ctx.Done():
+			case <-d.Ctx.Done():
 				return
 			case <-time.After(wait):
 			}

@@ -28,7 +28,7 @@ func (d *driver) do(control string, args []string) (string, error) {
 		d.setChoice(watchChoice{})
 		return "watching the stream in use: the one a consumer was last added on, or the liveliest", nil
 	}
-	ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+	ctx, cancel := context.WithTimeout(d.Ctx, 3*time.Second)
 	defer cancel()
 	stream := args[0]
 	st, err := d.js.Stream(ctx, stream)

@@ -1,7 +1,6 @@
 package cursor
 
 import (
-	"context"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"natslab/broker"
 	"natslab/scenes"
 	"natslab/scenes/kit"
+	"natslab/scenes/watch"
 )
 
 // The driver is the scene's NATS side, on a connection of its own
@@ -37,19 +37,17 @@ import (
 // State changes happen on one goroutine (run); the scene reads immutable
 // copies (snapshot).
 type driver struct {
+	*watch.Life
 	dep   broker.Deployment
 	feed  *kit.Feed
 	clock scenes.Clock
 
-	nc  *nats.Conn
-	js  jetstream.JetStream
-	ctx context.Context
-	end context.CancelFunc
-	wg  sync.WaitGroup
+	nc *nats.Conn
+	js jetstream.JetStream
 
 	sig   chan signal    // from NATS callbacks to run
 	msgs  chan *nats.Msg // advisories, pulls and acks, in the order the server sent them
-	kick  chan struct{}  // "look now"
+	kick  watch.Kick     // "look now"
 	ready chan struct{}  // closed after the first look
 
 	mu      sync.Mutex
@@ -105,38 +103,38 @@ const (
 )
 
 func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*driver, error) {
-	ctx, end := context.WithCancel(context.Background())
-	d := &driver{dep: dep, feed: feed, clock: clock, ctx: ctx, end: end,
-		sig: make(chan signal, 256), kick: make(chan struct{}, 1), ready: make(chan struct{}), msgs: make(chan *nats.Msg, 1024), ackSubs: map[string][]*nats.Subscription{},
+	d := &driver{Life: watch.NewLife(), dep: dep, feed: feed, clock: clock,
+		sig: make(chan signal, 256), kick: watch.NewKick(), ready: make(chan struct{}), msgs: make(chan *nats.Msg, 1024), ackSubs: map[string][]*nats.Subscription{},
 		up: true, structure: true}
-	nc, err := dep.Connect("natslab scene cursor",
-		nats.DisconnectErrHandler(func(*nats.Conn, error) { d.signal(signal{kind: sigServer, up: false}) }),
-		nats.ReconnectHandler(func(*nats.Conn) { d.signal(signal{kind: sigServer, up: true}) }),
-	)
+	nc, err := d.Connect(dep, "natslab scene cursor", func(up bool) { d.signal(signal{kind: sigServer, up: up}) })
 	if err != nil {
-		end()
+		d.End()
 		return nil, err
 	}
 	d.nc = nc
 	if d.js, err = jetstream.New(nc); err != nil {
-		nc.Close()
-		end()
+		d.End()
 		return nil, err
 	}
 	for _, subj := range []string{"$JS.EVENT.ADVISORY.CONSUMER.>", "$JS.EVENT.ADVISORY.STREAM.>"} {
 		if _, err := nc.ChanSubscribe(subj, d.msgs); err != nil {
-			nc.Close()
-			end()
+			d.End()
 			return nil, err
 		}
 	}
 	d.t.snap = Snapshot{ServerUp: true, Auto: true, Subj: map[uint64]string{}}
 	d.shared = d.t.snap.clone()
-	d.wg.Add(1)
-	go d.run()
+	d.Go(d.run)
 	if s := dep.Embedded(); s != nil {
-		d.wg.Add(1)
-		go d.watchServer(s)
+		// The lab's restart: the embedded server stops and starts before
+		// the connection notices.
+		d.FollowServer(s, func() {
+			if !s.Running() {
+				d.signal(signal{kind: sigServer, up: false})
+			} else {
+				d.poke()
+			}
+		})
 	}
 	// The scene opens on the broker's state, with its listeners in place.
 	select {
@@ -146,11 +144,7 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*dr
 	return d, nil
 }
 
-func (d *driver) close() {
-	d.end()
-	d.wg.Wait()
-	d.nc.Close()
-}
+func (d *driver) close() { d.End() }
 
 // signal hands news to run without ever blocking a NATS callback; when
 // the queue is full the news is dropped and a look is asked for instead.
@@ -162,31 +156,7 @@ func (d *driver) signal(s signal) {
 	}
 }
 
-func (d *driver) poke() {
-	select {
-	case d.kick <- struct{}{}:
-	default:
-	}
-}
-
-// watchServer hears the embedded server stop and start (the lab's restart)
-// before the connection notices.
-func (d *driver) watchServer(s *broker.Server) {
-	defer d.wg.Done()
-	for {
-		ch := s.Changed()
-		select {
-		case <-d.ctx.Done():
-			return
-		case <-ch:
-		}
-		if !s.Running() {
-			d.signal(signal{kind: sigServer, up: false})
-		} else {
-			d.poke()
-		}
-	}
-}
+func (d *driver) poke() { d.kick.Poke() }
 
 func (d *driver) snapshot() Snapshot {
 	d.mu.Lock()
@@ -207,14 +177,13 @@ func (d *driver) publish() {
 }
 
 func (d *driver) run() {
-	defer d.wg.Done()
 	defer d.dropTaps()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	first := false
 	for {
 		select {
-		case <-d.ctx.Done():
+		case <-d.Ctx.Done():
 			return
 		case s := <-d.sig:
 			d.handle(s)

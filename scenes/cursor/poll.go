@@ -27,7 +27,7 @@ func (d *driver) poll() {
 	if !d.up && !d.nc.IsConnected() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(d.ctx, 2*time.Second)
+	ctx, cancel := context.WithTimeout(d.Ctx, 2*time.Second)
 	defer cancel()
 	now := d.clock.Now()
 	if !d.up && d.nc.IsConnected() {

@@ -28,7 +28,7 @@ func (d *driver) do(control string, args []string) (string, error) {
 		return "", fmt.Errorf("watch takes one bucket, got %q (for example: watch profiles)", strings.Join(args, " "))
 	}
 	bucket := args[0]
-	ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+	ctx, cancel := context.WithTimeout(d.Ctx, 3*time.Second)
 	defer cancel()
 	var names []string
 	l := d.js.StreamNames(ctx)

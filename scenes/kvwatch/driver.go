@@ -1,7 +1,6 @@
 package kvwatch
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"natslab/broker"
 	"natslab/scenes"
 	"natslab/scenes/kit"
+	"natslab/scenes/watch"
 )
 
 // The driver is the scene's NATS side, on a connection of its own
@@ -33,18 +33,16 @@ import (
 // A write the server refused is one it did not store: the key's revision
 // stayed where it was. All of it works through the client API.
 type driver struct {
+	*watch.Life
 	dep   broker.Deployment
 	feed  *kit.Feed
 	clock scenes.Clock
 
-	nc  *nats.Conn
-	js  jetstream.JetStream
-	ctx context.Context
-	end context.CancelFunc
-	wg  sync.WaitGroup
+	nc *nats.Conn
+	js jetstream.JetStream
 
 	msgs  chan *nats.Msg // advisories and writes, in the order the server sent them
-	kick  chan struct{}
+	kick  watch.Kick
 	up    chan bool
 	ready chan struct{}
 
@@ -79,24 +77,18 @@ const (
 )
 
 func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*driver, error) {
-	ctx, end := context.WithCancel(context.Background())
-	d := &driver{dep: dep, feed: feed, clock: clock, ctx: ctx, end: end,
-		msgs: make(chan *nats.Msg, 1024), kick: make(chan struct{}, 1), up: make(chan bool, 8), ready: make(chan struct{}),
+	d := &driver{Life: watch.NewLife(), dep: dep, feed: feed, clock: clock,
+		msgs: make(chan *nats.Msg, 1024), kick: watch.NewKick(), up: make(chan bool, 8), ready: make(chan struct{}),
 		serverUp: true, structure: true, dirty: map[string]bool{}, counts: map[string]uint64{}}
-	nc, err := dep.Connect("natslab scene kv-watch",
-		nats.DisconnectErrHandler(func(*nats.Conn, error) { d.setUp(false) }),
-		nats.ReconnectHandler(func(*nats.Conn) { d.setUp(true) }),
-	)
-	if err != nil {
-		end()
+	fail := func(err error) (*driver, error) {
+		d.End()
 		return nil, err
+	}
+	nc, err := d.Connect(dep, "natslab scene kv-watch", d.setUp)
+	if err != nil {
+		return fail(err)
 	}
 	d.nc = nc
-	fail := func(err error) (*driver, error) {
-		nc.Close()
-		end()
-		return nil, err
-	}
 	if d.js, err = jetstream.New(nc); err != nil {
 		return fail(err)
 	}
@@ -105,11 +97,17 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*dr
 	}
 	d.snap = Snapshot{ServerUp: true, Auto: true}
 	d.shared = d.snap.clone()
-	d.wg.Add(1)
-	go d.run()
+	d.Go(d.run)
 	if s := dep.Embedded(); s != nil {
-		d.wg.Add(1)
-		go d.watchServer(s)
+		// The lab's restart: the embedded server stops and starts before
+		// the connection notices.
+		d.FollowServer(s, func() {
+			if !s.Running() {
+				d.setUp(false)
+			} else {
+				d.poke()
+			}
+		})
 	}
 	select {
 	case <-d.ready:
@@ -118,11 +116,7 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*dr
 	return d, nil
 }
 
-func (d *driver) close() {
-	d.end()
-	d.wg.Wait()
-	d.nc.Close()
-}
+func (d *driver) close() { d.End() }
 
 func (d *driver) setUp(up bool) {
 	select {
@@ -132,29 +126,7 @@ func (d *driver) setUp(up bool) {
 	d.poke()
 }
 
-func (d *driver) poke() {
-	select {
-	case d.kick <- struct{}{}:
-	default:
-	}
-}
-
-func (d *driver) watchServer(s *broker.Server) {
-	defer d.wg.Done()
-	for {
-		ch := s.Changed()
-		select {
-		case <-d.ctx.Done():
-			return
-		case <-ch:
-		}
-		if !s.Running() {
-			d.setUp(false)
-		} else {
-			d.poke()
-		}
-	}
-}
+func (d *driver) poke() { d.kick.Poke() }
 
 func (d *driver) snapshot() Snapshot {
 	d.mu.Lock()
@@ -175,14 +147,13 @@ func (d *driver) publish() {
 }
 
 func (d *driver) run() {
-	defer d.wg.Done()
 	defer d.untap()
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	first := false
 	for {
 		select {
-		case <-d.ctx.Done():
+		case <-d.Ctx.Done():
 			return
 		case up := <-d.up:
 			d.server(up)

@@ -26,7 +26,7 @@ func (d *driver) poll() {
 	if !d.serverUp && !d.nc.IsConnected() {
 		return
 	}
-	ctx, cancel := context.WithTimeout(d.ctx, 2*time.Second)
+	ctx, cancel := context.WithTimeout(d.Ctx, 2*time.Second)
 	defer cancel()
 	if d.structure || d.snap.Bucket == "" {
 		if !d.chooseBucket(ctx) {

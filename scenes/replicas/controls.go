@@ -177,7 +177,7 @@ func (d *driver) publish(n int) (string, error) {
 	broker.WaitFor(2*time.Second, func() bool { return d.srv.Attached(d.nc) })
 	acked := 0
 	for i := 0; i < n; i++ {
-		ctx, cancel := context.WithTimeout(d.ctx, 2*time.Second)
+		ctx, cancel := context.WithTimeout(d.Ctx, 2*time.Second)
 		_, err := d.js.Publish(ctx, subject, []byte("replicas scene"), jetstream.WithRetryAttempts(0))
 		cancel()
 		if err != nil {
@@ -214,7 +214,7 @@ func (d *driver) explain(stream string, err error) string {
 func (d *driver) target() (stream, subject string, created bool, err error) {
 	stream = d.snapshot().Focus
 	if stream == "" {
-		ctx, cancel := context.WithTimeout(d.ctx, 5*time.Second)
+		ctx, cancel := context.WithTimeout(d.Ctx, 5*time.Second)
 		defer cancel()
 		_, err := d.js.CreateStream(ctx, jetstream.StreamConfig{Name: defaultStream, Subjects: []string{defaultSubject}, Replicas: broker.ClusterSize, Storage: jetstream.FileStorage})
 		if err != nil {
@@ -241,7 +241,7 @@ func (d *driver) subjects(stream string) []string {
 		return subj
 	}
 	// Just created: ask the stream itself.
-	ctx, cancel := context.WithTimeout(d.ctx, 2*time.Second)
+	ctx, cancel := context.WithTimeout(d.Ctx, 2*time.Second)
 	defer cancel()
 	if st, err := d.js.Stream(ctx, stream); err == nil {
 		return st.CachedInfo().Config.Subjects

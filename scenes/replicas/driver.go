@@ -1,7 +1,6 @@
 package replicas
 
 import (
-	"context"
 	"sort"
 	"strings"
 	"sync"
@@ -13,6 +12,7 @@ import (
 	"natslab/broker"
 	"natslab/scenes"
 	"natslab/scenes/kit"
+	"natslab/scenes/watch"
 )
 
 // The driver watches the lab's cluster: it asks each running node, in
@@ -82,17 +82,15 @@ func (s Snapshot) Unavailable() []string {
 }
 
 type driver struct {
+	*watch.Life
 	srv   *broker.Server
 	feed  *kit.Feed
 	clock scenes.Clock
 	nc    *nats.Conn
 	js    jetstream.JetStream
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	kick   chan struct{}
-	ctl    sync.Mutex // one control at a time
+	kick watch.Kick
+	ctl  sync.Mutex // one control at a time
 
 	mu       sync.Mutex
 	snap     Snapshot
@@ -102,49 +100,41 @@ type driver struct {
 }
 
 func startDriver(srv *broker.Server, feed *kit.Feed, clock scenes.Clock) (*driver, error) {
-	nc, err := srv.Connect("natslab scene replicas")
+	life := watch.NewLife()
+	nc, err := life.Connect(srv, "natslab scene replicas", nil)
 	if err != nil {
+		life.End()
 		return nil, err
 	}
 	js, err := jetstream.New(nc)
 	if err != nil {
-		nc.Close()
+		life.End()
 		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	d := &driver{srv: srv, feed: feed, clock: clock, nc: nc, js: js, ctx: ctx, cancel: cancel, kick: make(chan struct{}, 1), rejoin: map[string][]string{}}
+	d := &driver{Life: life, srv: srv, feed: feed, clock: clock, nc: nc, js: js, kick: watch.NewKick(), rejoin: map[string][]string{}}
 	d.snap = Snapshot{Leaders: map[string]string{}, Subjects: map[string][]string{}}
 	d.poll()
-	d.wg.Add(1)
-	go d.run()
+	d.Go(d.run)
 	return d, nil
 }
 
-func (d *driver) close() {
-	d.cancel()
-	d.wg.Wait()
-	d.nc.Close()
-}
+func (d *driver) close() { d.End() }
 
 // poke asks for a look now, and quick looks for a while.
 func (d *driver) poke() {
 	d.mu.Lock()
 	d.busyTill = time.Now().Add(busyLinger)
 	d.mu.Unlock()
-	select {
-	case d.kick <- struct{}{}:
-	default:
-	}
+	d.kick.Poke()
 }
 
 func (d *driver) run() {
-	defer d.wg.Done()
 	timer := time.NewTimer(idlePoll)
 	defer timer.Stop()
 	for {
 		changed := d.srv.Changed()
 		select {
-		case <-d.ctx.Done():
+		case <-d.Ctx.Done():
 			return
 		case <-changed:
 			d.poke()

@@ -12,6 +12,7 @@ import (
 
 	"natslab/broker"
 	"natslab/scenes/kit"
+	"natslab/scenes/watch"
 )
 
 // The driver is the scene's NATS side. It learns of responders from the
@@ -28,15 +29,13 @@ import (
 // server to the requester alone, and what the scene draws of it is its own
 // `ask` control's request.
 type driver struct {
+	*watch.Life
 	srv  *broker.Server
 	feed *kit.Feed
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	kick   chan struct{}
-	tapOn  chan struct{} // the taps came on: watchInterest counts often from now
-	ctl    sync.Mutex    // one control at a time
+	kick  watch.Kick
+	tapOn watch.Kick // the taps came on: watchInterest counts often from now
+	ctl   sync.Mutex // one control at a time
 
 	nc   *nats.Conn // taps
 	asks *nats.Conn // the scene's own requester, for ask
@@ -78,11 +77,10 @@ const (
 )
 
 func startDriver(srv *broker.Server, feed *kit.Feed, subject string) (*driver, error) {
-	ctx, cancel := context.WithCancel(context.Background())
 	d := &driver{
-		srv: srv, feed: feed, ctx: ctx, cancel: cancel,
-		kick:    make(chan struct{}, 1),
-		tapOn:   make(chan struct{}, 1),
+		Life: watch.NewLife(), srv: srv, feed: feed,
+		kick:    watch.NewKick(),
+		tapOn:   watch.NewKick(),
 		msgs:    make(chan *nats.Msg, tapBuffer),
 		pending: map[string]*inflight{},
 		names:   map[string]string{},
@@ -93,23 +91,34 @@ func startDriver(srv *broker.Server, feed *kit.Feed, subject string) (*driver, e
 	}
 	d.snap = Snapshot{Subject: subject, ServerUp: srv.Running()}
 	var err error
-	d.nc, err = srv.Connect("natslab scene request-reply",
-		nats.DisconnectErrHandler(func(*nats.Conn, error) { d.setServer(false) }),
-		nats.ReconnectHandler(func(*nats.Conn) { d.setServer(true) }),
-	)
+	d.nc, err = d.Connect(srv, "natslab scene request-reply", d.setServer)
 	if err == nil {
-		d.asks, err = srv.Connect("natslab scene requester")
+		d.asks, err = d.Connect(srv, "natslab scene requester", nil)
 	}
 	if err != nil {
 		d.close()
 		return nil, err
 	}
 	d.poll()
-	d.wg.Add(4)
-	go d.run()
-	go d.readTaps()
-	go d.watchServer()
-	go d.watchInterest()
+	// The connection's list is looked at at once when kicked and every
+	// idlePoll (minPoll while the taps are on), never faster than minPoll.
+	d.Poll(d.kick, minPoll, idlePoll, d.poll, func() time.Duration {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.tapFor != "" {
+			return minPoll
+		}
+		return idlePoll
+	})
+	d.readTaps()
+	// The connection notices a restart only when it next talks.
+	d.FollowServer(srv, func() {
+		if !srv.Running() {
+			d.setServer(false)
+		}
+		d.poke()
+	})
+	d.Go(d.watchInterest)
 	return d, nil
 }
 
@@ -143,12 +152,11 @@ func (d *driver) othersListening(ns *server.Server, subject string) int {
 // would reach. With only the scene's tap left, the tap goes at once; any
 // other change asks for a full look at the connections.
 func (d *driver) watchInterest() {
-	defer d.wg.Done()
 	t := time.NewTimer(idleCount)
 	defer t.Stop()
 	for {
 		select {
-		case <-d.ctx.Done():
+		case <-d.Ctx.Done():
 			return
 		case <-t.C:
 		case <-d.tapOn:
@@ -184,15 +192,7 @@ func (d *driver) watchInterest() {
 	}
 }
 
-func (d *driver) close() {
-	d.cancel()
-	for _, nc := range []*nats.Conn{d.nc, d.asks} {
-		if nc != nil {
-			nc.Close()
-		}
-	}
-	d.wg.Wait()
-}
+func (d *driver) close() { d.End() }
 
 func (d *driver) snapshot() Snapshot {
 	d.mu.Lock()
@@ -203,12 +203,7 @@ func (d *driver) snapshot() Snapshot {
 	return s
 }
 
-func (d *driver) poke() {
-	select {
-	case d.kick <- struct{}{}:
-	default:
-	}
-}
+func (d *driver) poke() { d.kick.Poke() }
 
 func (d *driver) setServer(up bool) {
 	d.mu.Lock()
@@ -227,57 +222,6 @@ func (d *driver) setServer(up bool) {
 	}
 	d.feed.Poke()
 	d.poke()
-}
-
-// watchServer follows the embedded server through restarts, which the
-// connection notices only when it next talks.
-func (d *driver) watchServer() {
-	defer d.wg.Done()
-	for {
-		ch := d.srv.Changed()
-		select {
-		case <-d.ctx.Done():
-			return
-		case <-ch:
-		}
-		if !d.srv.Running() {
-			d.setServer(false)
-		}
-		d.poke()
-	}
-}
-
-// run looks at the server's connections, at once when kicked and every
-// idlePoll (minPoll while the taps are on), never faster than minPoll.
-func (d *driver) run() {
-	defer d.wg.Done()
-	var last time.Time
-	timer := time.NewTimer(idlePoll)
-	defer timer.Stop()
-	for {
-		select {
-		case <-d.ctx.Done():
-			return
-		case <-d.kick:
-		case <-timer.C:
-		}
-		if gap := minPoll - time.Since(last); gap > 0 {
-			select {
-			case <-d.ctx.Done():
-				return
-			case <-time.After(gap):
-			}
-		}
-		last = time.Now()
-		d.poll()
-		d.mu.Lock()
-		wait := idlePoll
-		if d.tapFor != "" {
-			wait = minPoll
-		}
-		d.mu.Unlock()
-		timer.Reset(wait)
-	}
 }
 
 // poll reads who subscribes to the watched subject, turns the taps on or
@@ -399,38 +343,28 @@ func (d *driver) setTaps(subject string) {
 	}
 	d.tapFor = subject
 	d.snap.Watching = true
-	select {
-	case d.tapOn <- struct{}{}:
-	default:
-	}
+	d.tapOn.Poke()
 }
 
 // readTaps handles what the taps see, in the order the server sent it: a
 // request always comes before its reply.
 func (d *driver) readTaps() {
-	defer d.wg.Done()
 	own := ""
-	for {
-		var m *nats.Msg
-		select {
-		case <-d.ctx.Done():
-			return
-		case m = <-d.msgs:
-		}
+	d.Each(d.msgs, func(m *nats.Msg) {
 		if own == "" {
 			own = inboxPrefix(d.asks.NewRespInbox())
 		}
 		if strings.HasPrefix(m.Subject, "_INBOX.") {
 			d.onReply(m)
-			continue
+			return
 		}
 		if m.Reply == "" || inboxPrefix(m.Reply) == own {
 			// A plain publish on the subject is no request; the
 			// scene's own asks are drawn by ask itself.
-			continue
+			return
 		}
 		d.onRequest(m)
-	}
+	})
 }
 
 func (d *driver) onRequest(m *nats.Msg) {
@@ -586,15 +520,11 @@ func (d *driver) ask(body string, timeout time.Duration) (string, error) {
 	d.mu.Unlock()
 	// A server restarting (a lesson switching its store area) is back in
 	// milliseconds: give the connection a moment before giving up.
-	for deadline := time.Now().Add(3 * time.Second); !d.asks.IsConnected(); {
-		if time.Now().After(deadline) {
-			return "", errors.New("the server is not reachable right now (restarting?): try again in a moment")
-		}
-		select {
-		case <-d.ctx.Done():
+	if !d.AwaitConnected(d.asks, 3*time.Second) {
+		if d.Ctx.Err() != nil {
 			return "", errors.New("the scene closed")
-		case <-time.After(20 * time.Millisecond):
 		}
+		return "", watch.ErrUnreachable
 	}
 	inbox := d.asks.NewRespInbox()
 	d.mu.Lock()
@@ -613,7 +543,7 @@ func (d *driver) ask(body string, timeout time.Duration) (string, error) {
 	if err := d.asks.PublishRequest(subject, inbox, []byte(body)); err != nil {
 		return "", err
 	}
-	ctx, cancel := context.WithTimeout(d.ctx, timeout)
+	ctx, cancel := context.WithTimeout(d.Ctx, timeout)
 	defer cancel()
 	reply, err := sub.NextMsgWithContext(ctx)
 	rtt := time.Since(start)
@@ -633,7 +563,7 @@ func (d *driver) ask(body string, timeout time.Duration) (string, error) {
 		d.snap.Story = "no reply within " + timeout.String() + ": a responder got the request but did not answer"
 		d.mu.Unlock()
 		d.feed.Poke()
-		if d.ctx.Err() != nil {
+		if d.Ctx.Err() != nil {
 			return "", errors.New("the scene closed")
 		}
 		return "no reply on " + subject + " within " + timeout.String() + ": someone listens there but did not answer in time", nil

@@ -47,7 +47,7 @@ func (d *driver) do(control string, args []string) (string, error) {
 		if len(args) != 1 {
 			return "", errors.New("watch needs a stream's name (for example: watch INTEREST)")
 		}
-		ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+		ctx, cancel := context.WithTimeout(d.Ctx, 3*time.Second)
 		st, err := d.js.Stream(ctx, args[0])
 		cancel()
 		if err != nil {
@@ -93,7 +93,7 @@ func (d *driver) do(control string, args []string) (string, error) {
 }
 
 func (d *driver) streamList() string {
-	ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+	ctx, cancel := context.WithTimeout(d.Ctx, 3*time.Second)
 	defer cancel()
 	var names []string
 	l := d.js.StreamNames(ctx)
@@ -124,7 +124,7 @@ func (d *driver) publish(n int) (string, error) {
 		subject := literal(c.Subjects[0])
 		var first, last uint64
 		for i := 0; i < n; i++ {
-			ctx, cancel := context.WithTimeout(d.ctx, 5*time.Second)
+			ctx, cancel := context.WithTimeout(d.Ctx, 5*time.Second)
 			ack, err := d.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Data: fmt.Appendf(nil, "message from the retention scene %d", i+1)})
 			cancel()
 			if err != nil {

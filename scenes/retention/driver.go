@@ -15,6 +15,7 @@ import (
 
 	"natslab/broker"
 	"natslab/scenes/kit"
+	"natslab/scenes/watch"
 )
 
 // The driver is the scene's NATS side. It reads, for each retention
@@ -31,15 +32,14 @@ import (
 // The taps live on a connection that never asks anything, apart from the
 // one that does the looking.
 type driver struct {
+	*watch.Life
 	dep  broker.Deployment
 	srv  *broker.Server
 	feed *kit.Feed
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	kick   chan struct{}
-	ctl    sync.Mutex
+	kick  watch.Kick
+	ctl   sync.Mutex
+	looks watch.Looks
 
 	nc, tap *nats.Conn
 	js      jetstream.JetStream
@@ -48,9 +48,8 @@ type driver struct {
 
 	mu       sync.Mutex
 	snap     Snapshot
-	stopPoll context.CancelFunc // ends the look in flight when the server goes down
-	pinned   map[string]string  // policy → the stream watch chose
-	taps     map[string]*nats.Subscription
+	pinned   map[string]string // policy → the stream watch chose
+	taps     *watch.Taps       // on the shown streams' subjects and acknowledgements
 	acks     map[string]uint64 // stream → acks seen
 	notes    map[string]string // stream → what the server refused it lately
 	busyTill time.Time
@@ -64,14 +63,12 @@ const (
 )
 
 func startDriver(dep broker.Deployment, feed *kit.Feed) (*driver, error) {
-	ctx, cancel := context.WithCancel(context.Background())
 	d := &driver{
-		dep: dep, srv: dep.Embedded(), feed: feed, ctx: ctx, cancel: cancel,
-		kick:   make(chan struct{}, 1),
+		Life: watch.NewLife(), dep: dep, srv: dep.Embedded(), feed: feed,
+		kick:   watch.NewKick(),
 		msgs:   make(chan *nats.Msg, tapBuffer),
 		advs:   make(chan *nats.Msg, 256),
 		pinned: map[string]string{},
-		taps:   map[string]*nats.Subscription{},
 		acks:   map[string]uint64{},
 		notes:  map[string]string{},
 	}
@@ -80,14 +77,12 @@ func startDriver(dep broker.Deployment, feed *kit.Feed) (*driver, error) {
 		d.snap.Columns[i].Policy = p
 	}
 	var err error
-	d.nc, err = dep.Connect("natslab scene retention",
-		nats.DisconnectErrHandler(func(*nats.Conn, error) { d.setServer(false) }),
-		nats.ReconnectHandler(func(*nats.Conn) { d.setServer(true) }),
-	)
+	d.nc, err = d.Connect(dep, "natslab scene retention", d.setServer)
 	if err == nil {
-		d.tap, err = dep.Connect("natslab scene retention tap")
+		d.tap, err = d.Connect(dep, "natslab scene retention tap", nil)
 	}
 	if err == nil {
+		d.taps = watch.NewTaps(d.tap, d.msgs, tapBuffer, 8<<20)
 		d.js, err = jetstream.New(d.nc)
 	}
 	if err == nil {
@@ -98,22 +93,20 @@ func startDriver(dep broker.Deployment, feed *kit.Feed) (*driver, error) {
 		return nil, err
 	}
 	d.poll()
-	d.wg.Add(3)
-	go d.run()
-	go d.readTaps()
-	go d.readAdvisories()
+	d.Poll(d.kick, minPoll, idlePoll, d.poll, func() time.Duration {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if time.Now().Before(d.busyTill) {
+			return busyPoll
+		}
+		return idlePoll
+	})
+	d.readTaps()
+	d.readAdvisories()
 	return d, nil
 }
 
-func (d *driver) close() {
-	d.cancel()
-	for _, nc := range []*nats.Conn{d.nc, d.tap} {
-		if nc != nil {
-			nc.Close()
-		}
-	}
-	d.wg.Wait()
-}
+func (d *driver) close() { d.End() }
 
 func (d *driver) snapshot() Snapshot {
 	d.mu.Lock()
@@ -132,18 +125,15 @@ func (d *driver) poke() {
 	d.mu.Lock()
 	d.busyTill = time.Now().Add(time.Second)
 	d.mu.Unlock()
-	select {
-	case d.kick <- struct{}{}:
-	default:
-	}
+	d.kick.Poke()
 }
 
 func (d *driver) setServer(up bool) {
 	d.mu.Lock()
 	changed := d.snap.ServerUp != up
 	d.snap.ServerUp = up
-	if !up && d.stopPoll != nil {
-		d.stopPoll() // its answer will never come: look again once the server is back
+	if !up {
+		d.looks.Abort() // its answer will never come: look again once the server is back
 	}
 	d.mu.Unlock()
 	if changed {
@@ -157,44 +147,13 @@ func (d *driver) setServer(up bool) {
 	d.poke()
 }
 
-func (d *driver) run() {
-	defer d.wg.Done()
-	var last time.Time
-	timer := time.NewTimer(idlePoll)
-	defer timer.Stop()
-	for {
-		select {
-		case <-d.ctx.Done():
-			return
-		case <-d.kick:
-		case <-timer.C:
-		}
-		if gap := minPoll - time.Since(last); gap > 0 {
-			select {
-			case <-d.ctx.Done():
-				return
-			case <-time.After(gap):
-			}
-		}
-		last = time.Now()
-		d.poll()
-		d.mu.Lock()
-		wait := idlePoll
-		if time.Now().Before(d.busyTill) {
-			wait = busyPoll
-		}
-		d.mu.Unlock()
-		timer.Reset(wait)
-	}
-}
-
 // poll reads the streams, picks one per policy, reads its consumers, and
 // says in words what changed.
 func (d *driver) poll() {
 	if !d.nc.IsConnected() {
 		return
 	}
-	ctx, cancel := d.pollContext()
+	ctx, cancel := d.looks.Begin(d.Ctx, 3*time.Second)
 	defer cancel()
 	var infos []*jetstream.StreamInfo
 	l := d.js.ListStreams(ctx)
@@ -211,7 +170,7 @@ func (d *driver) poll() {
 			for i := range d.snap.Columns {
 				d.snap.Columns[i] = Column{Policy: Policies[i]}
 			}
-			d.setTapsLocked(nil)
+			d.taps.Set(nil)
 		} else {
 			d.snap.Problem = "cannot read the streams: " + err.Error()
 		}
@@ -276,7 +235,7 @@ func (d *driver) poll() {
 		subjects = append(subjects, c.Subjects...)
 		subjects = append(subjects, "$JS.ACK."+c.Stream+".>")
 	}
-	d.setTapsLocked(subjects)
+	d.taps.Set(subjects)
 	d.mu.Unlock()
 	d.feed.Poke()
 }
@@ -376,44 +335,9 @@ func waiting(c Column, seq uint64) []string {
 	return out
 }
 
-// setTapsLocked makes the taps exactly the given subjects.
-func (d *driver) setTapsLocked(subjects []string) {
-	want := map[string]bool{}
-	for _, s := range subjects {
-		want[s] = true
-	}
-	changed := false
-	for s, sub := range d.taps {
-		if !want[s] {
-			_ = sub.Unsubscribe()
-			delete(d.taps, s)
-			changed = true
-		}
-	}
-	for s := range want {
-		if d.taps[s] == nil {
-			if sub, err := d.tap.ChanSubscribe(s, d.msgs); err == nil {
-				_ = sub.SetPendingLimits(tapBuffer, 8<<20)
-				d.taps[s] = sub
-				changed = true
-			}
-		}
-	}
-	if changed {
-		_ = d.tap.Flush()
-	}
-}
-
 // readTaps turns publishes and acknowledgements into events and looks.
 func (d *driver) readTaps() {
-	defer d.wg.Done()
-	for {
-		var m *nats.Msg
-		select {
-		case <-d.ctx.Done():
-			return
-		case m = <-d.msgs:
-		}
+	d.Each(d.msgs, func(m *nats.Msg) {
 		if stream, cons, seq, ok := ackSubject(m.Subject); ok {
 			kind := ackKind(m.Data)
 			if kind == "ack" {
@@ -426,7 +350,7 @@ func (d *driver) readTaps() {
 			d.feed.Send(kit.Event{Kind: kit.Published, Subject: m.Subject})
 		}
 		d.poke()
-	}
+	})
 }
 
 // ackSubject reads $JS.ACK.<stream>.<consumer>.<delivered>.<stream seq>.…
@@ -468,28 +392,21 @@ func ackKind(body []byte) string {
 // readAdvisories wakes the poller, and tells of a consumer the server
 // refused (a second unfiltered consumer on a work queue).
 func (d *driver) readAdvisories() {
-	defer d.wg.Done()
-	for {
-		var m *nats.Msg
-		select {
-		case <-d.ctx.Done():
-			return
-		case m = <-d.advs:
-		}
+	d.Each(d.advs, func(m *nats.Msg) {
 		if m.Subject != "$JS.EVENT.ADVISORY.API" {
 			d.poke()
-			continue
+			return
 		}
 		var audit struct {
 			Subject  string `json:"subject"`
 			Response string `json:"response"`
 		}
 		if json.Unmarshal(m.Data, &audit) != nil {
-			continue
+			return
 		}
 		rest, ok := strings.CutPrefix(audit.Subject, "$JS.API.")
 		if !ok || strings.Contains(rest, "INFO") || strings.Contains(rest, "NAMES") || strings.Contains(rest, "LIST") || strings.Contains(rest, ".GET") {
-			continue // a look, not a change (the scene's own among them)
+			return // a look, not a change (the scene's own among them)
 		}
 		if strings.HasPrefix(rest, "CONSUMER.CREATE.") || strings.HasPrefix(rest, "CONSUMER.DURABLE.CREATE.") {
 			var resp struct {
@@ -506,7 +423,7 @@ func (d *driver) readAdvisories() {
 					i = 3
 				}
 				if len(t) < i+2 {
-					continue
+					return
 				}
 				stream, name := t[i], t[i+1]
 				d.mu.Lock()
@@ -517,15 +434,5 @@ func (d *driver) readAdvisories() {
 			}
 		}
 		d.poke()
-	}
-}
-
-// pollContext bounds one look, and lets a server going down end it at once
-// rather than leave it waiting for an answer that died with the server.
-func (d *driver) pollContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
-	d.mu.Lock()
-	d.stopPoll = cancel
-	d.mu.Unlock()
-	return ctx, cancel
+	})
 }

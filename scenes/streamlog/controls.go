@@ -91,7 +91,7 @@ func (d *driver) watch(name string) (string, error) {
 	if strings.EqualFold(name, "all") {
 		focus = ""
 	} else {
-		ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+		ctx, cancel := context.WithTimeout(d.Ctx, 3*time.Second)
 		_, err := d.js.Stream(ctx, name)
 		cancel()
 		if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrStreamNameRequired) || errors.Is(err, jetstream.ErrInvalidStreamName) {
@@ -116,7 +116,7 @@ func (d *driver) watch(name string) (string, error) {
 
 // streamList names the streams there are, for an error.
 func (d *driver) streamList() string {
-	ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
+	ctx, cancel := context.WithTimeout(d.Ctx, 3*time.Second)
 	defer cancel()
 	var names []string
 	l := d.js.StreamNames(ctx)
@@ -156,7 +156,7 @@ func (d *driver) publish(n int) (string, error) {
 	var first, last uint64
 	var why string
 	for i := 0; i < n; i++ {
-		ctx, cancel := context.WithTimeout(d.ctx, 5*time.Second)
+		ctx, cancel := context.WithTimeout(d.Ctx, 5*time.Second)
 		ack, err := d.js.PublishMsg(ctx, &nats.Msg{Subject: subject, Data: fmt.Appendf(nil, "message from the log scene %d", i+1)})
 		cancel()
 		var apiErr *jetstream.APIError

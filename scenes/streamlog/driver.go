@@ -1,7 +1,6 @@
 package streamlog
 
 import (
-	"context"
 	"sync"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 
 	"natslab/broker"
 	"natslab/scenes/kit"
+	"natslab/scenes/watch"
 )
 
 // The driver is the scene's NATS side, on one connection of its own:
@@ -29,15 +29,14 @@ import (
 // server could hand that subscription a "no responders" meant for the
 // connection's own request, which would then wait for its timeout.
 type driver struct {
+	*watch.Life
 	dep  broker.Deployment
 	srv  *broker.Server // nil for an external deployment
 	feed *kit.Feed
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	kick   chan struct{}
-	ctl    sync.Mutex // one control at a time
+	kick  watch.Kick
+	ctl   sync.Mutex // one control at a time
+	looks watch.Looks
 
 	nc   *nats.Conn // asks: stream info, advisories, the scene's publishes
 	tap  *nats.Conn // listens: subject taps and _INBOX.>
@@ -47,10 +46,9 @@ type driver struct {
 
 	mu       sync.Mutex
 	snap     Snapshot
-	stopPoll context.CancelFunc    // ends the look in flight when the server goes down
 	counts   map[string]*TapCounts // by stream, kept across polls
 	acked    map[string]uint64     // by stream: the highest sequence an acknowledgement named
-	taps     map[string]*nats.Subscription
+	taps     *watch.Taps           // on the watched streams' subjects
 	inbox    *nats.Subscription
 	pending  map[string]pubSeen  // by reply subject: --jetstream publishes awaiting their ack
 	early    map[string]earlyAck // by reply subject: acks that came before their publish
@@ -79,32 +77,28 @@ const (
 )
 
 func startDriver(dep broker.Deployment, feed *kit.Feed, focus string) (*driver, error) {
-	ctx, cancel := context.WithCancel(context.Background())
 	d := &driver{
-		dep: dep, srv: dep.Embedded(), feed: feed, ctx: ctx, cancel: cancel,
-		kick:    make(chan struct{}, 1),
+		Life: watch.NewLife(), dep: dep, srv: dep.Embedded(), feed: feed,
+		kick:    watch.NewKick(),
 		msgs:    make(chan *nats.Msg, tapBuffer),
 		advs:    make(chan *nats.Msg, 256),
 		counts:  map[string]*TapCounts{},
 		acked:   map[string]uint64{},
-		taps:    map[string]*nats.Subscription{},
 		pending: map[string]pubSeen{},
 		early:   map[string]earlyAck{},
 		lastAPI: map[string]apiCall{},
 	}
 	d.snap = Snapshot{Focus: focus, ServerUp: true}
 	var err error
-	d.nc, err = dep.Connect("natslab scene log",
-		nats.DisconnectErrHandler(func(*nats.Conn, error) { d.setServer(false) }),
-		nats.ReconnectHandler(func(*nats.Conn) { d.setServer(true) }),
-	)
+	d.nc, err = d.Connect(dep, "natslab scene log", d.setServer)
 	if err == nil {
-		d.tap, err = dep.Connect("natslab scene log tap")
+		d.tap, err = d.Connect(dep, "natslab scene log tap", nil)
 	}
 	if err != nil {
 		d.close()
 		return nil, err
 	}
+	d.taps = watch.NewTaps(d.tap, d.msgs, tapBuffer, 16<<20)
 	if d.js, err = jetstream.New(d.nc); err != nil {
 		d.close()
 		return nil, err
@@ -121,26 +115,22 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, focus string) (*driver, 
 	}
 	_ = d.inbox.SetPendingLimits(tapBuffer, 16<<20)
 	d.poll()
-	d.wg.Add(3)
-	go d.run()
-	go d.readTaps()
-	go d.readAdvisories()
+	d.Poll(d.kick, minPoll, idlePoll, d.poll, d.nextPoll)
+	d.readTaps()
+	d.readAdvisories()
 	if d.srv != nil {
-		d.wg.Add(1)
-		go d.watchServer()
+		// The lab's restart (nats-server -js too) may reach the connection late.
+		d.FollowServer(d.srv, func() {
+			if !d.srv.Running() {
+				d.setServer(false)
+			}
+			d.poke()
+		})
 	}
 	return d, nil
 }
 
-func (d *driver) close() {
-	d.cancel()
-	for _, nc := range []*nats.Conn{d.nc, d.tap} {
-		if nc != nil {
-			nc.Close()
-		}
-	}
-	d.wg.Wait()
-}
+func (d *driver) close() { d.End() }
 
 func (d *driver) snapshot() Snapshot {
 	d.mu.Lock()
@@ -159,18 +149,13 @@ func (d *driver) snapshot() Snapshot {
 
 // dropped is how many tap messages nats.go dropped for want of room.
 func (d *driver) dropped() uint64 {
-	var n int
-	for _, s := range d.taps {
-		if k, err := s.Dropped(); err == nil {
-			n += k
-		}
-	}
+	n := d.taps.Dropped()
 	if d.inbox != nil {
 		if k, err := d.inbox.Dropped(); err == nil {
-			n += k
+			n += uint64(k)
 		}
 	}
-	return uint64(n)
+	return n
 }
 
 // poke asks for a look now, and quick looks for a while: a stream stores a
@@ -179,18 +164,15 @@ func (d *driver) poke() {
 	d.mu.Lock()
 	d.busyTill = time.Now().Add(time.Second)
 	d.mu.Unlock()
-	select {
-	case d.kick <- struct{}{}:
-	default:
-	}
+	d.kick.Poke()
 }
 
 func (d *driver) setServer(up bool) {
 	d.mu.Lock()
 	changed := d.snap.ServerUp != up
 	d.snap.ServerUp = up
-	if !up && d.stopPoll != nil {
-		d.stopPoll() // its answer will never come: look again once the server is back
+	if !up {
+		d.looks.Abort() // its answer will never come: look again once the server is back
 	}
 	if !up {
 		d.wasDown = true
@@ -208,24 +190,6 @@ func (d *driver) setServer(up bool) {
 	d.poke()
 }
 
-// watchServer follows the embedded server through restarts (the lab's
-// restart, nats-server -js), which the connection may notice late.
-func (d *driver) watchServer() {
-	defer d.wg.Done()
-	for {
-		ch := d.srv.Changed()
-		select {
-		case <-d.ctx.Done():
-			return
-		case <-ch:
-		}
-		if !d.srv.Running() {
-			d.setServer(false)
-		}
-		d.poke()
-	}
-}
-
 // Polling: at once when kicked, then every busyPoll for a moment, then
 // only when something says so: an advisory, a tap, the next message due to
 // age out, or a slow idle look for what no event announces.
@@ -234,31 +198,6 @@ const (
 	busyPoll = 250 * time.Millisecond
 	idlePoll = 5 * time.Second
 )
-
-func (d *driver) run() {
-	defer d.wg.Done()
-	var last time.Time
-	timer := time.NewTimer(idlePoll)
-	defer timer.Stop()
-	for {
-		select {
-		case <-d.ctx.Done():
-			return
-		case <-d.kick:
-		case <-timer.C:
-		}
-		if gap := minPoll - time.Since(last); gap > 0 {
-			select {
-			case <-d.ctx.Done():
-				return
-			case <-time.After(gap):
-			}
-		}
-		last = time.Now()
-		d.poll()
-		timer.Reset(d.nextPoll())
-	}
-}
 
 // nextPoll is how long until the next look.
 func (d *driver) nextPoll() time.Duration {
@@ -276,14 +215,4 @@ func (d *driver) nextPoll() time.Duration {
 		}
 	}
 	return wait
-}
-
-// pollContext bounds one look, and lets a server going down end it at once
-// rather than leave it waiting for an answer that died with the server.
-func (d *driver) pollContext() (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(d.ctx, 3*time.Second)
-	d.mu.Lock()
-	d.stopPoll = cancel
-	d.mu.Unlock()
-	return ctx, cancel
 }

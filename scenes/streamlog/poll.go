@@ -22,7 +22,7 @@ func (d *driver) poll() {
 	if !d.nc.IsConnected() {
 		return
 	}
-	ctx, cancel := d.pollContext()
+	ctx, cancel := d.looks.Begin(d.Ctx, 3*time.Second)
 	defer cancel()
 	d.mu.Lock()
 	focus := d.snap.Focus
@@ -38,7 +38,7 @@ func (d *driver) poll() {
 		d.snap.Problem = explain(err, focus)
 		if jsOff(err) {
 			d.snap.Streams = nil
-			d.setTapsLocked(nil)
+			d.taps.Set(nil)
 		}
 		d.feed.Poke()
 		return
@@ -143,7 +143,7 @@ func (d *driver) poll() {
 			}
 		}
 	}
-	d.setTapsLocked(subjects)
+	d.taps.Set(subjects)
 	d.feed.Poke()
 }
 

@@ -13,37 +13,6 @@ import (
 	"natslab/scenes/kit"
 )
 
-// setTapsLocked makes the subject taps exactly the given subjects.
-func (d *driver) setTapsLocked(subjects []string) {
-	want := map[string]bool{}
-	for _, s := range subjects {
-		want[s] = true
-	}
-	changed := false
-	for s, sub := range d.taps {
-		if !want[s] {
-			_ = sub.Unsubscribe()
-			delete(d.taps, s)
-			changed = true
-		}
-	}
-	for s := range want {
-		if d.taps[s] != nil {
-			continue
-		}
-		sub, err := d.tap.ChanSubscribe(s, d.msgs)
-		if err != nil {
-			continue
-		}
-		_ = sub.SetPendingLimits(tapBuffer, 16<<20)
-		d.taps[s] = sub
-		changed = true
-	}
-	if changed {
-		_ = d.tap.Flush()
-	}
-}
-
 // streamFor is the watched stream a subject belongs to (streams never
 // share subjects), or "".
 func (d *driver) streamFor(subject string) string {
@@ -63,20 +32,13 @@ func (d *driver) streamFor(subject string) string {
 // readTaps handles publishes and acknowledgements in the order the server
 // sent them: a publish always comes before its acknowledgement.
 func (d *driver) readTaps() {
-	defer d.wg.Done()
-	for {
-		var m *nats.Msg
-		select {
-		case <-d.ctx.Done():
-			return
-		case m = <-d.msgs:
-		}
+	d.Each(d.msgs, func(m *nats.Msg) {
 		if strings.HasPrefix(m.Subject, "_INBOX.") {
 			d.onAck(m)
 		} else {
 			d.onPublish(m)
 		}
-	}
+	})
 }
 
 func (d *driver) onPublish(m *nats.Msg) {
@@ -218,33 +180,26 @@ func refusalHint(description string) string {
 // readAdvisories wakes the poller for what changes a stream without a
 // publish: an edit, a purge, a removed message, a stream made or deleted.
 func (d *driver) readAdvisories() {
-	defer d.wg.Done()
-	for {
-		var m *nats.Msg
-		select {
-		case <-d.ctx.Done():
-			return
-		case m = <-d.advs:
-		}
+	d.Each(d.advs, func(m *nats.Msg) {
 		if m.Subject != "$JS.EVENT.ADVISORY.API" {
 			d.poke() // a stream created, deleted, updated
-			continue
+			return
 		}
 		var audit struct {
 			Subject string `json:"subject"`
 		}
 		if json.Unmarshal(m.Data, &audit) != nil {
-			continue
+			return
 		}
 		op, stream := apiOp(audit.Subject)
 		if op == "" {
-			continue // a look, not a change: the scene's own polls are among them
+			return // a look, not a change: the scene's own polls are among them
 		}
 		d.mu.Lock()
 		d.lastAPI[stream] = apiCall{op: op, at: time.Now()}
 		d.mu.Unlock()
 		d.poke()
-	}
+	})
 }
 
 // apiOp names the stream-changing JetStream API calls: $JS.API.STREAM.PURGE.X
