@@ -36,26 +36,12 @@ var keys = []scenes.KeyBinding{
 	{Key: "R", Control: "reset", Help: "reset"},
 }
 
-func names() string {
-	n := make([]string, len(controls))
-	for i, c := range controls {
-		n[i] = c.Name
-	}
-	return strings.Join(n, ", ")
-}
-
 // do runs one control: bad input is an error saying what to type; what the
 // broker cannot do right now is said in the result line and on screen.
 // Going offline waits until no fetch is in flight.
 func (d *driver) do(control string, args []string) (string, error) {
 	d.ctl.Lock()
 	defer d.ctl.Unlock()
-	noArgs := func() error {
-		if len(args) > 0 {
-			return fmt.Errorf("%s takes no arguments, got %q", control, strings.Join(args, " "))
-		}
-		return nil
-	}
 	switch control {
 	case "mode":
 		wait := len(args) == 2 && args[1] == "wait"
@@ -71,7 +57,7 @@ func (d *driver) do(control string, args []string) (string, error) {
 		}
 		return d.setMode(m, !wait), nil
 	case "offline", "online", "toggle":
-		if err := noArgs(); err != nil {
+		if err := kit.NoArgs(control, args); err != nil {
 			return "", err
 		}
 		if control == "toggle" {
@@ -104,12 +90,12 @@ func (d *driver) do(control string, args []string) (string, error) {
 		}
 		return fmt.Sprintf("published %d %s on %s", n, plural(n, "message"), PublishSubject), nil
 	case "reset":
-		if err := noArgs(); err != nil {
+		if err := kit.NoArgs(control, args); err != nil {
 			return "", err
 		}
 		return d.reset()
 	}
-	return "", fmt.Errorf("the contrast scene has no control %q: it knows %s", control, names())
+	return "", kit.UnknownControl("contrast", control, controls)
 }
 
 func plural(n int, word string) string {

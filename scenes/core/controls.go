@@ -79,13 +79,13 @@ func (d *driver) do(control string, args []string) (string, error) {
 		}
 		return fmt.Sprintf("published %d %s on %s%s", n, plural(n, "message", "messages"), subject, note), nil
 	case "reset":
-		if len(args) > 0 {
-			return "", fmt.Errorf("reset takes no arguments, got %q", strings.Join(args, " "))
+		if err := kit.NoArgs("reset", args); err != nil {
+			return "", err
 		}
 		d.reset()
 		return "reset: every count on screen starts again from 0", nil
 	}
-	return "", fmt.Errorf("the %s scene has no control %q: it knows watch, publish, reset", d.kind.info().name, control)
+	return "", kit.UnknownControl(d.kind.info().name, control, d.kind.controls())
 }
 
 // publishArgs reads `publish [N] [SUBJECT]`, in either order.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -12,6 +11,7 @@ import (
 
 	"natslab/broker"
 	"natslab/scenes"
+	"natslab/scenes/kit"
 )
 
 // maxPublish bounds `publish N`: the scene is about what each copy holds,
@@ -41,14 +41,6 @@ var keys = []scenes.KeyBinding{
 	{Key: "3", Control: "toggle", Args: []string{"n3"}, Help: "n3 off/on"},
 }
 
-func names() string {
-	n := make([]string, len(controls))
-	for i, c := range controls {
-		n[i] = c.Name
-	}
-	return strings.Join(n, ", ")
-}
-
 // do runs one control: typing mistakes are errors saying what to type;
 // what the cluster cannot do right now is said in the result line.
 // Stopping a node waits for it to shut down, publishing for acknowledgements.
@@ -58,16 +50,9 @@ func (d *driver) do(control string, args []string) (string, error) {
 	defer d.poke()
 	switch control {
 	case "publish":
-		n := 1
-		if len(args) > 1 {
-			return "", fmt.Errorf("publish takes one count, got %q (for example: publish 5)", strings.Join(args, " "))
-		}
-		if len(args) == 1 {
-			v, err := strconv.Atoi(args[0])
-			if err != nil || v < 1 || v > maxPublish {
-				return "", fmt.Errorf("publish %s: the count is a whole number from 1 to %d (for example: publish 5)", args[0], maxPublish)
-			}
-			n = v
+		n, err := kit.Count(args, maxPublish, "publish 5")
+		if err != nil {
+			return "", err
 		}
 		return d.publish(n)
 	case "stop":
@@ -115,7 +100,7 @@ func (d *driver) do(control string, args []string) (string, error) {
 		}
 		return "", fmt.Errorf("there is no stream %s: the streams are %s", args[0], strings.Join(snap.Streams, ", "))
 	}
-	return "", fmt.Errorf("the replicas scene has no control %q: it knows %s", control, names())
+	return "", kit.UnknownControl("replicas", control, controls)
 }
 
 func nodeArg(control string, args []string) (string, error) {

@@ -25,14 +25,6 @@ var keys = []scenes.KeyBinding{
 	{Key: "R", Control: "reset", Help: "reset"},
 }
 
-func names() string {
-	n := make([]string, len(controls))
-	for i, c := range controls {
-		n[i] = c.Name
-	}
-	return strings.Join(n, ", ")
-}
-
 // do runs one control: typing mistakes are errors saying what to type.
 // ask waits for its reply.
 func (d *driver) do(control string, args []string) (string, error) {
@@ -64,8 +56,8 @@ func (d *driver) do(control string, args []string) (string, error) {
 	case "ask":
 		return d.ask(strings.Join(args, " "), askTimeout)
 	case "reset":
-		if len(args) > 0 {
-			return "", fmt.Errorf("reset takes no arguments, got %q", strings.Join(args, " "))
+		if err := kit.NoArgs("reset", args); err != nil {
+			return "", err
 		}
 		d.mu.Lock()
 		d.snap = Snapshot{Subject: d.snap.Subject, ServerUp: d.snap.ServerUp, Responders: d.snap.Responders, Watching: d.snap.Watching}
@@ -75,5 +67,5 @@ func (d *driver) do(control string, args []string) (string, error) {
 		d.feed.Poke()
 		return "reset: the counts start again from 0", nil
 	}
-	return "", fmt.Errorf("the request-reply scene has no control %q: it knows %s", control, names())
+	return "", kit.UnknownControl("request-reply", control, controls)
 }

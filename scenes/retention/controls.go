@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"natslab/scenes"
 	"natslab/scenes/kit"
+	"natslab/scenes/watch"
 )
 
 // maxPublish bounds `publish N`: the picture holds a handful per stream.
@@ -27,14 +27,6 @@ var controls = []scenes.Control{
 var keys = []scenes.KeyBinding{
 	{Key: "p", Control: "publish", Args: []string{"1"}, Help: "publish 1 to each"},
 	{Key: "R", Control: "reset", Help: "reset"},
-}
-
-func names() string {
-	n := make([]string, len(controls))
-	for i, c := range controls {
-		n[i] = c.Name
-	}
-	return strings.Join(n, ", ")
 }
 
 // do runs one control: typing mistakes are errors saying what to type.
@@ -52,32 +44,25 @@ func (d *driver) do(control string, args []string) (string, error) {
 		cancel()
 		if err != nil {
 			if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrInvalidStreamName) {
-				return "", fmt.Errorf("there is no stream %s: %s", args[0], d.streamList())
+				return "", fmt.Errorf("there is no stream %s: %s", args[0], watch.StreamList(d.Ctx, d.js))
 			}
 			return "", fmt.Errorf("cannot read stream %s: %w", args[0], err)
 		}
-		p := policy(st.CachedInfo().Config.Retention)
+		p := watch.Retention(st.CachedInfo().Config.Retention)
 		d.mu.Lock()
 		d.pinned[p] = args[0]
 		d.mu.Unlock()
 		d.poll()
 		return fmt.Sprintf("showing %s in the %s column", args[0], p), nil
 	case "publish":
-		n := 1
-		if len(args) > 1 {
-			return "", fmt.Errorf("publish takes one count, got %q (for example: publish 2)", strings.Join(args, " "))
-		}
-		if len(args) == 1 {
-			v, err := strconv.Atoi(args[0])
-			if err != nil || v < 1 || v > maxPublish {
-				return "", fmt.Errorf("publish %s: the count is a whole number from 1 to %d (for example: publish 2)", args[0], maxPublish)
-			}
-			n = v
+		n, err := kit.Count(args, maxPublish, "publish 2")
+		if err != nil {
+			return "", err
 		}
 		return d.publish(n)
 	case "reset":
-		if len(args) > 0 {
-			return "", fmt.Errorf("reset takes no arguments, got %q", strings.Join(args, " "))
+		if err := kit.NoArgs("reset", args); err != nil {
+			return "", err
 		}
 		d.mu.Lock()
 		clear(d.pinned)
@@ -89,21 +74,7 @@ func (d *driver) do(control string, args []string) (string, error) {
 		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 		return "reset: the newest stream of each policy, acknowledgements counted from 0", nil
 	}
-	return "", fmt.Errorf("the retention scene has no control %q: it knows %s", control, names())
-}
-
-func (d *driver) streamList() string {
-	ctx, cancel := context.WithTimeout(d.Ctx, 3*time.Second)
-	defer cancel()
-	var names []string
-	l := d.js.StreamNames(ctx)
-	for n := range l.Name() {
-		names = append(names, n)
-	}
-	if len(names) == 0 {
-		return "there are no streams yet"
-	}
-	return "streams are " + strings.Join(names, ", ")
+	return "", kit.UnknownControl("retention", control, controls)
 }
 
 // publish sends n messages to each stream on screen, waiting for each
@@ -121,7 +92,7 @@ func (d *driver) publish(n int) (string, error) {
 		if c.Stream == "" || len(c.Subjects) == 0 {
 			continue
 		}
-		subject := literal(c.Subjects[0])
+		subject := watch.Literal(c.Subjects[0])
 		var first, last uint64
 		for i := 0; i < n; i++ {
 			ctx, cancel := context.WithTimeout(d.Ctx, 5*time.Second)
@@ -146,15 +117,4 @@ func (d *driver) publish(n int) (string, error) {
 	}
 	d.poke()
 	return "published and acknowledged: " + strings.Join(said, ", "), nil
-}
-
-// literal makes a subject a stream captures out of one of its filters.
-func literal(filter string) string {
-	toks := strings.Split(filter, ".")
-	for i, t := range toks {
-		if t == "*" || t == ">" {
-			toks[i] = "scene"
-		}
-	}
-	return strings.Join(toks, ".")
 }

@@ -192,7 +192,7 @@ func (d *driver) poll() {
 		var chosen *jetstream.StreamInfo
 		count := 0
 		for _, info := range infos {
-			if policy(info.Config.Retention) != p {
+			if watch.Retention(info.Config.Retention) != p {
 				continue
 			}
 			count++

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"natslab/scenes/watch"
 )
 
 // Policies in the order the scene draws them.
@@ -81,20 +82,10 @@ func (c *Column) AckedByAll(seq uint64) bool {
 	return true
 }
 
-func policy(r jetstream.RetentionPolicy) string {
-	switch r {
-	case jetstream.InterestPolicy:
-		return "interest"
-	case jetstream.WorkQueuePolicy:
-		return "workqueue"
-	}
-	return "limits"
-}
-
 func column(info *jetstream.StreamInfo, consumers []*jetstream.ConsumerInfo) Column {
 	s := info.State
 	c := Column{
-		Policy: policy(info.Config.Retention), Stream: info.Config.Name,
+		Policy: watch.Retention(info.Config.Retention), Stream: info.Config.Name,
 		Subjects: append([]string(nil), info.Config.Subjects...),
 		First:    s.FirstSeq, Last: s.LastSeq, Msgs: s.Msgs,
 	}

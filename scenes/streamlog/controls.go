@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 
 	"natslab/scenes"
 	"natslab/scenes/kit"
+	"natslab/scenes/watch"
 )
 
 // maxPublish bounds `publish N`: the picture is about each message's place
@@ -31,14 +31,6 @@ var keys = []scenes.KeyBinding{
 	{Key: "R", Control: "reset", Help: "reset"},
 }
 
-func names() string {
-	n := make([]string, len(controls))
-	for i, c := range controls {
-		n[i] = c.Name
-	}
-	return strings.Join(n, ", ")
-}
-
 // do runs one control: typing mistakes are errors saying what to type.
 // publish waits for each acknowledgement.
 func (d *driver) do(control string, args []string) (string, error) {
@@ -51,21 +43,14 @@ func (d *driver) do(control string, args []string) (string, error) {
 		}
 		return d.watch(args[0])
 	case "publish":
-		n := 1
-		if len(args) > 1 {
-			return "", fmt.Errorf("publish takes one count, got %q (for example: publish 5)", strings.Join(args, " "))
-		}
-		if len(args) == 1 {
-			v, err := strconv.Atoi(args[0])
-			if err != nil || v < 1 || v > maxPublish {
-				return "", fmt.Errorf("publish %s: the count is a whole number from 1 to %d (for example: publish 5)", args[0], maxPublish)
-			}
-			n = v
+		n, err := kit.Count(args, maxPublish, "publish 5")
+		if err != nil {
+			return "", err
 		}
 		return d.publish(n)
 	case "reset":
-		if len(args) > 0 {
-			return "", fmt.Errorf("reset takes no arguments, got %q", strings.Join(args, " "))
+		if err := kit.NoArgs("reset", args); err != nil {
+			return "", err
 		}
 		d.mu.Lock()
 		clear(d.counts)
@@ -83,7 +68,7 @@ func (d *driver) do(control string, args []string) (string, error) {
 		d.feed.Poke()
 		return "reset: the counts start again from 0", nil
 	}
-	return "", fmt.Errorf("the log scene has no control %q: it knows %s", control, names())
+	return "", kit.UnknownControl("log", control, controls)
 }
 
 func (d *driver) watch(name string) (string, error) {
@@ -95,7 +80,7 @@ func (d *driver) watch(name string) (string, error) {
 		_, err := d.js.Stream(ctx, name)
 		cancel()
 		if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrStreamNameRequired) || errors.Is(err, jetstream.ErrInvalidStreamName) {
-			return "", fmt.Errorf("there is no stream %s: %s", name, d.streamList())
+			return "", fmt.Errorf("there is no stream %s: %s", name, watch.StreamList(d.Ctx, d.js))
 		}
 		if err != nil {
 			return "", errors.New(explain(err, name))
@@ -114,21 +99,6 @@ func (d *driver) watch(name string) (string, error) {
 	return "watching " + focus + ": its log, its limits, and what publishers hear back", nil
 }
 
-// streamList names the streams there are, for an error.
-func (d *driver) streamList() string {
-	ctx, cancel := context.WithTimeout(d.Ctx, 3*time.Second)
-	defer cancel()
-	var names []string
-	l := d.js.StreamNames(ctx)
-	for n := range l.Name() {
-		names = append(names, n)
-	}
-	if len(names) == 0 {
-		return "there are no streams yet"
-	}
-	return "streams are " + strings.Join(names, ", ")
-}
-
 // publish sends n messages to the stream on screen, each waiting for its
 // acknowledgement, as `pub --jetstream` does.
 func (d *driver) publish(n int) (string, error) {
@@ -142,7 +112,7 @@ func (d *driver) publish(n int) (string, error) {
 	}
 	var stream, subject string
 	if target != nil && len(target.Subjects) > 0 {
-		stream, subject = target.Name, literal(target.Subjects[0])
+		stream, subject = target.Name, watch.Literal(target.Subjects[0])
 	}
 	problem := d.snap.Problem
 	d.mu.Unlock()
@@ -188,15 +158,4 @@ func (d *driver) publish(n int) (string, error) {
 		out += fmt.Sprintf(" %d refused (%s)", refused, why)
 	}
 	return out, nil
-}
-
-// literal makes a subject the stream captures out of one of its filters.
-func literal(filter string) string {
-	toks := strings.Split(filter, ".")
-	for i, t := range toks {
-		if t == "*" || t == ">" {
-			toks[i] = "scene"
-		}
-	}
-	return strings.Join(toks, ".")
 }

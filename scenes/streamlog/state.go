@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"natslab/scenes/watch"
 )
 
 // Snapshot is what the scene knows at one moment: every stream's config
@@ -69,7 +70,7 @@ func lane(info *jetstream.StreamInfo) Lane {
 	c, s := info.Config, info.State
 	l := Lane{
 		Name: c.Name, Subjects: append([]string(nil), c.Subjects...),
-		Storage: strings.ToLower(c.Storage.String()), Retain: retention(c.Retention), Discard: discard(c.Discard),
+		Storage: strings.ToLower(c.Storage.String()), Retain: watch.Retention(c.Retention), Discard: discard(c.Discard),
 		MaxMsgs: c.MaxMsgs, PerSubj: c.MaxMsgsPerSubject, MaxBytes: c.MaxBytes, MaxAge: c.MaxAge, Dupes: c.Duplicates,
 		Created: info.Created,
 		First:   s.FirstSeq, Last: s.LastSeq, Msgs: s.Msgs, FirstTime: s.FirstTime,
@@ -79,16 +80,6 @@ func lane(info *jetstream.StreamInfo) Lane {
 		sort.Slice(l.Deleted, func(i, j int) bool { return l.Deleted[i] < l.Deleted[j] })
 	}
 	return l
-}
-
-func retention(r jetstream.RetentionPolicy) string {
-	switch r {
-	case jetstream.InterestPolicy:
-		return "interest"
-	case jetstream.WorkQueuePolicy:
-		return "workqueue"
-	}
-	return "limits"
 }
 
 func discard(d jetstream.DiscardPolicy) string {

@@ -1,0 +1,50 @@
+package watch
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// StreamList names the streams there are, for an error that says a name
+// is not among them: "streams are A, B", or "there are no streams yet".
+// It asks for at most three seconds.
+func StreamList(ctx context.Context, js jetstream.JetStream) string {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	var names []string
+	l := js.StreamNames(ctx)
+	for n := range l.Name() {
+		names = append(names, n)
+	}
+	if len(names) == 0 {
+		return "there are no streams yet"
+	}
+	return "streams are " + strings.Join(names, ", ")
+}
+
+// Literal makes a subject a stream captures out of one of its filters,
+// for the scene's own publishes: each wildcard becomes "scene".
+func Literal(filter string) string {
+	toks := strings.Split(filter, ".")
+	for i, t := range toks {
+		if t == "*" || t == ">" {
+			toks[i] = "scene"
+		}
+	}
+	return strings.Join(toks, ".")
+}
+
+// Retention names a stream's retention policy as the CLI's stream add
+// --retention spells it.
+func Retention(r jetstream.RetentionPolicy) string {
+	switch r {
+	case jetstream.InterestPolicy:
+		return "interest"
+	case jetstream.WorkQueuePolicy:
+		return "workqueue"
+	}
+	return "limits"
+}
