@@ -47,6 +47,21 @@ type cmdPane struct {
 		helpShown bool
 		shortHelp string
 	}
+	// input caches the prompt row: drawing the text input costs as much as
+	// the rest of the pane, and scenes redraw the screen many times a second
+	// while the prompt sits still.
+	input struct {
+		key  inputKey
+		row  string
+		used bool
+	}
+}
+
+// inputKey is everything the prompt row is drawn from.
+type inputKey struct {
+	value, placeholder string
+	pos, w, inputW     int
+	focused            bool
 }
 
 // promptText is the input's prompt.
@@ -483,7 +498,11 @@ func (p *cmdPane) inputRow() string {
 	if p.sceneKeys != "" {
 		return fit(p.st.Prompt.Render("scene keys: ")+p.sceneKeys+p.st.Dim.Render(" · esc back to the prompt"), p.w)
 	}
-	return fit(p.in.View(), p.w)
+	key := inputKey{value: p.in.Value(), placeholder: p.in.Placeholder, pos: p.in.Position(), w: p.w, inputW: p.in.Width(), focused: p.in.Focused()}
+	if !p.input.used || p.input.key != key {
+		p.input.key, p.input.row, p.input.used = key, fit(p.in.View(), p.w), true
+	}
+	return p.input.row
 }
 
 // cursorX is where the terminal cursor goes on the input row.

@@ -35,9 +35,17 @@ func StatusText(st Status, e *Episode, p *Progress, o ListOptions) string {
 // WriteList prints every episode with its status, grouped by part, in
 // at most 80 columns: what `natslab lessons` and the `lessons` verb show.
 func WriteList(w io.Writer, c *Catalog, p *Progress, o ListOptions) {
+	// The status column is as wide as its widest entry, so the titles
+	// line up whatever the statuses are.
+	statuses := make([]string, len(c.Episodes))
+	width := len("in progress")
+	for i, e := range c.Episodes {
+		statuses[i] = StatusText(p.StatusOf(e, o.Cluster), e, p, o)
+		width = max(width, len([]rune(statuses[i])))
+	}
 	part := ""
 	done := 0
-	for _, e := range c.Episodes {
+	for i, e := range c.Episodes {
 		if e.Part != part {
 			if part != "" {
 				fmt.Fprintln(w)
@@ -45,21 +53,16 @@ func WriteList(w io.Writer, c *Catalog, p *Progress, o ListOptions) {
 			part = e.Part
 			fmt.Fprintln(w, part)
 		}
-		st := p.StatusOf(e, o.Cluster)
-		if st == Done {
+		if p.StatusOf(e, o.Cluster) == Done {
 			done++
 		}
 		mark := "  "
 		if e.ID == o.Current {
 			mark = "▸ "
 		}
-		status := StatusText(st, e, p, o)
-		line := fmt.Sprintf("%s%2d  %-17s %-17s %s", mark, e.Number, e.ID, status, e.Title)
-		if len(status) >= 17 {
-			line = fmt.Sprintf("%s%2d  %-17s %s  %s", mark, e.Number, e.ID, status, e.Title)
-		}
+		line := fmt.Sprintf("%s%2d  %-17s %-*s  %s", mark, e.Number, e.ID, width, statuses[i], e.Title)
 		if len([]rune(line)) > 80 {
-			line = fmt.Sprintf("%s%2d  %-17s %s", mark, e.Number, e.ID, status)
+			line = fmt.Sprintf("%s%2d  %-17s %s", mark, e.Number, e.ID, statuses[i])
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}

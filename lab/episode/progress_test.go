@@ -109,9 +109,9 @@ func TestRunRecordsProgress(t *testing.T) {
 	var list bytes.Buffer
 	WriteList(&list, catalog(), q, ListOptions{})
 	for _, want := range []string{
-		" 1  hello             in progress 2/3   Hello NATS",
-		" 6  first-stream      done              Persist messages with JetStream",
-		" 2  subjects          new               Subjects and wildcards",
+		" 1  hello             in progress 2/3    Hello NATS",
+		" 6  first-stream      done               Persist messages with JetStream",
+		" 2  subjects          new                Subjects and wildcards",
 		"16  replicas          needs --cluster 3  A three-node cluster",
 		"1 of 19 done.",
 	} {

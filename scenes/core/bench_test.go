@@ -26,7 +26,7 @@ func benchScene(b *testing.B) *harness {
 	return h
 }
 
-// Drawing a frame mid-animation: what each of the 15 frames a second costs.
+// Drawing a frame mid-animation: what each of the scenes.FramesPerSecond frames costs.
 func BenchmarkViewAnimating(b *testing.B) {
 	h := benchScene(b)
 	kittest.BenchAnimating(b, h.Clock, h.Scene.View)
