@@ -37,10 +37,12 @@ func StatusText(st Status, e *Episode, p *Progress, o ListOptions) string {
 func WriteList(w io.Writer, c *Catalog, p *Progress, o ListOptions) {
 	// The status column is as wide as its widest entry, so the titles
 	// line up whatever the statuses are.
+	states := make([]Status, len(c.Episodes))
 	statuses := make([]string, len(c.Episodes))
 	width := len("in progress")
 	for i, e := range c.Episodes {
-		statuses[i] = StatusText(p.StatusOf(e, o.Cluster), e, p, o)
+		states[i] = p.StatusOf(e, o.Cluster)
+		statuses[i] = StatusText(states[i], e, p, o)
 		width = max(width, len([]rune(statuses[i])))
 	}
 	part := ""
@@ -53,7 +55,7 @@ func WriteList(w io.Writer, c *Catalog, p *Progress, o ListOptions) {
 			part = e.Part
 			fmt.Fprintln(w, part)
 		}
-		if p.StatusOf(e, o.Cluster) == Done {
+		if states[i] == Done {
 			done++
 		}
 		mark := "  "
