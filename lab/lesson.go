@@ -4,10 +4,10 @@ import (
 	"strconv"
 	"strings"
 
-	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"natslab/assets"
+	"natslab/lab/prose"
 )
 
 // Step is one item of a lesson's checklist.
@@ -21,7 +21,7 @@ type Step struct {
 }
 
 // lessonPane shows the open lesson: its steps as a checklist, then its
-// text (Markdown, rendered with glamour). In the sandbox it shows the
+// text (Markdown, rendered with glamour by package prose). In the sandbox it shows the
 // welcome text alone.
 //
 // The steps come first because they say what to type now. Where the pane
@@ -52,8 +52,6 @@ type lessonPane struct {
 	md      []string // rendered Markdown, each w-2 wide
 	mdW     int
 	mdValid bool
-	glam    *glamour.TermRenderer
-	glamW   int
 }
 
 func newLessonPane(st *Styles) *lessonPane {
@@ -280,50 +278,27 @@ func (p *lessonPane) markdownLines(inner int) []string {
 	if p.mdValid && p.mdW == inner {
 		return p.md
 	}
-	// Glamour wraps list items a little past its width (the marker is not
-	// counted): narrow the wrap until every line fits, rather than cut.
-	var body string
-	for wrap := inner; ; wrap-- {
-		body = p.renderMarkdown(wrap)
-		widest := 0
-		for _, l := range strings.Split(body, "\n") {
-			widest = max(widest, ansi.StringWidth(strings.TrimRight(ansi.Strip(l), " ")))
-		}
-		if widest <= inner || wrap <= inner-6 || wrap <= 8 {
-			break
-		}
-		wrap -= widest - inner - 1
+	body, ok := prose.Lines(p.markdown, inner)
+	if !ok {
+		// Not rendered (a text edited without go generate): plain, wrapped.
+		body = strings.Split(wordWrapParagraphs(p.markdown, inner), "\n")
 	}
-	p.md = nil
-	for _, l := range strings.Split(body, "\n") {
+	p.md = make([]string, 0, len(body))
+	for _, l := range body {
 		p.md = append(p.md, p.line(l, inner))
-	}
-	// Trim blank lines glamour leaves at both ends.
-	for len(p.md) > 0 && strings.TrimSpace(ansi.Strip(p.md[0])) == "" {
-		p.md = p.md[1:]
-	}
-	for len(p.md) > 0 && strings.TrimSpace(ansi.Strip(p.md[len(p.md)-1])) == "" {
-		p.md = p.md[:len(p.md)-1]
 	}
 	p.mdW, p.mdValid = inner, true
 	return p.md
 }
 
-// renderMarkdown renders with a glamour renderer kept per width: building
-// one costs far more than rendering.
-func (p *lessonPane) renderMarkdown(width int) string {
-	if p.glam == nil || p.glamW != width {
-		r, err := glamour.NewTermRenderer(glamour.WithStyles(p.st.Lesson), glamour.WithWordWrap(width))
-		if err != nil {
-			return p.markdown
-		}
-		p.glam, p.glamW = r, width
+// wordWrapParagraphs wraps each paragraph of text (blank-line separated)
+// to width, keeping the blank lines.
+func wordWrapParagraphs(text string, width int) string {
+	paras := strings.Split(strings.TrimSpace(text), "\n\n")
+	for i, p := range paras {
+		paras[i] = wordWrap(p, width)
 	}
-	out, err := p.glam.Render(p.markdown)
-	if err != nil {
-		return p.markdown
-	}
-	return out
+	return strings.Join(paras, "\n\n")
 }
 
 // Lines draws the pane, exactly w×h.

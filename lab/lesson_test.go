@@ -338,3 +338,22 @@ func TestLessonProgressSurvivesARestart(t *testing.T) {
 	h2.run("lesson first-stream")
 	h2.waitScreen("[✓] Turn JetStream on", "lesson first-stream 1/4")
 }
+
+// A text package prose has no rendering of (a lesson edited without go
+// generate) still shows, wrapped to the pane.
+func TestLessonPaneShowsAnUnrenderedTextPlainly(t *testing.T) {
+	p := newLessonPane(DefaultStyles())
+	p.SetLesson("lesson: draft", "A draft that nobody rendered yet, long enough to wrap in a narrow pane.\n\nSecond paragraph.")
+	p.SetSize(30, 12)
+	got := ansi.Strip(strings.Join(p.Lines(), "\n"))
+	for _, want := range []string{"A draft that nobody", "Second paragraph."} {
+		if !strings.Contains(got, want) {
+			t.Errorf("pane lacks %q:\n%s", want, got)
+		}
+	}
+	for _, l := range p.Lines() {
+		if w := ansi.StringWidth(l); w != 30 {
+			t.Errorf("line is %d wide, want 30: %q", w, ansi.Strip(l))
+		}
+	}
+}

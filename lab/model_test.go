@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"natslab/assets"
 	"natslab/broker"
 	"natslab/broker/brokertest"
 	"natslab/broker/command"
@@ -460,13 +462,17 @@ func TestPasteBecomesOneLine(t *testing.T) {
 
 func TestLessonAPI(t *testing.T) {
 	h := newHarness(t, 120, 40)
+	text, err := fs.ReadFile(assets.Episodes, "episodes/06-first-stream.md")
+	if err != nil {
+		t.Fatal(err)
+	}
 	go h.m.Post(func(m *Model) {
-		m.SetLesson("Persist messages", "# Streams\n\nA **stream** keeps messages.")
+		m.SetLesson("Persist messages", string(text))
 		m.SetSteps([]Step{{Text: "Create EVENTS", Done: true}, {Text: "Publish three messages", Current: true}, {Text: "Replay them"}}, "")
 	})
 	h.pump("the lesson", func() bool { return strings.Contains(h.screen(), "lesson: Persist messages") })
 	s := h.screen()
-	for _, want := range []string{"Streams", "A stream keeps messages.", "[✓] Create EVENTS", "[▸] Publish three messages", "[ ] Replay them"} {
+	for _, want := range []string{"Persist messages with JetStream", "Core NATS forgets.", "[✓] Create EVENTS", "[▸] Publish three messages", "[ ] Replay them"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("lesson pane lacks %q:\n%s", want, s)
 		}

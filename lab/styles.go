@@ -3,7 +3,6 @@ package lab
 import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/textinput"
-	gansi "charm.land/glamour/v2/ansi"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 )
@@ -54,9 +53,8 @@ type Styles struct {
 	Done   paint // a finished lesson step
 	Accent paint // scene intro drawing
 
-	Help   help.Styles
-	Input  textinput.Styles
-	Lesson gansi.StyleConfig
+	Help  help.Styles
+	Input textinput.Styles
 }
 
 // DefaultStyles are good on dark and light terminals alike.
@@ -90,45 +88,5 @@ func DefaultStyles() *Styles {
 		Prompt:      lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Cyan),
 	}
 	s.Input = textinput.Styles{Focused: state, Blurred: state, Cursor: textinput.CursorStyle{Blink: true}}
-	s.Lesson = lessonStyle()
 	return s
-}
-
-// lessonStyle is glamour's style for lesson text: attributes and the
-// terminal's basic colours only, no margins (the pane has its own).
-func lessonStyle() gansi.StyleConfig {
-	yes := true
-	no := false
-	magenta, cyan, zero, one, two := "5", "6", uint(0), uint(1), uint(2)
-	bar := "│ "
-	return gansi.StyleConfig{
-		Document: gansi.StyleBlock{Margin: &zero},
-		Heading:  gansi.StyleBlock{StylePrimitive: gansi.StylePrimitive{BlockSuffix: "\n", Bold: &yes}},
-		H1:       gansi.StyleBlock{StylePrimitive: gansi.StylePrimitive{Color: &magenta, Bold: &yes}},
-		H2:       gansi.StyleBlock{StylePrimitive: gansi.StylePrimitive{Color: &magenta}},
-		H3:       gansi.StyleBlock{StylePrimitive: gansi.StylePrimitive{Prefix: "### "}},
-		H4:       gansi.StyleBlock{StylePrimitive: gansi.StylePrimitive{Prefix: "#### "}},
-		H5:       gansi.StyleBlock{StylePrimitive: gansi.StylePrimitive{Prefix: "##### "}},
-		H6:       gansi.StyleBlock{StylePrimitive: gansi.StylePrimitive{Prefix: "###### ", Bold: &no}},
-		BlockQuote: gansi.StyleBlock{
-			Indent: &one, IndentToken: &bar,
-		},
-		List:           gansi.StyleList{LevelIndent: 2},
-		Strikethrough:  gansi.StylePrimitive{CrossedOut: &yes},
-		Emph:           gansi.StylePrimitive{Italic: &yes},
-		Strong:         gansi.StylePrimitive{Bold: &yes},
-		HorizontalRule: gansi.StylePrimitive{Faint: &yes, Format: "\n────────\n"},
-		Item:           gansi.StylePrimitive{BlockPrefix: "• "},
-		Enumeration:    gansi.StylePrimitive{BlockPrefix: ". "},
-		Task:           gansi.StyleTask{Ticked: "[✓] ", Unticked: "[ ] "},
-		Link:           gansi.StylePrimitive{Underline: &yes},
-		LinkText:       gansi.StylePrimitive{Bold: &yes},
-		Image:          gansi.StylePrimitive{Underline: &yes},
-		ImageText:      gansi.StylePrimitive{Format: "Image: {{.text}}"},
-		Code:           gansi.StyleBlock{StylePrimitive: gansi.StylePrimitive{Color: &cyan}},
-		CodeBlock: gansi.StyleCodeBlock{StyleBlock: gansi.StyleBlock{
-			StylePrimitive: gansi.StylePrimitive{Color: &cyan}, Margin: &two,
-		}},
-		Table: gansi.StyleTable{},
-	}
 }

@@ -1,0 +1,96 @@
+package prose_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"natslab/lab/prose"
+	"natslab/lab/prose/internal/render"
+)
+
+// rendered.zip is what glamour makes of today's texts at every width; a
+// lesson edited without regenerating fails here, saying what to run.
+func TestRenderingsAreCurrent(t *testing.T) {
+	texts, err := render.Texts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(texts) < 2 {
+		t.Fatalf("found %d texts; expected the welcome text and the episodes", len(texts))
+	}
+	for _, text := range texts {
+		want, err := render.AllWidths(text.Markdown)
+		if err != nil {
+			t.Fatalf("%s: %v", text.Name, err)
+		}
+		for width := prose.MinWidth; width <= prose.MaxWidth; width++ {
+			got, ok := prose.Lines(text.Markdown, width)
+			if !ok {
+				t.Fatalf("%s has no rendering: run go generate ./lab/prose", text.Name)
+			}
+			if !slices.Equal(got, want[width]) {
+				t.Fatalf("%s at %d columns differs from glamour's rendering: run go generate ./lab/prose", text.Name, width)
+			}
+		}
+	}
+}
+
+// Every line fits its column and every text keeps its title.
+func TestRenderingsFit(t *testing.T) {
+	texts, err := render.Texts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range texts {
+		title, _, _ := strings.Cut(strings.TrimPrefix(text.Markdown, "# "), "\n")
+		for _, width := range []int{26, 40, 58, 76} {
+			lines, ok := prose.Lines(text.Markdown, width)
+			if !ok {
+				t.Fatalf("%s has no rendering", text.Name)
+			}
+			for i, l := range lines {
+				if w := ansi.StringWidth(strings.TrimRight(ansi.Strip(l), " ")); w > width {
+					t.Errorf("%s at %d: line %d is %d wide: %q", text.Name, width, i+1, w, ansi.Strip(l))
+				}
+			}
+			if strings.HasPrefix(text.Markdown, "# ") && !strings.Contains(ansi.Strip(strings.Join(lines, " ")), strings.Fields(title)[0]) {
+				t.Errorf("%s at %d lacks its title %q", text.Name, width, title)
+			}
+		}
+	}
+}
+
+func TestWidthsOutsideTheRangeUseItsEnds(t *testing.T) {
+	narrow, ok1 := prose.Lines(welcome(t), 5)
+	min, ok2 := prose.Lines(welcome(t), prose.MinWidth)
+	wide, ok3 := prose.Lines(welcome(t), 500)
+	max, ok4 := prose.Lines(welcome(t), prose.MaxWidth)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !slices.Equal(narrow, min) || !slices.Equal(wide, max) {
+		t.Fatal("widths outside the range should get the nearest rendering")
+	}
+}
+
+func TestUnknownTextIsReported(t *testing.T) {
+	if _, ok := prose.Lines("# not a lesson\n", 40); ok {
+		t.Fatal("a text that was never rendered should be reported")
+	}
+}
+
+func TestDecodeRejectsDamage(t *testing.T) {
+	for _, in := range []string{"x\n", "20 3\nonly one\n", "20 -1\n"} {
+		if _, err := prose.Decode(strings.NewReader(in)); err == nil {
+			t.Errorf("Decode(%q) should fail", in)
+		}
+	}
+}
+
+func welcome(t *testing.T) string {
+	texts, err := render.Texts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return texts[0].Markdown
+}
