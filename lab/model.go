@@ -482,9 +482,10 @@ func (m *Model) forwardToScene(msg tea.Msg) tea.Cmd {
 	return tea.Batch(cmd, m.maybeFrame())
 }
 
-// maybeFrame schedules the next frame while the scene animates.
+// maybeFrame schedules the next frame while the scene animates, unless
+// the scene brings its own frames.
 func (m *Model) maybeFrame() tea.Cmd {
-	if m.frameScheduled || !m.scene.Animating() {
+	if m.frameScheduled || !m.scene.Animating() || m.scene.PacesItsFrames() {
 		return nil
 	}
 	m.frameScheduled = true

@@ -22,7 +22,13 @@ type testScene struct {
 	frames    int
 	animating bool
 	closed    bool
+	paced     bool // says it brings its own frames
 }
+
+// selfPacedScene is the fake scene saying it brings its own frames.
+type selfPacedScene struct{ *testScene }
+
+func (selfPacedScene) PacesItsFrames() bool { return true }
 
 type sceneEventMsg struct{}
 
@@ -82,7 +88,12 @@ func (s *testScene) state() (did []string, updates, frames int, closed bool) {
 // withFakeScene gives the harness's lab a registry holding only the fake.
 func withFakeScene(h *harness) *testScene {
 	sc := &testScene{}
-	f := scenes.Factory{Name: "fake", Summary: "a scene for tests", New: func(scenes.Env) (scenes.Scene, error) { return sc, nil }}
+	f := scenes.Factory{Name: "fake", Summary: "a scene for tests", New: func(scenes.Env) (scenes.Scene, error) {
+		if sc.paced {
+			return selfPacedScene{sc}, nil
+		}
+		return sc, nil
+	}}
 	h.m.sceneList = func() []scenes.Factory { return []scenes.Factory{f} }
 	h.m.sceneLookup = func(n string) (scenes.Factory, bool) { return f, n == "fake" }
 	return sc
@@ -183,5 +194,26 @@ func TestSceneFramesOnlyWhileAnimating(t *testing.T) {
 	}
 	if h.m.frameScheduled {
 		t.Errorf("a frame is still scheduled")
+	}
+}
+
+// A scene that brings its own frames (every kit scene) gets none from the
+// lab: a second clock would wake the program and draw the scene twice as
+// often.
+func TestSelfPacedSceneGetsNoFramesFromTheLab(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	sc := withFakeScene(h)
+	sc.paced = true
+	h.run("scene fake")
+	sc.mu.Lock()
+	sc.animating = true
+	sc.mu.Unlock()
+	h.send(sceneEventMsg{})
+	h.drain(300 * time.Millisecond)
+	if _, updates, frames, _ := sc.state(); updates == 0 || frames != 0 {
+		t.Errorf("updates %d, lab frames %d: want the event and no frames", updates, frames)
+	}
+	if h.m.frameScheduled {
+		t.Errorf("the lab scheduled a frame for a scene that paces itself")
 	}
 }

@@ -68,6 +68,12 @@ func (p *scenePane) SetFocus(on bool) {
 	}
 }
 
+// PacesItsFrames reports whether the scene delivers its own frames.
+func (p *scenePane) PacesItsFrames() bool {
+	sp, ok := p.scene.(scenes.SelfPaced)
+	return ok && sp.PacesItsFrames()
+}
+
 // Animating reports whether the scene wants frames.
 func (p *scenePane) Animating() bool { return p.scene != nil && p.scene.Animating() }
 

@@ -18,11 +18,14 @@ import (
 
 // FramesPerSecond is how often the lab draws and how often a scene that is
 // moving asks for a frame: more would be drawn by nobody. Every frame costs
-// a full redraw in Bubble Tea's renderer, so the rate is the price of
-// animating: at 12, glyphs that move a cell or two a frame still read as
-// motion, and the contrast scene at 20 msg/s measured 3.7% of a core
-// (15 fps: 4.5%, over the 5% budget in .ci/bench on a busy machine).
-const FramesPerSecond = 12
+// a full redraw in Bubble Tea's renderer (at 160x50 about 0.8 ms, a third
+// of it the renderer's scroll detection), so the rate is the price of
+// animating: at 10, glyphs that move a cell or two a frame still read as
+// motion. The contrast scene at 20 msg/s in JetStream mode, where the
+// broker also stores each message and the app's durable consumer fetches,
+// acks and writes its state, measured 5.0% of a core at 12 fps and 4.4%
+// at 10 (with no second clock from the host: see SelfPaced).
+const FramesPerSecond = 10
 
 // FrameInterval is the time between two frames.
 const FrameInterval = time.Second / FramesPerSecond
@@ -71,6 +74,15 @@ type KeyBinding struct {
 	Control string   // a Control's Name
 	Args    []string // its arguments
 	Help    string   // a few words for the help line: "offline/online"
+}
+
+// SelfPaced is implemented by scenes that deliver their own frames (the
+// kit's scenes: their feed brings a frame every FrameInterval while they
+// animate). Their host adds no frame ticks of its own: a second clock at
+// the same rate would only wake the program, and draw the scene, twice as
+// often.
+type SelfPaced interface {
+	PacesItsFrames() bool
 }
 
 // Keyed is implemented by scenes that offer keys. It is separate from Scene

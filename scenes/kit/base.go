@@ -90,6 +90,9 @@ func (b *Base) Close() {
 	}
 }
 
+// PacesItsFrames implements scenes.SelfPaced: Beat arms the frames.
+func (b *Base) PacesItsFrames() bool { return true }
+
 // Beat is a scene's Update: a message from the scene's own feed (not a
 // stale scene's) is applied at the clock's now, the frame is marked for
 // drawing, and the heartbeat is armed again: a frame every
