@@ -21,16 +21,17 @@ type Step struct {
 }
 
 // lessonPane shows the open lesson: its steps as a checklist, then its
-// text (Markdown, rendered with glamour by package prose). In the sandbox it shows the
-// welcome text alone.
+// text (Markdown, rendered with glamour ahead of time: package prose). In
+// the sandbox it shows the welcome text alone.
 //
 // The steps come first because they say what to type now. Where the pane
 // is tall enough they stay pinned above the scrolling text; where it is
 // not, they scroll with the text, and whenever the step to do next
 // changes the pane scrolls to show it whole.
 //
-// Rendering the Markdown is the expensive part: it is redone only when the
-// text or the width changes, never when a step ticks.
+// The text's lines (a lookup in package prose, then cut to the pane) are
+// taken again only when the text or the width changes, never when a step
+// ticks.
 type lessonPane struct {
 	st       *Styles
 	label    string // in the top border
