@@ -7,15 +7,17 @@ import (
 	"strings"
 
 	"github.com/choria-io/fisk"
-	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats.go"
+
+	"natslab/broker/command/jsadmin"
 )
 
-// The stream command family. It talks to JetStream through jsm.go, the
-// library the real CLI is built on, so that configurations, API requests and
-// the JSON it prints are the real CLI's; the lab's own work is in what
-// happens where the real CLI would prompt, and in the errors.
+// The stream command family. It talks to JetStream with jsm.go's api types,
+// those of the library the real CLI is built on, and sends the requests as
+// jsm.go's Manager does (package jsadmin), so that configurations, API
+// requests and the JSON it prints are the real CLI's; the lab's own work is
+// in what happens where the real CLI would prompt, and in the errors.
 
 func init() {
 	register(&natsCommand{name: "stream", aliases: []string{"str", "st", "ms", "s"}, summary: "Create, inspect and manage JetStream streams", build: buildStream})
@@ -161,13 +163,13 @@ func streamWanted(c *Call) string {
 	return ""
 }
 
-// streamManager is a jsm.go manager on the session's connection.
-func (c *Call) streamManager() (*jsm.Manager, error) {
+// streamManager sends JetStream API requests on the session's connection.
+func (c *Call) streamManager() (*jsadmin.Manager, error) {
 	nc, err := c.Conn()
 	if err != nil {
 		return nil, err
 	}
-	return jsm.New(nc, jsm.WithTimeout(c.S.timeout))
+	return jsadmin.New(nc, c.S.timeout), nil
 }
 
 // streamNameError explains what a stream name may hold.
@@ -179,7 +181,7 @@ func streamNameError(name string) error {
 // to pick from; the lab names the streams instead.
 func (s *streamCmd) needStream(c *Call, full string) error {
 	if s.stream != "" {
-		if !jsm.IsValidName(s.stream) {
+		if !jsadmin.IsValidName(s.stream) {
 			return streamNameError(s.stream)
 		}
 		return nil
@@ -190,7 +192,7 @@ func (s *streamCmd) needStream(c *Call, full string) error {
 	}
 	var names []string
 	for _, n := range all {
-		if s.showAll || !jsm.IsInternalStream(n) {
+		if s.showAll || !jsadmin.IsInternalStream(n) {
 			names = append(names, n)
 		}
 	}
@@ -201,7 +203,7 @@ func (s *streamCmd) needStream(c *Call, full string) error {
 }
 
 // load fetches a stream, with the lab's errors for a name that does not exist.
-func (s *streamCmd) load(c *Call) (*jsm.Stream, error) {
+func (s *streamCmd) load(c *Call) (*jsadmin.Stream, error) {
 	mgr, err := c.streamManager()
 	if err != nil {
 		return nil, err

@@ -6,9 +6,10 @@ import (
 	"strings"
 
 	"github.com/choria-io/fisk"
-	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats-server/v2/server"
+
+	"natslab/broker/command/jsadmin"
 )
 
 func (s *streamCmd) buildAdd(add *fisk.CmdClause, c *Call) {
@@ -25,7 +26,7 @@ func (s *streamCmd) add(c *Call) error {
 	if s.stream == "" {
 		return usageErrorf("stream add needs a stream name, for example: %s", examples["stream add"])
 	}
-	if !jsm.IsValidName(s.stream) {
+	if !jsadmin.IsValidName(s.stream) {
 		return streamNameError(s.stream)
 	}
 	if err := s.cfg.unsupported(); err != nil {
@@ -60,29 +61,29 @@ func (s *streamCmd) add(c *Call) error {
 }
 
 // createError explains why the server refused a new stream (or an edit).
-func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig, err error, action string) error {
+func (s *streamCmd) createError(c *Call, mgr *jsadmin.Manager, cfg api.StreamConfig, err error, action string) error {
 	switch {
-	case jsm.IsNatsError(err, streamErrCodeStreamExists):
+	case api.IsNatsError(err, streamErrCodeStreamExists):
 		existing, lerr := mgr.LoadStream(s.stream)
 		if lerr == nil {
 			return fmt.Errorf("stream %s already exists with a different configuration (it captures %s): change it with stream edit %s, or remove it first with stream rm %s --force",
 				s.stream, strings.Join(existing.Subjects(), ", "), s.stream, s.stream)
 		}
 		return fmt.Errorf("stream %s already exists with a different configuration: change it with stream edit %s", s.stream, s.stream)
-	case jsm.IsNatsError(err, streamErrCodeSubjectsOverlap):
+	case api.IsNatsError(err, streamErrCodeSubjectsOverlap):
 		if e := s.overlapError(mgr, cfg); e != nil {
 			return e
 		}
-	case jsm.IsNatsError(err, streamErrCodeReplicasCluster):
+	case api.IsNatsError(err, streamErrCodeReplicasCluster):
 		if c.S.dep.Embedded() != nil {
 			return fmt.Errorf("--replicas %d needs a cluster, and the lab's server is a single node: use --replicas 1, or start natslab with --cluster 3", cfg.Replicas)
 		}
 		return fmt.Errorf("--replicas %d needs a cluster, and the server the lab is connected to is not clustered: use --replicas 1", cfg.Replicas)
-	case jsm.IsNatsError(err, streamErrCodeNoPeers):
+	case api.IsNatsError(err, streamErrCodeNoPeers):
 		return fmt.Errorf("the cluster has no %d servers able to keep a copy of stream %s (%v): use fewer --replicas, or start the nodes that are down", cfg.Replicas, s.stream, err)
-	case jsm.IsNatsError(err, streamErrCodeInsufficientRsrc), jsm.IsNatsError(err, streamErrCodeMemoryFull), jsm.IsNatsError(err, streamErrCodeStorageFull):
+	case api.IsNatsError(err, streamErrCodeInsufficientRsrc), api.IsNatsError(err, streamErrCodeMemoryFull), api.IsNatsError(err, streamErrCodeStorageFull):
 		return fmt.Errorf("the server has no room for stream %s (%v): lower --max-bytes, use --storage file, or remove streams you no longer need", s.stream, err)
-	case jsm.IsNatsError(err, streamErrCodeInvalidConfig):
+	case api.IsNatsError(err, streamErrCodeInvalidConfig):
 		msg := err.Error()
 		switch {
 		case strings.Contains(msg, "capturing all subjects"), strings.Contains(msg, "overlap with jetstream api"):
@@ -96,8 +97,8 @@ func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig,
 
 // overlapError names the streams that already store some of the subjects:
 // each subject can be stored by one stream only.
-func (s *streamCmd) overlapError(mgr *jsm.Manager, cfg api.StreamConfig) error {
-	streams, _, _, err := mgr.Streams(nil)
+func (s *streamCmd) overlapError(mgr *jsadmin.Manager, cfg api.StreamConfig) error {
+	streams, _, _, err := mgr.Streams("")
 	if err != nil {
 		return nil
 	}

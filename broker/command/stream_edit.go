@@ -7,8 +7,9 @@ import (
 
 	"github.com/choria-io/fisk"
 	"github.com/google/go-cmp/cmp"
-	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/jsm.go/api"
+
+	"natslab/broker/command/jsadmin"
 )
 
 func (s *streamCmd) buildEdit(e *fisk.CmdClause, c *Call) {
@@ -51,7 +52,7 @@ func (s *streamCmd) edit(c *Call) error {
 	input := st.Configuration()
 	// The server's own metadata (version, API level) is not the user's to
 	// edit; with none left, nil, so the diff does not show a change.
-	input.Metadata = jsm.FilterServerMetadata(input.Metadata)
+	input.Metadata = jsadmin.FilterServerMetadata(input.Metadata)
 	if len(input.Metadata) == 0 {
 		input.Metadata = nil
 	}

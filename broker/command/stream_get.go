@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/choria-io/fisk"
-	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/jsm.go/api"
+
+	"natslab/broker/command/jsadmin"
 )
 
 func (s *streamCmd) buildGet(get *fisk.CmdClause, c *Call) {
@@ -69,8 +70,8 @@ func (s *streamCmd) get(c *Call) error {
 }
 
 // msgError explains a message that is not there, saying what the stream holds.
-func (s *streamCmd) msgError(c *Call, st *jsm.Stream, err error) error {
-	if !jsm.IsNatsError(err, streamErrCodeNoMessage) && !jsm.IsNatsError(err, streamErrCodeSeqNotFound) {
+func (s *streamCmd) msgError(c *Call, st *jsadmin.Stream, err error) error {
+	if !api.IsNatsError(err, streamErrCodeNoMessage) && !api.IsNatsError(err, streamErrCodeSeqNotFound) {
 		return c.streamAPIError(err, s.stream, fmt.Sprintf("could not retrieve %s#%d", s.stream, s.seq))
 	}
 	if s.lastFor != "" && !s.seqIsSet {
@@ -81,7 +82,7 @@ func (s *streamCmd) msgError(c *Call, st *jsm.Stream, err error) error {
 }
 
 // streamFirst is a stream's first stored sequence, from the last info fetched.
-func streamFirst(st *jsm.Stream) int64 {
+func streamFirst(st *jsadmin.Stream) int64 {
 	info, err := st.LatestInformation()
 	if err != nil || info.State.Msgs == 0 {
 		return 1
@@ -90,7 +91,7 @@ func streamFirst(st *jsm.Stream) int64 {
 }
 
 // streamHolds says which sequences a stream holds, for error messages.
-func streamHolds(st *jsm.Stream) string {
+func streamHolds(st *jsadmin.Stream) string {
 	info, err := st.LatestInformation()
 	if err != nil {
 		return "its contents are unknown"

@@ -10,9 +10,10 @@ import (
 	"time"
 
 	"github.com/choria-io/fisk"
-	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/natscli/columns"
+
+	"natslab/broker/command/jsadmin"
 )
 
 func (s *streamCmd) buildInfo(info *fisk.CmdClause, c *Call) {
@@ -172,7 +173,7 @@ func addStreamConfig(cols *columns.Writer, cfg api.StreamConfig) {
 	cols.AddRowIf("Consumer Inactive Threshold", cfg.ConsumerLimits.InactiveThreshold, cfg.ConsumerLimits.InactiveThreshold > 0)
 	cols.AddRowIf("Consumer Max Ack Pending", cfg.ConsumerLimits.MaxAckPending, cfg.ConsumerLimits.MaxAckPending > 0)
 
-	if meta := jsm.FilterServerMetadata(cfg.Metadata); len(meta) > 0 {
+	if meta := jsadmin.FilterServerMetadata(cfg.Metadata); len(meta) > 0 {
 		cols.AddSectionTitle("Metadata")
 		cols.AddMapStrings(meta)
 	}

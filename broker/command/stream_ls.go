@@ -6,7 +6,8 @@ import (
 	"sort"
 
 	"github.com/choria-io/fisk"
-	"github.com/nats-io/jsm.go"
+
+	"natslab/broker/command/jsadmin"
 )
 
 func (s *streamCmd) buildLs(ls *fisk.CmdClause, c *Call) {
@@ -16,15 +17,15 @@ func (s *streamCmd) buildLs(ls *fisk.CmdClause, c *Call) {
 	ls.Flag("json", "Print the names as JSON").Short('j').UnNegatableBoolVar(&s.json)
 }
 
-// streamFilter limits a listing to streams capturing a subject.
-func (s *streamCmd) streamFilter() (*jsm.StreamNamesFilter, error) {
+// streamFilter limits a listing to streams capturing a subject ("" for all).
+func (s *streamCmd) streamFilter() (string, error) {
 	if s.filterSubject == "" {
-		return nil, nil
+		return "", nil
 	}
 	if err := validateSubject(s.filterSubject, true); err != nil {
-		return nil, err
+		return "", err
 	}
-	return &jsm.StreamNamesFilter{Subject: s.filterSubject}, nil
+	return s.filterSubject, nil
 }
 
 func (s *streamCmd) ls(c *Call) error {
@@ -53,7 +54,7 @@ func (s *streamCmd) ls(c *Call) error {
 	if err != nil {
 		return c.streamAPIError(err, "", "could not list streams")
 	}
-	var streams []*jsm.Stream
+	var streams []*jsadmin.Stream
 	skipped := false
 	for _, st := range all {
 		if !s.showAll && st.IsInternal() {

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/choria-io/fisk"
-	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/jsm.go/api"
 )
 
@@ -71,7 +70,7 @@ func (s *streamCmd) view(c *Call) error {
 	next := func() (*api.StoredMsg, error) {
 		m, err := c.streamMsgGet(c.Ctx, s.stream, req)
 		if err != nil {
-			if jsm.IsNatsError(err, streamErrCodeNoMessage) {
+			if api.IsNatsError(err, streamErrCodeNoMessage) {
 				return nil, nil
 			}
 			return nil, c.streamAPIError(err, s.stream, "could not read the stream")
