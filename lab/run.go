@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"natslab/broker"
+	"natslab/lab/cores"
 	"natslab/scenes"
 )
 
@@ -43,6 +44,7 @@ func Main(ctx context.Context, cfg broker.Config, stdin io.Reader, stdout, stder
 	for _, f := range setup {
 		f(m)
 	}
+	cores.Govern(ctx) // one core while the lab is quiet, all of them once it is busy
 	if err := Run(ctx, m, stdin, stdout); err != nil {
 		fmt.Fprintf(stderr, "natslab: %v\n", err)
 		return 1

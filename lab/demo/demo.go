@@ -19,6 +19,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"natslab/broker"
+	"natslab/lab/cores"
 	"natslab/scenes"
 	"natslab/scenes/kit"
 )
@@ -51,7 +52,8 @@ func Run(ctx context.Context, dep broker.Deployment, opts Options) error {
 		return err
 	}
 	defer m.Close()
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(opts.Input), tea.WithOutput(opts.Output))
+	cores.Govern(ctx) // one core while the demo is quiet, all of them once it is busy
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(opts.Input), tea.WithOutput(opts.Output), tea.WithFPS(scenes.FramesPerSecond))
 	_, err = p.Run()
 	if err != nil && ctx.Err() != nil && (errors.Is(err, tea.ErrProgramKilled) || errors.Is(err, context.Canceled)) {
 		return nil // interrupted: a normal way to end a demo

@@ -1,0 +1,95 @@
+// Package cores decides how many cores the lab's Go runtime schedules on:
+// one while the lab is nearly idle, all of them as soon as it is busy.
+//
+// Why: the lab is mostly quiet (a learner reading, a scene animating a
+// few messages a second), and on two or more cores the Go scheduler hands
+// every small piece of work (a message through the broker, a frame) to
+// another thread, waking it and its monitor: animating the contrast scene
+// at 20 messages a second measured about a fifth less CPU on one core.
+// But the broker must keep its full rate under a flood (issue: at least
+// 0.9× a standalone nats-server), so the moment the process uses more
+// than half a core it gets every core back, and returns to one only after
+// it has been calm for a while.
+package cores
+
+import (
+	"context"
+	"os"
+	"runtime"
+	"time"
+)
+
+// Window is how often the governor looks at the CPU the process used.
+const Window = 200 * time.Millisecond
+
+// Governor is the decision, apart from the clock and the runtime so it can
+// be tested: Step takes the CPU used over the last window and says how
+// many cores to run on.
+type Governor struct {
+	Max  int     // cores when busy
+	Up   float64 // busy: more than this much of a core over a window
+	Down float64 // calm: less than this much of a core over a window
+	Calm int     // calm windows in a row before going back to one core
+
+	procs, calm int
+}
+
+// NewGovernor starts on one core and goes to max when busy.
+func NewGovernor(max int) *Governor {
+	return &Governor{Max: max, Up: 0.5, Down: 0.2, Calm: 10, procs: 1}
+}
+
+// Procs is how many cores the governor last asked for.
+func (g *Governor) Procs() int { return g.procs }
+
+// Step takes the share of one core the process used over the last window
+// (1.0: one core all the time) and returns how many cores to run on.
+func (g *Governor) Step(used float64) int {
+	switch {
+	case used > g.Up:
+		g.procs, g.calm = g.Max, 0
+	case g.procs > 1 && used < g.Down:
+		g.calm++
+		if g.calm >= g.Calm {
+			g.procs, g.calm = 1, 0
+		}
+	default:
+		g.calm = 0
+	}
+	return g.procs
+}
+
+// Govern runs the governor until ctx ends, then gives the runtime all its
+// cores back. It does nothing where a user chose GOMAXPROCS, on one core,
+// or where the process's CPU time cannot be read.
+func Govern(ctx context.Context) {
+	max := runtime.GOMAXPROCS(0)
+	if os.Getenv("GOMAXPROCS") != "" || max < 2 {
+		return
+	}
+	last, ok := cpuTime()
+	if !ok {
+		return
+	}
+	g := NewGovernor(max)
+	runtime.GOMAXPROCS(g.Procs())
+	go func() {
+		defer runtime.GOMAXPROCS(max)
+		t := time.NewTicker(Window)
+		defer t.Stop()
+		lastAt := time.Now()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-t.C:
+				cpu, _ := cpuTime()
+				used := float64(cpu-last) / float64(now.Sub(lastAt))
+				last, lastAt = cpu, now
+				if n := g.Procs(); g.Step(used) != n {
+					runtime.GOMAXPROCS(g.Procs())
+				}
+			}
+		}
+	}()
+}
