@@ -34,9 +34,9 @@ type Governor struct {
 	procs, calm int
 }
 
-// NewGovernor starts on one core and goes to max when busy.
-func NewGovernor(max int) *Governor {
-	return &Governor{Max: max, Up: 0.5, Down: 0.2, Calm: 10, procs: 1}
+// NewGovernor starts on one core and goes to all of them when busy.
+func NewGovernor(all int) *Governor {
+	return &Governor{Max: all, Up: 0.5, Down: 0.2, Calm: 10, procs: 1}
 }
 
 // Procs is how many cores the governor last asked for.
@@ -63,18 +63,18 @@ func (g *Governor) Step(used float64) int {
 // cores back. It does nothing where a user chose GOMAXPROCS, on one core,
 // or where the process's CPU time cannot be read.
 func Govern(ctx context.Context) {
-	max := runtime.GOMAXPROCS(0)
-	if os.Getenv("GOMAXPROCS") != "" || max < 2 {
+	all := runtime.GOMAXPROCS(0)
+	if os.Getenv("GOMAXPROCS") != "" || all < 2 {
 		return
 	}
 	last, ok := cpuTime()
 	if !ok {
 		return
 	}
-	g := NewGovernor(max)
+	g := NewGovernor(all)
 	runtime.GOMAXPROCS(g.Procs())
 	go func() {
-		defer runtime.GOMAXPROCS(max)
+		defer runtime.GOMAXPROCS(all)
 		t := time.NewTicker(Window)
 		defer t.Stop()
 		lastAt := time.Now()
