@@ -141,7 +141,7 @@ func runScript(ctx context.Context, cfg config, args []string, stdin io.Reader, 
 	if err != nil {
 		return fail(stderr, err)
 	}
-	defer broker.Close(dep)
+	defer dep.Close()
 	s := command.NewSession(dep)
 	defer s.Close()
 	res, err := script.Run(ctx, s, in, stdout, stderr)
@@ -234,7 +234,7 @@ func runLesson(ctx context.Context, cfg config, args []string, stdin io.Reader, 
 	if err != nil {
 		return fail(stderr, err)
 	}
-	defer broker.Close(dep)
+	defer dep.Close()
 	rep, err := episode.RunScript(ctx, cat, cfg.lesson, episode.HeadlessOptions{Deployment: dep, Progress: prog, Cluster: cfg.broker.Cluster}, in, stdout, stderr)
 	if err != nil {
 		return fail(stderr, err)

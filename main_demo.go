@@ -43,7 +43,7 @@ func runDemo(ctx context.Context, cfg config, args []string, stderr io.Writer) i
 	if err != nil {
 		return fail(stderr, err)
 	}
-	defer broker.Close(dep)
+	defer dep.Close()
 	if err := demo.Run(ctx, dep, demo.Options{Speed: cfg.speed}); err != nil {
 		return fail(stderr, err)
 	}

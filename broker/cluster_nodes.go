@@ -79,6 +79,9 @@ func (s *Server) Node(name string) *server.Server {
 	return n.ns
 }
 
+// NodeUp reports whether the named node is running.
+func (s *Server) NodeUp(name string) bool { return s.Node(name) != nil }
+
 // StopNode shuts one node down gracefully, as an operator stopping a server
 // would: the others hold elections for what it led and carry on. Its store
 // stays, so StartNode brings it back to catch up. The last running node is

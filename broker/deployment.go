@@ -1,10 +1,17 @@
 package broker
 
 import (
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 )
 
-// Deployment is a NATS deployment the lab talks to.
+// Deployment is the NATS deployment the lab talks to: the lab's own embedded
+// server (*Server) or an existing deployment (*External). Callers ask it what
+// they need and never which kind it is. What only the lab's own server can do
+// (restart it, switch JetStream, move it to a lesson's store area, read its
+// log or its connection list) answers ErrNotEmbedded, nil or a zero value on
+// an external deployment, as each method says; Own tells the two apart where
+// the words a learner reads differ.
 type Deployment interface {
 	// Connect opens a new client connection named name (the name shows in
 	// the server's connection list and log).
@@ -14,8 +21,93 @@ type Deployment interface {
 	ClientURL() string
 	// Describe says in a few words what this is, for status lines.
 	Describe() string
-	// Embedded returns the embedded server, or nil for an external deployment.
-	Embedded() *Server
+	// Own reports whether this is the lab's own embedded server.
+	Own() bool
+
+	// Running reports whether the deployment's servers accept clients (with
+	// a cluster, whether any node does). An external deployment is taken
+	// as running: its clients find out when it is not.
+	Running() bool
+	// JetStream reports whether the lab's server runs JetStream; false for
+	// an external deployment, whose JetStream is its accounts' business
+	// (ask its JetStream API).
+	JetStream() bool
+	// Stats counts streams, consumers and connections.
+	Stats() Stats
+	// Changed returns a channel closed at the next change of state: the
+	// lab's server started, stopped, restarted or switched JetStream, a
+	// node stopped or started. An external deployment's never closes.
+	Changed() <-chan struct{}
+	// Monitor asks the server running now about itself (with a cluster,
+	// the first node running); nil while it is stopped, and for an
+	// external deployment.
+	Monitor() *Monitor
+	// Monitors asks each server running now: every node of a cluster, the
+	// one server otherwise; none while stopped or for an external
+	// deployment.
+	Monitors() []*Monitor
+	// Log is the lab's server's captured log; nil for an external deployment.
+	Log() *LogBuffer
+	// Notice is a remark about how the server was started that the user
+	// should see (a busy port moved), or "".
+	Notice() string
+	// Version is the lab's nats-server's version; "" for an external
+	// deployment.
+	Version() string
+
+	// StoreDir is the lab's absolute store directory; "" for an external
+	// deployment.
+	StoreDir() string
+	// JetStreamDir is where the lab's server keeps its JetStream store now;
+	// "" for an external deployment.
+	JetStreamDir() string
+	// Area is the store area in use: "" for the sandbox, else e.g.
+	// "lessons/first-stream". Always "" for an external deployment.
+	Area() string
+	// UseArea restarts the lab's server on another area of its store (see
+	// Server.UseArea); ErrNotEmbedded for an external deployment.
+	UseArea(area string, jetstream, fresh bool) error
+	// Restart stops the lab's server and starts it again on the same store
+	// and port, with JetStream on or off; ErrNotEmbedded for an external
+	// deployment.
+	Restart(jetstream bool) error
+	// Reset erases every stream, consumer and bucket of the lab's server
+	// and starts it again; ErrNotEmbedded for an external deployment.
+	Reset() error
+	// Cluster is the lab's three-node cluster (natslab --cluster 3), or nil
+	// for a single server and an external deployment.
+	Cluster() Cluster
+
+	// Close releases the deployment: the embedded server stops for good and
+	// its store is unlocked; an external deployment is left running.
+	Close()
+}
+
+// Cluster is what the node verbs and the replicas scene do with the lab's
+// three-node cluster: stop and start one node, and ask each node what it
+// holds and leads. Everything comes from the nodes themselves, in-process.
+type Cluster interface {
+	// Nodes reports every node, in order.
+	Nodes() []NodeStatus
+	// NodeUp reports whether the named node is running.
+	NodeUp(name string) bool
+	// StopNode shuts one node down gracefully (see Server.StopNode).
+	StopNode(name string) error
+	// StartNode starts a stopped node again (see Server.StartNode).
+	StartNode(name string) error
+	// Attached reports whether nc is connected to a node running now.
+	Attached(nc *nats.Conn) bool
+	// Copies lists the stream copies one node holds.
+	Copies(name string) []Replica
+	// Replicas lists a stream's copies, one per running node that holds one.
+	Replicas(stream string) []Replica
+	// Reachable reports whether a publish on the stream's subjects, made on
+	// any running node, reaches its leader.
+	Reachable(stream string) bool
+	// StreamLeader is the node leading a stream now, or "".
+	StreamLeader(stream string) string
+	// MetaLeader is the node leading the JetStream meta group, or "".
+	MetaLeader() string
 }
 
 // Stats are the live facts the status bar shows.
@@ -24,4 +116,46 @@ type Stats struct {
 	Streams     int
 	Consumers   int
 	Connections int // -1 when the deployment does not say
+}
+
+// Monitor asks one running nats-server about itself, in-process, with the
+// answers its monitoring endpoints give (/connz, /subsz): who is connected,
+// what they subscribe to, how much interest a subject has. It is bound to
+// the server that ran when it was asked for: after a restart, ask the
+// Deployment for a new one (its ID differs).
+type Monitor struct {
+	ns *server.Server
+}
+
+func newMonitor(ns *server.Server) *Monitor {
+	if ns == nil {
+		return nil
+	}
+	return &Monitor{ns: ns}
+}
+
+// ID identifies the server process: it changes at every start.
+func (m *Monitor) ID() string { return m.ns.ID() }
+
+// Name is the server's name: the node's name in a cluster (n1, n2, n3).
+func (m *Monitor) Name() string { return m.ns.Name() }
+
+// Connz lists the server's connections, as its /connz endpoint would.
+func (m *Monitor) Connz(opts *server.ConnzOptions) (*server.Connz, error) {
+	return m.ns.Connz(opts)
+}
+
+// Subsz lists the server's subscriptions, as its /subsz endpoint would.
+func (m *Monitor) Subsz(opts *server.SubszOptions) (*server.Subsz, error) {
+	return m.ns.Subsz(opts)
+}
+
+// Interest is how many subscriptions in the default account a message on
+// subject would reach now; the server keeps the count, so this is cheap.
+func (m *Monitor) Interest(subject string) int {
+	acc := m.ns.GlobalAccount()
+	if acc == nil {
+		return 0
+	}
+	return acc.Interest(subject)
 }

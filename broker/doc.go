@@ -3,6 +3,8 @@
 // loopback listener for real clients), or an existing deployment reached by URL.
 //
 // Everything above this package talks NATS through a Deployment and never needs
-// to know which kind it has, except for what only makes sense for an embedded
-// server (restarting it, switching JetStream, its log), which asks for *Server.
+// to know which kind it has: what only makes sense for the embedded server
+// (restarting it, switching JetStream, its log, its connection list through a
+// Monitor) is asked of the Deployment too, and an external deployment answers
+// ErrNotEmbedded or nothing. Only tests and this package hold a *Server.
 package broker

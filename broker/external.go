@@ -83,5 +83,57 @@ func (e *External) ClientURL() string { return e.opts.URL }
 // Describe implements Deployment.
 func (e *External) Describe() string { return "external " + e.opts.URL }
 
-// Embedded implements Deployment: an external deployment has no embedded server.
-func (e *External) Embedded() *Server { return nil }
+// Own implements Deployment: an external deployment is not the lab's own.
+func (e *External) Own() bool { return false }
+
+// Running implements Deployment: taken as running; clients find out otherwise.
+func (e *External) Running() bool { return true }
+
+// JetStream implements Deployment: false; ask the deployment's JetStream API.
+func (e *External) JetStream() bool { return false }
+
+// Stats implements Deployment: an external deployment's numbers are read
+// over a client connection (JetStream account info), not from here.
+func (e *External) Stats() Stats { return Stats{Connections: -1} }
+
+// Changed implements Deployment: nil, a channel that never closes.
+func (e *External) Changed() <-chan struct{} { return nil }
+
+// Monitor implements Deployment: nil, the servers are not in this process.
+func (e *External) Monitor() *Monitor { return nil }
+
+// Monitors implements Deployment: none.
+func (e *External) Monitors() []*Monitor { return nil }
+
+// Log implements Deployment: nil, the servers' logs are theirs.
+func (e *External) Log() *LogBuffer { return nil }
+
+// Notice implements Deployment.
+func (e *External) Notice() string { return "" }
+
+// Version implements Deployment: "", not known without a connection.
+func (e *External) Version() string { return "" }
+
+// StoreDir implements Deployment: "".
+func (e *External) StoreDir() string { return "" }
+
+// JetStreamDir implements Deployment: "".
+func (e *External) JetStreamDir() string { return "" }
+
+// Area implements Deployment: "".
+func (e *External) Area() string { return "" }
+
+// UseArea implements Deployment: ErrNotEmbedded.
+func (e *External) UseArea(string, bool, bool) error { return ErrNotEmbedded }
+
+// Restart implements Deployment: ErrNotEmbedded.
+func (e *External) Restart(bool) error { return ErrNotEmbedded }
+
+// Reset implements Deployment: ErrNotEmbedded.
+func (e *External) Reset() error { return ErrNotEmbedded }
+
+// Cluster implements Deployment: nil.
+func (e *External) Cluster() Cluster { return nil }
+
+// Close implements Deployment: an external deployment is left running.
+func (e *External) Close() {}

@@ -43,7 +43,7 @@ func (c Config) StoreDir() string {
 }
 
 // Open starts the embedded server, or dials the external deployment when
-// --server is given. Close releases it.
+// --server is given. Its Close releases it.
 func Open(c Config) (Deployment, error) {
 	if c.Server != "" && c.Cluster > 1 {
 		return nil, errors.New("--cluster starts the lab's own cluster, and --server points at an existing deployment: use one or the other")
@@ -55,11 +55,4 @@ func Open(c Config) (Deployment, error) {
 		return nil, errors.New("--creds is for an existing deployment: use it with --server URL")
 	}
 	return Start(Options{StoreDir: c.StoreDir(), JetStream: c.JetStream, Listen: c.Listen, Token: c.Token, User: c.User, Password: c.Password, Log: c.Log, Cluster: c.Cluster})
-}
-
-// Close stops an embedded server; an external deployment is left alone.
-func Close(d Deployment) {
-	if s := d.Embedded(); s != nil {
-		s.Shutdown()
-	}
 }

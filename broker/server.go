@@ -310,16 +310,6 @@ func (s *Server) ClientURL() string {
 	return "nats://" + net.JoinHostPort(host, strconv.Itoa(port))
 }
 
-// ListenAddr is the address the client listener is bound to, or "".
-func (s *Server) ListenAddr() string {
-	if s.listen.none {
-		return ""
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return net.JoinHostPort(s.listen.host, strconv.Itoa(s.port))
-}
-
 // Describe implements Deployment.
 func (s *Server) Describe() string {
 	if u := s.ClientURL(); u != "" {
@@ -328,8 +318,37 @@ func (s *Server) Describe() string {
 	return "in-process only"
 }
 
-// Embedded implements Deployment.
-func (s *Server) Embedded() *Server { return s }
+// Own implements Deployment: this is the lab's own server.
+func (s *Server) Own() bool { return true }
+
+// Close implements Deployment: Shutdown.
+func (s *Server) Close() { s.Shutdown() }
+
+// Monitor implements Deployment.
+func (s *Server) Monitor() *Monitor { return newMonitor(s.NATS()) }
+
+// Monitors implements Deployment.
+func (s *Server) Monitors() []*Monitor {
+	var nodes []*server.Server
+	if s.cluster != nil {
+		nodes = s.runningNodes()
+	} else if ns := s.NATS(); ns != nil {
+		nodes = []*server.Server{ns}
+	}
+	out := make([]*Monitor, 0, len(nodes))
+	for _, ns := range nodes {
+		out = append(out, newMonitor(ns))
+	}
+	return out
+}
+
+// Cluster implements Deployment.
+func (s *Server) Cluster() Cluster {
+	if s.cluster == nil {
+		return nil
+	}
+	return s
+}
 
 // InProcessConn hands nats.go a pipe into whichever server is running now,
 // so in-process clients reconnect by themselves after a restart.

@@ -2,6 +2,7 @@ package broker_test
 
 import (
 	"context"
+	"errors"
 	"net"
 	"strings"
 	"testing"
@@ -212,8 +213,11 @@ func TestExternalDeployment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ext.Embedded() != nil {
-		t.Fatal("external has no embedded server")
+	if ext.Own() || ext.Monitor() != nil || ext.Log() != nil || ext.Cluster() != nil {
+		t.Fatal("an external deployment is not the lab's own server")
+	}
+	if err := ext.Restart(true); !errors.Is(err, broker.ErrNotEmbedded) {
+		t.Fatalf("restarting an external deployment: %v, want ErrNotEmbedded", err)
 	}
 	nc := brokertest.Connect(t, ext, "lab")
 	addStreamAndPublish(t, nc, 4)

@@ -136,14 +136,10 @@ func New(opts Options) *Model {
 	m.scene = newScenePane(m.st)
 	m.scene.list = func() []scenes.Factory { return m.sceneList() } // one registry, replaceable in tests
 	m.lesson = newLessonPane(m.st)
-	var logBuf *broker.LogBuffer
-	if srv := m.dep.Embedded(); srv != nil {
-		logBuf = srv.Log()
-	}
-	m.log = newLogPane(m.st, logBuf)
+	m.log = newLogPane(m.st, m.dep.Log())
 	m.stats = &statsSource{dep: m.dep, store: opts.StoreDir}
 	m.status = &statusBar{st: m.st}
-	if m.dep.Embedded() != nil {
+	if m.dep.Own() {
 		// In-process and cheap: the first frame already shows the facts.
 		m.status.SetFacts(m.stats.read())
 	} else {
@@ -166,7 +162,7 @@ func (m *Model) greet() {
 		}
 		m.later = nil
 	}()
-	if srv := m.dep.Embedded(); srv != nil {
+	if srv := m.dep; srv.Own() { // the lab's own server: say what it runs and where
 		js := "with JetStream"
 		if !srv.JetStream() {
 			js = "without JetStream (nats-server -js turns it on)"
@@ -346,11 +342,10 @@ func (m *Model) waitPost() tea.Cmd {
 // waitServer wakes the UI when the embedded server starts, stops or
 // switches JetStream.
 func (m *Model) waitServer() tea.Cmd {
-	srv := m.dep.Embedded()
-	if srv == nil {
+	if !m.dep.Own() {
 		return nil
 	}
-	ch, done := srv.Changed(), m.done
+	ch, done := m.dep.Changed(), m.done
 	return func() tea.Msg {
 		select {
 		case <-ch:
@@ -363,12 +358,12 @@ func (m *Model) waitServer() tea.Cmd {
 
 // waitLog wakes the UI when the server logs, while the log pane is shown.
 func (m *Model) waitLog() tea.Cmd {
-	srv := m.dep.Embedded()
-	if srv == nil || !m.showLog {
+	logs := m.dep.Log()
+	if logs == nil || !m.showLog {
 		return nil
 	}
 	m.logGen++
-	gen, ch, done := m.logGen, srv.Log().Changed(), m.done
+	gen, ch, done := m.logGen, logs.Changed(), m.done
 	return func() tea.Msg {
 		select {
 		case <-ch:

@@ -38,7 +38,7 @@ func Main(ctx context.Context, cfg broker.Config, stdin io.Reader, stdout, stder
 		fmt.Fprintf(stderr, "natslab: %v\n", err)
 		return 1
 	}
-	defer broker.Close(dep)
+	defer dep.Close()
 	m := New(Options{Deployment: dep, StoreDir: cfg.StoreDir(), Context: ctx, Lessons: true})
 	defer m.Close()
 	for _, f := range setup {

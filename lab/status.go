@@ -52,9 +52,9 @@ type statsSource struct {
 
 func (s *statsSource) read() facts {
 	f := facts{url: s.dep.ClientURL(), store: s.store, conns: -1}
-	if srv := s.dep.Embedded(); srv != nil {
-		f.running = srv.Running()
-		st := srv.Stats()
+	if s.dep.Own() {
+		f.running = s.dep.Running()
+		st := s.dep.Stats()
 		f.jetstream, f.streams, f.consumers, f.conns = st.JetStream, st.Streams, st.Consumers, st.Connections
 		return f
 	}

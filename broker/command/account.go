@@ -204,7 +204,7 @@ func (c *Call) jetStreamAccountRows(cols *columns.Writer, nc *nats.Conn) {
 			cols.Println("   No response from JetStream server")
 		case errors.Is(err, nats.ErrNoResponders), errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount):
 			line := "   JetStream is not supported in this account"
-			if c.S.dep.Embedded() != nil {
+			if c.S.dep.Own() {
 				line += " (the lab's server runs without it: turn it on with nats-server -js)"
 			}
 			cols.Println(line)

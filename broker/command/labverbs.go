@@ -28,7 +28,7 @@ func init() {
 }
 
 func embeddedOnly(c *Call, verb string) error {
-	if c.S.dep.Embedded() == nil {
+	if !c.S.dep.Own() {
 		return fmt.Errorf("%s works on the lab's own server only; the lab is connected to %s", verb, c.S.dep.Describe())
 	}
 	return nil
@@ -48,12 +48,12 @@ func runNatsServer(c *Call, args []string) error {
 			if i+1 < len(args) {
 				i++
 			}
-			notes = append(notes, fmt.Sprintf("%s is ignored: the lab's server keeps its address %s and store %s", a, c.S.dep.Describe(), c.S.dep.Embedded().StoreDir()))
+			notes = append(notes, fmt.Sprintf("%s is ignored: the lab's server keeps its address %s and store %s", a, c.S.dep.Describe(), c.S.dep.StoreDir()))
 		default:
 			return usageErrorf("the lab's nats-server takes -js (JetStream on) or nothing (JetStream off), not %q", a)
 		}
 	}
-	srv := c.S.dep.Embedded()
+	srv := c.S.dep
 	mark := srv.Log().Total()
 	if err := c.S.Reconnecting(func() error { return srv.Restart(js) }); err != nil {
 		return err
@@ -75,7 +75,7 @@ func runRestart(c *Call, args []string) error {
 	if len(args) > 0 {
 		return usageErrorf("restart takes no arguments; to switch JetStream use nats-server -js or nats-server")
 	}
-	srv := c.S.dep.Embedded()
+	srv := c.S.dep
 	start := time.Now()
 	if err := c.S.Reconnecting(func() error { return srv.Restart(srv.JetStream()) }); err != nil {
 		return err
@@ -101,7 +101,7 @@ func runReset(c *Call, args []string) error {
 		}
 		return usageErrorf("reset takes only --force, not %q", a)
 	}
-	srv := c.S.dep.Embedded()
+	srv := c.S.dep
 	st := srv.Stats()
 	question := fmt.Sprintf("Erase every stream, consumer and bucket (%s, %s) in %s?", plural(st.Streams, "stream", "streams"), plural(st.Consumers, "consumer", "consumers"), srv.JetStreamDir())
 	if !force {

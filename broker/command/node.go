@@ -62,12 +62,12 @@ func runNode(c *Call, args []string) error {
 }
 
 // clusterOf is the lab's cluster, or an error saying how to get one.
-func clusterOf(c *Call) (*broker.Server, error) {
+func clusterOf(c *Call) (broker.Cluster, error) {
 	if err := embeddedOnly(c, "node"); err != nil {
 		return nil, err
 	}
-	srv := c.S.dep.Embedded()
-	if !srv.Clustered() {
+	srv := c.S.dep.Cluster()
+	if srv == nil {
 		return nil, errors.New("node works on the lab's cluster, and the lab runs a single server: start natslab with --cluster 3 (natslab --cluster 3, natslab run --cluster 3 FILE)")
 	}
 	return srv, nil
@@ -88,7 +88,7 @@ func nodeName(rest []string, verb string) (string, error) {
 
 // nodeList prints one row per node: whether it runs, what it leads, how many
 // stream copies it holds, where real clients reach it.
-func nodeList(c *Call, srv *broker.Server) error {
+func nodeList(c *Call, srv broker.Cluster) error {
 	nodes := srv.Nodes()
 	up := 0
 	for _, n := range nodes {
@@ -97,7 +97,7 @@ func nodeList(c *Call, srv *broker.Server) error {
 		}
 	}
 	t := newTable("Cluster %s: %d nodes, %d up", broker.ClusterName, len(nodes), up)
-	withURL := srv.ClientURL() != ""
+	withURL := c.S.dep.ClientURL() != ""
 	headers := []any{"Node", "Status", "Meta Leader", "Leads", "Streams"}
 	if withURL {
 		headers = append(headers, "URL")

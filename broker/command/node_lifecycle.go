@@ -19,7 +19,7 @@ import (
 const electionWait = 10 * time.Second
 
 // nodeStopLeader stops whichever node leads stream now.
-func nodeStopLeader(c *Call, srv *broker.Server, stream string) error {
+func nodeStopLeader(c *Call, srv broker.Cluster, stream string) error {
 	leader := srv.StreamLeader(stream)
 	if leader == "" {
 		// Let the JetStream API say whether the stream exists at all, with
@@ -34,7 +34,7 @@ func nodeStopLeader(c *Call, srv *broker.Server, stream string) error {
 
 // nodeStop stops one node and reports the elections that follow. why is
 // the stream it was stopped for leading, or "".
-func nodeStop(c *Call, srv *broker.Server, name, why string) error {
+func nodeStop(c *Call, srv broker.Cluster, name, why string) error {
 	var before broker.NodeStatus
 	for _, n := range srv.Nodes() {
 		if n.Name == name {
@@ -111,7 +111,7 @@ func reportElection(c *Call, what string, start time.Time, leader func() string)
 
 // nodeStart starts a node and reports it catching up on each stream it
 // holds a copy of.
-func nodeStart(c *Call, srv *broker.Server, name string) error {
+func nodeStart(c *Call, srv broker.Cluster, name string) error {
 	start := time.Now()
 	if err := srv.StartNode(name); err != nil {
 		return err
@@ -142,7 +142,7 @@ func nodeStart(c *Call, srv *broker.Server, name string) error {
 // reportCatchUp waits until the node's copy of stream holds what the
 // leader's does. (The leader calls it "current" in stream info a heartbeat
 // or so later.)
-func reportCatchUp(c *Call, srv *broker.Server, name, stream string, start time.Time) {
+func reportCatchUp(c *Call, srv broker.Cluster, name, stream string, start time.Time) {
 	var mine, lead broker.Replica
 	caughtUp := broker.WaitFor(electionWait, func() bool {
 		mine, lead = broker.Replica{}, broker.Replica{}
@@ -168,7 +168,7 @@ func reportCatchUp(c *Call, srv *broker.Server, name, stream string, start time.
 }
 
 // nodeCopies are the stream copies a node holds (none while it is stopped).
-func nodeCopies(srv *broker.Server, name string) []broker.Replica { return srv.Copies(name) }
+func nodeCopies(srv broker.Cluster, name string) []broker.Replica { return srv.Copies(name) }
 
 // leadership lists what a node leads: the meta group, then its streams.
 func leadership(n broker.NodeStatus) []string {
@@ -181,7 +181,7 @@ func leadership(n broker.NodeStatus) []string {
 
 // waitAttached waits until the session's connection is on a running node,
 // so the next line does not go out on the connection to a stopped one.
-func (c *Call) waitAttached(srv *broker.Server) {
+func (c *Call) waitAttached(srv broker.Cluster) {
 	c.S.connMu.Lock()
 	nc := c.S.nc
 	c.S.connMu.Unlock()

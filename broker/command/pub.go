@@ -419,7 +419,7 @@ func suggestFilter(subject string) string {
 
 // jetStreamOff explains that JetStream is switched off, and how to switch it on.
 func (c *Call) jetStreamOff() error {
-	if c.S.dep.Embedded() != nil {
+	if c.S.dep.Own() {
 		return errors.New("JetStream is off on the lab's server: turn it on with nats-server -js")
 	}
 	return errors.New("JetStream is not enabled for this account on the server the lab is connected to")

@@ -75,7 +75,7 @@ func (s *streamCmd) createError(c *Call, mgr *jsadmin.Manager, cfg api.StreamCon
 			return e
 		}
 	case api.IsNatsError(err, streamErrCodeReplicasCluster):
-		if c.S.dep.Embedded() != nil {
+		if c.S.dep.Own() {
 			return fmt.Errorf("--replicas %d needs a cluster, and the lab's server is a single node: use --replicas 1, or start natslab with --cluster 3", cfg.Replicas)
 		}
 		return fmt.Errorf("--replicas %d needs a cluster, and the server the lab is connected to is not clustered: use --replicas 1", cfg.Replicas)

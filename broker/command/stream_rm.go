@@ -51,11 +51,10 @@ func (s *streamCmd) rm(c *Call) error {
 // place, and a stream created next under that name brings the old
 // messages back (seen with 2.15.3 on a busy machine).
 func (c *Call) streamFilesGone(name string) {
-	srv := c.S.dep.Embedded()
-	if srv == nil {
+	if !c.S.dep.Own() {
 		return
 	}
-	dir := filepath.Join(srv.JetStreamDir(), "$G", "streams", "."+name)
+	dir := filepath.Join(c.S.dep.JetStreamDir(), "$G", "streams", "."+name)
 	deadline := time.Now().Add(3 * time.Second)
 	for time.Now().Before(deadline) {
 		if _, err := os.Stat(dir); os.IsNotExist(err) {

@@ -73,7 +73,7 @@ func onOff(b bool) string {
 }
 
 func (s *snapshot) checkJetStream(want bool) (bool, string) {
-	if s.ns == nil && s.l.env.Deployment.Embedded() != nil {
+	if s.ns == nil && s.l.env.Deployment.Own() {
 		return false, "the server is not running right now"
 	}
 	if got := s.jetStreamOn(); got != want {

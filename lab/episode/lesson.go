@@ -39,7 +39,7 @@ type Env struct {
 // Nodes is how many servers a deployment runs: 3 for the lab's cluster
 // (natslab --cluster 3), else 1.
 func Nodes(d broker.Deployment) int {
-	if c, ok := any(d.Embedded()).(interface{ Clustered() bool }); ok && d.Embedded() != nil && c.Clustered() {
+	if d.Cluster() != nil {
 		return 3
 	}
 	return 1
@@ -78,8 +78,7 @@ var ErrNotEmbedded = errors.New("lessons run on the lab's own server: start nats
 // starting state; otherwise the lesson resumes where its progress says,
 // on the streams it left.
 func Begin(ctx context.Context, env Env, ep *Episode, fresh bool) (*Lesson, error) {
-	srv := env.Deployment.Embedded()
-	if srv == nil {
+	if !env.Deployment.Own() {
 		return nil, ErrNotEmbedded
 	}
 	env.Cluster = max(env.Cluster, Nodes(env.Deployment))
@@ -129,7 +128,7 @@ func Begin(ctx context.Context, env Env, ep *Episode, fresh bool) (*Lesson, erro
 // starting state.
 func (l *Lesson) enter(ctx context.Context, js, fresh bool) error {
 	l.stopJobs(ctx)
-	srv := l.env.Deployment.Embedded()
+	srv := l.env.Deployment
 	use := func() error { return srv.UseArea(Area(l.ep.ID), js, fresh) }
 	if l.env.Session != nil {
 		u := use
@@ -343,11 +342,10 @@ const reconnectWait = time.Second
 // running now: right after a restart it may still be on its way back, and
 // a check then would report the restart rather than the state. l.mu is held.
 func (l *Lesson) awaitChecker() {
-	srv := l.env.Deployment.Embedded()
-	if srv == nil || l.nc == nil {
+	if l.nc == nil {
 		return
 	}
-	ns := srv.NATS()
+	ns := l.env.Deployment.Monitor()
 	if ns == nil {
 		return
 	}

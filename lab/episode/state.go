@@ -11,6 +11,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker"
 )
 
 // snapshot is the broker's state as one evaluation sees it, fetched lazily
@@ -18,7 +20,7 @@ import (
 type snapshot struct {
 	ctx context.Context
 	l   *Lesson
-	ns  *server.Server // nil for a deployment that is not embedded, or while stopped
+	ns  *broker.Monitor // nil for a deployment that is not the lab's own, or while stopped
 
 	names     []string
 	namesErr  error
@@ -45,9 +47,7 @@ const apiTimeout = 2 * time.Second
 
 func (l *Lesson) snapshot(ctx context.Context) *snapshot {
 	s := &snapshot{ctx: ctx, l: l, streams: map[string]streamResult{}, consumers: map[string]consumerResult{}}
-	if srv := l.env.Deployment.Embedded(); srv != nil {
-		s.ns = srv.NATS()
-	}
+	s.ns = l.env.Deployment.Monitor()
 	return s
 }
 
@@ -65,8 +65,8 @@ func (s *snapshot) boot() string {
 
 // jetStreamOn says whether JetStream is on.
 func (s *snapshot) jetStreamOn() bool {
-	if srv := s.l.env.Deployment.Embedded(); srv != nil {
-		return srv.JetStream()
+	if dep := s.l.env.Deployment; dep.Own() {
+		return dep.JetStream()
 	}
 	ctx, cancel := s.timeout()
 	defer cancel()

@@ -103,8 +103,8 @@ func (t *Tutor) Open(ctx context.Context, id string) (*Lesson, error) {
 	old := t.lesson
 	t.lesson = nil
 	if old == nil {
-		if srv := t.env.Deployment.Embedded(); srv != nil {
-			t.sandboxJS = srv.JetStream()
+		if dep := t.env.Deployment; dep.Own() {
+			t.sandboxJS = dep.JetStream()
 		}
 	}
 	t.mu.Unlock()
@@ -161,8 +161,8 @@ func (t *Tutor) Leave(ctx context.Context) error {
 
 // backToSandbox moves the server to the sandbox's area. t.op is held.
 func (t *Tutor) backToSandbox() error {
-	srv := t.env.Deployment.Embedded()
-	if srv == nil || srv.Area() == "" {
+	srv := t.env.Deployment
+	if !srv.Own() || srv.Area() == "" {
 		return nil
 	}
 	t.mu.Lock()
@@ -247,10 +247,7 @@ const pollEvery = time.Second
 func (t *Tutor) Watch(ctx context.Context) {
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
-	var changed <-chan struct{}
-	if srv := t.env.Deployment.Embedded(); srv != nil {
-		changed = srv.Changed()
-	}
+	changed := t.env.Deployment.Changed()
 	for {
 		select {
 		case <-ctx.Done():
@@ -260,7 +257,7 @@ func (t *Tutor) Watch(ctx context.Context) {
 			time.Sleep(20 * time.Millisecond)
 		case <-tick.C:
 		case <-changed:
-			changed = t.env.Deployment.Embedded().Changed()
+			changed = t.env.Deployment.Changed()
 		}
 		t.Evaluate(ctx)
 	}

@@ -106,17 +106,15 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, pace time.Duration) (*dr
 		return fail(err)
 	}
 	d.Go(d.runPoller)
-	if s := dep.Embedded(); s != nil {
-		// The embedded server's restarts (JetStream switched on or off, a
-		// store area changed) may go unnoticed by the connections alone. Up
-		// means the scene is connected again, which the reconnect handler
-		// says; a stop is news at once.
-		d.FollowServer(s, func() {
-			if !s.Running() || !d.sceneNC.IsConnected() {
-				d.setServer(false)
-			}
-		})
-	}
+	// The lab's server's restarts (JetStream switched on or off, a store
+	// area changed) may go unnoticed by the connections alone. Up means the
+	// scene is connected again, which the reconnect handler says; a stop is
+	// news at once.
+	d.FollowServer(dep, func() {
+		if !dep.Running() || !d.sceneNC.IsConnected() {
+			d.setServer(false)
+		}
+	})
 	return d, nil
 }
 

@@ -78,7 +78,6 @@ func (s Snapshot) Delivered() uint64 {
 type driver struct {
 	*watch.Life
 	dep   broker.Deployment
-	srv   *broker.Server // nil for an external deployment
 	feed  *kit.Feed
 	nc    *nats.Conn
 	name  string
@@ -107,7 +106,7 @@ func startDriver(dep broker.Deployment, kind Kind, feed *kit.Feed) (*driver, err
 	if dep == nil {
 		return nil, errors.New("the scene needs the lab's server")
 	}
-	d := &driver{Life: watch.NewLife(), dep: dep, srv: dep.Embedded(), feed: feed, kind: kind,
+	d := &driver{Life: watch.NewLife(), dep: dep, feed: feed, kind: kind,
 		kick: watch.NewKick(), serverUp: true, name: WatcherPrefix + " " + kind.info().name}
 	d.disc.init()
 	nc, err := d.Connect(dep, d.name, d.setServer)
@@ -211,24 +210,17 @@ func (d *driver) runTap(ch chan *nats.Msg, stop chan struct{}) {
 // the server: the server's own interest count, at the moment the tap got
 // it. With an external deployment it cannot be known, and is not claimed.
 func (d *driver) alone(subject string) bool {
-	if d.srv == nil {
-		return false
-	}
-	ns := d.srv.NATS()
+	ns := d.dep.Monitor()
 	if ns == nil {
 		return false
 	}
-	acc := ns.GlobalAccount()
-	if acc == nil {
-		return false
-	}
-	return acc.Interest(subject) <= 1
+	return ns.Interest(subject) <= 1
 }
 
 // snapshot reads the state; it never waits on the network.
 func (d *driver) snapshot() Snapshot {
 	d.mu.Lock()
-	s := Snapshot{Watch: d.watch, Listed: d.srv != nil, ServerUp: d.serverUp, Problem: d.problem, Subs: d.disc.subs}
+	s := Snapshot{Watch: d.watch, Listed: d.dep.Own(), ServerUp: d.serverUp, Problem: d.problem, Subs: d.disc.subs}
 	tap := d.tap
 	d.mu.Unlock()
 	drops := tapDrops(tap) - min(d.dropBase.Load(), tapDrops(tap))

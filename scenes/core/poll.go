@@ -8,7 +8,6 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
-	"natslab/broker"
 	"natslab/scenes/kit"
 )
 
@@ -58,14 +57,14 @@ func (c *discovery) rebase() {
 }
 
 func (d *driver) runPoller() {
-	if d.srv == nil {
+	if !d.dep.Own() {
 		return // nothing to ask: the picture says why
 	}
 	timer := time.NewTimer(idlePoll)
 	defer timer.Stop()
 	last := time.Now()
 	for {
-		changed := d.srv.Changed()
+		changed := d.dep.Changed()
 		select {
 		case <-d.Ctx.Done():
 			return
@@ -91,27 +90,6 @@ func (d *driver) runPoller() {
 	}
 }
 
-// servers are the running nats-servers to ask: the lab's one, or each node
-// of its cluster (a client may be on any of them).
-func (d *driver) servers() []*server.Server {
-	if d.srv == nil {
-		return nil
-	}
-	if !d.srv.Clustered() {
-		if ns := d.srv.NATS(); ns != nil {
-			return []*server.Server{ns}
-		}
-		return nil
-	}
-	var out []*server.Server
-	for _, name := range broker.NodeNames {
-		if ns := d.srv.Node(name); ns != nil {
-			out = append(out, ns)
-		}
-	}
-	return out
-}
-
 // relevant reports whether a subscription belongs in the picture: it could
 // receive what the scene watches, and it is not the lab's plumbing (reply
 // inboxes, $JS and $SYS subjects) unless the scene watches those.
@@ -135,7 +113,8 @@ func (d *driver) poll() {
 		node int
 	}
 	var all []found
-	for node, ns := range d.servers() {
+	// The lab's server, or each node of its cluster: a client may be on any.
+	for node, ns := range d.dep.Monitors() {
 		cz, err := ns.Connz(&server.ConnzOptions{Subscriptions: true, SubscriptionsDetail: true, Limit: 1 << 14})
 		if err != nil {
 			continue

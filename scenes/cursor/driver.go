@@ -125,17 +125,15 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*dr
 	d.t.snap = Snapshot{ServerUp: true, Auto: true, Subj: map[uint64]string{}}
 	d.shared = d.t.snap.clone()
 	d.Go(d.run)
-	if s := dep.Embedded(); s != nil {
-		// The lab's restart: the embedded server stops and starts before
-		// the connection notices.
-		d.FollowServer(s, func() {
-			if !s.Running() {
-				d.signal(signal{kind: sigServer, up: false})
-			} else {
-				d.poke()
-			}
-		})
-	}
+	// The lab's restart: the embedded server stops and starts before the
+	// connection notices.
+	d.FollowServer(dep, func() {
+		if !dep.Running() {
+			d.signal(signal{kind: sigServer, up: false})
+		} else {
+			d.poke()
+		}
+	})
 	// The scene opens on the broker's state, with its listeners in place.
 	select {
 	case <-d.ready:

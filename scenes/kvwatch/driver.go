@@ -98,17 +98,15 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*dr
 	d.snap = Snapshot{ServerUp: true, Auto: true}
 	d.shared = d.snap.clone()
 	d.Go(d.run)
-	if s := dep.Embedded(); s != nil {
-		// The lab's restart: the embedded server stops and starts before
-		// the connection notices.
-		d.FollowServer(s, func() {
-			if !s.Running() {
-				d.setUp(false)
-			} else {
-				d.poke()
-			}
-		})
-	}
+	// The lab's restart: the embedded server stops and starts before the
+	// connection notices.
+	d.FollowServer(dep, func() {
+		if !dep.Running() {
+			d.setUp(false)
+		} else {
+			d.poke()
+		}
+	})
 	select {
 	case <-d.ready:
 	case <-time.After(2 * time.Second):

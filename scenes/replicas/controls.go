@@ -78,7 +78,7 @@ func (d *driver) do(control string, args []string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if d.srv.Node(name) != nil {
+		if d.srv.NodeUp(name) {
 			return d.stop(name)
 		}
 		return d.start(name)

@@ -83,7 +83,8 @@ func (s Snapshot) Unavailable() []string {
 
 type driver struct {
 	*watch.Life
-	srv   *broker.Server
+	dep   broker.Deployment
+	srv   broker.Cluster
 	feed  *kit.Feed
 	clock scenes.Clock
 	nc    *nats.Conn
@@ -99,9 +100,9 @@ type driver struct {
 	rejoin   map[string][]string // a node back up → the streams it held, to see it catch up on
 }
 
-func startDriver(srv *broker.Server, feed *kit.Feed, clock scenes.Clock) (*driver, error) {
+func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*driver, error) {
 	life := watch.NewLife()
-	nc, err := life.Connect(srv, "natslab scene replicas", nil)
+	nc, err := life.Connect(dep, "natslab scene replicas", nil)
 	if err != nil {
 		life.End()
 		return nil, err
@@ -111,7 +112,7 @@ func startDriver(srv *broker.Server, feed *kit.Feed, clock scenes.Clock) (*drive
 		life.End()
 		return nil, err
 	}
-	d := &driver{Life: life, srv: srv, feed: feed, clock: clock, nc: nc, js: js, kick: watch.NewKick(), rejoin: map[string][]string{}}
+	d := &driver{Life: life, dep: dep, srv: dep.Cluster(), feed: feed, clock: clock, nc: nc, js: js, kick: watch.NewKick(), rejoin: map[string][]string{}}
 	d.snap = Snapshot{Leaders: map[string]string{}, Subjects: map[string][]string{}}
 	d.poll()
 	d.Go(d.run)
@@ -132,7 +133,7 @@ func (d *driver) run() {
 	timer := time.NewTimer(idlePoll)
 	defer timer.Stop()
 	for {
-		changed := d.srv.Changed()
+		changed := d.dep.Changed()
 		select {
 		case <-d.Ctx.Done():
 			return
@@ -171,7 +172,7 @@ func (d *driver) poll() {
 	var events []kit.Event
 	var stories []string
 	for i, name := range broker.NodeNames {
-		nv := NodeView{Name: name, Up: d.srv.Node(name) != nil, Copies: map[string]Copy{}}
+		nv := NodeView{Name: name, Up: d.srv.NodeUp(name), Copies: map[string]Copy{}}
 		var was NodeView
 		if i < len(old.Nodes) {
 			was = old.Nodes[i]

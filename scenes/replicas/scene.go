@@ -67,11 +67,11 @@ type Scene struct {
 
 // New starts watching the lab's cluster.
 func New(env scenes.Env, opts Options) (*Scene, error) {
-	if env.Deployment == nil || env.Deployment.Embedded() == nil || !env.Deployment.Embedded().Clustered() {
+	if env.Deployment == nil || env.Deployment.Cluster() == nil {
 		return nil, ErrNoCluster
 	}
 	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
-	d, err := startDriver(env.Deployment.Embedded(), feed, env.ClockOrWall())
+	d, err := startDriver(env.Deployment, feed, env.ClockOrWall())
 	if err != nil {
 		return nil, err
 	}

@@ -30,7 +30,7 @@ import (
 // `ask` control's request.
 type driver struct {
 	*watch.Life
-	srv  *broker.Server
+	dep  broker.Deployment
 	feed *kit.Feed
 
 	kick  watch.Kick
@@ -76,9 +76,9 @@ const (
 	idlePoll = 500 * time.Millisecond
 )
 
-func startDriver(srv *broker.Server, feed *kit.Feed, subject string) (*driver, error) {
+func startDriver(dep broker.Deployment, feed *kit.Feed, subject string) (*driver, error) {
 	d := &driver{
-		Life: watch.NewLife(), srv: srv, feed: feed,
+		Life: watch.NewLife(), dep: dep, feed: feed,
 		kick:    watch.NewKick(),
 		tapOn:   watch.NewKick(),
 		msgs:    make(chan *nats.Msg, tapBuffer),
@@ -89,11 +89,11 @@ func startDriver(srv *broker.Server, feed *kit.Feed, subject string) (*driver, e
 		sent:    map[uint64]int64{},
 		early:   map[string]earlyReply{},
 	}
-	d.snap = Snapshot{Subject: subject, ServerUp: srv.Running()}
+	d.snap = Snapshot{Subject: subject, ServerUp: dep.Running()}
 	var err error
-	d.nc, err = d.Connect(srv, "natslab scene request-reply", d.setServer)
+	d.nc, err = d.Connect(dep, "natslab scene request-reply", d.setServer)
 	if err == nil {
-		d.asks, err = d.Connect(srv, "natslab scene requester", nil)
+		d.asks, err = d.Connect(dep, "natslab scene requester", nil)
 	}
 	if err != nil {
 		d.close()
@@ -112,8 +112,8 @@ func startDriver(srv *broker.Server, feed *kit.Feed, subject string) (*driver, e
 	})
 	d.readTaps()
 	// The connection notices a restart only when it next talks.
-	d.FollowServer(srv, func() {
-		if !srv.Running() {
+	d.FollowServer(dep, func() {
+		if !dep.Running() {
 			d.setServer(false)
 		}
 		d.poke()
@@ -134,14 +134,10 @@ const (
 
 // othersListening is how many subscriptions, other than the scene's tap,
 // a request on subject would reach now.
-func (d *driver) othersListening(ns *server.Server, subject string) int {
-	acc := ns.GlobalAccount()
-	if acc == nil {
-		return 0
-	}
+func (d *driver) othersListening(ns *broker.Monitor, subject string) int {
 	d.mu.Lock()
 	defer d.mu.Unlock() // the tap does not change while the count is read
-	n := acc.Interest(subject)
+	n := ns.Interest(subject)
 	if d.tapFor == subject {
 		n--
 	}
@@ -177,7 +173,7 @@ func (d *driver) watchInterest() {
 			wait = tappedCount
 		}
 		t.Reset(wait)
-		ns := d.srv.NATS()
+		ns := d.dep.Monitor()
 		if ns == nil {
 			continue
 		}
@@ -227,7 +223,7 @@ func (d *driver) setServer(up bool) {
 // poll reads who subscribes to the watched subject, turns the taps on or
 // off to match, and forgets requests that waited too long.
 func (d *driver) poll() {
-	ns := d.srv.NATS()
+	ns := d.dep.Monitor()
 	d.mu.Lock()
 	subject := d.snap.Subject
 	d.mu.Unlock()
@@ -450,7 +446,7 @@ func (d *driver) requesterName(subject, reply string) string {
 	if ok {
 		return name
 	}
-	ns := d.srv.NATS()
+	ns := d.dep.Monitor()
 	if ns == nil {
 		return "requester"
 	}

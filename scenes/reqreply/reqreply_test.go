@@ -57,7 +57,7 @@ func TestEpisodeRoundTripThenNoResponders(t *testing.T) {
 	}
 	// The scene's subscriptions never count as a responder: the server
 	// itself says nobody subscribes to time.
-	cz, err := h.srv.NATS().Connz(connzOpts(0))
+	cz, err := h.srv.Monitor().Connz(connzOpts(0))
 	if err != nil {
 		t.Fatal(err)
 	}

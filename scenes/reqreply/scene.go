@@ -66,7 +66,7 @@ type Scene struct {
 
 // New starts watching the lab's embedded server.
 func New(env scenes.Env, opts Options) (*Scene, error) {
-	if env.Deployment == nil || env.Deployment.Embedded() == nil {
+	if env.Deployment == nil || !env.Deployment.Own() {
 		return nil, ErrExternal
 	}
 	subject := opts.Subject
@@ -74,7 +74,7 @@ func New(env scenes.Env, opts Options) (*Scene, error) {
 		subject = DefaultSubject
 	}
 	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
-	d, err := startDriver(env.Deployment.Embedded(), feed, subject)
+	d, err := startDriver(env.Deployment, feed, subject)
 	if err != nil {
 		return nil, err
 	}

@@ -48,7 +48,7 @@ func connzOpts(cid uint64) *server.ConnzOptions {
 // that a request on subject reaches; ok is false when the server could not
 // be asked.
 func (d *driver) responders(subject string) (out []Responder, ok bool) {
-	ns := d.srv.NATS()
+	ns := d.dep.Monitor()
 	if ns == nil {
 		return nil, false
 	}

@@ -34,7 +34,6 @@ import (
 type driver struct {
 	*watch.Life
 	dep  broker.Deployment
-	srv  *broker.Server
 	feed *kit.Feed
 
 	kick  watch.Kick
@@ -64,7 +63,7 @@ const (
 
 func startDriver(dep broker.Deployment, feed *kit.Feed) (*driver, error) {
 	d := &driver{
-		Life: watch.NewLife(), dep: dep, srv: dep.Embedded(), feed: feed,
+		Life: watch.NewLife(), dep: dep, feed: feed,
 		kick:   watch.NewKick(),
 		msgs:   make(chan *nats.Msg, tapBuffer),
 		advs:   make(chan *nats.Msg, 256),

@@ -31,7 +31,6 @@ import (
 type driver struct {
 	*watch.Life
 	dep  broker.Deployment
-	srv  *broker.Server // nil for an external deployment
 	feed *kit.Feed
 
 	kick  watch.Kick
@@ -78,7 +77,7 @@ const (
 
 func startDriver(dep broker.Deployment, feed *kit.Feed, focus string) (*driver, error) {
 	d := &driver{
-		Life: watch.NewLife(), dep: dep, srv: dep.Embedded(), feed: feed,
+		Life: watch.NewLife(), dep: dep, feed: feed,
 		kick:    watch.NewKick(),
 		msgs:    make(chan *nats.Msg, tapBuffer),
 		advs:    make(chan *nats.Msg, 256),
@@ -118,15 +117,13 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, focus string) (*driver, 
 	d.Poll(d.kick, minPoll, idlePoll, d.poll, d.nextPoll)
 	d.readTaps()
 	d.readAdvisories()
-	if d.srv != nil {
-		// The lab's restart (nats-server -js too) may reach the connection late.
-		d.FollowServer(d.srv, func() {
-			if !d.srv.Running() {
-				d.setServer(false)
-			}
-			d.poke()
-		})
-	}
+	// The lab's restart (nats-server -js too) may reach the connection late.
+	d.FollowServer(d.dep, func() {
+		if !d.dep.Running() {
+			d.setServer(false)
+		}
+		d.poke()
+	})
 	return d, nil
 }
 

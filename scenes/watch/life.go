@@ -108,9 +108,10 @@ func (l *Life) AwaitConnected(nc *nats.Conn, limit time.Duration) bool {
 	return true
 }
 
-// FollowServer calls changed each time the embedded server stops, starts
-// or restarts, which a connection may notice late, until the scene closes.
-func (l *Life) FollowServer(s *broker.Server, changed func()) {
+// FollowServer calls changed each time the lab's server stops, starts or
+// restarts, which a connection may notice late, until the scene closes. An
+// external deployment never says, so changed is never called for one.
+func (l *Life) FollowServer(s broker.Deployment, changed func()) {
 	l.Go(func() {
 		for {
 			ch := s.Changed()
