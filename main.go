@@ -20,6 +20,7 @@ import (
 	"natslab/broker/script"
 	"natslab/lab"
 	"natslab/lab/episode"
+	"natslab/lab/workshop"
 )
 
 const usage = `natslab: a terminal learning lab for NATS and JetStream
@@ -32,6 +33,8 @@ Usage:
   natslab run --lesson ID FILE    run a file in a lesson, then say which of its steps are done
   natslab lessons                 list the lessons and how far you got in each
   natslab demo [--speed X]        play the Core-vs-JetStream story for a room, in a loop
+  natslab workshop [--ssh HOST:PORT] [--room CODE] [--store DIR] [--max N]
+                                  every attendee their own lab over SSH, and your view of the room
 
 Flags:
 `
@@ -40,6 +43,9 @@ type config struct {
 	broker broker.Config
 	lesson string  // --lesson ID
 	speed  float64 // --speed, for demo
+	ssh    string  // --ssh, for workshop
+	room   string  // --room, for workshop
+	max    int     // --max, for workshop
 }
 
 func main() {
@@ -64,6 +70,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.broker.Cluster, "cluster", 1, "run `N` JetStream servers inside natslab: 3 for a three-node cluster (n1, n2, n3), 1 for a single server")
 	fs.StringVar(&cfg.lesson, "lesson", "", "open the lesson `ID` (see natslab lessons); with run, check a script against it")
 	fs.Float64Var(&cfg.speed, "speed", 1, "with demo: how fast the story plays (2 is twice as fast, 0.5 half)")
+
+	fs.StringVar(&cfg.ssh, "ssh", "", "with workshop: where attendees connect, `HOST:PORT` (default "+workshop.DefaultSSH+"; 0.0.0.0:2222 for the room)")
+	fs.StringVar(&cfg.room, "room", "", "with workshop: the room `CODE` attendees type (made up for you beyond this machine)")
+	fs.IntVar(&cfg.max, "max", workshop.DefaultMax, "with workshop: the most attendees, `N` labs")
 
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
@@ -106,6 +116,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return listLessons(cfg, positional, stdout, stderr)
 	case "demo":
 		return runDemo(ctx, cfg, positional, stderr)
+	case "workshop":
+		return runWorkshop(ctx, cfg, positional, stdin, stdout, stderr)
 	case "":
 		if cfg.lesson == "" {
 			return lab.Main(ctx, cfg.broker, stdin, stdout, stderr)
@@ -116,7 +128,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return lab.Main(ctx, cfg.broker, stdin, stdout, stderr, lab.OpenLesson(cfg.lesson))
 	default:
-		return fail(stderr, fmt.Errorf("unknown command %q: natslab knows serve, run, lessons and demo (see natslab --help)", sub))
+		return fail(stderr, fmt.Errorf("unknown command %q: natslab knows serve, run, lessons, demo and workshop (see natslab --help)", sub))
 	}
 }
 

@@ -34,6 +34,11 @@ type Options struct {
 	// Cluster is 3 for a three-node JetStream cluster (n1, n2, n3) inside
 	// the process; 0 or 1 for the single server. See cluster.go.
 	Cluster int
+	// MaxMemory and MaxStore cap what JetStream may keep in memory and on
+	// disk, in bytes; 0 leaves nats-server's defaults (75% of the
+	// machine's memory, and of the store's disk). Many servers in one
+	// process (a workshop's labs) each need a small cap.
+	MaxMemory, MaxStore int64
 }
 
 // Server is a nats-server running inside this process.
@@ -129,6 +134,9 @@ func (s *Server) serverOptions() *server.Options {
 		Authorization: s.opts.Token,
 		Username:      s.opts.User,
 		Password:      s.opts.Password,
+
+		JetStreamMaxMemory: s.opts.MaxMemory,
+		JetStreamMaxStore:  s.opts.MaxStore,
 	}
 	if o.Port == 0 {
 		o.Port = server.RANDOM_PORT

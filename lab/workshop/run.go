@@ -1,0 +1,67 @@
+package workshop
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
+
+	"natslab/lab"
+)
+
+// Main is `natslab workshop`: it serves the labs until the instructor
+// quits (or ctx ends) and returns the process's exit status. On a terminal
+// the instructor's view runs there; without one (a service, a script) the
+// workshop's log is printed line by line instead.
+func Main(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.Writer) int {
+	w, err := Start(opts)
+	if err != nil {
+		fmt.Fprintf(stderr, "natslab: %v\n", err)
+		return 1
+	}
+	defer w.Close()
+	if !isTerminal(stdin) || !isTerminal(stdout) {
+		return headless(ctx, w, stdout)
+	}
+	m := NewInstructor(w)
+	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(stdin), tea.WithOutput(stdout)}, lab.ProgramOptions(nil)...)...)
+	if _, err := p.Run(); err != nil && ctx.Err() == nil {
+		fmt.Fprintf(stderr, "natslab: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// headless prints how to join, then every event, until ctx ends.
+func headless(ctx context.Context, w *Workshop, out io.Writer) int {
+	code, _ := w.Room()
+	fmt.Fprintf(out, "natslab workshop on %s: attendees type %s\n", w.Addr(), w.JoinCommand())
+	if code != "" {
+		fmt.Fprintf(out, "room code: %s\n", code)
+	} else {
+		fmt.Fprintln(out, "no room code: only this machine can join")
+	}
+	var last time.Time
+	for {
+		ch := w.Changed()
+		for _, e := range w.Events(maxEvents) {
+			if e.At.After(last) {
+				fmt.Fprintf(out, "%s %s\n", e.At.Format("15:04:05"), e.Text)
+				last = e.At
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return 0
+		case <-ch:
+		}
+	}
+}
+
+func isTerminal(v any) bool {
+	f, ok := v.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(f.Fd())
+}
