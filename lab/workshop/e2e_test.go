@@ -1,0 +1,214 @@
+package workshop
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The end-to-end test: the built natslab binary runs `natslab workshop` in
+// a real terminal (tmux), and attendees join it with the real OpenSSH
+// client in other tmux windows, answering the room-code prompt by typing,
+// as people would. Skipped only when tmux or ssh is missing (.ci/run
+// installs both).
+
+type room struct {
+	t    *testing.T
+	sock string
+	dir  string
+	bin  string
+	port string
+}
+
+func (r *room) tmux(args ...string) string {
+	r.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", r.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (r *room) screen(win string) string { return r.tmux("capture-pane", "-p", "-t", "w:"+win) }
+
+func (r *room) typeLine(win, text string) {
+	r.t.Helper()
+	r.tmux("send-keys", "-t", "w:"+win, "-l", text)
+	r.tmux("send-keys", "-t", "w:"+win, "Enter")
+}
+
+// waitFor polls win's screen until cond holds; the deadline only bounds a
+// failure.
+func (r *room) waitFor(win, what string, cond func(string) bool) string {
+	r.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := r.screen(win)
+		if cond(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("timed out waiting in window %s for %s; screen:\n%s", win, what, s)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+func (r *room) waitText(win string, want ...string) string {
+	r.t.Helper()
+	return r.waitFor(win, strings.Join(want, " and "), func(s string) bool {
+		for _, w := range want {
+			if !strings.Contains(s, w) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// ssh opens a window running OpenSSH as name, with no user configuration
+// and no keys, so that only the room code can let it in.
+func (r *room) ssh(win, name string) {
+	r.t.Helper()
+	cmd := fmt.Sprintf("ssh -F none -p %s -o StrictHostKeyChecking=no -o UserKnownHostsFile=%s -o PubkeyAuthentication=no -o NumberOfPasswordPrompts=1 %s@127.0.0.1; echo ssh-ended; sleep 60",
+		r.port, filepath.Join(r.dir, "known_hosts"), name)
+	r.tmux("new-window", "-d", "-t", "w", "-n", win, cmd)
+}
+
+// join connects name and answers the room-code prompt with code.
+func (r *room) join(win, name, code string) {
+	r.t.Helper()
+	r.ssh(win, name)
+	r.waitText(win, "Room code:")
+	r.typeLine(win, code)
+}
+
+var portRE = regexp.MustCompile(`ssh -p (\d+) NAME@127\.0\.0\.1`)
+
+func startRoom(t *testing.T, code string) *room {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary and drives it in tmux over ssh")
+	}
+	for _, tool := range []string{"tmux", "ssh"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	dir := t.TempDir()
+	r := &room{t: t, sock: fmt.Sprintf("natslab-ws-%d-%d", os.Getpid(), time.Now().UnixNano()), dir: dir, bin: filepath.Join(dir, "natslab")}
+	if out, err := exec.Command("go", "build", "-o", r.bin, "natslab").CombinedOutput(); err != nil {
+		t.Fatalf("building natslab: %v\n%s", err, out)
+	}
+	script := fmt.Sprintf("HOME=%q %q workshop --store %q --ssh 127.0.0.1:0 --room %q; echo workshop-ended; sleep 60", dir, r.bin, filepath.Join(dir, "store"), code)
+	r.tmux("-f", "/dev/null", "new-session", "-d", "-s", "w", "-n", "instructor", "-x", "150", "-y", "45", "sh", "-c", script)
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", r.sock, "kill-server").Run() })
+	s := r.waitText("instructor", "attendees type ssh -p")
+	m := portRE.FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("no ssh command on the instructor's screen:\n%s", s)
+	}
+	r.port = m[1]
+	return r
+}
+
+// tableRow is the instructor's table row of name ("" when absent).
+func tableRow(screen, name string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		f := strings.Fields(strings.TrimLeft(l, "! "))
+		if len(f) > 1 && f[0] == name {
+			return l
+		}
+	}
+	return ""
+}
+
+func TestWorkshopOverSSH(t *testing.T) {
+	const code = "kq4m-7xtp"
+	r := startRoom(t, code)
+
+	r.join("alice", "alice", code)
+	r.waitText("alice", "Type help for the commands")
+	r.join("bob", "bob", code)
+	r.waitText("bob", "Type help for the commands")
+
+	// Each attendee's streams are their own.
+	r.typeLine("alice", `stream add ALICE --subjects "alice.>" --defaults`)
+	r.waitText("alice", "Active Consumers: 0")
+	r.typeLine("bob", `stream add BOB --subjects "bob.>" --defaults`)
+	r.waitText("bob", "Active Consumers: 0")
+	r.typeLine("alice", "clear")
+	r.typeLine("alice", "stream ls")
+	s := r.waitText("alice", "ALICE", "Streams")
+	if strings.Contains(s, "BOB") {
+		t.Fatalf("alice sees bob's stream:\n%s", s)
+	}
+	r.typeLine("bob", "clear")
+	r.typeLine("bob", "stream ls")
+	s = r.waitText("bob", "BOB", "Streams")
+	if strings.Contains(s, "ALICE") {
+		t.Fatalf("bob sees alice's stream:\n%s", s)
+	}
+
+	// Bob opens a lesson and ticks its first step; the instructor's table
+	// shows both attendees, and bob on step 2 of 3.
+	r.typeLine("bob", "lesson hello")
+	r.waitText("bob", "Lesson 1 · hello")
+	r.typeLine("bob", "sub greet &")
+	r.waitText("bob", "[✓] Subscribe to greet")
+	s = r.waitFor("instructor", "bob on step 2/3 of hello", func(s string) bool {
+		f := strings.Fields(tableRow(s, "bob"))
+		return len(f) >= 4 && f[1] == "yes" && f[2] == "hello" && f[3] == "2/3"
+	})
+	if f := strings.Fields(tableRow(s, "alice")); len(f) < 3 || f[1] != "yes" || f[2] != "sandbox" {
+		t.Fatalf("alice's row is %q, want connected, in the sandbox:\n%s", tableRow(s, "alice"), s)
+	}
+
+	// A wrong room code gets no lab: refused, no row, no store.
+	r.join("eve", "eve", "not-the-code")
+	r.waitText("eve", "Permission denied", "ssh-ended")
+	s = r.waitText("instructor", `wrong room code for "eve"`)
+	if tableRow(s, "eve") != "" {
+		t.Fatalf("eve has a row after a wrong code:\n%s", s)
+	}
+	if strings.Contains(s, "not-the-code") {
+		t.Fatalf("the instructor's screen shows what eve typed:\n%s", s)
+	}
+	if _, err := os.Stat(filepath.Join(r.dir, "store", attendeesDir, "eve")); !os.IsNotExist(err) {
+		t.Fatalf("eve has a store after a wrong code (stat: %v)", err)
+	}
+	for _, who := range []string{"alice", "bob"} {
+		if strings.Contains(r.screen(who), code) {
+			t.Fatalf("the room code is on %s's screen", who)
+		}
+	}
+
+	// Alice leaves and comes back: her stream is there.
+	r.typeLine("alice", "quit")
+	r.waitText("alice", "ssh-ended")
+	r.waitFor("instructor", "alice shown as left", func(s string) bool {
+		return strings.Contains(tableRow(s, "alice"), "left")
+	})
+	r.tmux("kill-window", "-t", "w:alice")
+	r.join("alice2", "alice", code)
+	r.waitText("alice2", "Type help for the commands")
+	r.typeLine("alice2", "stream ls")
+	s = r.waitText("alice2", "ALICE", "Streams")
+	if strings.Contains(s, "BOB") {
+		t.Fatalf("alice sees bob's stream after reconnecting:\n%s", s)
+	}
+	r.waitFor("instructor", "alice connected again", func(s string) bool {
+		f := strings.Fields(tableRow(s, "alice"))
+		return len(f) > 1 && f[1] == "yes"
+	})
+
+	// The instructor ends the workshop: every attendee is told.
+	r.typeLine("instructor", "quit")
+	r.waitText("instructor", "workshop-ended")
+	r.waitText("bob", "the workshop has ended", "ssh-ended")
+}
