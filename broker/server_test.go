@@ -287,3 +287,26 @@ func TestAreasKeepLessonsApartFromTheSandbox(t *testing.T) {
 		t.Fatal("an area outside the store must be refused")
 	}
 }
+
+// Many labs in one process (a workshop) each cap their JetStream: a stream
+// that asks for more than the cap is refused, one within it is made.
+func TestJetStreamCapsPerServer(t *testing.T) {
+	s, err := broker.Start(broker.Options{StoreDir: t.TempDir(), JetStream: true, Listen: "none", MaxMemory: 4 << 20, MaxStore: 8 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	nc := brokertest.Connect(t, s, "test")
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "BIG", Subjects: []string{"big"}, Storage: jetstream.MemoryStorage, MaxBytes: 16 << 20}); err == nil {
+		t.Fatal("a 16 MiB memory stream was made under a 4 MiB cap")
+	}
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "BIGFILE", Subjects: []string{"bigfile"}, MaxBytes: 32 << 20}); err == nil {
+		t.Fatal("a 32 MiB file stream was made under an 8 MiB cap")
+	}
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "SMALL", Subjects: []string{"small"}, Storage: jetstream.MemoryStorage, MaxBytes: 1 << 20}); err != nil {
+		t.Fatalf("a 1 MiB memory stream under a 4 MiB cap: %v", err)
+	}
+}

@@ -90,7 +90,7 @@ func (w *Workshop) startServer(a *attendee) error {
 // stopServer parks the attendee's server. a.turn is held.
 func (a *attendee) stopServer() {
 	if a.dep != nil {
-		broker.Close(a.dep)
+		a.dep.Close()
 		a.dep = nil
 	}
 }
