@@ -30,6 +30,7 @@ Usage:
   natslab --lesson ID             open the lab at a lesson (natslab lessons lists them)
   natslab serve [flags]           run the lab's NATS server alone, like nats-server -js
   natslab run [flags] [FILE|-]    run nats commands from a file (or stdin), one per line
+                                  (--explain adds the lab's notes)
   natslab run --lesson ID FILE    run a file in a lesson, then say which of its steps are done
   natslab lessons                 list the lessons and how far you got in each
   natslab demo [--speed X]        play the Core-vs-JetStream story for a room, in a loop
@@ -40,12 +41,13 @@ Flags:
 `
 
 type config struct {
-	broker broker.Config
-	lesson string  // --lesson ID
-	speed  float64 // --speed, for demo
-	ssh    string  // --ssh, for workshop
-	room   string  // --room, for workshop
-	max    int     // --max, for workshop
+	broker  broker.Config
+	lesson  string  // --lesson ID
+	speed   float64 // --speed, for demo
+	ssh     string  // --ssh, for workshop
+	room    string  // --room, for workshop
+	max     int     // --max, for workshop
+	explain bool    // --explain, for run: print the lab's notes too
 }
 
 func main() {
@@ -70,6 +72,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.broker.Cluster, "cluster", 1, "run `N` JetStream servers inside natslab: 3 for a three-node cluster (n1, n2, n3), 1 for a single server")
 	fs.StringVar(&cfg.lesson, "lesson", "", "open the lesson `ID` (see natslab lessons); with run, check a script against it")
 	fs.Float64Var(&cfg.speed, "speed", 1, "with demo: how fast the story plays (2 is twice as fast, 0.5 half)")
+	fs.BoolVar(&cfg.explain, "explain", false, "with run: print the lab's notes too (to stderr, each line starting with "+strings.TrimSpace(command.NoteMarker)+"); without it run prints what the real nats CLI prints")
 
 	fs.StringVar(&cfg.ssh, "ssh", "", "with workshop: where attendees connect, `HOST:PORT` (default "+workshop.DefaultSSH+"; 0.0.0.0:2222 for the room)")
 	fs.StringVar(&cfg.room, "room", "", "with workshop: the room `CODE` attendees type (made up for you beyond this machine)")
@@ -156,7 +159,11 @@ func runScript(ctx context.Context, cfg config, args []string, stdin io.Reader, 
 	defer dep.Close()
 	s := command.NewSession(dep)
 	defer s.Close()
-	res, err := script.Run(ctx, s, in, stdout, stderr)
+	st := command.Streams{Out: stdout, Err: stderr}
+	if cfg.explain {
+		st.Note = command.MarkNotes(stderr)
+	}
+	res, err := script.Run(ctx, s, in, st)
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -247,7 +254,11 @@ func runLesson(ctx context.Context, cfg config, args []string, stdin io.Reader, 
 		return fail(stderr, err)
 	}
 	defer dep.Close()
-	rep, err := episode.RunScript(ctx, cat, cfg.lesson, episode.HeadlessOptions{Deployment: dep, Progress: prog, Cluster: cfg.broker.Cluster}, in, stdout, stderr)
+	opts := episode.HeadlessOptions{Deployment: dep, Progress: prog, Cluster: cfg.broker.Cluster}
+	if cfg.explain {
+		opts.Notes = command.MarkNotes(stderr)
+	}
+	rep, err := episode.RunScript(ctx, cat, cfg.lesson, opts, in, stdout, stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}

@@ -281,3 +281,35 @@ func TestBadFlagsGetOneLine(t *testing.T) {
 		}
 	}
 }
+
+// TestRunPrintsNotesOnlyWithExplain runs a script through natslab run's own
+// code path: without --explain it prints what the real CLI prints, no more;
+// with it, the lab's notes follow on stderr, each marked.
+func TestRunPrintsNotesOnlyWithExplain(t *testing.T) {
+	script := "req svc.time 'what time'\nstream add JOBS --subjects 'jobs.>' --retention workqueue --defaults\n"
+	for _, explain := range []bool{false, true} {
+		args := []string{"run", "--store", t.TempDir(), "--listen", "none", "-"}
+		if explain {
+			args = append(args, "--explain")
+		}
+		var out, errb strings.Builder
+		code := run(args, strings.NewReader(script), &out, &errb)
+		if code != 1 {
+			t.Errorf("explain=%v: exit status %d, want 1 (the stream add fails)", explain, code)
+		}
+		want := "TIME Sending request on \"svc.time\"\nTIME No responders are available\n"
+		if explain {
+			want += "» nobody subscribes to \"svc.time\"; start a service with: reply svc.time 'answer'\n"
+		}
+		want += "nats: error: enum value must be one of limits,interest,workq,work, got 'workqueue'\n"
+		if explain {
+			want += "» the real CLI spells it work or workq: --retention work\n"
+		}
+		if got := brokertest.Normalize(errb.String()); got != want {
+			t.Errorf("explain=%v: stderr\n%s\nwant\n%s", explain, got, want)
+		}
+		if out.String() != "" {
+			t.Errorf("explain=%v: stdout %q, want nothing", explain, out.String())
+		}
+	}
+}

@@ -72,6 +72,7 @@ type paneJob struct {
 	job     *command.Job
 	out     *PaneWriter
 	err     *PaneWriter
+	note    *PaneWriter
 	bg      bool // started with a trailing &: Ctrl-C leaves it alone
 	stopped bool // stopped with Ctrl-C
 }
@@ -141,8 +142,8 @@ func (p *cmdPane) runLine(line string) (cmd tea.Cmd, quit bool) {
 		}
 	}
 	run, bg := command.SplitBackground(line)
-	pj := &paneJob{out: p.sb.Writer(kindOut), err: p.sb.Writer(kindStatus), bg: bg}
-	pj.job = p.sess.Start(p.ctx, run, pj.out, pj.err)
+	pj := &paneJob{out: p.sb.Writer(kindOut), err: p.sb.Writer(kindStatus), note: p.sb.Writer(kindNote), bg: bg}
+	pj.job = p.sess.StartStreams(p.ctx, run, command.Streams{Out: pj.out, Err: pj.err, Note: pj.note})
 	p.jobs = append(p.jobs, pj)
 	return waitJob(pj), false
 }
@@ -158,8 +159,11 @@ func waitJob(pj *paneJob) tea.Cmd {
 func (p *cmdPane) jobDone(pj *paneJob) {
 	_ = pj.out.Close()
 	_ = pj.err.Close()
+	_ = pj.note.Close()
 	if err := pj.job.Err(); err != nil {
-		p.sb.Append(kindError, command.ErrorLine(err))
+		// The real CLI's error (and, after a parse error, the usage), then
+		// the lab's note; ReportError writes whole lines only.
+		command.ReportError(command.Streams{Out: p.sb.Writer(kindOut), Err: p.sb.Writer(kindError), Note: p.sb.Writer(kindNote)}, err)
 	}
 	if pj.stopped {
 		p.sb.Append(kindNote, fmt.Sprintf("[%d] stopped: %s", pj.job.ID, pj.job.Line))

@@ -26,7 +26,7 @@ import (
 
 func TestRunLineShowsExactlyWhatTheCommandPrints(t *testing.T) {
 	h := newHarness(t, 120, 40)
-	lines := []string{`pub greet "Hello NATS!"`, `pub greet hi --count 3`, `pubb greet`, `pub "bad subject" x`, `help pub`}
+	lines := []string{`pub greet "Hello NATS!"`, `pub greet hi --count 3`, `pubb greet`, `pub "bad subject" x`, `help pub`, `pub greet hi --cont 3`, `req nobody hi`}
 	for _, l := range lines {
 		h.run(l)
 	}
@@ -35,16 +35,15 @@ func TestRunLineShowsExactlyWhatTheCommandPrints(t *testing.T) {
 	defer s.Close()
 	var want []string
 	for _, l := range lines {
-		var out, errb bytes.Buffer
-		err := s.Run(context.Background(), l, &out, &errb)
+		// One buffer, as the pane shows the streams interleaved in the
+		// order they were written; notes marked.
+		var all bytes.Buffer
+		st := command.Streams{Out: &all, Err: &all, Note: command.MarkNotes(&all)}
+		err := s.RunStreams(context.Background(), l, st)
+		command.ReportError(st, err)
 		want = append(want, promptText+l)
-		for _, chunk := range []string{errb.String(), out.String()} {
-			if chunk != "" {
-				want = append(want, strings.Split(strings.TrimSuffix(chunk, "\n"), "\n")...)
-			}
-		}
-		if err != nil {
-			want = append(want, command.ErrorLine(err))
+		if all.Len() > 0 {
+			want = append(want, strings.Split(strings.TrimSuffix(all.String(), "\n"), "\n")...)
 		}
 	}
 	got := h.m.sb.Lines()
@@ -60,6 +59,9 @@ func TestRunLineShowsExactlyWhatTheCommandPrints(t *testing.T) {
 	}
 	if !strings.Contains(h.text(), `nats: error: unknown command "pubb"`) {
 		t.Errorf("no error line:\n%s", h.text())
+	}
+	if !strings.Contains(h.text(), "No responders are available\n"+command.NoteMarker+"nobody subscribes") {
+		t.Errorf("no note after the real line:\n%s", h.text())
 	}
 }
 

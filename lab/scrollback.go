@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"natslab/broker/command"
 )
 
 // The command pane's scrollback: a bounded ring of lines that commands
@@ -27,7 +29,7 @@ const (
 	kindStatus                 // a command's stderr: status lines
 	kindError                  // nats: error: …
 	kindEcho                   // the line as typed
-	kindNote                   // the lab's own remarks
+	kindNote                   // the lab's own remarks, each line led by command.NoteMarker
 )
 
 const (
@@ -262,6 +264,11 @@ func (w *PaneWriter) Close() error {
 // the screen. A line longer than maxLineBytes keeps its head and says how
 // much was left out.
 func makeEntry(b []byte, dropped int, kind lineKind) entry {
+	if kind == kindNote {
+		// The marker, not only the style, says "the lab, not NATS": it
+		// survives NO_COLOR and a copy of the text.
+		b = append([]byte(command.NoteMarker), b...)
+	}
 	if len(b) > maxLineBytes {
 		dropped += len(b) - maxLineBytes
 		b = b[:maxLineBytes]

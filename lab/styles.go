@@ -44,7 +44,7 @@ type Styles struct {
 	Status paint // stderr status lines ("15:04:05 Published …")
 	Error  paint // nats: error: …
 	Echo   paint // the command line as typed
-	Note   paint // the lab's own remarks
+	Note   paint // the lab's own remarks: dim, apart from the real CLI's lines
 	Prompt paint
 
 	StatusBar paint // the bottom bar (reverse video reads on any background)
@@ -67,7 +67,7 @@ func DefaultStyles() *Styles {
 		Status:       newPaint(ansi.NewStyle().Faint()),
 		Error:        newPaint(ansi.NewStyle().ForegroundColor(ansi.Red)),
 		Echo:         newPaint(ansi.NewStyle().Bold()),
-		Note:         newPaint(ansi.NewStyle().ForegroundColor(ansi.Cyan)),
+		Note:         newPaint(ansi.NewStyle().Faint().ForegroundColor(ansi.Cyan)),
 		Prompt:       newPaint(ansi.NewStyle().Bold().ForegroundColor(ansi.Cyan)),
 		StatusBar:    newPaint(ansi.NewStyle().Reverse(true)),
 		StatusKey:    newPaint(ansi.NewStyle().Reverse(true).Bold()),

@@ -600,7 +600,7 @@ func TestConsumerEdit(t *testing.T) {
 		t.Errorf("no change: %q", out)
 	}
 	l.fails("consumer edit EVENTS nope --max-deliver 2 -f", "consumer nope not found")
-	l.fails("consumer edit EVENTS w --deliver new", "unknown flag --deliver")
+	l.fails("consumer edit EVENTS w --deliver new", "error: unknown long flag '--deliver'")
 }
 
 func TestAccountInfo(t *testing.T) {

@@ -245,8 +245,9 @@ func switchValues(app *fisk.Application, words []string) error {
 	return nil
 }
 
-// explainParseError turns fisk's terse parse errors into one line that says
-// what is wrong and what to type instead.
+// explainParseError reports a line fisk refuses as the real CLI reports it
+// (natscli's main parses with fisk's MustParseWithUsage) and adds the lab's
+// note: what is wrong and what to type instead.
 func explainParseError(app *fisk.Application, words []string, err error) error {
 	ctx, _ := app.ParseContext(words)
 	path := words[0]
@@ -273,45 +274,89 @@ func explainParseError(app *fisk.Application, words []string, err error) error {
 		}
 	}
 	msg := err.Error()
-	help := fmt.Sprintf("see: help %s", path)
+	help := fmt.Sprintf("help %s lists its arguments and flags", path)
+	real := func() *parseError { return newParseError(app, words, err) }
 	switch {
 	case errors.Is(err, fisk.ErrUnknownLongFlag), errors.Is(err, fisk.ErrUnknownShortFlag):
 		flag := quoted(msg)
-		return usageErrorf("unknown flag %s for %s%s (%s)", flag, path, didYouMean(flag, flags), help)
+		if d := suggest(flag, flags); d != "" {
+			return explain(real(), "%s has no flag %s: did you mean %s?", path, flag, d)
+		}
+		return explain(real(), "%s has no flag %s; %s", path, flag, help)
 	case errors.Is(err, fisk.ErrExpectedFlagArgument):
-		return usageErrorf("flag %s needs a value, for example %s=VALUE (%s)", quoted(msg), quoted(msg), help)
+		return explain(real(), "flag %s needs a value, for example %s=VALUE; %s", quoted(msg), quoted(msg), help)
 	case errors.Is(err, fisk.ErrRequiredArgument):
 		arg := quoted(msg)
 		if ex, ok := examples[path]; ok {
-			return usageErrorf("%s needs <%s>, for example: %s", path, arg, ex)
+			return explain(real(), "%s needs <%s>, for example: %s", path, arg, ex)
 		}
-		return usageErrorf("%s needs <%s> (%s)", path, arg, help)
+		return explain(real(), "%s needs <%s>; %s", path, arg, help)
 	case errors.Is(err, fisk.ErrExpectedKnownCommand), errors.Is(err, fisk.ErrSubCommandRequired), errors.Is(err, fisk.ErrCommandNotSpecified):
 		got := quoted(msg)
 		sort.Strings(subs)
 		if got == "" || errors.Is(err, fisk.ErrSubCommandRequired) || errors.Is(err, fisk.ErrCommandNotSpecified) {
-			return usageErrorf("%s needs a sub-command: one of %s (%s)", path, strings.Join(subs, ", "), help)
+			return explain(real(), "%s needs a sub-command: one of %s", path, strings.Join(subs, ", "))
 		}
-		return usageErrorf("%s has no sub-command %q%s (one of %s)", path, got, didYouMean(got, subs), strings.Join(subs, ", "))
+		if d := suggest(got, subs); d != "" {
+			return explain(real(), "%s has no sub-command %q: did you mean %s?", path, got, d)
+		}
+		return explain(real(), "%s has no sub-command %q: it has %s", path, got, strings.Join(subs, ", "))
 	case errors.Is(err, fisk.ErrUnexpectedArgument):
 		extra := strings.TrimSpace(strings.TrimPrefix(msg, fisk.ErrUnexpectedArgument.Error()))
-		return usageErrorf("unexpected argument %q for %s: quote arguments that contain spaces, for example 'Hello NATS!' (%s)", strings.Trim(extra, `'"`), path, help)
+		return explain(real(), "%s takes no argument %q: quote arguments that contain spaces, for example 'Hello NATS!'", path, strings.Trim(extra, `'"`))
 	case errors.Is(err, fisk.ErrRequiredFlag):
-		return usageErrorf("%s needs the flag %s (%s)", path, quoted(msg), help)
+		return explain(real(), "%s needs the flag %s; %s", path, quoted(msg), help)
 	}
-	// A value that does not parse: find which flag it belongs to.
+	// A value that does not parse: the real CLI prints fisk's message as
+	// it is; the lab says which flag it belongs to and what it wants.
 	if ctx != nil && ctx.SelectedCommand != nil {
-		if e := badFlagValue(ctx.SelectedCommand.Model().Flags, words); e != nil {
-			return e
+		if note := badFlagValue(ctx.SelectedCommand.Model().Flags, words); note != "" {
+			return explain(err, "%s", note)
 		}
 	}
-	msg = strings.TrimPrefix(msg, "error: ")
-	return usageErrorf("%s (%s)", msg, help)
+	return explain(err, "%s", help)
+}
+
+// parseError is a line the real CLI's parser refuses with its usage: it
+// prints "error: MSG" and a blank line on stderr, then the command's usage
+// on stdout (fisk's MustParseWithUsage).
+type parseError struct {
+	msg   string
+	usage string
+}
+
+func (e *parseError) Error() string { return e.msg }
+
+// newParseError is err as MustParseWithUsage words it, with the usage of
+// the command the line names.
+func newParseError(app *fisk.Application, words []string, err error) *parseError {
+	msg := err.Error()
+	if errors.Is(err, fisk.ErrSubCommandRequired) {
+		msg = "a subcommand from the list below is required, use --help for full help including flags and arguments"
+	} else if errors.Is(err, fisk.ErrExpectedKnownCommand) {
+		msg += ", use --help for full help including flags and arguments"
+	}
+	return &parseError{msg: msg, usage: usageOf(app, words)}
+}
+
+// usageOf renders the usage fisk prints after a parse error for the
+// command words name, with the template natscli uses.
+func usageOf(app *fisk.Application, words []string) string {
+	ctx, _ := app.ParseContext(words)
+	if ctx == nil {
+		return ""
+	}
+	var b strings.Builder
+	app.UsageWriter(&b)
+	if err := app.UsageForContextWithTemplate(ctx, 2, fisk.CompactMainUsageTemplate); err != nil {
+		return ""
+	}
+	return b.String()
 }
 
 // badFlagValue finds the first flag in words whose value does not parse and
-// says what it wants.
-func badFlagValue(flags []*fisk.FlagModel, words []string) error {
+// says what it wants; "" if none is found.
+func badFlagValue(flags []*fisk.FlagModel, words []string) string {
 	byName := map[string]*fisk.FlagModel{}
 	byShort := map[string]*fisk.FlagModel{}
 	for _, fm := range flags {
@@ -348,10 +393,23 @@ func badFlagValue(flags []*fisk.FlagModel, words []string) error {
 			value = words[i]
 		}
 		if err := fm.Value.Set(value); err != nil {
-			return usageErrorf("--%s %s, got %q", fm.Name, wants(fm.Value, err), value)
+			if note := misspelt(fm.Name, value); note != "" {
+				return note
+			}
+			return fmt.Sprintf("--%s %s, got %q", fm.Name, wants(fm.Value, err), value)
 		}
 	}
-	return nil
+	return ""
+}
+
+// misspelt explains a value people commonly expect a flag to take that the
+// real CLI spells otherwise.
+func misspelt(flag, value string) string {
+	switch {
+	case flag == "retention" && strings.Contains(strings.ToLower(value), "work"):
+		return "the real CLI spells it work or workq: --retention work"
+	}
+	return ""
 }
 
 // wants says in words what kind of value a flag takes.

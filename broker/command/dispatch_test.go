@@ -14,7 +14,7 @@ func TestUnknownWordsSuggestTheNearestCommand(t *testing.T) {
 	l := newLab(t)
 	l.fails("pbu greet hi", `unknown command "pbu"`, "did you mean pub?")
 	l.fails("strem ls", "did you mean stream?")
-	l.fails("pub greet hi --cont 3", "unknown flag --cont", "did you mean --count?")
+	l.fails("pub greet hi --cont 3", "error: unknown long flag '--cont'", "did you mean --count?")
 	l.fails("pub", "needs <subject>", `pub greet "Hello NATS!"`)
 	l.fails("pub greet hi --count x", `--count wants a whole number`)
 	l.fails("bench js pub", "does not have `nats bench` yet", "--server nats://127.0.0.1:")

@@ -3,7 +3,9 @@ package command
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
+	"sync"
 
 	"github.com/agnivade/levenshtein"
 )
@@ -21,11 +23,99 @@ func IsUsage(err error) bool {
 	return errors.As(err, &u)
 }
 
-// ErrorLine is how an error is shown, exactly as the real CLI prints it.
+// ErrorLine is the line the real CLI prints for err, to stderr.
 func ErrorLine(err error) string {
+	var pe *parseError
+	if errors.As(err, &pe) {
+		return "error: " + pe.msg
+	}
 	msg := strings.TrimSpace(err.Error())
 	msg = strings.ReplaceAll(msg, "\n", " ")
 	return "nats: error: " + msg
+}
+
+// ReportError writes err as the real CLI reports it (to st.Err) and the
+// lab's note about it, if any (to st.Note).
+func ReportError(st Streams, err error) {
+	if err == nil {
+		return
+	}
+	if st.Err != nil {
+		_, _ = io.WriteString(st.Err, ErrorLine(err)+"\n")
+	}
+	var pe *parseError
+	if errors.As(err, &pe) {
+		if st.Err != nil {
+			_, _ = io.WriteString(st.Err, "\n")
+		}
+		if st.Out != nil {
+			_, _ = io.WriteString(st.Out, pe.usage)
+		}
+	}
+	if n := ErrorNote(err); n != "" && st.Note != nil {
+		_, _ = io.WriteString(st.Note, n+"\n")
+	}
+}
+
+// MarkNotes returns a writer that starts every line written to it with
+// NoteMarker: for notes shown in a stream of their own, such as
+// natslab run --explain's stderr.
+func MarkNotes(w io.Writer) io.Writer { return &markWriter{w: w, start: true} }
+
+type markWriter struct {
+	mu    sync.Mutex
+	w     io.Writer
+	start bool // the next byte starts a line
+}
+
+func (m *markWriter) Write(p []byte) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var b []byte
+	for _, c := range p {
+		if m.start {
+			b = append(b, NoteMarker...)
+		}
+		b = append(b, c)
+		m.start = c == '\n'
+	}
+	if _, err := m.w.Write(b); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// notedError is a failure the real CLI reports as err, with the lab's
+// explanation of it kept apart, so the real line stays as the real CLI
+// prints it.
+type notedError struct {
+	err  error
+	note string
+}
+
+func (e *notedError) Error() string { return e.err.Error() }
+func (e *notedError) Unwrap() error { return e.err }
+
+// explain attaches the lab's note to err: ErrorLine still prints err as the
+// real CLI does, ErrorNote says what the lab adds. A nil err stays nil.
+func explain(err error, format string, a ...any) error {
+	if err == nil {
+		return nil
+	}
+	return &notedError{err: err, note: fmt.Sprintf(format, a...)}
+}
+
+// ErrorNote is the lab's explanation of err, one line per note, oldest
+// cause first; "" when the lab has nothing to add to the real CLI's line.
+func ErrorNote(err error) string {
+	var notes []string
+	for err != nil {
+		if n, ok := err.(*notedError); ok && n.note != "" {
+			notes = append([]string{n.note}, notes...)
+		}
+		err = errors.Unwrap(err)
+	}
+	return strings.Join(notes, "\n")
 }
 
 // suggest returns the candidate closest to word, or "" if none is close

@@ -28,10 +28,11 @@ func newLab(t *testing.T, opts ...brokertest.Option) *lab {
 	return &lab{t: t, srv: srv, s: s}
 }
 
-// result is what one line printed.
+// result is what one line printed: the real CLI's two streams, the lab's
+// notes, the error.
 type result struct {
-	out, err string
-	e        error
+	out, err, note string
+	e              error
 }
 
 // all is stdout and stderr together plus the error line, as a person sees them.
@@ -63,11 +64,11 @@ func (s *syncBuf) String() string {
 // run executes a line and waits for it.
 func (l *lab) run(line string) result {
 	l.t.Helper()
-	var out, errb syncBuf
+	var out, errb, note syncBuf
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	e := l.s.Run(ctx, line, &out, &errb)
-	return result{out: out.String(), err: errb.String(), e: e}
+	e := l.s.RunStreams(ctx, line, command.Streams{Out: &out, Err: &errb, Note: &note})
+	return result{out: out.String(), err: errb.String(), note: note.String(), e: e}
 }
 
 // must runs a line that should succeed.
@@ -80,7 +81,10 @@ func (l *lab) must(line string) result {
 	return r
 }
 
-// fails runs a line that should fail with a usage-style error containing all of want.
+// fails runs a line that should fail, and returns the real CLI's error
+// line and the lab's note about it, one line each: together they must hold
+// all of want. Whether the error line is the real CLI's own is for the
+// differential tests (*_realcli_test.go) to say.
 func (l *lab) fails(line string, want ...string) string {
 	l.t.Helper()
 	r := l.run(line)
@@ -91,9 +95,12 @@ func (l *lab) fails(line string, want ...string) string {
 	if strings.Contains(msg, "\n") {
 		l.t.Errorf("%s: error is more than one line: %q", line, msg)
 	}
+	if n := command.ErrorNote(r.e); n != "" {
+		msg += "\n" + n
+	}
 	for _, w := range want {
 		if !strings.Contains(msg, w) {
-			l.t.Errorf("%s: error %q lacks %q", line, msg, w)
+			l.t.Errorf("%s: error and note %q lack %q", line, msg, w)
 		}
 	}
 	return msg

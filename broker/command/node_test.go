@@ -8,6 +8,7 @@ import (
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
+	"natslab/broker/command"
 	"natslab/broker/script"
 )
 
@@ -114,7 +115,7 @@ pub orders.new 'second order' --jetstream
 stream info ORDERS
 `
 	var out, errb syncBuf
-	res, err := script.Run(context.Background(), l.s, strings.NewReader(lines), &out, &errb)
+	res, err := script.Run(context.Background(), l.s, strings.NewReader(lines), command.Streams{Out: &out, Err: &errb})
 	if err != nil || res.Failed != 0 {
 		t.Fatalf("script: %v, %d failed\n%s%s", err, res.Failed, errb.String(), out.String())
 	}

@@ -117,7 +117,8 @@ func (r *reqCmd) one(c *Call, nc *nats.Conn, m *nats.Msg, out *msgPrinter) (done
 		cancel()
 		switch {
 		case errors.Is(err, nats.ErrNoResponders):
-			c.Statusf("No responders are available: nobody subscribes to %q; start a service with: reply %s 'answer'", m.Subject, m.Subject)
+			c.Statusf("No responders are available")
+			c.Notef("nobody subscribes to %q; start a service with: reply %s 'answer'", m.Subject, m.Subject)
 			return true, nil
 		case err != nil && c.Ctx.Err() != nil:
 			return true, c.Ctx.Err()

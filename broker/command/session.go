@@ -153,15 +153,45 @@ func (s *Session) emit(e Event) {
 	}
 }
 
+// Streams is where one command line writes. Out and Err carry what the
+// real CLI prints, byte for byte; Note carries the lab's explanations (why
+// a publish had no responders, what a sequence means, did-you-mean), which
+// are never part of a real CLI line. A nil writer drops what goes to it.
+type Streams struct {
+	Out  io.Writer // bodies and tables: the real CLI's stdout
+	Err  io.Writer // status lines: the real CLI's stderr
+	Note io.Writer // the lab's notes, whole lines, without NoteMarker
+}
+
+// NoteMarker starts every note where notes are shown beside the real CLI's
+// lines (the lab's pane, natslab run --explain): it tells them apart even
+// without colour.
+const NoteMarker = "» "
+
 // Call is one running command: where it writes, its context, its job.
 type Call struct {
-	Ctx context.Context
-	S   *Session
-	Out io.Writer // bodies and tables (stdout)
-	Err io.Writer // status lines (stderr)
-	Job *Job
+	Ctx  context.Context
+	S    *Session
+	Out  io.Writer // bodies and tables (stdout)
+	Err  io.Writer // status lines (stderr)
+	Note io.Writer // the lab's notes; see Notef
+	Job  *Job
 
 	parseOnly bool // Check: parse, never run
+}
+
+// Notef writes the lab's explanation as a note: never inside the real
+// CLI's output, shown apart from it (or not at all, in natslab run without
+// --explain). A multi-line note is written as several lines.
+func (c *Call) Notef(format string, a ...any) {
+	if c.Note == nil || c.Note == io.Discard {
+		return
+	}
+	msg := strings.TrimRight(fmt.Sprintf(format, a...), "\n")
+	if msg == "" {
+		return
+	}
+	_, _ = io.WriteString(c.Note, msg+"\n")
 }
 
 // Statusf writes a status line the way the real CLI logs it: "15:04:05 msg".
@@ -191,16 +221,29 @@ func (c *Call) Timeout() (context.Context, context.CancelFunc) {
 // Now is the session's clock.
 func (c *Call) Now() time.Time { return c.S.now() }
 
-// Run executes one line and waits for it. A long-running command runs until
-// it ends by itself (--count, -T) or ctx is cancelled.
+// Run executes one line and waits for it, writing only what the real CLI
+// would (the lab's notes are dropped). A long-running command runs until it
+// ends by itself (--count, -T) or ctx is cancelled.
 func (s *Session) Run(ctx context.Context, line string, out, errw io.Writer) error {
-	j := s.Start(ctx, line, out, errw)
+	return s.RunStreams(ctx, line, Streams{Out: out, Err: errw})
+}
+
+// RunStreams is Run, with the lab's notes written to st.Note.
+func (s *Session) RunStreams(ctx context.Context, line string, st Streams) error {
+	j := s.StartStreams(ctx, line, st)
 	<-j.Done()
 	return j.Err()
 }
 
-// Start executes one line as a job and returns at once.
+// Start executes one line as a job and returns at once; the lab's notes
+// are dropped.
 func (s *Session) Start(ctx context.Context, line string, out, errw io.Writer) *Job {
+	return s.StartStreams(ctx, line, Streams{Out: out, Err: errw})
+}
+
+// StartStreams is Start, with the lab's notes written to st.Note.
+func (s *Session) StartStreams(ctx context.Context, line string, st Streams) *Job {
+	out, errw, note := orDiscard(st.Out), orDiscard(st.Err), orDiscard(st.Note)
 	ctx, cancel := context.WithCancel(ctx)
 	j := &Job{Line: strings.TrimSpace(line), Started: s.now(), cancel: cancel, done: make(chan struct{}), ready: make(chan struct{})}
 	s.jobsMu.Lock()
@@ -212,7 +255,7 @@ func (s *Session) Start(ctx context.Context, line string, out, errw io.Writer) *
 	s.jobsMu.Unlock()
 	s.emit(Event{Kind: JobStarted, Job: j.ID, Line: j.Line})
 	go func() {
-		err := s.exec(&Call{Ctx: ctx, S: s, Out: out, Err: errw, Job: j})
+		err := s.exec(&Call{Ctx: ctx, S: s, Out: out, Err: errw, Note: note, Job: j})
 		if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			// Stopped on purpose: not a failure.
 			err = nil
@@ -227,6 +270,13 @@ func (s *Session) Start(ctx context.Context, line string, out, errw io.Writer) *
 		s.emit(Event{Kind: JobEnded, Job: j.ID, Line: j.Line, Err: err})
 	}()
 	return j
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
 }
 
 // Jobs returns the running jobs, oldest first.

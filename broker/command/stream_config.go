@@ -67,9 +67,9 @@ type streamConfigFlags struct {
 	allowMirrorDirect, allowMirrorDirSet bool
 }
 
-// streamRetentions are the spellings --retention accepts: the real CLI's, plus
-// the names people expect (workqueue, work-queue), which it rejects.
-var streamRetentions = []string{"limits", "interest", "workq", "work", "workqueue", "work-queue"}
+// streamRetentions are the spellings --retention accepts, the real CLI's;
+// a note explains the names people expect (workqueue, work-queue).
+var streamRetentions = []string{"limits", "interest", "workq", "work"}
 
 // addConfigFlags declares the configuration flags on add (edit false) or edit.
 func (f *streamConfigFlags) addConfigFlags(cmd *fisk.CmdClause, edit bool) {
@@ -160,7 +160,7 @@ func streamRetention(s string) api.RetentionPolicy {
 	switch s {
 	case "interest":
 		return api.InterestPolicy
-	case "workq", "work", "workqueue", "work-queue":
+	case "workq", "work":
 		return api.WorkQueuePolicy
 	}
 	return api.LimitsPolicy

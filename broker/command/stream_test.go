@@ -88,7 +88,7 @@ func TestStreamAddWithoutSubjectsUsesTheName(t *testing.T) {
 
 func TestStreamAddOptions(t *testing.T) {
 	l := newLab(t)
-	r := l.must(`stream add EVENTS --subjects 'events.>' --storage m --retention workqueue --max-age 1w --max-bytes 1GB --max-msgs 1000 --max-msgs-per-subject 10 --max-msg-size 1KB --dupe-window 5m --discard new --description 'Event log' --max-consumers 4 --allow-rollup --defaults`)
+	r := l.must(`stream add EVENTS --subjects 'events.>' --storage m --retention work --max-age 1w --max-bytes 1GB --max-msgs 1000 --max-msgs-per-subject 10 --max-msg-size 1KB --dupe-window 5m --discard new --description 'Event log' --max-consumers 4 --allow-rollup --defaults`)
 	wantLines(t, "add", r.out, "Description: Event log", "Storage: Memory", "Retention: WorkQueue", "Discard Policy: New",
 		"Duplicate Window: 5m0s", "Allows Rollups: true", "Maximum Messages: 1,000", "Maximum Per Subject: 10",
 		"Maximum Bytes: 1.0 GiB", "Maximum Age: 7d0h0m0s", "Maximum Message Size: 1.0 KiB", "Maximum Consumers: 4")
@@ -115,7 +115,7 @@ func TestStreamAddErrors(t *testing.T) {
 	l.fails(`stream add X --subjects x --max-bytes 1XB --defaults`, "--max-bytes", "1GB")
 	l.fails(`stream add X --subjects x --max-age soon --defaults`, "--max-age", "1h")
 	l.fails(`stream add X --subjects 'x.>.y' --defaults`, "> must be the last token")
-	l.fails(`stream add X --subjects x --retention forever --defaults`, "--retention", "workqueue")
+	l.fails(`stream add X --subjects x --retention forever --defaults`, "enum value must be one of limits,interest,workq,work, got 'forever'", "--retention wants one of")
 	l.fails(`stream add X --subjects x --replicas=-1 --defaults`, "--replicas must be 1 or more")
 	l.fails(`stream add --defaults`, "stream add needs a stream name")
 	l.fails(`stream add X --mirror ORDERS --defaults`, "not in the lab yet")

@@ -178,7 +178,7 @@ func TestSubScriptWaitsForReady(t *testing.T) {
 	l := newLab(t)
 	var out, errb syncBuf
 	src := "sub greet --count 2 &\npub greet one\npub greet two\n"
-	res, err := script.Run(context.Background(), l.s, strings.NewReader(src), &out, &errb)
+	res, err := script.Run(context.Background(), l.s, strings.NewReader(src), command.Streams{Out: &out, Err: &errb})
 	if err != nil || res.Failed != 0 {
 		t.Fatalf("script: %v, %d failed\n%s%s", err, res.Failed, errb.String(), out.String())
 	}

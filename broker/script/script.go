@@ -31,21 +31,22 @@ const ReadyWait = 5 * time.Second
 const settle = 2 * time.Second
 
 // Run executes every line of r against s. Output of every command, in the
-// foreground or not, goes to stdout and stderr; errors as the real CLI prints
-// them ("nats: error: …") to stderr.
-func Run(ctx context.Context, s *command.Session, r io.Reader, stdout, stderr io.Writer) (Result, error) {
-	return RunEach(ctx, s, r, stdout, stderr, nil)
+// foreground or not, goes to st.Out and st.Err; errors as the real CLI
+// prints them ("nats: error: …") to st.Err; the lab's notes to st.Note
+// (nil drops them).
+func Run(ctx context.Context, s *command.Session, r io.Reader, st command.Streams) (Result, error) {
+	return RunEach(ctx, s, r, st, nil)
 }
 
 // RunEach is Run, calling after (unless nil) once each line has run (a
 // background line: once it is in place), and once more when every line has
 // run and background jobs have settled, before they are stopped. A lesson
 // checks the broker's state at each of those moments.
-func RunEach(ctx context.Context, s *command.Session, r io.Reader, stdout, stderr io.Writer, after func()) (Result, error) {
+func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.Streams, after func()) (Result, error) {
 	if after == nil {
 		after = func() {}
 	}
-	out, errw := lockedWriter(stdout), lockedWriter(stderr)
+	st = command.Streams{Out: lockedWriter(st.Out), Err: lockedWriter(st.Err), Note: lockedWriter(st.Note)}
 	var res Result
 	var background []*command.Job
 	sc := bufio.NewScanner(r)
@@ -63,7 +64,7 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, stdout, stder
 		res.Lines++
 		line, bg := command.SplitBackground(line)
 		if bg {
-			j := s.Start(ctx, line, out, errw)
+			j := s.StartStreams(ctx, line, st)
 			background = append(background, j)
 			select {
 			case <-j.Ready():
@@ -72,15 +73,15 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, stdout, stder
 			after()
 			continue
 		}
-		if err := s.Run(ctx, line, out, errw); err != nil {
+		if err := s.RunStreams(ctx, line, st); err != nil {
 			res.Failed++
-			fmt.Fprintln(errw, command.ErrorLine(err))
+			command.ReportError(st, err)
 		}
 		after()
 	}
 	if err := sc.Err(); err != nil {
 		res.Failed++
-		fmt.Fprintf(errw, "nats: error: line %d: %v\n", lineNo+1, err)
+		fmt.Fprintf(st.Err, "nats: error: line %d: %v\n", lineNo+1, err)
 	}
 	settleJobs(background)
 	after()
@@ -89,7 +90,7 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, stdout, stder
 		<-j.Done()
 		if err := j.Err(); err != nil {
 			res.Failed++
-			fmt.Fprintln(errw, command.ErrorLine(err))
+			command.ReportError(st, err)
 		}
 	}
 	return res, nil
@@ -148,6 +149,12 @@ func (s syncWriter) Write(p []byte) (int, error) {
 
 var writeMu sync.Mutex
 
-// lockedWriter serialises writes from concurrent jobs. One lock for both
-// streams keeps a status line and its body in order when they share a terminal.
-func lockedWriter(w io.Writer) io.Writer { return syncWriter{mu: &writeMu, w: w} }
+// lockedWriter serialises writes from concurrent jobs. One lock for every
+// stream keeps a status line, its body and a note in order when they share
+// a terminal. A nil writer stays nil: what goes to it is dropped.
+func lockedWriter(w io.Writer) io.Writer {
+	if w == nil {
+		return nil
+	}
+	return syncWriter{mu: &writeMu, w: w}
+}

@@ -17,6 +17,8 @@ type HeadlessOptions struct {
 	Deployment broker.Deployment
 	Progress   *Progress // nil records nothing
 	Cluster    int       // nodes the deployment runs; 0 asks it (see Nodes)
+	// Notes, if set, receives the lab's notes (natslab run --explain).
+	Notes io.Writer
 	// SessionOptions are passed to the session the script runs in (a clock,
 	// a timeout), after the lesson's own observer.
 	SessionOptions []command.Option
@@ -57,7 +59,7 @@ func RunScript(ctx context.Context, c *Catalog, id string, o HeadlessOptions, r 
 		settle(s)
 		l.Evaluate(ctx)
 	}
-	if _, err := script.RunEach(ctx, s, r, stdout, stderr, check); err != nil {
+	if _, err := script.RunEach(ctx, s, r, command.Streams{Out: stdout, Err: stderr, Note: o.Notes}, check); err != nil {
 		return Report{}, err
 	}
 	// The last check ran when every line had run and background jobs had

@@ -1,0 +1,83 @@
+package command_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"natslab/broker/brokertest"
+	"natslab/broker/command"
+)
+
+// The lab's explanations are notes on a stream of their own: never inside
+// the real CLI's lines, dropped by Run, kept by RunStreams.
+
+func TestNotesStayOutOfTheRealCLIsStreams(t *testing.T) {
+	l := newLab(t)
+	var out, errb, note strings.Builder
+	if err := l.s.RunStreams(context.Background(), `req svc.time hi`, command.Streams{Out: &out, Err: &errb, Note: &note}); err != nil {
+		t.Fatal(err)
+	}
+	if got := brokertest.Normalize(errb.String()); got != "TIME Sending request on \"svc.time\"\nTIME No responders are available\n" {
+		t.Errorf("stderr %q", got)
+	}
+	if !strings.Contains(note.String(), "reply svc.time") || strings.Count(note.String(), "\n") != 1 {
+		t.Errorf("note %q: want one line naming reply svc.time", note.String())
+	}
+
+	// Run writes the real CLI's streams alone.
+	out.Reset()
+	errb.Reset()
+	if err := l.s.Run(context.Background(), `req svc.time hi`, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(errb.String()+out.String(), "reply svc.time") {
+		t.Errorf("Run printed the lab's note: %q", errb.String())
+	}
+}
+
+func TestErrorsReportTheRealLineThenTheNote(t *testing.T) {
+	l := newLab(t)
+	r := l.run(`stream add JOBS --subjects 'jobs.>' --retention work-queue --defaults`)
+	if r.e == nil {
+		t.Fatal("the real CLI refuses --retention work-queue; the lab must too")
+	}
+	var out, errb, note strings.Builder
+	command.ReportError(command.Streams{Out: &out, Err: &errb, Note: &note}, r.e)
+	if got := errb.String(); got != "nats: error: enum value must be one of limits,interest,workq,work, got 'work-queue'\n" {
+		t.Errorf("stderr %q", got)
+	}
+	if got := note.String(); got != "the real CLI spells it work or workq: --retention work\n" {
+		t.Errorf("note %q", got)
+	}
+	if out.String() != "" {
+		t.Errorf("stdout %q", out.String())
+	}
+
+	// A line the parser refuses: error and blank line on stderr, the
+	// command's usage on stdout, as fisk's MustParseWithUsage prints them.
+	r = l.run(`pub greet hi --cont 3`)
+	out.Reset()
+	errb.Reset()
+	note.Reset()
+	command.ReportError(command.Streams{Out: &out, Err: &errb, Note: &note}, r.e)
+	if got := errb.String(); got != "error: unknown long flag '--cont'\n\n" {
+		t.Errorf("stderr %q", got)
+	}
+	if !strings.HasPrefix(out.String(), "usage: nats publish") {
+		t.Errorf("stdout should be the usage, got %q", out.String())
+	}
+	if !strings.Contains(note.String(), "did you mean --count?") {
+		t.Errorf("note %q", note.String())
+	}
+}
+
+func TestMarkNotesMarksEveryLine(t *testing.T) {
+	var b strings.Builder
+	w := command.MarkNotes(&b)
+	w.Write([]byte("one\ntw"))
+	w.Write([]byte("o\nthree\n"))
+	if got, want := b.String(), "» one\n» two\n» three\n"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
