@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"natslab/broker/command"
+	"natslab/broker/text"
 )
 
 // cmdPane is the command pane: scrollback above one input line. Every line
@@ -408,7 +409,7 @@ func (p *cmdPane) body(bodyH int) (string, []string) {
 	}
 	if !p.follow && next > 0 {
 		bottom = min(max(p.anchor, oldest), next-1)
-		note = fmt.Sprintf("↑ scrolled back: %s below · esc follows", plural(int(next-1-bottom), "line"))
+		note = fmt.Sprintf("↑ scrolled back: %s below · esc follows", text.Count(next-1-bottom, "line", "lines"))
 	}
 	c.title = rule(p.st, "commands", note, p.w)
 	atTop := !p.follow && next > 0 && bottom <= p.sb.fullFrom(bodyH, p.w)

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"natslab/broker/text"
 )
 
 // Drawing helpers. Every pane draws exactly w×h cells as a slice of lines
@@ -27,7 +29,7 @@ func fitKnown(s string, width, w int) string {
 	case width < w:
 		return s + spaces(w-width)
 	}
-	return ansi.Truncate(s, w, "…")
+	return text.Clip(s, w)
 }
 
 // fit pads or cuts s to exactly w cells, measuring it.
@@ -84,7 +86,7 @@ func edge(st *Styles, left, right, label string, focused bool, w int) string {
 	}
 	lw := ansi.StringWidth(label)
 	if lw > room {
-		label = ansi.Truncate(label, room, "…")
+		label = text.Clip(label, room)
 		lw = ansi.StringWidth(label)
 	}
 	tp := st.Title
@@ -103,7 +105,7 @@ func rule(st *Styles, title, note string, w int) string {
 	var b strings.Builder
 	used := 0
 	if title != "" {
-		t := ansi.Truncate(title, max(w-4, 0), "…")
+		t := text.Clip(title, max(w-4, 0))
 		b.WriteString(st.Border.Render("─ "))
 		b.WriteString(st.Title.Render(t))
 		b.WriteString(" ")

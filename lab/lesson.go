@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"natslab/assets"
+	"natslab/broker/text"
 	"natslab/lab/prose"
 )
 
@@ -313,7 +314,7 @@ func (p *lessonPane) Lines() []string {
 	view := append(append([]string(nil), p.pinned...), p.lines[min(p.offset, end):end]...)
 	note := ""
 	if below := len(p.lines) - end; below > 0 {
-		note = "↓ " + plural(below, "more line") + " (alt+↓)"
+		note = "↓ " + text.Count(below, "more line", "more lines") + " (alt+↓)"
 	} else if p.offset > 0 {
 		note = "↑ alt+↑ scrolls back"
 	}

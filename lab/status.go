@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"natslab/broker"
+	"natslab/broker/text"
 )
 
 // facts are what the status bar shows, all read from the deployment.
@@ -155,7 +156,7 @@ func (b *statusBar) Line() string {
 	}
 	if left == "" {
 		vs := b.variants()
-		left = ansi.Truncate(vs[len(vs)-1], max(room, 0), "…")
+		left = text.Clip(vs[len(vs)-1], max(room, 0))
 	}
 	pad := max(b.w-ansi.StringWidth(left)-len(right), 0)
 	line := left + spaces(pad) + right
@@ -187,15 +188,15 @@ func (b *statusBar) variants() []string {
 	case f.jetstream:
 		js, jsShort = "JetStream on", "JS on"
 	}
-	counts := plural(f.streams, "stream") + " · " + plural(f.consumers, "consumer")
+	counts := text.Count(f.streams, "stream", "streams") + " · " + text.Count(f.consumers, "consumer", "consumers")
 	short := fmt.Sprintf("%d str · %d cons", f.streams, f.consumers)
 	if f.conns >= 0 {
-		counts += " · " + plural(f.conns, "connection")
+		counts += " · " + text.Count(f.conns, "connection", "connections")
 		short += fmt.Sprintf(" · %d conn", f.conns)
 	}
 	jobs := ""
 	if f.jobs > 0 {
-		jobs = " │ " + plural(f.jobs, "job")
+		jobs = " │ " + text.Count(f.jobs, "job", "jobs")
 	}
 	store := " │ store " + displayPath(f.store)
 	if !f.jetstream || !f.running {
@@ -241,12 +242,4 @@ func displayPath(p string) string {
 		}
 	}
 	return p
-}
-
-// plural says "1 stream", "2 streams".
-func plural(n int, one string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %ss", n, one)
 }

@@ -6,11 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker/text"
 )
 
 // consumer next: pull messages one at a time from a pull consumer, print
@@ -206,15 +207,8 @@ func (x *consumerCmd) printMsg(c *Call, m *nats.Msg, meta *nats.MsgMetadata) {
 	if len(m.Header) > 0 {
 		fmt.Fprint(w, "\nHeaders:\n\n")
 		// Sorted, where natscli's order is random.
-		keys := make([]string, 0, len(m.Header))
-		for k := range m.Header {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			for _, v := range m.Header[k] {
-				fmt.Fprintf(w, "  %s: %s\n", k, v)
-			}
+		for k, v := range text.Headers(m.Header) {
+			fmt.Fprintf(w, "  %s: %s\n", k, v)
 		}
 		fmt.Fprint(w, "\nData:\n\n")
 	}

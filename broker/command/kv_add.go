@@ -10,6 +10,8 @@ import (
 	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/natscli/columns"
+
+	"natslab/broker/text"
 )
 
 // Buckets: kv add, edit, info, compact, and del/rm of a whole bucket.
@@ -293,7 +295,7 @@ func (k *kvCmd) rmBucket(c *Call) error {
 	values := "no values"
 	ctx, cancel := c.Timeout()
 	if st, err := kv.Status(ctx); err == nil {
-		values = plural(int(st.Values()), "value", "values")
+		values = text.Count(st.Values(), "value", "values")
 	}
 	cancel()
 	ok, err := k.confirmKey(c, "delete", fmt.Sprintf("Delete bucket %s?", k.bucket),

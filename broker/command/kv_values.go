@@ -8,6 +8,8 @@ import (
 	"unicode"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker/text"
 )
 
 // Values: kv put, get, create, update, del, purge, history and revert.
@@ -240,7 +242,7 @@ func (k *kvCmd) purgeRun(c *Call) error {
 		return err
 	}
 	ok, err := k.confirmKey(c, "purge", fmt.Sprintf("Purge key %s > %s?", k.bucket, k.key),
-		fmt.Sprintf("kv purge erases key %s and all %s of its history for good: add --force to confirm, as in kv purge %s %s --force", k.key, plural(len(hist), "revision", "revisions"), k.bucket, k.key))
+		fmt.Sprintf("kv purge erases key %s and all %s of its history for good: add --force to confirm, as in kv purge %s %s --force", k.key, text.Count(len(hist), "revision", "revisions"), k.bucket, k.key))
 	if !ok {
 		return err
 	}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"natslab/broker/text"
 )
 
 // builtinVerbs are the lab's own commands, beside the real CLI's.
@@ -85,7 +87,7 @@ func runRestart(c *Call, args []string) error {
 	if st.JetStream {
 		js = "on"
 	}
-	c.Statusf("Server restarted in %s with JetStream %s: %s, %s", humanDuration(time.Since(start)), js, plural(st.Streams, "stream", "streams"), plural(st.Consumers, "consumer", "consumers"))
+	c.Statusf("Server restarted in %s with JetStream %s: %s, %s", humanDuration(time.Since(start)), js, text.Count(st.Streams, "stream", "streams"), text.Count(st.Consumers, "consumer", "consumers"))
 	return nil
 }
 
@@ -103,7 +105,7 @@ func runReset(c *Call, args []string) error {
 	}
 	srv := c.S.dep
 	st := srv.Stats()
-	question := fmt.Sprintf("Erase every stream, consumer and bucket (%s, %s) in %s?", plural(st.Streams, "stream", "streams"), plural(st.Consumers, "consumer", "consumers"), srv.JetStreamDir())
+	question := fmt.Sprintf("Erase every stream, consumer and bucket (%s, %s) in %s?", text.Count(st.Streams, "stream", "streams"), text.Count(st.Consumers, "consumer", "consumers"), srv.JetStreamDir())
 	if !force {
 		if c.S.confirm == nil {
 			return usageErrorf("reset erases every stream, consumer and bucket: run reset --force to go ahead")
@@ -116,7 +118,7 @@ func runReset(c *Call, args []string) error {
 	if err := c.S.Reconnecting(srv.Reset); err != nil {
 		return err
 	}
-	c.Statusf("Erased %s and %s; the server is running again", plural(st.Streams, "stream", "streams"), plural(st.Consumers, "consumer", "consumers"))
+	c.Statusf("Erased %s and %s; the server is running again", text.Count(st.Streams, "stream", "streams"), text.Count(st.Consumers, "consumer", "consumers"))
 	return nil
 }
 
@@ -142,7 +144,7 @@ func runJobs(c *Call, args []string) error {
 func describeJob(j *Job, now time.Time) string {
 	line := fmt.Sprintf("[%d] %s  (running %s", j.ID, j.Line, humanDuration(now.Sub(j.Started).Round(time.Second)))
 	if subj, _ := j.Listening(); subj != "" {
-		line += ", " + plural(int(j.Received()), "message", "messages") + " received"
+		line += ", " + text.Count(j.Received(), "message", "messages") + " received"
 	}
 	return line + ")"
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"natslab/broker"
+	"natslab/broker/text"
 )
 
 // Stopping and starting one node, and telling what followed: the elections
@@ -127,7 +128,7 @@ func nodeStart(c *Call, srv broker.Cluster, name string) error {
 	for _, r := range copies {
 		if r.R <= 1 {
 			if broker.WaitFor(electionWait, func() bool { return srv.Reachable(r.Stream) }) {
-				c.Statusf("%s is available again: its only copy is on %s, with %s", r.Stream, name, plural(int(r.Msgs), "message", "messages"))
+				c.Statusf("%s is available again: its only copy is on %s, with %s", r.Stream, name, text.Count(r.Msgs, "message", "messages"))
 			} else {
 				c.Statusf("%s is back on %s, but publishes do not reach it yet (see node ls)", r.Stream, name)
 			}
@@ -157,7 +158,7 @@ func reportCatchUp(c *Call, srv broker.Cluster, name, stream string, start time.
 		return lead.Stream != "" && mine.Stream != "" && mine.LastSeq >= lead.LastSeq && mine.Msgs == lead.Msgs
 	})
 	if caughtUp {
-		c.Statusf("%s caught up on %s in %s: %s, last sequence %d", name, stream, humanDuration(time.Since(start).Round(time.Millisecond)), plural(int(mine.Msgs), "message", "messages"), mine.LastSeq)
+		c.Statusf("%s caught up on %s in %s: %s, last sequence %d", name, stream, humanDuration(time.Since(start).Round(time.Millisecond)), text.Count(mine.Msgs, "message", "messages"), mine.LastSeq)
 		return
 	}
 	if lead.Stream == "" {

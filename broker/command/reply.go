@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +14,8 @@ import (
 	"github.com/choria-io/fisk"
 	shellquote "github.com/kballard/go-shellquote"
 	"github.com/nats-io/nats.go"
+
+	"natslab/broker/text"
 )
 
 func init() {
@@ -137,15 +138,8 @@ func (r *replyCmd) run(c *Call) error {
 func (r *replyCmd) answer(c *Call, m *nats.Msg, i int, body *msgTemplate, headers []headerTemplate, command []string) error {
 	c.received(m.Subject, "", 0)
 	c.Statusf("[#%d] Received on subject %q:", i, m.Subject)
-	keys := make([]string, 0, len(m.Header))
-	for k := range m.Header {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		for _, v := range m.Header[k] {
-			c.Statusf("%s: %s", k, v)
-		}
+	for k, v := range text.Headers(m.Header) {
+		c.Statusf("%s: %s", k, v)
 	}
 	fmt.Fprintf(c.Out, "\n%s\n", m.Data)
 

@@ -5,11 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"time"
 
 	"github.com/choria-io/fisk"
 	"github.com/nats-io/nats.go"
+
+	"natslab/broker/text"
 )
 
 func init() {
@@ -155,15 +156,8 @@ func (r *reqCmd) print(c *Call, m *nats.Msg, rtt time.Duration, out *msgPrinter)
 	if !r.raw {
 		c.Statusf("Received with rtt %v", rtt)
 		if len(m.Header) > 0 {
-			keys := make([]string, 0, len(m.Header))
-			for k := range m.Header {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				for _, v := range m.Header[k] {
-					c.Statusf("%s: %s", k, v)
-				}
+			for k, v := range text.Headers(m.Header) {
+				c.Statusf("%s: %s", k, v)
 			}
 			c.Statusf("")
 		}

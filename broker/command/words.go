@@ -2,7 +2,6 @@ package command
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 
 	shellquote "github.com/kballard/go-shellquote"
@@ -59,10 +58,3 @@ func SplitBackground(line string) (string, bool) {
 
 // Quote joins words back into a line a shell would split the same way.
 func Quote(words []string) string { return shellquote.Join(words...) }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}

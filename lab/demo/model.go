@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"natslab/broker"
+	"natslab/broker/text"
 	"natslab/scenes"
 	"natslab/scenes/contrast"
 	"natslab/scenes/kit"
@@ -165,8 +166,8 @@ func (m *Model) content() string {
 		step = "nats pub events.hello --server " + m.url + "   " + step
 	}
 	head := " natslab demo · " + m.Chapter()
-	b.WriteString(st.Render(kit.Title, clip(head, m.w-len(step)-1)))
-	b.WriteString(strings.Repeat(" ", max(m.w-ansi.StringWidth(clip(head, m.w-len(step)-1))-len(step), 0)))
+	b.WriteString(st.Render(kit.Title, text.Clip(head, m.w-len(step)-1)))
+	b.WriteString(strings.Repeat(" ", max(m.w-ansi.StringWidth(text.Clip(head, m.w-len(step)-1))-len(step), 0)))
 	b.WriteString(st.Render(kit.Faint, step))
 	b.WriteByte('\n')
 	if h := m.sceneHeight(); h > 0 {
@@ -191,25 +192,14 @@ func (m *Model) footer() string {
 	right := fmt.Sprintf("speed %g× ", m.speed)
 	switch {
 	case m.failed != "":
-		return st.Render(kit.Bad, clip(" "+m.failed, m.w))
+		return st.Render(kit.Bad, text.Clip(" "+m.failed, m.w))
 	case m.dir.Paused():
 		keys = " paused: space plays on · → next · q quit"
-		return st.Render(kit.Warn, clip(keys, m.w))
+		return st.Render(kit.Warn, text.Clip(keys, m.w))
 	}
 	gap := m.w - len([]rune(keys)) - len([]rune(right))
 	if gap < 1 {
-		return st.Render(kit.Faint, clip(keys, m.w))
+		return st.Render(kit.Faint, text.Clip(keys, m.w))
 	}
 	return st.Render(kit.Faint, keys+strings.Repeat(" ", gap)+right)
-}
-
-func clip(s string, n int) string {
-	r := []rune(s)
-	if n <= 0 {
-		return ""
-	}
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker/text"
 )
 
 // mark is what the lab knew when a step was done, for checks that speak of
@@ -93,14 +95,6 @@ func (s *snapshot) checkRestarted(prev mark) (bool, string) {
 	return true, ""
 }
 
-// plural writes "1 message", "3 messages".
-func plural(n int64, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
 func (s *snapshot) checkSubs(c *SubsCheck) (bool, string) {
 	if s.ns == nil {
 		return false, "the server is not running right now"
@@ -135,7 +129,7 @@ func (s *snapshot) checkSubs(c *SubsCheck) (bool, string) {
 	var why string
 	switch {
 	case c.Queue != nil && *c.Queue != "":
-		why = fmt.Sprintf("queue group %s on %s has %s, wants %s", *c.Queue, what, plural(n, "member", "members"), want.Want())
+		why = fmt.Sprintf("queue group %s on %s has %s, wants %s", *c.Queue, what, text.Count(n, "member", "members"), want.Want())
 	case n == 0:
 		why = "nothing subscribes to " + what
 	case c.Matches != "":
@@ -144,9 +138,9 @@ func (s *snapshot) checkSubs(c *SubsCheck) (bool, string) {
 		if n > 1 {
 			verb = "receive"
 		}
-		why = fmt.Sprintf("%s (on %s) still %s %s, wants %s", plural(n, "subscription", "subscriptions"), strings.Join(on, ", "), verb, what, want.Want())
+		why = fmt.Sprintf("%s (on %s) still %s %s, wants %s", text.Count(n, "subscription", "subscriptions"), strings.Join(on, ", "), verb, what, want.Want())
 	default:
-		why = fmt.Sprintf("%s on %s, wants %s", plural(n, "subscription", "subscriptions"), what, want.Want())
+		why = fmt.Sprintf("%s on %s, wants %s", text.Count(n, "subscription", "subscriptions"), what, want.Want())
 	}
 	if len(others) > 0 && n < want.n {
 		keys := make([]string, 0, len(others))
@@ -289,7 +283,7 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 		if rc.Filter != "" {
 			of += " on " + rc.Filter
 		}
-		return false, fmt.Sprintf("%s%s went to %s%s, wants %s", what, since, plural(best.members, one, many), of, rc.Members.Want())
+		return false, fmt.Sprintf("%s%s went to %s%s, wants %s", what, since, text.Count(best.members, one, many), of, rc.Members.Want())
 	case len(best.subjects) < len(rc.Subjects):
 		var missing []string
 		for _, subj := range rc.Subjects {
@@ -329,7 +323,7 @@ func (s *snapshot) checkUnheard(c *UnheardCheck) (bool, string) {
 		sort.Strings(listeners)
 		return false, fmt.Sprintf("a subscriber still listens to %s (on %s), so what is published there is heard", c.Subject, strings.Join(listeners, ", "))
 	}
-	return false, fmt.Sprintf("%s reached the server while nothing listened to %s, wants %s", plural(n, "message", "messages"), c.Subject, want.Want())
+	return false, fmt.Sprintf("%s reached the server while nothing listened to %s, wants %s", text.Count(n, "message", "messages"), c.Subject, want.Want())
 }
 
 func (s *snapshot) checkStream(c *StreamCheck, prev mark) (bool, string) {
@@ -443,7 +437,7 @@ func (n numCheck) fails(name string) string {
 		if strings.HasSuffix(n.unit, "y") {
 			many = strings.TrimSuffix(n.unit, "y") + "ies"
 		}
-		got = plural(n.v, n.unit, many)
+		got = text.Count(n.v, n.unit, many)
 	}
 	return fmt.Sprintf("%s %s, wants %s", name, fmt.Sprintf(n.what, got), n.cmp.Want())
 }
@@ -660,7 +654,7 @@ func (s *snapshot) checkAdvisory(c *AdvisoryCheck) (bool, string) {
 	if c.Stream != "" && c.Consumer != "" {
 		target = " on " + c.Stream + " > " + c.Consumer
 	}
-	return false, fmt.Sprintf("the server has said %s%s %s, wants %s", what, target, plural(n, "time", "times"), want.Want())
+	return false, fmt.Sprintf("the server has said %s%s %s, wants %s", what, target, text.Count(n, "time", "times"), want.Want())
 }
 
 func (s *snapshot) checkKV(c *KVCheck) (bool, string) {
@@ -681,7 +675,7 @@ func (s *snapshot) checkKV(c *KVCheck) (bool, string) {
 				return false, why
 			}
 			if n := int64(info.State.Consumers); !c.Watchers.Holds(n) {
-				return false, fmt.Sprintf("bucket %s has %s, wants %s", c.Bucket, plural(n, "watcher", "watchers"), c.Watchers.Want())
+				return false, fmt.Sprintf("bucket %s has %s, wants %s", c.Bucket, text.Count(n, "watcher", "watchers"), c.Watchers.Want())
 			}
 		}
 		return true, ""
@@ -713,7 +707,7 @@ func (s *snapshot) checkKV(c *KVCheck) (bool, string) {
 			return false, s.jsErr(err)
 		}
 		if n := int64(len(h)); !c.History.Holds(n) {
-			return false, fmt.Sprintf("key %s has %s kept, wants %s", c.Key, plural(n, "revision", "revisions"), c.History.Want())
+			return false, fmt.Sprintf("key %s has %s kept, wants %s", c.Key, text.Count(n, "revision", "revisions"), c.History.Want())
 		}
 	}
 	return true, ""

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"natslab/broker/text"
 	"natslab/scenes"
 	"natslab/scenes/kit"
 )
@@ -88,7 +89,7 @@ func (d *driver) do(control string, args []string) (string, error) {
 		if err := d.publish(n); err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("published %d %s on %s", n, plural(n, "message"), PublishSubject), nil
+		return fmt.Sprintf("published %s on %s", text.Count(n, "message", "messages"), PublishSubject), nil
 	case "reset":
 		if err := kit.NoArgs(control, args); err != nil {
 			return "", err
@@ -96,13 +97,6 @@ func (d *driver) do(control string, args []string) (string, error) {
 		return d.reset()
 	}
 	return "", kit.UnknownControl("contrast", control, controls)
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 func (d *driver) anyOnline() bool {

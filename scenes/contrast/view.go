@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"time"
 
+	"natslab/broker/text"
 	"natslab/scenes/kit"
 )
 
@@ -206,7 +207,7 @@ func (s *Scene) drawStream(c *kit.Canvas, n node, role kit.Role, now time.Time) 
 	}
 	count := "empty"
 	if js.Msgs > 0 {
-		count = strconv.FormatUint(js.Msgs, 10) + " " + pluralU(js.Msgs, "msg")
+		count = text.Count(js.Msgs, "msg", "msgs")
 	}
 	c.TextRight(r.x+r.w-2, r.y+r.h-1, " "+count+" ", kit.Faint)
 	if js.Msgs == 0 || js.LastSeq == 0 {
@@ -258,13 +259,6 @@ func (s *Scene) drawStream(c *kit.Canvas, n node, role kit.Role, now time.Time) 
 
 func seqKey(seq uint64) string   { return "seq:" + strconv.FormatUint(seq, 10) }
 func seqLabel(seq uint64) string { return "#" + strconv.FormatUint(seq, 10) }
-
-func pluralU(n uint64, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
-}
 
 // count is one labelled number by a component.
 type count struct {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"natslab/broker/text"
 	"natslab/scenes"
 	"natslab/scenes/kit"
 )
@@ -77,7 +78,7 @@ func (d *driver) do(control string, args []string) (string, error) {
 		if w := d.snapshot().Watch; !server.SubjectMatchesFilter(subject, w) {
 			note = " (the scene watches " + w + ", so it does not show them: watch " + subject + " does)"
 		}
-		return fmt.Sprintf("published %d %s on %s%s", n, plural(n, "message", "messages"), subject, note), nil
+		return fmt.Sprintf("published %s on %s%s", text.Count(n, "message", "messages"), subject, note), nil
 	case "reset":
 		if err := kit.NoArgs("reset", args); err != nil {
 			return "", err
@@ -186,11 +187,4 @@ func checkFilter(s string) error {
 		}
 	}
 	return fmt.Errorf("%s is not a valid subject", s)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

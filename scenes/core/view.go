@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"natslab/broker/text"
 	"natslab/scenes/kit"
 )
 
@@ -41,7 +42,7 @@ func (s *Scene) render(now time.Time) string {
 		s.drawRow(c, &p, s.rows[i], y, cols, now)
 	}
 	if p.moreY >= 0 {
-		c.Text(p.rowX, p.moreY, kit.Clip("+"+strconv.Itoa(p.more)+" more "+pluralWord(p.more, "subscription", "subscriptions"), p.countX-p.rowX-1), kit.Faint)
+		c.Text(p.rowX, p.moreY, kit.Clip("+"+text.Count(p.more, "more subscription", "more subscriptions"), p.countX-p.rowX-1), kit.Faint)
 	}
 	if p.empty >= 0 {
 		text, role := s.emptyText(), kit.Faint
@@ -116,7 +117,7 @@ func (s *Scene) drawStatus(c *kit.Canvas, p *plan, now time.Time) {
 		if copies > 1 {
 			role = kit.Warn
 		}
-		parts = append(parts, part{"each message: ", strconv.Itoa(copies) + " " + pluralWord(copies, "copy", "copies"), role, ""})
+		parts = append(parts, part{"each message: ", text.Count(copies, "copy", "copies"), role, ""})
 	}
 	if n.Listed {
 		unheard := part{"no one listening ", u(s.landing.shown(unheardKey, n.Unheard, now)), kit.Bad, "unheard"}
@@ -145,7 +146,7 @@ func (s *Scene) line() string {
 	n := s.snap
 	parts := []string{s.kind.info().name + ": " + n.Watch}
 	if n.Listed {
-		parts = append(parts, strconv.Itoa(len(n.Subs))+" "+pluralWord(len(n.Subs), "subscriber", "subscribers"))
+		parts = append(parts, text.Count(len(n.Subs), "subscriber", "subscribers"))
 	}
 	parts = append(parts, "published "+strconv.FormatUint(n.Published, 10), "delivered "+strconv.FormatUint(n.Delivered(), 10))
 	if n.Listed {
@@ -368,11 +369,4 @@ func put(c *kit.Canvas, x, y int, s string, role kit.Role, end int) int {
 		x++
 	}
 	return x
-}
-
-func pluralWord(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

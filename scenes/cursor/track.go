@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"natslab/broker/text"
 	"natslab/scenes/kit"
 )
 
@@ -470,7 +471,7 @@ func (t *tracker) advisory(kind, consumer string, seq uint64, deliveries int, re
 		c.drop(seq)
 		c.Dead[seq] = "max deliveries"
 		t.emit(kit.Event{Kind: kit.Pending, Consumer: consumer, Seq: seq, Note: "dead"})
-		t.say(now, true, "#%d given up after %d %s: the server's max-deliveries advisory; it is never delivered again", seq, deliveries, plural(deliveries, "try", "tries"))
+		t.say(now, true, "#%d given up after %d %s: the server's max-deliveries advisory; it is never delivered again", seq, deliveries, text.Plural(deliveries, "try", "tries"))
 	case "MSG_NAKED":
 		t.say(now, false, "#%d nak'd on try %d (advisory): it goes to the next pull at once", seq, deliveries)
 	case "MSG_TERMINATED":
@@ -519,11 +520,4 @@ func (t *tracker) settlePulls(c *Consumer) {
 		}
 		p.Waiting, p.Ended = false, true
 	}
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"natslab/broker/text"
 	"natslab/scenes/kit"
 )
 
@@ -120,7 +121,7 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 	if len(snap.Subjects) > 0 {
 		info = " ← " + strings.Join(snap.Subjects, ", ")
 	}
-	info += " · " + u(snap.Msgs) + " " + plural(int(min(snap.Msgs, 2)), "message", "messages")
+	info += " · " + u(snap.Msgs) + " " + text.Plural(snap.Msgs, "message", "messages")
 	if snap.LastSeq > 0 {
 		info += " · last seq " + u(snap.LastSeq)
 	}
@@ -347,7 +348,7 @@ func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint
 		parts = append(parts, u(cs.Redelivered)+" redelivered")
 	}
 	if cs.Waiting > 0 {
-		parts = append(parts, u(cs.Waiting)+" "+plural(int(cs.Waiting), "pull", "pulls")+" waiting")
+		parts = append(parts, text.Count(cs.Waiting, "pull", "pulls")+" waiting")
 	}
 	if !tall {
 		parts = append([]string{"cursor " + u(cs.Delivered), "floor " + u(cs.AckFloor)}, parts...)

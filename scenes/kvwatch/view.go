@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"natslab/broker/text"
 	"natslab/scenes/kit"
 )
 
@@ -98,7 +99,7 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 	}
 	x := c.Text(1, 0, "bucket ", kit.Plain)
 	x = c.Text(x, 0, snap.Bucket, kit.Title)
-	info := " · keeps " + strconv.FormatInt(max(snap.History, 1), 10) + " " + plural(int(max(snap.History, 1)), "value", "values") + " per key"
+	info := " · keeps " + text.Count(max(snap.History, 1), "value", "values") + " per key"
 	if snap.TTL > 0 {
 		info += " · values expire after " + snap.TTL.String()
 	}
@@ -111,7 +112,7 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 	if s.flashes.On("stream", now) {
 		streamRole = kit.Strong
 	}
-	line := "stream " + snap.Stream + " · " + u(snap.Msgs) + " " + plural(int(min(snap.Msgs, 2)), "message", "messages") +
+	line := "stream " + snap.Stream + " · " + u(snap.Msgs) + " " + text.Plural(snap.Msgs, "message", "messages") +
 		" · last seq " + u(snap.LastSeq) + " · watchers " + strconv.Itoa(snap.Watchers) + " · ← " + strings.Join(snap.Subjects, ", ")
 	c.Text(1, 1, kit.Clip(line, s.W-2), streamRole)
 	if !snap.ServerUp {
@@ -181,7 +182,7 @@ func (s *Scene) keys(c *kit.Canvas, y, end int, now time.Time) int {
 		y++
 	}
 	if n := len(snap.Keys) - len(shown); n > 0 && y < end {
-		c.Text(3, y, "+"+strconv.Itoa(n)+" more "+plural(n, "key", "keys"), kit.Faint)
+		c.Text(3, y, "+"+text.Count(n, "more key", "more keys"), kit.Faint)
 		y++
 	}
 	return y
@@ -253,7 +254,7 @@ func (s *Scene) oneLine() (string, kit.Role) {
 		}
 		return "no bucket yet", kit.Warn
 	}
-	text := snap.Bucket + ": " + strconv.Itoa(len(snap.Keys)) + " " + plural(len(snap.Keys), "key", "keys") + " · last seq " + u(snap.LastSeq)
+	text := snap.Bucket + ": " + text.Count(len(snap.Keys), "key", "keys") + " · last seq " + u(snap.LastSeq)
 	if n := len(snap.Changes); n > 0 {
 		ch := snap.Changes[n-1]
 		switch {
@@ -277,11 +278,4 @@ func printable(v string) string {
 		}
 		return r
 	}, v)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"natslab/broker/text"
 	"natslab/scenes/kit"
 )
 
@@ -110,7 +111,7 @@ func (s *Scene) layout(rows int) geometry {
 
 func (s *Scene) drawFull(c *kit.Canvas, rows int, now time.Time) {
 	g := s.layout(rows)
-	c.Text(1, 0, clip(s.caption(), s.W-2), kit.Strong)
+	c.Text(1, 0, kit.Clip(s.caption(), s.W-2), kit.Strong)
 
 	// The publishers and the bus under them.
 	c.Box(g.pubX, g.pubY, pubW, 3, kit.Node)
@@ -142,7 +143,7 @@ func (s *Scene) drawFull(c *kit.Canvas, rows int, now time.Time) {
 		if y >= s.H {
 			break
 		}
-		c.Text(1, y, clip(line.text, s.W-2), line.role)
+		c.Text(1, y, kit.Clip(line.text, s.W-2), line.role)
 		y++
 	}
 }
@@ -172,7 +173,7 @@ func (s *Scene) drawNode(c *kit.Canvas, g geometry, b box, nv NodeView, now time
 		return
 	}
 	if len(s.snap.Streams) == 0 {
-		c.Text(b.x+2, g.boxY+1, clip("no streams", inner), kit.Faint)
+		c.Text(b.x+2, g.boxY+1, kit.Clip("no streams", inner), kit.Faint)
 		return
 	}
 	for i, st := range s.snap.Streams {
@@ -193,7 +194,7 @@ func (s *Scene) drawNode(c *kit.Canvas, g geometry, b box, nv NodeView, now time
 				rrole = kit.Flash
 			}
 		}
-		name := clip(st, max(inner-utf8.RuneCountInString(right)-1, 1))
+		name := kit.Clip(st, max(inner-utf8.RuneCountInString(right)-1, 1))
 		nrole := kit.Plain
 		if !nv.Up || !ok {
 			nrole = kit.Faint
@@ -265,7 +266,7 @@ func (s *Scene) caption() string {
 	if leader == "" {
 		return fmt.Sprintf("%s · %s · no leader: %s", nodes, st, s.noLeader(st, up))
 	}
-	return fmt.Sprintf("%s · %s · %d %s · leader %s · %d %s", nodes, st, r, plural(r, "replica"), leader, msgs, plural(int(msgs), "message"))
+	return fmt.Sprintf("%s · %s · %s · leader %s · %s", nodes, st, text.Count(r, "replica", "replicas"), leader, text.Count(msgs, "message", "messages"))
 }
 
 // noLeader says why a stream has no leader.
@@ -285,7 +286,7 @@ func (s *Scene) noLeader(st string, up int) string {
 func (s *Scene) drawLines(c *kit.Canvas, now time.Time) {
 	y := 0
 	if s.H >= 5 {
-		c.Text(0, y, clip(s.caption(), s.W), kit.Strong)
+		c.Text(0, y, kit.Clip(s.caption(), s.W), kit.Strong)
 		y++
 	}
 	for _, nv := range s.snap.Nodes {
@@ -315,28 +316,7 @@ func (s *Scene) drawLines(c *kit.Canvas, now time.Time) {
 		if y >= s.H {
 			return
 		}
-		c.Text(0, y, clip(n.text, s.W), n.role)
+		c.Text(0, y, kit.Clip(n.text, s.W), n.role)
 		y++
 	}
-}
-
-func clip(s string, n int) string {
-	if n <= 0 {
-		return ""
-	}
-	if utf8.RuneCountInString(s) <= n {
-		return s
-	}
-	r := []rune(s)
-	if n == 1 {
-		return string(r[:1])
-	}
-	return string(r[:n-1]) + "…"
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

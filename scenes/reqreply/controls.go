@@ -7,6 +7,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"natslab/broker/text"
 	"natslab/scenes"
 	"natslab/scenes/kit"
 )
@@ -52,7 +53,7 @@ func (d *driver) do(control string, args []string) (string, error) {
 		if len(s.Responders) == 0 {
 			return "watching " + subject + ": nobody subscribes to it yet, so a request there bounces at once (try: reply " + subject + " 'answer')", nil
 		}
-		return fmt.Sprintf("watching %s: %d %s", subject, len(s.Responders), plural(len(s.Responders), "responder")), nil
+		return fmt.Sprintf("watching %s: %s", subject, text.Count(len(s.Responders), "responder", "responders")), nil
 	case "ask":
 		return d.ask(strings.Join(args, " "), askTimeout)
 	case "reset":

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+
+	"natslab/broker/text"
 )
 
 // Snapshot is what the scene knows at one moment. Responders and their
@@ -101,7 +103,7 @@ func respondersStory(subject string, before, after []Responder) string {
 	case len(after) > len(before):
 		return after[len(after)-1].Name + " now answers on " + subject
 	}
-	return fmt.Sprintf("%d %s on %s", len(after), plural(len(after), "responder"), subject)
+	return fmt.Sprintf("%s on %s", text.Count(len(after), "responder", "responders"), subject)
 }
 
 // groups says how the responders share requests: each queue group counts
@@ -129,13 +131,6 @@ func groups(rs []Responder) string {
 		parts = append(parts, fmt.Sprintf("%d plain", plain))
 	}
 	return strings.Join(parts, " · ")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 func itoa[T ~int | ~int64 | ~uint64](n T) string { return strconv.FormatInt(int64(n), 10) }

@@ -1,11 +1,11 @@
 package reqreply
 
 import (
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"natslab/broker/text"
 	"natslab/scenes/kit"
 )
 
@@ -220,7 +220,7 @@ func (s *Scene) drawFull(c *kit.Canvas, p *plan, now time.Time) {
 	rspRole := nodeRole
 	title := " responders "
 	if has {
-		title = " " + itoa(len(n.Responders)) + " " + plural(len(n.Responders), "responder") + " "
+		title = " " + text.Count(len(n.Responders), "responder", "responders") + " "
 	} else {
 		rspRole = kit.NodeOff
 	}
@@ -328,7 +328,7 @@ func (s *Scene) drawCompact(c *kit.Canvas, p *plan, now time.Time) {
 // drawLine is the scene in one line, for the smallest panes.
 func (s *Scene) drawLine(c *kit.Canvas, y int) {
 	n := s.snap
-	text := n.Subject + ": " + strconv.Itoa(len(n.Responders)) + " " + plural(len(n.Responders), "responder") +
+	text := n.Subject + ": " + text.Count(len(n.Responders), "responder", "responders") +
 		" · requests " + itoa(n.Requests) + " · replies " + itoa(n.Replies)
 	if n.LastRTT > 0 {
 		text += " · rtt " + fmtRTT(n.LastRTT)

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"natslab/broker/text"
 	"natslab/scenes/kit"
 )
 
@@ -116,7 +117,7 @@ func (d *driver) poll() {
 		var back []string
 		for _, l := range lanes {
 			if l.Gone == "" {
-				back = append(back, fmt.Sprintf("%s came back from disk with %d %s", l.Name, l.Msgs, plural(l.Msgs, "message")))
+				back = append(back, fmt.Sprintf("%s came back from disk with %s", l.Name, text.Count(l.Msgs, "message", "messages")))
 			}
 		}
 		if len(back) > 0 {
@@ -286,13 +287,6 @@ func age(d time.Duration) string {
 		return "unlimited"
 	}
 	return d.String()
-}
-
-func plural(n uint64, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 // jsOff reports whether an API call failed because JetStream is off: with

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"natslab/broker/text"
 	"natslab/scenes/kit"
 )
 
@@ -312,14 +313,14 @@ func (s *Scene) drawTape(c *kit.Canvas, l *Lane, a *anim, r rect, now time.Time)
 		c.Text(left, row, "…", kit.Faint)
 	}
 	if l.Msgs == 0 && !a.fading(now, s.t.fade) {
-		text := "empty · the next message gets " + seqLabel(l.Last+1)
+		say := "empty · the next message gets " + seqLabel(l.Last+1)
 		if l.Gone != "" {
-			text = "gone"
+			say = "gone"
 			if l.Had > 0 {
-				text += " · it held " + strconv.FormatUint(l.Had, 10) + " " + plural(l.Had, "message")
+				say += " · it held " + text.Count(l.Had, "message", "messages")
 			}
 		}
-		c.TextCenter(left, right, row, kit.Clip(text, right-left), kit.Faint)
+		c.TextCenter(left, right, row, kit.Clip(say, right-left), kit.Faint)
 	}
 }
 

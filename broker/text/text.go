@@ -1,0 +1,86 @@
+// Package text holds the few text helpers every layer of natslab shares:
+// plurals, cutting a string to a width on screen, and headers in a stable
+// order. It lives under broker because broker is the layer every other
+// package (lab, scenes, broker/command) may import; it imports nothing of
+// natslab and nothing of NATS.
+package text
+
+import (
+	"iter"
+	"slices"
+	"strconv"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Integer is any integer type a count comes in.
+type Integer interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+// Plural is one or many, by n: Plural(1, "message", "messages") is
+// "message", Plural(3, …) "messages".
+func Plural[N Integer](n N, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// Count is n and the word that goes with it: Count(1, "stream", "streams")
+// is "1 stream", Count(0, …) "0 streams".
+func Count[N Integer](n N, one, many string) string {
+	var s string
+	if n < 0 {
+		s = strconv.FormatInt(int64(n), 10)
+	} else {
+		s = strconv.FormatUint(uint64(n), 10)
+	}
+	return s + " " + Plural(n, one, many)
+}
+
+// Clip cuts s to at most width cells on screen, ending a cut with "…".
+// It measures what a terminal shows: wide characters take two cells and
+// ANSI styling takes none (and survives the cut).
+func Clip(s string, width int) string {
+	if width <= 0 {
+		return ""
+	}
+	if printableASCII(s) {
+		// One cell a byte: what nearly every caption is, on the frame path.
+		if len(s) <= width {
+			return s
+		}
+		return s[:width-1] + "…"
+	}
+	return ansi.Truncate(s, width, "…")
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < ' ' || c > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// Headers yields every header value, keys in sorted order and each key's
+// values in the order they came: message headers are a map, and printing
+// them in map order would differ from one run to the next.
+func Headers(h map[string][]string) iter.Seq2[string, string] {
+	return func(yield func(string, string) bool) {
+		keys := make([]string, 0, len(h))
+		for k := range h {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			for _, v := range h[k] {
+				if !yield(k, v) {
+					return
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package text
+
+import "testing"
+
+// header stands for nats.Header: a named map type, as callers pass.
+type header map[string][]string
+
+func TestPluralAndCount(t *testing.T) {
+	for _, c := range []struct {
+		n           int64
+		word, count string
+	}{
+		{0, "messages", "0 messages"},
+		{1, "message", "1 message"},
+		{2, "messages", "2 messages"},
+		{-1, "messages", "-1 messages"},
+	} {
+		if got := Plural(c.n, "message", "messages"); got != c.word {
+			t.Errorf("Plural(%d) = %q, want %q", c.n, got, c.word)
+		}
+		if got := Count(c.n, "message", "messages"); got != c.count {
+			t.Errorf("Count(%d) = %q, want %q", c.n, got, c.count)
+		}
+	}
+	if got := Count(uint64(1<<63), "x", "xs"); got != "9223372036854775808 xs" {
+		t.Errorf("Count of a large uint64 = %q", got)
+	}
+}
+
+func TestClipMeasuresCells(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"orders", 10, "orders"},
+		{"orders", 6, "orders"},
+		{"orders", 5, "orde…"},
+		{"orders", 1, "…"},
+		{"ordres…", 7, "ordres…"},
+		{"ordres…x", 7, "ordres…"},
+		{"orders", 0, ""},
+		{"orders", -3, ""},
+		{"日本語の件名", 6, "日本…"}, // two cells a character: 2+2+1
+		{"\x1b[1morders\x1b[m", 4, "\x1b[1mord…\x1b[m"},
+	} {
+		if got := Clip(c.in, c.width); got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.in, c.width, got, c.want)
+		}
+	}
+}
+
+func TestHeadersSorted(t *testing.T) {
+	h := header{"b": {"2", "3"}, "A": {"1"}, "a": {"0"}}
+	var got []string
+	for k, v := range Headers(h) {
+		got = append(got, k+"="+v)
+	}
+	want := []string{"A=1", "a=0", "b=2", "b=3"}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+	n := 0
+	for range Headers(h) {
+		n++
+		break
+	}
+	if n != 1 {
+		t.Fatal("stopping early should stop the iteration")
+	}
+}
