@@ -37,6 +37,7 @@ func Dial(opts ExternalOptions) (*External, error) {
 	if (opts.User == "") != (opts.Password == "") {
 		return nil, errors.New("--user and --password go together: give both, or use --token")
 	}
+	opts.URL = withScheme(opts.URL)
 	if opts.ConnectTimeout == 0 {
 		opts.ConnectTimeout = 5 * time.Second
 	}
@@ -72,16 +73,30 @@ func (e *External) Connect(name string, extra ...nats.Option) (*nats.Conn, error
 	opts = append(opts, extra...)
 	nc, err := nats.Connect(e.opts.URL, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("cannot connect to %s: %w (check --server and the credentials)", e.opts.URL, err)
+		// nats.go and net/url quote the URL they were given, user info and all.
+		return nil, fmt.Errorf("cannot connect to %s: %w (check --server and the credentials)", RedactURL(e.opts.URL), RedactError(err))
 	}
 	return nc, nil
 }
 
-// ClientURL implements Deployment.
-func (e *External) ClientURL() string { return e.opts.URL }
+// ClientURL implements Deployment: the URL as given, its user info masked.
+func (e *External) ClientURL() string { return RedactURL(e.opts.URL) }
 
 // Describe implements Deployment.
-func (e *External) Describe() string { return "external " + e.opts.URL }
+func (e *External) Describe() string { return "external " + e.ClientURL() }
+
+// withScheme gives each URL of a comma-separated list the nats:// that
+// nats.go assumes when it is left out, so that user info in it is seen
+// (and masked) like any URL's.
+func withScheme(urls string) string {
+	parts := strings.Split(urls, ",")
+	for i, p := range parts {
+		if p = strings.TrimSpace(p); p != "" && !strings.Contains(p, "://") {
+			parts[i] = "nats://" + p
+		}
+	}
+	return strings.Join(parts, ",")
+}
 
 // Own implements Deployment: an external deployment is not the lab's own.
 func (e *External) Own() bool { return false }

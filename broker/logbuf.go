@@ -45,7 +45,9 @@ func (b *LogBuffer) Tee(w io.Writer) {
 
 // Append adds one line, formatted as nats-server formats its log:
 // "[pid] 2006/01/02 15:04:05.000000 [INF] message".
+// User info in a URL the server logs (a route, a client's) is masked.
 func (b *LogBuffer) Append(level, msg string) {
+	msg = Redact(msg)
 	line := fmt.Sprintf("[%d] %s [%s] %s", b.pid, b.now().Format("2006/01/02 15:04:05.000000"), level, msg)
 	b.mu.Lock()
 	defer b.mu.Unlock()

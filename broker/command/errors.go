@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/agnivade/levenshtein"
+
+	"natslab/broker"
 )
 
 // UsageError is a mistake in what was typed: nothing was sent to the broker.
@@ -27,9 +29,10 @@ func IsUsage(err error) bool {
 func ErrorLine(err error) string {
 	var pe *parseError
 	if errors.As(err, &pe) {
-		return "error: " + pe.msg
+		return "error: " + broker.Redact(pe.msg)
 	}
-	msg := strings.TrimSpace(err.Error())
+	// The one change to the real CLI's line: user info in a URL is masked.
+	msg := strings.TrimSpace(broker.Redact(err.Error()))
 	msg = strings.ReplaceAll(msg, "\n", " ")
 	return "nats: error: " + msg
 }
