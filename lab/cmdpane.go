@@ -34,6 +34,7 @@ type cmdPane struct {
 	jobs     []*paneJob
 
 	completeSeq int
+	secretSaid  bool   // the pane has said once that lines with secrets stay out of the history
 	shortHelp   string // key help shown in the rule while following
 	sceneKeys   string // the scene's keys, shown instead of the prompt while it has them
 
@@ -121,8 +122,13 @@ func (p *cmdPane) Empty() bool { return p.in.Value() == "" }
 func (p *cmdPane) submit() (cmd tea.Cmd, quit bool) {
 	line := strings.TrimSpace(p.in.Value())
 	p.in.Reset()
-	p.hist.add(line)
-	return p.runLine(line)
+	secret := p.hist.add(line)
+	cmd, quit = p.runLine(line)
+	if secret != "" && !p.secretSaid {
+		p.secretSaid = true
+		p.sb.Append(kindNote, "Kept out of the history (the line carries a secret: "+secret+"): lines with secrets are never stored, so ↑ will not bring it back.")
+	}
+	return cmd, quit
 }
 
 // runLine runs a line as if typed: echoed, then started as a job.
