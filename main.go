@@ -86,14 +86,18 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fs.PrintDefaults()
 			return 0
 		}
-		fmt.Fprintf(stderr, "natslab: %s (see natslab --help)\n", flagError(err))
+		fmt.Fprintf(stderr, "natslab: %s (see natslab --help)\n", broker.Redact(flagError(err)))
+		return 2
+	}
+	if err := refuseBlank(fs); err != nil {
+		fmt.Fprintf(stderr, "natslab: %v (see natslab --help)\n", err)
 		return 2
 	}
 	sub := ""
 	if len(positional) > 0 {
 		sub, positional = positional[0], positional[1:]
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
 	defer stop()
 
 	switch sub {
@@ -173,6 +177,45 @@ func runScript(ctx context.Context, cfg config, args []string, stdin io.Reader, 
 	return 0
 }
 
+// blankMeans says, for each flag whose value cannot be blank, what to give
+// instead. A blank value is a slip (an unset shell variable, quotes around
+// nothing): taking it as "not given" would start the lab somewhere else, or
+// open it to anyone with an empty secret.
+var blankMeans = map[string]string{
+	"store":    "give a directory, or leave --store out for " + broker.DefaultStoreDir(),
+	"token":    "give the token clients must present, or leave --token out",
+	"user":     "give a user name, or leave --user out",
+	"password": "give the password, or leave --user and --password out",
+	"server":   "give a URL such as nats://127.0.0.1:4222, or leave --server out for the lab's own server",
+	"creds":    "give a credentials file, or leave --creds out",
+	"lesson":   "give a lesson ID (natslab lessons lists them), or leave --lesson out",
+}
+
+// refuseBlank refuses a flag given a blank value where one means nothing.
+func refuseBlank(fs *flag.FlagSet) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if what, ok := blankMeans[f.Name]; ok && err == nil && strings.TrimSpace(f.Value.String()) == "" {
+			err = fmt.Errorf("--%s is blank: %s", f.Name, what)
+		}
+	})
+	return err
+}
+
+// stopSignals end natslab the way quit does, whatever it runs: Ctrl-C,
+// SIGTERM (kill, a service manager) and SIGHUP (the terminal closed). The
+// lab and the demo give the terminal back, the server shuts down and
+// releases the store, and the exit status is 0. natslab serve has no
+// configuration file to reload on a hangup, as nats-server does, so it
+// stops too; started under nohup (SIGHUP ignored), it keeps ignoring it.
+func stopSignals() []os.Signal {
+	sigs := []os.Signal{os.Interrupt, syscall.SIGTERM}
+	if !signal.Ignored(syscall.SIGHUP) {
+		sigs = append(sigs, syscall.SIGHUP)
+	}
+	return sigs
+}
+
 // parseInterspersed lets flags come before or after the sub-command and
 // its arguments, as people type them.
 func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
@@ -211,8 +254,9 @@ func flagError(err error) string {
 	return msg
 }
 
+// fail says what went wrong in one line, user info in any URL masked.
 func fail(w io.Writer, err error) int {
-	fmt.Fprintf(w, "natslab: %v\n", err)
+	fmt.Fprintf(w, "natslab: %v\n", broker.RedactError(err))
 	return 1
 }
 

@@ -269,9 +269,13 @@ func TestBadFlagsGetOneLine(t *testing.T) {
 		"run --store":       "--store needs a value",
 		"frobnicate":        `unknown command "frobnicate"`,
 		"run /nonexistent/": "cannot read the script",
+		"--store=":          "--store is blank",
+		"--token= serve":    "--token is blank",
+		"--user=\t":         "--user is blank",
+		"--server= run":     "--server is blank",
 	} {
 		var out, errb strings.Builder
-		code := run(strings.Fields(args), strings.NewReader(""), &out, &errb)
+		code := run(strings.Split(args, " "), strings.NewReader(""), &out, &errb)
 		if code == 0 {
 			t.Errorf("%s: want a failure", args)
 		}

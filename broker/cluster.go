@@ -241,6 +241,13 @@ func (s *Server) startCluster() error {
 	}
 	_, err := os.Stat(filepath.Join(s.clusterDir(), c.nodes[0].name, "jetstream"))
 	recovering := err == nil
+	if say := s.opts.Starting; say != nil {
+		line := fmt.Sprintf("starting three servers (%s)…", strings.Join(NodeNames, ", "))
+		if recovering && s.JetStream() {
+			line = fmt.Sprintf("starting three servers (%s) from their stores: Raft elects the meta leader after its election timeout, 4 to 9 seconds…", strings.Join(NodeNames, ", "))
+		}
+		say(line)
+	}
 	booted := make([]*server.Server, 0, len(c.nodes))
 	for _, n := range c.nodes {
 		ns, err := s.bootNode(n)

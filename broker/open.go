@@ -20,6 +20,8 @@ type Config struct {
 	Token     string
 	Log       *LogBuffer
 	Cluster   int // --cluster: 3 for the three-node cluster, 0 or 1 for one server
+	// Starting hears what a slow first start waits for (see Options).
+	Starting func(line string)
 }
 
 // DefaultStoreDir is the per-user data directory, e.g. ~/.local/share/natslab.
@@ -54,5 +56,5 @@ func Open(c Config) (Deployment, error) {
 	if c.Creds != "" {
 		return nil, errors.New("--creds is for an existing deployment: use it with --server URL")
 	}
-	return Start(Options{StoreDir: c.StoreDir(), JetStream: c.JetStream, Listen: c.Listen, Token: c.Token, User: c.User, Password: c.Password, Log: c.Log, Cluster: c.Cluster})
+	return Start(Options{StoreDir: c.StoreDir(), JetStream: c.JetStream, Listen: c.Listen, Token: c.Token, User: c.User, Password: c.Password, Log: c.Log, Cluster: c.Cluster, Starting: c.Starting})
 }

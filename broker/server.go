@@ -39,6 +39,10 @@ type Options struct {
 	// machine's memory, and of the store's disk). Many servers in one
 	// process (a workshop's labs) each need a small cap.
 	MaxMemory, MaxStore int64
+	// Starting, when set, is told in a line what the first start waits
+	// for when that takes long enough for a person to wonder (a cluster
+	// electing its leaders), before the screen is up.
+	Starting func(line string)
 }
 
 // Server is a nats-server running inside this process.
@@ -111,7 +115,9 @@ func Start(opts Options) (*Server, error) {
 	if opts.Cluster == ClusterSize {
 		s.cluster = newCluster(spec, s.port)
 	}
-	if err := s.start(); err != nil {
+	err = s.start()
+	s.opts.Starting = nil // only the first start: later ones show in the lab
+	if err != nil {
 		lock.release()
 		return nil, err
 	}

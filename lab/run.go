@@ -33,9 +33,12 @@ func Main(ctx context.Context, cfg broker.Config, stdin io.Reader, stdout, stder
 		fmt.Fprintln(stderr, NoTerminalMessage)
 		return ExitNoTerminal
 	}
+	// A cluster takes seconds to elect its leaders: say so on the
+	// terminal, before the screen is up, rather than leave it blank.
+	cfg.Starting = func(line string) { fmt.Fprintln(stdout, "natslab: "+line) }
 	dep, err := broker.Open(cfg)
 	if err != nil {
-		fmt.Fprintf(stderr, "natslab: %v\n", err)
+		fmt.Fprintf(stderr, "natslab: %v\n", broker.RedactError(err))
 		return 1
 	}
 	defer dep.Close()
@@ -46,7 +49,7 @@ func Main(ctx context.Context, cfg broker.Config, stdin io.Reader, stdout, stder
 	}
 	cores.Govern(ctx) // one core while the lab is quiet, all of them once it is busy
 	if err := Run(ctx, m, stdin, stdout); err != nil {
-		fmt.Fprintf(stderr, "natslab: %v\n", err)
+		fmt.Fprintf(stderr, "natslab: %v\n", broker.RedactError(err))
 		return 1
 	}
 	return 0

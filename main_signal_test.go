@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"natslab/broker/brokertest"
+)
+
+var exitedRE = regexp.MustCompile(`natslab-exit=\d`)
+
+// A terminal closed (SIGHUP) or a kill (SIGTERM) leaves the lab as quit
+// does: the terminal back in its normal modes and off the alternate
+// screen, the server shut down with the store released and intact, exit 0.
+func TestLabLeavesLikeQuitOnHangupAndTerminate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and drives it in tmux")
+	}
+	bin := natslabBinary(t)
+	for _, sig := range []syscall.Signal{syscall.SIGHUP, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			store := filepath.Join(dir, "store")
+			term := brokertest.StartTerminal(t, 120, 40, "HOME="+dir)
+			term.Type(fmt.Sprintf("%s --store %s --listen none; echo natslab-exit=$?", bin, store))
+			term.WaitText("Type help for the commands", "JetStream on")
+			term.Type("stream add KEEP --subjects keep --defaults")
+			term.WaitText("1 stream")
+			term.Type("pub keep survived --jetstream")
+			term.WaitText("Stored in Stream: KEEP Sequence: 1")
+
+			if err := syscall.Kill(term.ChildPID("natslab"), sig); err != nil {
+				t.Fatal(err)
+			}
+			s := term.WaitFor("natslab to exit", exitedRE.MatchString)
+			if !strings.Contains(s, "natslab-exit=0") {
+				t.Fatalf("after %v natslab should exit 0:\n%s", sig, s)
+			}
+			if strings.Contains(s, "Type help for the commands") {
+				t.Errorf("the lab's screen is still up after %v:\n%s", sig, s)
+			}
+			modes := term.TerminalModes()
+			for _, m := range []string{"icanon", "echo", "icrnl", "opost"} {
+				if !modes[m] || modes["-"+m] {
+					t.Errorf("after %v the terminal is left without %s", sig, m)
+				}
+			}
+			// The store is released and holds what was stored.
+			cmd := exec.Command(bin, "run", "--store", store, "--listen", "none", "-")
+			cmd.Stdin = strings.NewReader("stream get KEEP 1\n")
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), "survived") {
+				t.Fatalf("the store after %v: %v\n%s", sig, err, out)
+			}
+		})
+	}
+}
+
+// natslab serve has no configuration file to reload: a hangup stops it
+// cleanly, as SIGTERM and Ctrl-C do, so closing its terminal never leaves a
+// server holding the store.
+func TestServeStopsCleanlyOnHangup(t *testing.T) {
+	store := t.TempDir()
+	cmd := exec.Command(natslabBinary(t), "serve", "--store", store, "--listen", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		io.Copy(io.Discard, stderr)
+	}()
+	waitLine := func(want string) string {
+		t.Helper()
+		timeout := time.After(30 * time.Second)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("serve ended before printing %q", want)
+				}
+				if strings.Contains(l, want) {
+					return l
+				}
+			case <-timeout:
+				t.Fatalf("serve did not print %q", want)
+			}
+		}
+	}
+	waitLine("natslab is serving NATS at")
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitLine("natslab: stopping")
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("serve should exit 0 on a hangup, got %v", err)
+	}
+	again := exec.Command(natslabBinary(t), "run", "--store", store, "--listen", "none", "-")
+	again.Stdin = strings.NewReader("stream ls\n")
+	if out, err := again.CombinedOutput(); err != nil {
+		t.Fatalf("the store is still held after serve stopped: %v\n%s", err, out)
+	}
+}
+
+// Closing the terminal window itself: the kernel hangs up the lab, whose
+// writes now fail. It still shuts the server down and releases the store.
+func TestLabStopsWhenItsTerminalCloses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and drives it in tmux")
+	}
+	bin := natslabBinary(t)
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	term := brokertest.StartTerminal(t, 120, 40, "HOME="+dir)
+	term.Type(fmt.Sprintf("%s --store %s --listen none", bin, store))
+	term.WaitText("Type help for the commands", "JetStream on")
+	term.Type("stream add KEEP --subjects keep --defaults")
+	term.WaitText("1 stream")
+	term.Type("pub keep survived --jetstream")
+	term.WaitText("Stored in Stream: KEEP Sequence: 1")
+	pid := term.ChildPID("natslab")
+	term.Tmux("kill-server")
+	deadline := time.Now().Add(30 * time.Second)
+	for syscall.Kill(pid, 0) == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("natslab still runs after its terminal closed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd := exec.Command(bin, "run", "--store", store, "--listen", "none", "-")
+	cmd.Stdin = strings.NewReader("stream get KEEP 1\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "survived") {
+		t.Fatalf("the store after the terminal closed: %v\n%s", err, out)
+	}
+}
