@@ -20,6 +20,7 @@ import (
 	"natslab/broker/script"
 	"natslab/lab"
 	"natslab/lab/episode"
+	"natslab/lab/policy"
 	"natslab/lab/workshop"
 )
 
@@ -126,14 +127,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	case "workshop":
 		return runWorkshop(ctx, cfg, positional, stdin, stdout, stderr)
 	case "":
-		if cfg.lesson == "" {
-			return lab.Main(ctx, cfg.broker, stdin, stdout, stderr)
+		o := lab.MainOptions{Broker: cfg.broker, Policy: policy.Default(os.Environ()), Look: policy.LookFrom(os.Environ()), Stdin: stdin, Stdout: stdout, Stderr: stderr}
+		if cfg.lesson != "" {
+			if err := checkLesson(cfg); err != nil {
+				fmt.Fprintf(stderr, "natslab: %v\n", err)
+				return 2
+			}
+			o.Setup = append(o.Setup, lab.OpenLesson(cfg.lesson))
 		}
-		if err := checkLesson(cfg); err != nil {
-			fmt.Fprintf(stderr, "natslab: %v\n", err)
-			return 2
-		}
-		return lab.Main(ctx, cfg.broker, stdin, stdout, stderr, lab.OpenLesson(cfg.lesson))
+		return lab.Main(ctx, o)
 	default:
 		return fail(stderr, fmt.Errorf("unknown command %q: natslab knows serve, run, lessons, demo and workshop (see natslab --help)", sub))
 	}

@@ -11,6 +11,7 @@ import (
 
 	"natslab/broker"
 	"natslab/lab/demo"
+	"natslab/lab/policy"
 )
 
 // runDemo wires `natslab demo`: its own embedded server (on a temporary
@@ -44,7 +45,10 @@ func runDemo(ctx context.Context, cfg config, args []string, stderr io.Writer) i
 		return fail(stderr, err)
 	}
 	defer dep.Close()
-	if err := demo.Run(ctx, dep, demo.Options{Speed: cfg.speed}); err != nil {
+	ctx, stop := context.WithCancel(ctx)
+	undone := policy.Default(os.Environ()).Apply(ctx)
+	defer func() { stop(); <-undone }()
+	if err := demo.Run(ctx, dep, demo.Options{Speed: cfg.speed, Look: policy.LookFrom(os.Environ())}); err != nil {
 		return fail(stderr, err)
 	}
 	return 0

@@ -18,6 +18,7 @@ import (
 
 	"natslab/broker"
 	"natslab/broker/command"
+	"natslab/lab/policy"
 	"natslab/scenes"
 )
 
@@ -41,6 +42,9 @@ type Options struct {
 	// the lesson pane's checklist, each lesson's scene. Progress is kept
 	// in StoreDir. Main turns it on.
 	Lessons bool
+	// Look is how the terminal shows the lab (colour or not): the program's
+	// colour profile (see Run) and the scenes' palette follow it.
+	Look policy.Look
 }
 
 // Model is the lab's root model.
@@ -133,7 +137,7 @@ func New(opts Options) *Model {
 	}
 	m.sb = NewScrollback(opts.ScrollbackLines)
 	m.cmd = newCmdPane(m.ctx, m.st, m.sess, m.sb, loadHistory(histPath, opts.HistoryLines))
-	m.scene = newScenePane(m.st)
+	m.scene = newScenePane(m.st, opts.Look.SceneStyles())
 	m.scene.list = func() []scenes.Factory { return m.sceneList() } // one registry, replaceable in tests
 	m.lesson = newLessonPane(m.st)
 	m.log = newLogPane(m.st, m.dep.Log())

@@ -22,6 +22,8 @@ import (
 	"natslab/broker"
 	"natslab/broker/brokertest"
 	"natslab/broker/command"
+	"natslab/lab/policy"
+	"natslab/scenes/kit"
 )
 
 func TestRunLineShowsExactlyWhatTheCommandPrints(t *testing.T) {
@@ -490,7 +492,7 @@ func TestLessonAPI(t *testing.T) {
 func TestNoTerminal(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "store")
 	var out, errb bytes.Buffer
-	code := Main(context.Background(), broker.Config{Store: store, JetStream: true, Listen: "127.0.0.1:0"}, strings.NewReader(""), &out, &errb)
+	code := Main(context.Background(), MainOptions{Broker: broker.Config{Store: store, JetStream: true, Listen: "127.0.0.1:0"}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb})
 	if code != ExitNoTerminal {
 		t.Errorf("exit %d, want %d", code, ExitNoTerminal)
 	}
@@ -502,19 +504,30 @@ func TestNoTerminal(t *testing.T) {
 	}
 }
 
-func TestNoColor(t *testing.T) {
-	if len(ProgramOptions([]string{"TERM=xterm"})) != 0 {
-		t.Errorf("options without NO_COLOR")
-	}
-	for _, v := range []string{"1", "yes", "true"} {
-		if len(ProgramOptions([]string{"NO_COLOR=" + v})) != 1 {
-			t.Errorf("NO_COLOR=%s not respected", v)
+// Without colour the scenes' palette drops its colours too: the scene the
+// pane opens is handed the look's palette.
+func TestNoColorReachesTheScene(t *testing.T) {
+	for _, noColor := range []bool{false, true} {
+		p := newScenePane(DefaultStyles(), policy.Look{NoColor: noColor}.SceneStyles())
+		sc := &styledScene{}
+		p.Open(sc)
+		if sc.styles == nil {
+			t.Fatal("the scene was not handed a palette")
+		}
+		green := strings.Contains(sc.styles.Render(kit.Good, "x"), "32")
+		if green == noColor {
+			t.Errorf("NoColor %v: Good renders %q", noColor, sc.styles.Render(kit.Good, "x"))
 		}
 	}
-	if len(ProgramOptions([]string{"NO_COLOR="})) != 0 {
-		t.Errorf("an empty NO_COLOR counts as unset")
-	}
 }
+
+// styledScene is a scene that takes the host's palette, as kit scenes do.
+type styledScene struct {
+	testScene
+	styles *kit.Styles
+}
+
+func (s *styledScene) UseStyles(st *kit.Styles) { s.styles = st }
 
 func TestGreetingSaysWhereAndNotice(t *testing.T) {
 	h := newHarness(t, 120, 40)

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"natslab/scenes"
+	"natslab/scenes/kit"
 )
 
 // scenePane hosts one scenes.Scene, or an introduction while none is open.
@@ -15,6 +16,7 @@ import (
 // message, a frame, or a new size.
 type scenePane struct {
 	st    *Styles
+	look  *kit.Styles             // the scenes' palette, for the terminal's look
 	list  func() []scenes.Factory // the installed scenes, for the introduction
 	scene scenes.Scene
 	w, h  int
@@ -23,7 +25,9 @@ type scenePane struct {
 	valid bool
 }
 
-func newScenePane(st *Styles) *scenePane { return &scenePane{st: st, list: scenes.List} }
+func newScenePane(st *Styles, look *kit.Styles) *scenePane {
+	return &scenePane{st: st, look: look, list: scenes.List}
+}
 
 // SetSize implements the component contract.
 func (p *scenePane) SetSize(w, h int) {
@@ -46,6 +50,9 @@ func (p *scenePane) Open(s scenes.Scene) tea.Cmd {
 	p.valid = false
 	if s == nil {
 		return nil
+	}
+	if styled, ok := s.(interface{ UseStyles(*kit.Styles) }); ok {
+		styled.UseStyles(p.look)
 	}
 	s.SetSize(max(p.w-2, 0), max(p.h-2, 0))
 	return s.Init()

@@ -19,9 +19,8 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"natslab/broker"
-	"natslab/lab/cores"
+	"natslab/lab/policy"
 	"natslab/scenes"
-	"natslab/scenes/kit"
 )
 
 // Options adjust the demo.
@@ -33,9 +32,12 @@ type Options struct {
 	// Input and Output are the terminal; nil means stdin and stdout.
 	Input  io.Reader
 	Output io.Writer
+	// Look is the terminal's: colour or not (policy.LookFrom).
+	Look policy.Look
 }
 
-// Run plays the demo on dep until the user quits or ctx ends.
+// Run plays the demo on dep until the user quits or ctx ends. The process's
+// policy (package policy) is the caller's to apply.
 func Run(ctx context.Context, dep broker.Deployment, opts Options) error {
 	if opts.Input == nil {
 		opts.Input = os.Stdin
@@ -46,14 +48,13 @@ func Run(ctx context.Context, dep broker.Deployment, opts Options) error {
 	if err := CheckTerminal(opts.Input, opts.Output); err != nil {
 		return err
 	}
-	kit.LimitMemory()
 	m, err := New(dep, opts)
 	if err != nil {
 		return err
 	}
 	defer m.Close()
-	cores.Govern(ctx) // one core while the demo is quiet, all of them once it is busy
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithInput(opts.Input), tea.WithOutput(opts.Output), tea.WithFPS(scenes.FramesPerSecond))
+	popts := append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(opts.Input), tea.WithOutput(opts.Output), tea.WithFPS(scenes.FramesPerSecond)}, opts.Look.ProgramOptions()...)
+	p := tea.NewProgram(m, popts...)
 	_, err = p.Run()
 	if err != nil && ctx.Err() != nil && (errors.Is(err, tea.ErrProgramKilled) || errors.Is(err, context.Canceled)) {
 		return nil // interrupted: a normal way to end a demo

@@ -55,7 +55,9 @@ func New(dep broker.Deployment, opts Options) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Model{scene: sc, dir: NewDirector(Story(), speed), clock: clock, styles: kit.DefaultStyles(), speed: speed, url: dep.ClientURL()}, nil
+	styles := opts.Look.SceneStyles()
+	sc.UseStyles(styles)
+	return &Model{scene: sc, dir: NewDirector(Story(), speed), clock: clock, styles: styles, speed: speed, url: dep.ClientURL()}, nil
 }
 
 // Close releases the scene's connections.

@@ -8,8 +8,6 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
-
-	"natslab/lab"
 )
 
 // Main is `natslab workshop`: it serves the labs until the instructor
@@ -23,11 +21,14 @@ func Main(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	defer w.Close()
+	ctx, stop := context.WithCancel(ctx)
+	undone := opts.Policy.Apply(ctx)
+	defer func() { stop(); <-undone }()
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		return headless(ctx, w, stdout)
 	}
 	m := NewInstructor(w)
-	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(stdin), tea.WithOutput(stdout)}, lab.ProgramOptions(nil)...)...)
+	p := tea.NewProgram(m, append([]tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(stdin), tea.WithOutput(stdout)}, opts.Look.ProgramOptions()...)...)
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
 		fmt.Fprintf(stderr, "natslab: %v\n", err)
 		return 1

@@ -12,6 +12,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"natslab/lab"
+	"natslab/lab/policy"
 	"natslab/scenes"
 )
 
@@ -121,12 +122,15 @@ func (w *Workshop) serve(a *attendee, sess ssh.Session, pty ssh.Pty, winCh <-cha
 	banner := w.banner
 	w.mu.Unlock()
 
+	// The attendee's NO_COLOR (if their ssh sends it), not the host's.
+	look := policy.LookFrom(sess.Environ())
 	m := lab.New(lab.Options{
 		Deployment:     a.dep,
 		StoreDir:       a.dir,
 		Context:        w.ctx,
 		Lessons:        true,
 		SessionOptions: sessionOptions(),
+		Look:           look,
 	})
 	defer m.Close()
 	m.OnEvent(w.observe(a))
@@ -149,8 +153,7 @@ func (w *Workshop) serve(a *attendee, sess ssh.Session, pty ssh.Pty, winCh <-cha
 		tea.WithFPS(scenes.FramesPerSecond),
 		tea.WithWindowSize(pty.Window.Width, pty.Window.Height),
 	}, bm.MakeOptions(sess)...)
-	// The attendee's NO_COLOR (if their ssh sends it), not the host's.
-	opts = append(opts, lab.ProgramOptions(sess.Environ())...)
+	opts = append(opts, look.ProgramOptions()...)
 	c.program = tea.NewProgram(f, opts...)
 
 	w.mu.Lock()

@@ -20,6 +20,7 @@ import (
 	gossh "golang.org/x/crypto/ssh"
 
 	"natslab/lab/episode"
+	"natslab/lab/policy"
 )
 
 // Defaults for Options left zero.
@@ -51,6 +52,12 @@ type Options struct {
 	StuckAfter time.Duration
 	// MaxMemory and MaxStore cap each attendee's JetStream, in bytes.
 	MaxMemory, MaxStore int64
+	// Policy is the process's (cores, memory), applied by Main once for
+	// every lab the workshop serves.
+	Policy policy.Policy
+	// Look is the instructor's terminal's; each attendee's comes from their
+	// own SSH session's environment.
+	Look policy.Look
 }
 
 // Workshop serves the labs. Its methods are safe from any goroutine.

@@ -3,13 +3,13 @@ package contrast
 import (
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"natslab/broker/brokertest"
-	"natslab/scenes/kit"
 )
 
 // peakRSS is the process's peak resident memory (Linux), in bytes.
@@ -37,7 +37,9 @@ func TestFloodCountsStayExact(t *testing.T) {
 		t.Skip("a million messages")
 	}
 	const n = 1_000_000
-	kit.LimitMemory() // as natslab does at start
+	// natslab's heap limit (lab/policy.SoftMemoryLimit, which scenes may not
+	// import), as its policy sets at start.
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(100 << 20))
 	h := newHarness(t, Options{Mode: JetStream})
 	h.Settle("ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Known })
 	h.Do("offline") // the JetStream app only

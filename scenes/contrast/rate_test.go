@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -16,7 +17,6 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"natslab/broker/brokertest"
-	"natslab/scenes/kit"
 )
 
 var rateRE = regexp.MustCompile(`stats: ([\d,]+) msgs/sec`)
@@ -113,7 +113,7 @@ func TestFloodRateAgainstStandalone(t *testing.T) {
 	if bin == "" || testing.Short() {
 		t.Skip("set NATSLAB_NATS_SERVER to a nats-server binary")
 	}
-	kit.LimitMemory()
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(100 << 20)) // natslab's, lab/policy.SoftMemoryLimit
 	const n, rounds = 1_000_000, 3
 	var alone, aloneApp, lab []float64
 	for i := 0; i < rounds; i++ {

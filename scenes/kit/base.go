@@ -44,7 +44,7 @@ type Parts struct {
 
 // NewBase starts a scene's Bubble Tea side.
 func NewBase(p Parts) Base {
-	return Base{Clock: p.Clock, Styles: DefaultStyles(), Canvas: NewCanvas(0, 0), parts: p, dirty: true}
+	return Base{Clock: p.Clock, Styles: NewStyles(true), Canvas: NewCanvas(0, 0), parts: p, dirty: true}
 }
 
 // Feed is the scene's heartbeat.

@@ -36,10 +36,6 @@ func TestStylesRespectNoColor(t *testing.T) {
 	if !strings.Contains(plain, "\x1b[1m") {
 		t.Fatalf("without colour the role must keep its attribute (bold): %q", plain)
 	}
-	t.Setenv("NO_COLOR", "1")
-	if !NoColor() {
-		t.Fatal("NO_COLOR is set")
-	}
 }
 
 func TestFlashPaintsBlanks(t *testing.T) {

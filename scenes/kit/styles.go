@@ -1,7 +1,6 @@
 package kit
 
 import (
-	"os"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -44,13 +43,9 @@ type Styles struct {
 	paints [numRoles]bool // the style shows on a blank cell (reverse video)
 }
 
-// NoColor reports whether the user asked for no colour (https://no-color.org).
-func NoColor() bool { return os.Getenv("NO_COLOR") != "" }
-
-// DefaultStyles is the palette for the environment: colours unless NO_COLOR.
-func DefaultStyles() *Styles { return NewStyles(!NoColor()) }
-
-// NewStyles builds the palette, with or without colour.
+// NewStyles builds the palette, with or without colour. Whether a terminal
+// shows colour (NO_COLOR) is its host's decision: the host hands a scene
+// its palette with Base.UseStyles.
 func NewStyles(color bool) *Styles {
 	s := lipgloss.NewStyle
 	c := func(st lipgloss.Style, ansi string) lipgloss.Style {

@@ -1,23 +1,18 @@
-// Package cores decides how many cores the lab's Go runtime schedules on:
-// one while the lab is nearly idle, all of them as soon as it is busy.
-//
-// Why: the lab is mostly quiet (a learner reading, a scene animating a
-// few messages a second), and on two or more cores the Go scheduler hands
-// every small piece of work (a message through the broker, a frame) to
-// another thread, waking it and its monitor: animating the contrast scene
-// at 20 messages a second measured about a fifth less CPU on one core.
-// But the broker must keep its full rate under a flood (issue: at least
-// 0.9× a standalone nats-server), so the moment the process uses more
-// than half a core it gets every core back, and returns to one only after
-// it has been calm for a while.
-package cores
+package policy
 
 import (
-	"context"
-	"os"
 	"runtime"
 	"time"
 )
+
+// The cores governor. The lab is mostly quiet (a learner reading, a scene
+// animating a few messages a second), and on two or more cores the Go
+// scheduler hands every small piece of work (a message through the broker,
+// a frame) to another thread, waking it and the runtime's monitor: on one
+// core the same work costs less CPU. But the embedded broker must keep the
+// rate a standalone nats-server has under a flood, so the moment the
+// process uses more than half a core it gets every core back, and returns
+// to one only after it has been calm for a while.
 
 // Window is how often the governor looks at the CPU the process used.
 const Window = 200 * time.Millisecond
@@ -59,28 +54,30 @@ func (g *Governor) Step(used float64) int {
 	return g.procs
 }
 
-// Govern runs the governor until ctx ends, then gives the runtime all its
-// cores back. It does nothing where a user chose GOMAXPROCS, on one core,
-// or where the process's CPU time cannot be read.
-func Govern(ctx context.Context) {
+// govern runs the governor until stop closes, then gives the runtime all
+// its cores back and closes done. On one core, or where the process's CPU
+// time cannot be read, it does nothing but close done when stop closes.
+func govern(stop <-chan struct{}, done chan<- struct{}) {
 	all := runtime.GOMAXPROCS(0)
-	if os.Getenv("GOMAXPROCS") != "" || all < 2 {
-		return
-	}
 	last, ok := cpuTime()
-	if !ok {
+	if all < 2 || !ok {
+		go func() {
+			<-stop
+			close(done)
+		}()
 		return
 	}
 	g := NewGovernor(all)
 	runtime.GOMAXPROCS(g.Procs())
 	go func() {
+		defer close(done)
 		defer runtime.GOMAXPROCS(all)
 		t := time.NewTicker(Window)
 		defer t.Stop()
 		lastAt := time.Now()
 		for {
 			select {
-			case <-ctx.Done():
+			case <-stop:
 				return
 			case now := <-t.C:
 				cpu, _ := cpuTime()

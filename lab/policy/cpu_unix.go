@@ -1,6 +1,6 @@
 //go:build unix
 
-package cores
+package policy
 
 import (
 	"syscall"
