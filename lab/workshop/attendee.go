@@ -27,8 +27,10 @@ type attendee struct {
 	// that one session at a time builds a lab Model on this store.
 	turn sync.Mutex
 	gen  atomic.Int64 // the newest session that asked for the lab
-	dep  broker.Deployment
 	park *time.Timer
+	// dep is the attendee's server, nil while parked: changed with both
+	// turn and w.mu held, so either one is enough to read it.
+	dep broker.Deployment
 
 	// Under w.mu:
 	conn        *connection // nil while no one is connected
@@ -83,15 +85,20 @@ func (w *Workshop) startServer(a *attendee) error {
 	if err != nil {
 		return err
 	}
+	w.mu.Lock()
 	a.dep = srv
+	w.mu.Unlock()
 	return nil
 }
 
 // stopServer parks the attendee's server. a.turn is held.
-func (a *attendee) stopServer() {
-	if a.dep != nil {
-		a.dep.Close()
-		a.dep = nil
+func (w *Workshop) stopServer(a *attendee) {
+	w.mu.Lock()
+	dep := a.dep
+	a.dep = nil
+	w.mu.Unlock()
+	if dep != nil {
+		dep.Close()
 	}
 }
 

@@ -38,11 +38,17 @@ func Main(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.
 
 // headless prints how to join, then every event, until ctx ends.
 func headless(ctx context.Context, w *Workshop, out io.Writer) int {
-	code, _ := w.Room()
+	code, generated := w.Room()
 	fmt.Fprintf(out, "natslab workshop on %s: attendees type %s\n", w.Addr(), w.JoinCommand())
-	if code != "" {
+	switch {
+	case generated:
+		// Made up here: this is the one place the instructor can learn it.
 		fmt.Fprintf(out, "room code: %s\n", code)
-	} else {
+	case code != "":
+		// Output like this often ends up in a log file: the code the
+		// instructor chose is not repeated there.
+		fmt.Fprintln(out, "room code: the one given with --room")
+	default:
 		fmt.Fprintln(out, "no room code: only this machine can join")
 	}
 	var last time.Time

@@ -216,7 +216,7 @@ func (w *Workshop) parkLater(a *attendee) {
 		if !away || a.dep == nil {
 			return
 		}
-		a.stopServer()
+		w.stopServer(a)
 		w.mu.Lock()
 		a.parked = true
 		w.mu.Unlock()

@@ -2,7 +2,6 @@ package workshop
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"strings"
 	"sync"
@@ -152,5 +151,3 @@ func waitEvent(t *testing.T, w *Workshop, want string) {
 		}
 	}
 }
-
-var errRefused = errors.New("refused")

@@ -121,10 +121,8 @@ func Start(opts Options) (*Workshop, error) {
 	if p, err := strconv.Atoi(portPart); err != nil || p < 0 || p > 65535 {
 		return nil, fmt.Errorf("--ssh %s: the port must be a number from 0 to 65535", opts.SSH)
 	}
-	w := &Workshop{opts: opts, room: opts.Room, labs: map[string]*attendee{}, tries: newAttempts(), changed: make(chan struct{})}
-	if w.room == "" && !isLoopback(hostPart) {
-		w.room, w.generated = NewRoomCode(), true
-	}
+	w := &Workshop{opts: opts, labs: map[string]*attendee{}, tries: newAttempts(), changed: make(chan struct{})}
+	w.room, w.generated = roomFor(hostPart, opts.Room)
 	if w.room != "" && len(w.room) < 4 {
 		return nil, errors.New("--room: a room code needs at least 4 characters")
 	}
@@ -184,6 +182,15 @@ func Start(opts Options) (*Workshop, error) {
 	go w.watch()
 	w.logf(false, "workshop open on %s", w.addr)
 	return w, nil
+}
+
+// roomFor is the room code for a workshop on host: the one given, none on
+// loopback, a new one beyond.
+func roomFor(host, given string) (code string, generated bool) {
+	if given != "" || isLoopback(host) {
+		return given, false
+	}
+	return NewRoomCode(), true
 }
 
 type discard struct{}
@@ -288,7 +295,7 @@ func (w *Workshop) Close() {
 	w.mu.Unlock()
 	for _, a := range labs {
 		a.turn.Lock()
-		a.stopServer()
+		w.stopServer(a)
 		a.turn.Unlock()
 	}
 	_ = w.lock.Unlock()
