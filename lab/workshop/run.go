@@ -8,6 +8,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
+
+	"natslab/lab/policy"
 )
 
 // Main is `natslab workshop`: it serves the labs until the instructor
@@ -22,7 +24,7 @@ func Main(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.
 	}
 	defer w.Close()
 	ctx, stop := context.WithCancel(ctx)
-	undone := opts.Policy.Apply(ctx)
+	undone := roomPolicy(opts.Policy, w.opts.Max).Apply(ctx)
 	defer func() { stop(); <-undone }()
 	if !isTerminal(stdin) || !isTerminal(stdout) {
 		return headless(ctx, w, stdout)
@@ -34,6 +36,20 @@ func Main(ctx context.Context, opts Options, stdin io.Reader, stdout, stderr io.
 		return 1
 	}
 	return 0
+}
+
+// HeapPerAttendee is the heap the workshop allows for each lab on top of
+// the process's own soft limit.
+const HeapPerAttendee = 16 << 20
+
+// roomPolicy is p for a process serving up to max labs: every lab's
+// broker and screen share one heap, and the soft limit meant for one lab
+// would keep the collector running flat out once a few dozen are in.
+func roomPolicy(p policy.Policy, max int) policy.Policy {
+	if p.MemoryLimit > 0 {
+		p.MemoryLimit += int64(max) * HeapPerAttendee
+	}
+	return p
 }
 
 // headless prints how to join, then every event, until ctx ends.

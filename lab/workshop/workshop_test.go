@@ -11,6 +11,8 @@ import (
 	"time"
 
 	gossh "golang.org/x/crypto/ssh"
+
+	"natslab/lab/policy"
 )
 
 func TestRoomCodes(t *testing.T) {
@@ -321,4 +323,14 @@ func TestHintsAndErrorsReachTheTable(t *testing.T) {
 	ada.typeLine("frobnicate")
 	ada.typeLine("frobnicate")
 	waitUntil(t, "ada stuck after three errors on one step", func() bool { return w.Rows()[0].Stuck })
+}
+
+func TestTheRoomsHeapGrowsWithItsSize(t *testing.T) {
+	p := roomPolicy(policy.Policy{GovernCores: true, MemoryLimit: policy.SoftMemoryLimit}, 50)
+	if want := int64(policy.SoftMemoryLimit + 50*HeapPerAttendee); p.MemoryLimit != want || !p.GovernCores {
+		t.Fatalf("room policy for 50: %+v, want the limit %d and governed cores", p, want)
+	}
+	if p := roomPolicy(policy.Policy{}, 50); p.MemoryLimit != 0 {
+		t.Fatalf("a user's GOMEMLIMIT (no limit of ours) became %d", p.MemoryLimit)
+	}
 }
