@@ -17,6 +17,7 @@ import (
 
 	"natslab/broker"
 	"natslab/broker/command"
+	"natslab/broker/realcli"
 	"natslab/broker/script"
 	"natslab/lab"
 	"natslab/lab/episode"
@@ -52,6 +53,7 @@ type config struct {
 }
 
 func main() {
+	realcli.RunIfChild()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

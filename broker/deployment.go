@@ -19,6 +19,9 @@ type Deployment interface {
 	// ClientURL is what a real nats client should use to reach the
 	// deployment, or "" when nothing outside this process can.
 	ClientURL() string
+	// Credentials are what a client outside this process presents along
+	// with ClientURL (a real nats CLI started by the lab). Never print them.
+	Credentials() Credentials
 	// Describe says in a few words what this is, for status lines.
 	Describe() string
 	// Own reports whether this is the lab's own embedded server.
@@ -81,6 +84,14 @@ type Deployment interface {
 	// Close releases the deployment: the embedded server stops for good and
 	// its store is unlocked; an external deployment is left running.
 	Close()
+}
+
+// Credentials are a client's user and password, token, or credentials
+// file: at most one kind is set, or none when the deployment asks for none.
+type Credentials struct {
+	User, Password string
+	Token          string
+	Creds          string // a .creds file
 }
 
 // Cluster is what the node verbs and the replicas scene do with the lab's

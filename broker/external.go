@@ -82,6 +82,11 @@ func (e *External) Connect(name string, extra ...nats.Option) (*nats.Conn, error
 // ClientURL implements Deployment: the URL as given, its user info masked.
 func (e *External) ClientURL() string { return RedactURL(e.opts.URL) }
 
+// Credentials implements Deployment: what natslab was given with --server.
+func (e *External) Credentials() Credentials {
+	return Credentials{User: e.opts.User, Password: e.opts.Password, Token: e.opts.Token, Creds: e.opts.Creds}
+}
+
 // Describe implements Deployment.
 func (e *External) Describe() string { return "external " + e.ClientURL() }
 

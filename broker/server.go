@@ -324,6 +324,11 @@ func (s *Server) ClientURL() string {
 	return "nats://" + net.JoinHostPort(host, strconv.Itoa(port))
 }
 
+// Credentials implements Deployment: what every client must present.
+func (s *Server) Credentials() Credentials {
+	return Credentials{User: s.opts.User, Password: s.opts.Password, Token: s.opts.Token}
+}
+
 // Describe implements Deployment.
 func (s *Server) Describe() string {
 	if u := s.ClientURL(); u != "" {

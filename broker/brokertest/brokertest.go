@@ -27,6 +27,9 @@ func Clustered() Option { return func(o *broker.Options) { o.Cluster = broker.Cl
 // WithStore uses dir as the store (to restart on a store a test kept).
 func WithStore(dir string) Option { return func(o *broker.Options) { o.StoreDir = dir } }
 
+// WithToken makes every client present token.
+func WithToken(token string) Option { return func(o *broker.Options) { o.Token = token } }
+
 // Start runs an embedded server with JetStream on a random loopback port.
 func Start(t testing.TB, opts ...Option) *broker.Server {
 	t.Helper()

@@ -36,11 +36,6 @@ func register(cmd *natsCommand) {
 // argument is missing. Command files add theirs in init.
 var examples = map[string]string{}
 
-// realOnly lists the real CLI's other commands, so the lab can say "not
-// here yet" instead of "unknown".
-var realOnly = []string{"auth", "bench", "context", "counter", "errors", "events", "latency", "micro",
-	"object", "obj", "rtt", "schema", "server", "service", "svc", "top", "trace", "traffic", "audit", "cheat", "plugins"}
-
 // Verb is a command the lab adds beside the real CLI's (scene, lesson, jobs…).
 type Verb struct {
 	Name    string
@@ -113,6 +108,9 @@ func (s *Session) exec(c *Call) (err error) {
 	if cmd, ok := natsCommands[first]; ok {
 		return runFisk(c, cmd, words)
 	}
+	if l, ok := realLine(words); ok {
+		return s.runReal(c, words, l)
+	}
 	return s.unknownCommand(words)
 }
 
@@ -122,16 +120,7 @@ func (s *Session) unknownCommand(words []string) error {
 	if strings.HasPrefix(first, "-") {
 		return usageErrorf("a command starts with its name, not a flag: try help")
 	}
-	for _, r := range realOnly {
-		if first == r {
-			url := s.dep.ClientURL()
-			if url == "" {
-				return usageErrorf("the lab does not have `nats %s` yet; start natslab with a listener (without --listen none) and use the real CLI", first)
-			}
-			return usageErrorf("the lab does not have `nats %s` yet; run the real CLI against the lab: nats --server %s %s", first, url, Quote(words))
-		}
-	}
-	return usageErrorf("unknown command %q%s (type help for the list)", first, didYouMean(first, s.commandWords()))
+	return usageErrorf("unknown command %q%s (type help for the list)", first, didYouMean(first, append(s.commandWords(), realTopNames()...)))
 }
 
 // Check parses line as Run would, without running it or touching the
@@ -145,11 +134,14 @@ func (s *Session) Check(line string) error {
 	if _, ok := s.verb(words[0]); ok {
 		return nil
 	}
+	c := &Call{S: s, Out: io.Discard, Err: io.Discard, parseOnly: true, Job: &Job{Line: line}}
 	cmd, ok := natsCommands[words[0]]
 	if !ok {
+		if l, ok := realLine(words); ok {
+			return s.runReal(c, words, l)
+		}
 		return s.unknownCommand(words)
 	}
-	c := &Call{S: s, Out: io.Discard, Err: io.Discard, parseOnly: true, Job: &Job{Line: line}}
 	return runFisk(c, cmd, words)
 }
 
@@ -189,6 +181,9 @@ func newApp(c *Call) *fisk.Application {
 func runFisk(c *Call, cmd *natsCommand, words []string) (err error) {
 	app := newApp(c)
 	cmd.build(app, c)
+	if l, ok := divert(app.Model(), words); ok {
+		return c.S.runReal(c, words, l)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			if _, ok := r.(terminated); ok {

@@ -17,6 +17,5 @@ func TestUnknownWordsSuggestTheNearestCommand(t *testing.T) {
 	l.fails("pub greet hi --cont 3", "error: unknown long flag '--cont'", "did you mean --count?")
 	l.fails("pub", "needs <subject>", `pub greet "Hello NATS!"`)
 	l.fails("pub greet hi --count x", `--count wants a whole number`)
-	l.fails("bench js pub", "does not have `nats bench` yet", "--server nats://127.0.0.1:")
 	l.fails(`pub greet 'oops`, "quote is not closed")
 }

@@ -38,9 +38,10 @@ func ErrorLine(err error) string {
 }
 
 // ReportError writes err as the real CLI reports it (to st.Err) and the
-// lab's note about it, if any (to st.Note).
+// lab's note about it, if any (to st.Note); nothing when the real CLI has
+// reported it itself (see Reported).
 func ReportError(st Streams, err error) {
-	if err == nil {
+	if err == nil || Reported(err) {
 		return
 	}
 	if st.Err != nil {

@@ -1,12 +1,14 @@
 package command
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"natslab/broker/realcli"
 	"natslab/broker/text"
 )
 
@@ -201,28 +203,26 @@ func runHelp(c *Call, args []string) error {
 		fmt.Fprintf(c.Out, "usage: %s\n\n%s\n", v.Usage, v.Summary)
 		return nil
 	}
-	return usageErrorf("there is no command %q to explain%s (type help for the list)", args[0], didYouMean(args[0], c.S.commandWords()))
+	if err := c.S.runRealHelp(c, args); !errors.Is(err, errNoRealCommand) {
+		return err
+	}
+	return usageErrorf("there is no command %q to explain%s (type help for the list)", args[0], didYouMean(args[0], append(c.S.commandWords(), realTopNames()...)))
 }
 
 // helpIndex lists every command, the real CLI's first, then the lab's.
 func (s *Session) helpIndex() string {
 	var b strings.Builder
 	b.WriteString("The real nats CLI's commands (the leading \"nats\" is optional):\n\n")
-	seen := map[*natsCommand]bool{}
-	var cmds []*natsCommand
-	for _, c := range natsCommands {
-		if !seen[c] {
-			seen[c] = true
-			cmds = append(cmds, c)
+	for _, c := range realcli.Model().Commands {
+		if c.Hidden {
+			continue
 		}
-	}
-	sort.Slice(cmds, func(i, j int) bool { return cmds[i].name < cmds[j].name })
-	for _, c := range cmds {
-		name := c.name
-		if len(c.aliases) > 0 {
-			name += " (" + strings.Join(c.aliases, ", ") + ")"
+		name := c.Name
+		if len(c.Aliases) > 0 {
+			name += " (" + strings.Join(c.Aliases, ", ") + ")"
 		}
-		fmt.Fprintf(&b, "  %-22s %s\n", name, c.summary)
+		summary, _, _ := strings.Cut(c.Help, "\n")
+		fmt.Fprintf(&b, "  %-22s %s\n", name, summary)
 	}
 	b.WriteString("\nLab commands:\n\n")
 	vs := map[string]Verb{}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -33,6 +34,13 @@ type Session struct {
 	jobsMu sync.Mutex
 	jobs   map[int]*Job
 	verbs  map[string]Verb
+
+	// The real CLI (see passthrough.go): the executable to re-run ("" for
+	// this one) and its home.
+	realExe  string
+	homeMu   sync.Mutex
+	cliHome  string
+	tempHome string // a home made for this session, removed by Close
 }
 
 // Option configures a Session.
@@ -52,6 +60,15 @@ func WithConfirm(ask func(question string) bool) Option {
 
 // WithObserver receives every Event; it must return quickly.
 func WithObserver(f func(Event)) Option { return func(s *Session) { s.observer = f } }
+
+// WithCLIHome sets where the real CLI keeps its files (contexts, plugins):
+// by default the cli directory of the lab's store, or, for an external
+// deployment, a temporary one for the session.
+func WithCLIHome(dir string) Option { return func(s *Session) { s.cliHome = dir } }
+
+// WithRealCLI sets the natslab executable that runs the real CLI's code
+// (see realcli.ChildArg); by default this process's own.
+func WithRealCLI(exe string) Option { return func(s *Session) { s.realExe = exe } }
 
 // NewSession prepares a session; it connects on first use.
 func NewSession(dep broker.Deployment, opts ...Option) *Session {
@@ -77,6 +94,12 @@ func (s *Session) Close() {
 		s.nc = nil
 	}
 	s.connMu.Unlock()
+	s.homeMu.Lock()
+	if s.tempHome != "" {
+		os.RemoveAll(s.tempHome)
+		s.tempHome, s.cliHome = "", ""
+	}
+	s.homeMu.Unlock()
 }
 
 // conn returns the session's shared connection, connecting if needed.

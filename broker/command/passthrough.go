@@ -1,0 +1,214 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/choria-io/fisk"
+
+	"natslab/broker"
+	"natslab/broker/realcli"
+)
+
+// Every command of the real CLI the lab has no code of its own for (object,
+// service, context, server, bench, stream copy, kv compact, …) runs the real
+// CLI's own code (package realcli) in a child process of natslab, pointed at
+// the lab's broker, its output streamed back as the call's as it comes. The
+// lab's own commands stay native: jobs, scenes and lesson checks watch them.
+
+// realHome is where the real CLI keeps its files (contexts, plugins, its
+// account store): inside the lab's store, never the user's own config.
+func (s *Session) realHome() (string, error) {
+	s.homeMu.Lock()
+	defer s.homeMu.Unlock()
+	if s.cliHome != "" {
+		return s.cliHome, nil
+	}
+	if dir := s.dep.StoreDir(); dir != "" {
+		s.cliHome = filepath.Join(dir, "cli")
+		return s.cliHome, nil
+	}
+	// An external deployment and no store named: a home for this session.
+	dir, err := os.MkdirTemp("", "natslab-cli-")
+	if err != nil {
+		return "", err
+	}
+	s.cliHome, s.tempHome = dir, dir
+	return dir, nil
+}
+
+// divert reports whether a line that starts with one of the lab's own
+// commands names a sub-command only the real CLI has (stream copy, kv
+// compact, account report connections …), and reads it with the real
+// CLI's grammar if so.
+func divert(native *fisk.ApplicationModel, words []string) (realcli.Line, bool) {
+	n := realcli.ParseIn(native, words)
+	if n.Leaf || n.Next == "" {
+		return realcli.Line{}, false
+	}
+	r := realcli.Parse(words)
+	if len(r.Path) > len(n.Path) {
+		return r, true
+	}
+	return realcli.Line{}, false
+}
+
+// realLine reads a line that starts with no command of the lab's own with
+// the real CLI's grammar: ok when the real CLI knows its first command, or
+// when the line is flags only (--version, --help).
+func realLine(words []string) (realcli.Line, bool) {
+	l := realcli.Parse(words)
+	return l, len(l.Path) > 0 || l.AllFlags
+}
+
+// runReal runs words with the real CLI's code, unless the line is one the
+// lab refuses (see refuseReal).
+func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
+	if err := s.refuseReal(l); err != nil {
+		return err
+	}
+	if c.parseOnly {
+		return nil
+	}
+	home, err := s.realHome()
+	if err != nil {
+		return fmt.Errorf("no home for the real CLI: %w", err)
+	}
+	cred := s.dep.Credentials()
+	if len(l.Path) > 0 && l.Path[0].Name == "context" {
+		// context add saves the credentials it finds in its environment
+		// into the context's file: the lab's must not end up there.
+		cred = broker.Credentials{}
+	}
+	tail := &tailWriter{}
+	child := realcli.Child{
+		Exe:  s.realExe,
+		Args: words,
+		Conn: realcli.Conn{URL: s.dep.ClientURL(), User: cred.User, Password: cred.Password, Token: cred.Token, Creds: cred.Creds},
+		Home: home,
+		// Long-running commands (service serve, events, object watch)
+		// print first when they are in place: a script's next line waits
+		// for that.
+		Stdout: readyOnWrite{c, c.Out},
+		Stderr: readyOnWrite{c, io.MultiWriter(c.Err, tail)},
+	}
+	err = child.Run(c.Ctx)
+	var exit *realcli.ExitError
+	if errors.As(err, &exit) {
+		s.explainRealError(c, l, tail.lastLine())
+	}
+	return err
+}
+
+// Reported reports whether err has been printed already: the real CLI
+// printed its own error line (nats: error: …) before it exited. Count it
+// as a failure; print nothing more.
+func Reported(err error) bool {
+	var exit *realcli.ExitError
+	return errors.As(err, &exit)
+}
+
+// refuseReal says, in one line, why the lab does not run a line through
+// the real CLI: no listener to reach the broker on, or a command that needs
+// a terminal the lab cannot give it. nil when it runs.
+func (s *Session) refuseReal(l realcli.Line) error {
+	if helpLine(l) {
+		return nil
+	}
+	name := l.Name()
+	if name == "" {
+		name = "nats"
+	} else {
+		name = "nats " + name
+	}
+	if s.dep.ClientURL() == "" {
+		return usageErrorf("`%s` runs the real nats CLI, which reaches the server over TCP, and this lab has no listener (--listen none): start natslab without --listen none", name)
+	}
+	if why := needsTerminal(l); why != "" {
+		return usageErrorf("%s", why)
+	}
+	return nil
+}
+
+// helpLine reports whether the line only asks for help, which the real CLI
+// prints without connecting anywhere.
+func helpLine(l realcli.Line) bool {
+	for _, f := range []string{"help", "help-long", "help-man", "help-llm", "version"} {
+		if _, ok := l.Flags[f]; ok {
+			return true
+		}
+	}
+	return len(l.Path) > 0 && l.Path[0].Name == "help"
+}
+
+// readyOnWrite marks the call's job as in place at its first output.
+type readyOnWrite struct {
+	c *Call
+	w io.Writer
+}
+
+func (r readyOnWrite) Write(p []byte) (int, error) {
+	r.c.Ready()
+	return r.w.Write(p)
+}
+
+// tailWriter keeps the end of what the real CLI wrote to stderr, to
+// explain its last error line.
+type tailWriter struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailBytes = 1024
+
+func (t *tailWriter) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > tailBytes {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailBytes:]...)
+	}
+	return len(p), nil
+}
+
+// lastLine is the last complete or partial line written.
+func (t *tailWriter) lastLine() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := strings.TrimRight(string(t.buf), "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
+
+// runRealHelp prints the real CLI's help for a command the lab runs
+// through it: `help object put` is `nats object put --help`.
+func (s *Session) runRealHelp(c *Call, words []string) error {
+	l, ok := realLine(words)
+	if !ok || len(l.Path) == 0 {
+		return errNoRealCommand
+	}
+	args := append(append([]string{}, words...), "--help")
+	return s.runReal(c, args, realcli.Parse(args))
+}
+
+var errNoRealCommand = errors.New("no such command of the real CLI")
+
+// realTopNames are the real CLI's top-level commands and their aliases.
+func realTopNames() []string {
+	var out []string
+	for _, c := range realcli.Model().Commands {
+		if c.Hidden {
+			continue
+		}
+		out = append(out, c.Name)
+		out = append(out, c.Aliases...)
+	}
+	return out
+}

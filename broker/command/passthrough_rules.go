@@ -1,0 +1,107 @@
+package command
+
+import (
+	"fmt"
+	"strings"
+
+	"natslab/broker/realcli"
+)
+
+// The lab gives the real CLI no terminal: its output is a pipe into the
+// pane or into `natslab run`'s output. What the real CLI does without one
+// was read command by command in natscli v0.5.0's source:
+//
+//   - it refuses by itself, in one line of its own, to prompt, confirm,
+//     pick a stream or consumer from a list, page (stream view) or draw a
+//     graph (stream graph, consumer graph, server graph). The lab lets it
+//     say so and adds a note that names the flag or argument that avoids
+//     the question (explainRealError);
+//   - top takes the whole screen with termui, bench draws progress bars
+//     that repaint in place, server watch clears the screen at every
+//     refresh, and context edit and errors edit start $EDITOR: those do not
+//     work in a pipe, so the lab says so before it starts them
+//     (needsTerminal).
+
+// needsTerminal says in one line why the lab does not start a line that
+// needs a terminal of its own, and what to type instead; "" when it runs.
+func needsTerminal(l realcli.Line) string {
+	if !l.Leaf {
+		return "" // the real CLI lists the sub-commands
+	}
+	name := l.Name()
+	switch {
+	case name == "top":
+		if _, ok := l.Flags["output"]; ok {
+			return ""
+		}
+		return "nats top takes over the whole terminal, which the lab's pane cannot give it: top --output FILE saves one snapshot to a file instead, or run nats top in a terminal of its own"
+	case strings.HasPrefix(name, "bench "):
+		if v := l.Flags["progress"]; len(v) > 0 && v[len(v)-1] == "false" {
+			return ""
+		}
+		return fmt.Sprintf("nats %s draws progress bars that repaint a terminal, which the lab's pane is not: add --no-progress", name)
+	case strings.HasPrefix(name, "server watch "):
+		return fmt.Sprintf("nats %s clears and redraws a terminal at every refresh, which the lab's pane cannot show: run it in a terminal of its own", name)
+	case name == "context edit":
+		return "nats context edit opens your editor, which the lab cannot show: change a context with context add NAME and the flags to set (context add --help lists them)"
+	case name == "errors edit":
+		return "nats errors edit opens your editor, which the lab cannot show: run it in a terminal of its own"
+	}
+	return ""
+}
+
+// realRefusals are the real CLI's own lines when it needs a terminal to
+// ask something, and what the lab's note says to type instead.
+var realRefusals = []struct {
+	says string
+	note func(l realcli.Line) string
+}{
+	{"cannot ask for confirmation without a terminal", func(l realcli.Line) string {
+		if hasFlag(l, "force") {
+			return fmt.Sprintf("The real CLI asks before %s and the lab gives it no terminal to ask in: add --force to go ahead without asking", l.Name())
+		}
+		return fmt.Sprintf("The real CLI wants an answer and the lab gives it no terminal to ask in: give every value on the line (help %s lists the flags)", l.Name())
+	}},
+	{"cannot pick a Stream without a terminal", func(l realcli.Line) string {
+		return fmt.Sprintf("The real CLI would offer a list of streams to pick from, which needs a terminal: name the stream on the line (help %s)", l.Name())
+	}},
+	{"cannot pick a Consumer without a terminal", func(l realcli.Line) string {
+		return fmt.Sprintf("The real CLI would offer a list of consumers to pick from, which needs a terminal: name the stream and the consumer on the line (help %s)", l.Name())
+	}},
+	{"cannot prompt for user input without a terminal", func(l realcli.Line) string {
+		return fmt.Sprintf("The real CLI asks for what the line leaves out, which needs a terminal: give every value on the line (help %s lists the flags)", l.Name())
+	}},
+	{"can only graph data on an interactive terminal", func(l realcli.Line) string {
+		return fmt.Sprintf("nats %s draws a live graph across a whole terminal: run it in a terminal of its own", l.Name())
+	}},
+	{"ensure the account used has system privileges", func(l realcli.Line) string {
+		return "Commands that ask the servers themselves (server list, info, report, ping …) need a user of the system account; the lab's server, like nats-server -js, has none configured"
+	}},
+}
+
+// explainRealError adds a note after the real CLI's last error line when
+// the lab knows why it failed here and what to type instead.
+func (s *Session) explainRealError(c *Call, l realcli.Line, last string) {
+	for _, r := range realRefusals {
+		if strings.Contains(last, r.says) {
+			c.Notef("%s", r.note(l))
+			return
+		}
+	}
+}
+
+func hasFlag(l realcli.Line, name string) bool {
+	if len(l.Path) == 0 {
+		return false
+	}
+	c := l.Path[len(l.Path)-1]
+	if c.FlagGroupModel == nil {
+		return false
+	}
+	for _, f := range c.Flags {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,176 @@
+package command_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"natslab/broker/brokertest"
+	"natslab/broker/command"
+	"natslab/broker/script"
+)
+
+// The real CLI's commands the lab has no code for run the real CLI's own
+// code in a child process: what they print must be what `nats` prints
+// against the same kind of server.
+func TestPassthroughObjectStoreMatchesRealCLI(t *testing.T) {
+	l := newLab(t)
+	peer := brokertest.Start(t)
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(file, []byte("NATS object store notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines := []string{
+		"object add FILES",
+		"object put FILES " + file + " --name notes.txt --no-progress",
+		"object ls FILES",
+		"object info FILES notes.txt",
+		"obj ls",
+		"object get FILES missing.txt",
+	}
+	for _, line := range lines {
+		got := l.run(line)
+		want := brokertest.RunRealCLI(t, peer.ClientURL(), strings.Fields(line)...)
+		if g, w := brokertest.Normalize(got.out), brokertest.Normalize(want.Stdout); g != w {
+			t.Errorf("%s: stdout differs from the real CLI's\nlab:\n%s\nreal:\n%s", line, g, w)
+		}
+		if g, w := brokertest.Normalize(got.err), brokertest.Normalize(want.Stderr); g != w {
+			t.Errorf("%s: stderr differs from the real CLI's\nlab:\n%s\nreal:\n%s", line, g, w)
+		}
+		if failed := got.e != nil; failed != (want.ExitCode != 0) {
+			t.Errorf("%s: lab error %v, real CLI exit status %d", line, got.e, want.ExitCode)
+		}
+		if got.e != nil && !command.Reported(got.e) {
+			t.Errorf("%s: the real CLI's failure %v is not marked as printed already", line, got.e)
+		}
+	}
+}
+
+func TestPassthroughHelpIsTheRealCLIs(t *testing.T) {
+	l := newLab(t)
+	peer := brokertest.Start(t)
+	want := brokertest.RunRealCLI(t, peer.ClientURL(), "object", "put", "--help")
+	for _, line := range []string{"help object put", "object put --help", "nats obj put -h"} {
+		if got := l.must(line); got.out != want.Stdout {
+			t.Errorf("%s:\n%s\nwant the real CLI's:\n%s", line, got.out, want.Stdout)
+		}
+	}
+}
+
+// A failure the real CLI printed itself is counted once and never printed
+// a second time by natslab run.
+func TestPassthroughFailureIsPrintedOnce(t *testing.T) {
+	l := newLab(t)
+	var out, errb syncBuf
+	res, err := script.Run(context.Background(), l.s, strings.NewReader("object add FILES\nobject get FILES missing.txt\n"), command.Streams{Out: &out, Err: &errb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Failed != 1 {
+		t.Errorf("failed lines: %d, want 1", res.Failed)
+	}
+	if got := errb.String(); got != "nats: error: nats: object not found\n" {
+		t.Errorf("stderr:\n%q\nwant the real CLI's one error line", got)
+	}
+}
+
+func TestPassthroughRefusals(t *testing.T) {
+	t.Run("no listener", func(t *testing.T) {
+		l := newLab(t, brokertest.InProcessOnly())
+		r := l.run("object ls")
+		if r.e == nil || !command.IsUsage(r.e) || !strings.Contains(r.e.Error(), "--listen none") {
+			t.Fatalf("object ls with --listen none: %v", r.e)
+		}
+		// Help needs no server.
+		if r := l.must("object ls --help"); !strings.Contains(r.out, "usage: nats object ls") {
+			t.Errorf("help without a listener:\n%s", r.out)
+		}
+	})
+	l := newLab(t)
+	for line, want := range map[string]string{
+		"top":                            "top --output FILE",
+		"bench pub x --msgs 10":          "--no-progress",
+		"bench js pub sync x --progress": "--no-progress",
+		"server watch servers":           "terminal of its own",
+		"context edit lab":               "context add NAME",
+		"errors edit /tmp/errors.json":   "editor",
+	} {
+		r := l.run(line)
+		if r.e == nil || !command.IsUsage(r.e) || !strings.Contains(r.e.Error(), want) {
+			t.Errorf("%s: %v, want a refusal naming %q", line, r.e, want)
+		}
+		if r.out != "" || r.err != "" {
+			t.Errorf("%s printed before its refusal: %q %q", line, r.out, r.err)
+		}
+	}
+}
+
+// The child sees the lab's broker and store, never the user's own NATS_*
+// variables or contexts.
+func TestPassthroughKeepsTheUsersConfigOut(t *testing.T) {
+	own := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(own, "nats", "context"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(own, "nats", "context", "mine.json"), []byte(`{"url":"nats://127.0.0.1:1"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(own, "nats", "context.txt"), []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CONFIG_HOME", own)
+	t.Setenv("NATS_URL", "nats://127.0.0.1:1")
+	t.Setenv("NATS_CONTEXT", "mine")
+	t.Setenv("NATS_TOKEN", "users-own-token")
+
+	l := newLab(t, brokertest.WithToken("s3cret-lab-token"))
+	if r := l.must("object add FILES"); !strings.Contains(r.out, "Bucket Name: FILES") {
+		t.Fatalf("object add against the lab's broker:\n%s", r.out)
+	}
+	if r := l.must("context ls"); strings.Contains(r.out+r.err, "mine") {
+		t.Errorf("context ls shows the user's own context:\n%s%s", r.out, r.err)
+	}
+	l.must("context add lab --description 'the lab'")
+	saved, err := os.ReadFile(filepath.Join(l.srv.StoreDir(), "cli", ".config", "nats", "context", "lab.json"))
+	if err != nil {
+		t.Fatalf("context add did not save inside the lab's store: %v", err)
+	}
+	if !strings.Contains(string(saved), l.srv.ClientURL()) {
+		t.Errorf("the context does not point at the lab's broker:\n%s", saved)
+	}
+	if strings.Contains(string(saved), "s3cret") {
+		t.Errorf("the lab's token was saved in the context:\n%s", saved)
+	}
+	if _, err := os.Stat(filepath.Join(own, "nats", "context", "lab.json")); err == nil {
+		t.Errorf("context add wrote into the user's own config")
+	}
+}
+
+// Stopping a passthrough job ends the real CLI: the service it ran is gone.
+func TestPassthroughStopEndsTheChild(t *testing.T) {
+	l := newLab(t)
+	var out, errb syncBuf
+	j := l.s.Start(context.Background(), "service serve lab-echo", &out, &errb)
+	select {
+	case <-j.Ready():
+	case <-time.After(30 * time.Second):
+		t.Fatal("service serve never said it was in place")
+	}
+	if r := l.must("service ls"); !strings.Contains(r.out, "lab-echo") {
+		t.Fatalf("service ls while it serves:\n%s", r.out)
+	}
+	if r := l.must("request lab-echo.echo hello"); !strings.Contains(r.out, "hello") {
+		t.Fatalf("the service did not answer:\n%s", r.out)
+	}
+	j.Stop()
+	<-j.Done()
+	if err := j.Err(); err != nil {
+		t.Errorf("a stopped job is not a failure: %v", err)
+	}
+	if r := l.run("request lab-echo.echo hello"); strings.Contains(r.out, "hello") {
+		t.Errorf("the stopped service still answers:\n%s%s", r.out, r.err)
+	}
+}
