@@ -174,3 +174,22 @@ func TestPassthroughStopEndsTheChild(t *testing.T) {
 		t.Errorf("the stopped service still answers:\n%s%s", r.out, r.err)
 	}
 }
+
+// Where the real CLI wants a terminal to ask in, it says so in its own
+// line; the lab's note names what to type instead.
+func TestPassthroughNotesNameTheFlagThatAvoidsAQuestion(t *testing.T) {
+	l := newLab(t)
+	l.must("object add FILES")
+	var out, errb, note syncBuf
+	err := l.s.RunStreams(context.Background(), "object rm FILES", command.Streams{Out: &out, Err: &errb, Note: &note})
+	if !command.Reported(err) {
+		t.Fatalf("object rm without --force: %v", err)
+	}
+	if got := errb.String(); !strings.HasPrefix(got, "nats: error: ") || !strings.Contains(got, "cannot ask for confirmation without a terminal") {
+		t.Errorf("stderr is not the real CLI's refusal:\n%s", got)
+	}
+	if got := note.String(); !strings.Contains(got, "add --force") {
+		t.Errorf("note:\n%s\nwant one that names --force", got)
+	}
+	l.must("object rm FILES --force")
+}
