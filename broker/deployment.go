@@ -24,6 +24,9 @@ type Deployment interface {
 	Credentials() Credentials
 	// Describe says in a few words what this is, for status lines.
 	Describe() string
+	// Access says where real clients connect from this machine and from a
+	// room, and what they must present, for showing: never a secret.
+	Access() Access
 	// Own reports whether this is the lab's own embedded server.
 	Own() bool
 

@@ -27,8 +27,8 @@ func Serve(ctx context.Context, opts Options, w io.Writer) error {
 	if s.Clustered() {
 		fmt.Fprintf(w, "natslab: a JetStream cluster of %d nodes (%s) named %s, routed on loopback; meta leader %s\n", ClusterSize, strings.Join(NodeNames, ", "), ClusterName, s.MetaLeader())
 	}
-	if url := s.ClientURL(); url != "" {
-		fmt.Fprintln(w, startupSummary(url))
+	if a := s.Access(); a.Local != "" {
+		fmt.Fprintln(w, startupSummary(a))
 	} else {
 		fmt.Fprintln(w, "natslab is serving NATS in-process only (--listen none): nothing outside this process can connect")
 	}

@@ -423,9 +423,27 @@ func (s *Server) Stats() Stats {
 	return st
 }
 
-// startupSummary is the one line `natslab serve` prints after the log.
-func startupSummary(url string) string {
-	return strings.TrimSpace(fmt.Sprintf("natslab is serving NATS at %s  (point the nats CLI at it: nats --server %s …, or export NATS_URL=%s)", url, url, url))
+// startupSummary is the one line `natslab serve` prints after the log:
+// where to connect (from the room first, when there is one) and what a
+// client must present, never the secret itself.
+func startupSummary(a Access) string {
+	url := a.URL()
+	line := "natslab is serving NATS at " + url
+	if len(a.Room) > 0 {
+		line += " for the room"
+		if len(a.Room) > 1 {
+			line += " (also " + strings.Join(a.Room[1:], ", ") + ")"
+		}
+		line += ", " + a.Local + " on this machine"
+	}
+	if a.Needs != "" {
+		line += "; clients need " + a.Needs
+	}
+	flags := ""
+	if f := a.Flags(); f != "" {
+		flags = " " + f
+	}
+	return line + fmt.Sprintf("  (point the nats CLI at it: nats --server %s%s …, or export NATS_URL=%s)", url, flags, url)
 }
 
 // dataDir is the directory nats-server stores into for the current area.

@@ -147,7 +147,8 @@ func New(opts Options) *Model {
 		// In-process and cheap: the first frame already shows the facts.
 		m.status.SetFacts(m.stats.read())
 	} else {
-		m.status.SetFacts(facts{url: m.dep.ClientURL(), external: true, store: opts.StoreDir, conns: -1, running: true})
+		a := m.dep.Access()
+		m.status.SetFacts(facts{url: a.URL(), needed: a.Needed(), external: true, store: opts.StoreDir, conns: -1, running: true})
 	}
 	return m
 }
@@ -171,9 +172,16 @@ func (m *Model) greet() {
 		if !srv.JetStream() {
 			js = "without JetStream (nats-server -js turns it on)"
 		}
-		where := "on " + srv.ClientURL()
-		if srv.ClientURL() == "" {
+		a := srv.Access()
+		where := "on " + a.Local
+		switch {
+		case a.Local == "":
 			where = "in-process only (--listen none): real nats clients cannot connect"
+		case len(a.Room) > 0:
+			where = "on " + strings.Join(a.Room, " and ") + " for the room (" + a.Local + " on this machine)"
+		}
+		if a.Needs != "" {
+			where += "; clients need " + a.Needs
 		}
 		m.Note("nats-server " + srv.Version() + " " + js + " " + where)
 		if n := srv.Notice(); n != "" {
@@ -183,8 +191,12 @@ func (m *Model) greet() {
 	} else {
 		m.Note("natslab: connected to " + m.dep.Describe())
 	}
-	if url := m.dep.ClientURL(); url != "" {
-		m.Note("the real nats CLI works here too: nats --server " + url + " …")
+	if a := m.dep.Access(); a.Local != "" {
+		flags := ""
+		if f := a.Flags(); f != "" {
+			flags = " " + f
+		}
+		m.Note("the real nats CLI works here too: nats --server " + a.Local + flags + " …")
 	}
 	m.Note("Type help for the commands (Tab completes), ? or F1 for the keys, quit to leave.")
 	if m.tutor != nil && m.tutor.tutor.Lesson() == nil {

@@ -20,7 +20,8 @@ import (
 
 // facts are what the status bar shows, all read from the deployment.
 type facts struct {
-	url       string // "" when nothing outside this process can connect
+	url       string // "" when nothing outside this process can connect; a room's address when there is a room
+	needed    string // what a client must present: "token needed", or ""
 	external  bool
 	running   bool
 	jetstream bool
@@ -52,7 +53,8 @@ type statsSource struct {
 }
 
 func (s *statsSource) read() facts {
-	f := facts{url: s.dep.ClientURL(), store: s.store, conns: -1}
+	a := s.dep.Access()
+	f := facts{url: a.URL(), needed: a.Needed(), store: s.store, conns: -1}
 	if s.dep.Own() {
 		f.running = s.dep.Running()
 		st := s.dep.Stats()
@@ -177,6 +179,9 @@ func (b *statusBar) variants() []string {
 		where = "external " + f.url
 	case where == "":
 		where = "in-process only"
+	}
+	if f.needed != "" {
+		where += " (" + f.needed + ")"
 	}
 	js := "JetStream off"
 	jsShort := "JS off"

@@ -2,6 +2,7 @@ package brokertest
 
 import (
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"strconv"
@@ -137,4 +138,24 @@ func (x *Terminal) TerminalModes() map[string]bool {
 		modes[w] = true
 	}
 	return modes
+}
+
+// HostIPv4 lists this machine's IPv4 addresses beyond loopback, the ones a
+// room reaches it by, or skips the test on a machine that has none.
+func HostIPv4(t testing.TB) []string {
+	t.Helper()
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && n.IP.To4() != nil && !n.IP.IsLoopback() && !n.IP.IsLinkLocalUnicast() {
+			out = append(out, n.IP.String())
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("this machine has no network address beyond loopback")
+	}
+	return out
 }

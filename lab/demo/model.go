@@ -29,6 +29,7 @@ type Model struct {
 	speed  float64
 	w, h   int
 	url    string // where a real nats CLI in the room can publish too
+	flags  string // what it must present besides: "--token …", or ""
 	failed string // the last control that failed, shown until the next step
 }
 
@@ -57,7 +58,8 @@ func New(dep broker.Deployment, opts Options) (*Model, error) {
 	}
 	styles := opts.Look.SceneStyles()
 	sc.UseStyles(styles)
-	return &Model{scene: sc, dir: NewDirector(Story(), speed), clock: clock, styles: styles, speed: speed, url: dep.ClientURL()}, nil
+	a := dep.Access()
+	return &Model{scene: sc, dir: NewDirector(Story(), speed), clock: clock, styles: styles, speed: speed, url: a.URL(), flags: a.Flags()}, nil
 }
 
 // Close releases the scene's connections.
@@ -164,8 +166,14 @@ func (m *Model) content() string {
 	st := m.styles
 	var b strings.Builder
 	step := fmt.Sprintf("%d/%d ", m.dir.Index()+1, m.dir.Len())
-	if m.url != "" && m.w >= 100 {
-		step = "nats pub events.hello --server " + m.url + "   " + step
+	if m.url != "" {
+		flags := ""
+		if m.flags != "" {
+			flags = " " + m.flags
+		}
+		if try := "nats pub events.hello --server " + m.url + flags + "   " + step; m.w >= len(try)+40 {
+			step = try
+		}
 	}
 	head := " natslab demo · " + m.Chapter()
 	b.WriteString(st.Render(kit.Title, text.Clip(head, m.w-len(step)-1)))
