@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/choria-io/fisk"
+
+	"natslab/broker/realcli"
 )
 
 // natsCommand is one top-level command of the real CLI that the lab has.
@@ -105,6 +107,11 @@ func (s *Session) exec(c *Call) (err error) {
 	if v, ok := s.verb(first); ok {
 		return v.Run(c, words[1:])
 	}
+	if s.noLocalFiles {
+		if err := refuseLocalFiles(realcli.Parse(words)); err != nil {
+			return err
+		}
+	}
 	if cmd, ok := natsCommands[first]; ok {
 		return runFisk(c, cmd, words)
 	}
@@ -135,6 +142,11 @@ func (s *Session) Check(line string) error {
 		return nil
 	}
 	c := &Call{S: s, Out: io.Discard, Err: io.Discard, parseOnly: true, Job: &Job{Line: line}}
+	if s.noLocalFiles {
+		if err := refuseLocalFiles(realcli.Parse(words)); err != nil {
+			return err
+		}
+	}
 	cmd, ok := natsCommands[words[0]]
 	if !ok {
 		if l, ok := realLine(words); ok {

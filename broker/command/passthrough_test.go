@@ -193,3 +193,35 @@ func TestPassthroughNotesNameTheFlagThatAvoidsAQuestion(t *testing.T) {
 	}
 	l.must("object rm FILES --force")
 }
+
+// A workshop session (WithNoLocalFiles) refuses what would touch the
+// machine's files, in one line, before anything runs; the rest runs.
+func TestWorkshopSessionRefusesLocalFiles(t *testing.T) {
+	srv := brokertest.Start(t)
+	s := command.NewSession(srv, command.WithNoLocalFiles())
+	t.Cleanup(s.Close)
+	file := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(file, []byte("instructor's file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run := func(line string) (string, error) {
+		var out, errb syncBuf
+		err := s.Run(context.Background(), line, &out, &errb)
+		return out.String() + errb.String(), err
+	}
+	if out, err := run("object add FILES"); err != nil {
+		t.Fatalf("object add: %v\n%s", err, out)
+	}
+	for _, line := range []string{"object put FILES " + file, "stream add S --config " + file, "sub x --translate cat", "object get FILES secret.txt"} {
+		out, err := run(line)
+		if err == nil || !command.IsUsage(err) || !strings.Contains(err.Error(), "own machine") {
+			t.Errorf("%s: %v", line, err)
+		}
+		if out != "" {
+			t.Errorf("%s printed %q before its refusal", line, out)
+		}
+	}
+	if out, err := run("object ls"); err != nil || !strings.Contains(out, "FILES") {
+		t.Errorf("object ls: %v\n%s", err, out)
+	}
+}

@@ -41,6 +41,8 @@ type Session struct {
 	homeMu   sync.Mutex
 	cliHome  string
 	tempHome string // a home made for this session, removed by Close
+
+	noLocalFiles bool // see WithNoLocalFiles
 }
 
 // Option configures a Session.
