@@ -45,6 +45,10 @@ type Options struct {
 	// Look is how the terminal shows the lab (colour or not): the program's
 	// colour profile (see Run) and the scenes' palette follow it.
 	Look policy.Look
+	// Guest is, for a lab served to someone else's terminal (a workshop
+	// attendee over SSH), their name: the greeting and the status bar then
+	// speak of their lab, not of this machine's listener, flags and paths.
+	Guest string
 }
 
 // Model is the lab's root model.
@@ -142,7 +146,10 @@ func New(opts Options) *Model {
 	m.lesson = newLessonPane(m.st)
 	m.log = newLogPane(m.st, m.dep.Log())
 	m.stats = &statsSource{dep: m.dep, store: opts.StoreDir}
-	m.status = &statusBar{st: m.st}
+	m.status = &statusBar{st: m.st, guest: opts.Guest}
+	if opts.Guest != "" {
+		m.stats.store = "" // the host's paths mean nothing to a guest
+	}
 	if m.dep.Own() {
 		// In-process and cheap: the first frame already shows the facts.
 		m.status.SetFacts(m.stats.read())
@@ -175,6 +182,8 @@ func (m *Model) greet() {
 		a := srv.Access()
 		where := "on " + a.Local
 		switch {
+		case m.opts.Guest != "":
+			where = "for " + m.opts.Guest + " alone: your own lab in this workshop, kept when you leave"
 		case a.Local == "":
 			where = "in-process only (--listen none): real nats clients cannot connect"
 		case len(a.Room) > 0:
@@ -187,7 +196,9 @@ func (m *Model) greet() {
 		if n := srv.Notice(); n != "" {
 			m.Note(n)
 		}
-		m.Note("store: " + displayPath(srv.StoreDir()))
+		if m.opts.Guest == "" {
+			m.Note("store: " + displayPath(srv.StoreDir()))
+		}
 	} else {
 		m.Note("natslab: connected to " + m.dep.Describe())
 	}

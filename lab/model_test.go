@@ -605,6 +605,22 @@ func TestInProcessOnly(t *testing.T) {
 	}
 }
 
+// A lab served to a workshop attendee speaks of their lab, not of the
+// host's listener flags or paths.
+func TestGuestLab(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.InProcessOnly())
+	h := newHarnessOn(t, srv, srv.StoreDir(), 140, 40, func(o *Options) { o.Guest = "ada" })
+	s := h.screen()
+	if !strings.Contains(s, " ada's lab │ JetStream on") || !strings.Contains(s, "for ada alone: your own lab in this workshop") {
+		t.Errorf("a guest's screen does not speak of their lab:\n%s", s)
+	}
+	for _, host := range []string{"--listen", "store: ", "│ store", srv.StoreDir()} {
+		if strings.Contains(s, host) {
+			t.Errorf("a guest's screen shows the host's %q:\n%s", host, s)
+		}
+	}
+}
+
 // TestRandomInputNeverBreaks throws random keys, pastes, wheels, clicks and
 // resizes at the lab: nothing may panic, and it must still run a command
 // afterwards.

@@ -106,6 +106,7 @@ type statusBar struct {
 	st     *Styles
 	f      facts
 	lesson string // "first-stream 2/4" while a lesson is open
+	guest  string // Options.Guest
 	w      int
 	line   string
 	valid  bool
@@ -177,6 +178,8 @@ func (b *statusBar) variants() []string {
 	switch {
 	case f.external:
 		where = "external " + f.url
+	case b.guest != "":
+		where = b.guest + "'s lab"
 	case where == "":
 		where = "in-process only"
 	}
@@ -203,7 +206,10 @@ func (b *statusBar) variants() []string {
 	if f.jobs > 0 {
 		jobs = " │ " + text.Count(f.jobs, "job", "jobs")
 	}
-	store := " │ store " + displayPath(f.store)
+	store := ""
+	if f.store != "" {
+		store = " │ store " + displayPath(f.store)
+	}
 	if !f.jetstream || !f.running {
 		counts, short = "", ""
 	}

@@ -369,7 +369,7 @@ func (m *Instructor) header() []string {
 		}
 	}
 	first := m.st.Title.Render("natslab workshop") + " · attendees type " + m.st.Title.Render(m.w.JoinCommand()) + " · " + room
-	second := m.st.Dim.Render(fmt.Sprintf("%d of %d labs in use, %d connected · stuck: %s on a step, or 3 errors on it", len(rows), m.w.Max(), connected, m.w.StuckAfter()))
+	second := m.st.Dim.Render(fmt.Sprintf("%d of %d labs in use, %d connected · host key %s · stuck: %s on a step, or 3 errors on it", len(rows), m.w.Max(), connected, m.w.Fingerprint(), m.w.StuckAfter()))
 	if b := m.w.Banner(); b != "" {
 		second += " · " + m.st.Note.Render("banner: "+b)
 	}

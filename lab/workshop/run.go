@@ -56,6 +56,7 @@ func roomPolicy(p policy.Policy, max int) policy.Policy {
 func headless(ctx context.Context, w *Workshop, out io.Writer) int {
 	code, generated := w.Room()
 	fmt.Fprintf(out, "natslab workshop on %s: attendees type %s\n", w.Addr(), w.JoinCommand())
+	fmt.Fprintf(out, "host key fingerprint: %s\n", w.Fingerprint())
 	switch {
 	case generated:
 		// Made up here: this is the one place the instructor can learn it.

@@ -131,6 +131,7 @@ func (w *Workshop) serve(a *attendee, sess ssh.Session, pty ssh.Pty, winCh <-cha
 		Lessons:        true,
 		SessionOptions: sessionOptions(),
 		Look:           look,
+		Guest:          a.name,
 	})
 	defer m.Close()
 	m.OnEvent(w.observe(a))

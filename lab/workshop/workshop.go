@@ -212,6 +212,15 @@ func (w *Workshop) Addr() *net.TCPAddr { return w.addr }
 // terminal shows it.
 func (w *Workshop) Room() (code string, generated bool) { return w.room, w.generated }
 
+// Fingerprint is the SSH host key's, as ssh shows it on a first connection
+// ("ED25519 key fingerprint is SHA256:…"), for attendees to compare.
+func (w *Workshop) Fingerprint() string {
+	if len(w.srv.HostSigners) == 0 {
+		return ""
+	}
+	return gossh.FingerprintSHA256(w.srv.HostSigners[0].PublicKey())
+}
+
 // Store is the workshop's store directory.
 func (w *Workshop) Store() string { return w.opts.Store }
 
