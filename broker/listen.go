@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"strconv"
@@ -58,9 +57,6 @@ func (l listenSpec) loopback() bool {
 	ip := net.ParseIP(l.host)
 	return ip != nil && ip.IsLoopback()
 }
-
-// errPortBusy is returned when an explicitly requested port is taken.
-var errPortBusy = errors.New("port in use")
 
 // portFree reports whether a TCP listener can bind host:port right now.
 func portFree(host string, port int) bool {

@@ -72,6 +72,7 @@ func (c *Call) createError(ctx context.Context, st jetstream.Stream, cfg jetstre
 		if errors.Is(err, jetstream.ErrStreamNotFound) {
 			return c.unknownStream(stream)
 		}
+		//lint:ignore ST1005 the real CLI's words, capital and all
 		return fmt.Errorf("Consumer creation failed: %w", c.jsError(err))
 	}
 	code := fmt.Sprintf("Consumer creation failed: %s (%d)", apiErr.Description, apiErr.ErrorCode)

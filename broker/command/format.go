@@ -3,7 +3,6 @@ package command
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/dustin/go-humanize"
@@ -63,14 +62,3 @@ func (t *tableWriter) AddFooter(items ...any)  { t.t.AppendFooter(items) }
 
 // Render returns the table followed by a newline, as natscli prints it.
 func (t *tableWriter) Render() string { return fmt.Sprintln(t.t.Render()) }
-
-// indentLines prefixes every line of s.
-func indentLines(s, prefix string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		if l != "" {
-			lines[i] = prefix + l
-		}
-	}
-	return strings.Join(lines, "\n")
-}

@@ -25,7 +25,6 @@ type Session struct {
 	now      func() time.Time
 	timeout  time.Duration
 	confirm  func(question string) bool
-	clear    func()
 	observer func(Event)
 
 	connMu sync.Mutex

@@ -176,21 +176,6 @@ func (o *observations) views() (lab, server []subscriberView) {
 	return lab, server
 }
 
-// counts is the number each subscriber had received, for "since the
-// previous step" checks.
-func (o *observations) counts() map[*subscriber]int64 {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	m := map[*subscriber]int64{}
-	for _, s := range o.lab {
-		m[s] = s.count
-	}
-	for _, s := range o.order {
-		m[s] = s.count
-	}
-	return m
-}
-
 // subscriberView is a copy of a subscriber at one moment.
 type subscriberView struct {
 	id            *subscriber

@@ -165,13 +165,3 @@ func (d *driver) publish(n int) error {
 	}
 	return nil
 }
-
-func (d *driver) setProblem(p string) {
-	d.mu.Lock()
-	changed := d.problem != p
-	d.problem = p
-	d.mu.Unlock()
-	if changed {
-		d.feed.Poke()
-	}
-}

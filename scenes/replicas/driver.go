@@ -371,14 +371,6 @@ func pickFocus(chosen string, s Snapshot) string {
 	return chosen
 }
 
-// story records something the scene's own controls did.
-func (d *driver) story(text string) {
-	d.mu.Lock()
-	d.snap.Story, d.snap.StoryAt = text, d.clock.Now()
-	d.mu.Unlock()
-	d.feed.Poke()
-}
-
 // counted adds the outcome of the scene's publishes.
 func (d *driver) counted(published, acked, failed uint64) {
 	d.mu.Lock()

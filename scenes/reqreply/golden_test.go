@@ -3,19 +3,11 @@ package reqreply
 import (
 	"testing"
 	"time"
-
-	"github.com/charmbracelet/x/exp/golden"
 )
 
 // Goldens of the scene at each stage of episode 3, on a manual clock, ANSI
 // stripped (the picture, not the palette); inbox names and measured round
 // trips are normalised. Update with -update.
-
-func (h *harness) golden(t *testing.T, name string, w, hgt int) {
-	t.Helper()
-	v := h.View(w, hgt)
-	t.Run(name, func(t *testing.T) { golden.RequireEqual(t, v) })
-}
 
 func TestGoldenEpisode(t *testing.T) {
 	h := newHarness(t, Options{})

@@ -3,18 +3,10 @@ package retention
 import (
 	"testing"
 	"time"
-
-	"github.com/charmbracelet/x/exp/golden"
 )
 
 // Goldens of the scene at each stage of episode 15, on a manual clock, ANSI
 // stripped (the picture, not the palette). Update with -update.
-
-func (h *harness) golden(t *testing.T, name string, w, hgt int) {
-	t.Helper()
-	v := h.View(w, hgt)
-	t.Run(name, func(t *testing.T) { golden.RequireEqual(t, v) })
-}
 
 const gw, gh = 68, 12 // the scene pane beside a lesson in a 120x40 terminal
 
