@@ -83,8 +83,10 @@ func spaces(n int) string {
 	return string(b)
 }
 
-// sessionOptions are the command session's options in a workshop lab.
-func sessionOptions() []command.Option { return nil }
+// sessionOptions are the command session's options in a workshop lab:
+// the machine is the instructor's, so no command may read, write or run
+// its files (sub --dump DIR, --creds, object put, …).
+func sessionOptions() []command.Option { return []command.Option{command.WithNoLocalFiles()} }
 
 // currentLesson is the lesson an attendee was in, from their progress.
 func currentLesson(dir string) string {

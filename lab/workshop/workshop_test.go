@@ -5,6 +5,8 @@ import (
 	"encoding/csv"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -332,5 +334,20 @@ func TestTheRoomsHeapGrowsWithItsSize(t *testing.T) {
 	}
 	if p := roomPolicy(policy.Policy{}, 50); p.MemoryLimit != 0 {
 		t.Fatalf("a user's GOMEMLIMIT (no limit of ours) became %d", p.MemoryLimit)
+	}
+}
+
+// The machine is the instructor's: an attendee's commands touch no file on it.
+func TestAttendeesCommandsTouchNoLocalFile(t *testing.T) {
+	w := startWorkshop(t, Options{})
+	ada := openLab(t, w, "ada")
+	ada.out.waitFor(t, "Type help")
+	dir := filepath.Join(t.TempDir(), "dumps")
+	ada.typeLine(`sub ">" --dump ` + dir)
+	waitUntil(t, "the --dump refused in ada's row", func() bool {
+		return strings.Contains(w.Rows()[0].LastError, "--dump names a local file")
+	})
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("ada's sub --dump made %s on the instructor's machine (stat: %v)", dir, err)
 	}
 }
