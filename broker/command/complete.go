@@ -10,6 +10,8 @@ import (
 
 	"github.com/choria-io/fisk"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker/realcli"
 )
 
 // Tab completion for the lab's command pane. The grammar comes from the
@@ -79,15 +81,29 @@ func (s *Session) candidates(ctx context.Context, words []string, word string) [
 		}
 		return v.Complete(rest)
 	}
+	real := walkModel(realcli.Model(), words)
 	cmd, ok := natsCommands[first]
 	if !ok {
-		return nil
+		// A command the lab runs through the real CLI's code.
+		if real == nil {
+			return nil
+		}
+		return real.next(ctx, s, word)
 	}
 	w := s.walk(ctx, cmd, words)
 	if w == nil {
-		return nil
+		// A sub-command only the real CLI has: stream copy, kv compact …
+		if real == nil {
+			return nil
+		}
+		return real.next(ctx, s, word)
 	}
-	return w.next(ctx, s, word)
+	out := w.next(ctx, s, word)
+	if real != nil && !strings.HasPrefix(word, "-") && len(visibleCommands(w.cur())) > 0 && len(visibleCommands(real.cur())) > 0 {
+		// The lab's own sub-commands and the real CLI's others.
+		out = append(out, real.next(ctx, s, word)...)
+	}
+	return out
 }
 
 // firstWords are the words a line may start with. Commands' own names come
@@ -99,6 +115,9 @@ func (s *Session) firstWords(word string) []string {
 		if n == c.name {
 			names = append(names, n)
 		}
+	}
+	for _, c := range visibleCommands(&fisk.CmdModel{CmdGroupModel: realcli.Model().CmdGroupModel}) {
+		names = append(names, c.Name)
 	}
 	for n, v := range builtinVerbs {
 		if n == v.Name {
@@ -115,7 +134,7 @@ func (s *Session) firstWords(word string) []string {
 	if len(withPrefix(names, word)) > 0 {
 		return names
 	}
-	return s.commandWords()
+	return append(s.commandWords(), realTopNames()...)
 }
 
 // helpCandidates completes `help COMMAND SUB…`: command words, then
@@ -124,11 +143,11 @@ func (s *Session) helpCandidates(rest []string, word string) []string {
 	if len(rest) == 0 {
 		return s.firstWords(word)
 	}
-	cmd, ok := natsCommands[rest[0]]
-	if !ok {
+	// The real CLI's grammar has every sub-command, the lab's own included.
+	cur := findCommand(realcli.Model().Commands, rest[0])
+	if cur == nil {
 		return nil
 	}
-	cur := commandModel(s, cmd)
 	for _, w := range rest[1:] {
 		if cur = findCommand(cur.Commands, w); cur == nil {
 			return nil
@@ -146,26 +165,18 @@ type walker struct {
 	pending *fisk.FlagModel   // the last word is a flag that wants a value
 }
 
-// commandModel builds cmd's fisk application, as runFisk does, and returns
-// the model of the top-level command.
-func commandModel(s *Session, cmd *natsCommand) *fisk.CmdModel {
-	c := &Call{Ctx: context.Background(), S: s, Out: io.Discard, Err: io.Discard, Job: &Job{}}
-	app := newApp(c)
-	cmd.build(app, c)
-	m := app.Model()
-	if cm := findCommand(m.Commands, cmd.name); cm != nil {
-		return cm
-	}
-	return &fisk.CmdModel{Name: cmd.name, FlagGroupModel: m.FlagGroupModel, ArgGroupModel: m.ArgGroupModel, CmdGroupModel: m.CmdGroupModel}
-}
-
 // walk follows the complete words of a line through cmd's grammar; nil when
 // a word does not fit (nothing sensible to offer then).
 func (s *Session) walk(ctx context.Context, cmd *natsCommand, words []string) *walker {
 	c := &Call{Ctx: ctx, S: s, Out: io.Discard, Err: io.Discard, Job: &Job{}}
 	app := newApp(c)
 	cmd.build(app, c)
-	m := app.Model()
+	return walkModel(app.Model(), words)
+}
+
+// walkModel follows words through the grammar m; nil when a word does not
+// fit.
+func walkModel(m *fisk.ApplicationModel, words []string) *walker {
 	top := findCommand(m.Commands, words[0])
 	if top == nil {
 		return nil
@@ -263,6 +274,9 @@ func (w *walker) next(ctx context.Context, s *Session, word string) []string {
 		for _, fm := range w.flags {
 			if !fm.Hidden && (fm.Name == "help" || !strings.HasPrefix(fm.Name, "help-") && !strings.HasPrefix(fm.Name, "completion-") && fm.Name != "fisk-introspect") {
 				out = append(out, "--"+fm.Name)
+				if fm.Boolean && fm.Negatable {
+					out = append(out, "--no-"+fm.Name)
+				}
 			}
 		}
 		return out
@@ -290,10 +304,11 @@ func (s *Session) argCandidates(ctx context.Context, w *walker, arg string) []st
 	if kind == "" {
 		return nil
 	}
+	object := w.path[0].Name == "object"
 	// The name a create command is about to make is new: nothing to offer.
 	switch w.cur().Name {
 	case "add", "create", "new":
-		if argKind(w.path[0].Name) == kind || (w.path[0].Name == "kv" && kind == "bucket") {
+		if argKind(w.path[0].Name) == kind || ((w.path[0].Name == "kv" || object) && kind == "bucket") {
 			return nil
 		}
 	}
@@ -301,6 +316,9 @@ func (s *Session) argCandidates(ctx context.Context, w *walker, arg string) []st
 	case "stream":
 		return s.streamNames(ctx, "")
 	case "bucket":
+		if object {
+			return s.streamNames(ctx, "OBJ_")
+		}
 		return s.streamNames(ctx, "KV_")
 	case "consumer":
 		stream := w.args["stream"]

@@ -214,3 +214,49 @@ func TestSplitPartial(t *testing.T) {
 type nilWriter struct{}
 
 func (nilWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// Tab knows the commands the lab runs through the real CLI's code: their
+// names, sub-commands, flags and the broker's object buckets.
+func TestCompletePassthroughCommands(t *testing.T) {
+	s := completeSession(t)
+	nc, err := s.conn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: "FILES"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: "CONFIG"}); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string][]string{
+		"obj":                       {"object"},
+		"object p":                  {"put"},
+		"object put ":               {"FILES"},
+		"object put FILES x --no-p": {"--no-progress"},
+		"server map":                {"mappings"},
+		"server report js":          {"js", "jsz"},
+		"server report jet":         {"jetstream"},
+		"stream co":                 {"copy"},
+		"stream cop":                {"copy"},
+		"stream copy --subje":       {"--subject-del-markers-ttl", "--subjects"},
+		"kv com":                    {"compact"},
+		"kv compact ":               {"CONFIG"},
+		"help object p":             {"put"},
+		"help str":                  {"stream"},
+		"servic":                    {"service"},
+	}
+	for line, want := range cases {
+		if got := complete(t, s, line).Candidates; !reflect.DeepEqual(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Errorf("%q: got %v, want %v", line, got, want)
+		}
+	}
+	if got := complete(t, s, "stream ").Candidates; !slices.Contains(got, "ls") || !slices.Contains(got, "copy") || !slices.Contains(got, "seal") {
+		t.Errorf("stream sub-commands: want the lab's (ls) and the real CLI's (copy, seal), got %v", got)
+	}
+}
