@@ -322,7 +322,7 @@ func TestTabCompletes(t *testing.T) {
 	if v := h.m.cmd.in.Value(); v != "s" {
 		t.Errorf("s⇥ = %q", v)
 	}
-	if !strings.Contains(h.screen(), "scene  sleep  stop  stream  sub") {
+	if !strings.Contains(h.screen(), "scene  schema  server  service  sleep  stop  stream  sub") {
 		t.Errorf("candidates not shown:\n%s", h.screen())
 	}
 	h.key("ctrl+c")
