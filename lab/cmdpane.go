@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -17,6 +18,9 @@ import (
 // typed runs as a job, so the prompt stays usable while sub, reply or
 // kv watch run; output comes back through the bounded scrollback.
 type cmdPane struct {
+	keys promptKeys
+	// quit ends the program (enter on quit or exit, ctrl+d on an empty line).
+	quit func() tea.Cmd
 	st   *Styles
 	sess *command.Session
 	ctx  context.Context
@@ -106,10 +110,57 @@ func newCmdPane(ctx context.Context, st *Styles, sess *command.Session, sb *Scro
 	in.KeyMap.NextSuggestion.SetEnabled(false)
 	in.KeyMap.PrevSuggestion.SetEnabled(false)
 	in.KeyMap.AcceptSuggestion.SetEnabled(false)
-	return &cmdPane{st: st, sess: sess, ctx: ctx, sb: sb, in: in, hist: hist, follow: true}
+	return &cmdPane{st: st, keys: defaultPromptKeys(), quit: func() tea.Cmd { return tea.Quit }, sess: sess, ctx: ctx, sb: sb, in: in, hist: hist, follow: true}
 }
 
-// SetSize implements the component contract.
+// Update handles the keys the root leaves to the prompt: running, editing
+// and recalling the line, completing it, scrolling the output.
+func (p *cmdPane) Update(msg tea.Msg) tea.Cmd {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok {
+		return nil
+	}
+	switch {
+	case key.Matches(k, p.keys.PageUp):
+		p.scroll(-p.page())
+	case key.Matches(k, p.keys.PageDown):
+		p.scroll(p.page())
+	case key.Matches(k, p.keys.LineUp):
+		p.scroll(-1)
+	case key.Matches(k, p.keys.LineDown):
+		p.scroll(1)
+	case key.Matches(k, p.keys.ClearScreen):
+		p.sb.Clear()
+	case key.Matches(k, p.keys.Run):
+		cmd, quit := p.submit()
+		if quit {
+			return p.quit()
+		}
+		return cmd
+	case key.Matches(k, p.keys.HistoryPrev):
+		p.historyStep(-1)
+	case key.Matches(k, p.keys.HistoryNext):
+		p.historyStep(1)
+	case key.Matches(k, p.keys.Complete):
+		return p.complete()
+	case key.Matches(k, p.keys.Quit) && p.Empty():
+		return p.quit()
+	default:
+		before := p.in.Value()
+		var cmd tea.Cmd
+		p.in, cmd = p.in.Update(k)
+		if p.in.Value() != before {
+			p.hist.reset()
+		}
+		return cmd
+	}
+	return nil
+}
+
+// View draws the pane (see Lines).
+func (p *cmdPane) View() string { return strings.Join(p.Lines(), "\n") }
+
+// SetSize implements Component.
 func (p *cmdPane) SetSize(w, h int) {
 	p.w, p.h = w, h
 	p.in.SetWidth(max(w-ansi.StringWidth(promptText)-1, 1))

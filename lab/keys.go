@@ -1,65 +1,157 @@
 package lab
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
 
-// keyMap is the lab's one keymap. Every printable key belongs to the
-// prompt: the only single-character global key is ?, and only while the
+	"natslab/scenes"
+)
+
+// The lab's keys: one keymap per component (bubbles' key.Binding, with
+// help.KeyMap for the help), kept in this file so that who answers to
+// which key is seen at once. Every printable key belongs to the prompt:
+// the only single-character key of the lab's own is ?, and only while the
 // input is empty (no command starts with ?). The rest are function,
-// control and navigation keys, which never type anything.
-type keyMap struct {
-	Run          key.Binding
-	Complete     key.Binding
-	HistoryPrev  key.Binding
-	HistoryNext  key.Binding
+// control and navigation keys, which never type anything. A scene's keys
+// (single letters) act only while the scene pane has the keys (F4).
+
+// rootKeys are the Model's own: they act whichever pane would otherwise
+// take the key.
+type rootKeys struct {
+	Help         key.Binding
 	Stop         key.Binding // stop the foreground job; twice on an idle prompt quits
-	Quit         key.Binding // on an empty line
-	PageUp       key.Binding
-	PageDown     key.Binding
-	LineUp       key.Binding
-	LineDown     key.Binding
-	LessonUp     key.Binding
-	LessonDown   key.Binding
 	ToggleLesson key.Binding
 	ToggleLog    key.Binding
 	SceneKeys    key.Binding
-	Help         key.Binding
-	ClearScreen  key.Binding
 	Escape       key.Binding
 }
 
-func defaultKeyMap() keyMap {
-	return keyMap{
-		Run:          key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run the line")),
-		Complete:     key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete")),
-		HistoryPrev:  key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑/↓", "history")),
-		HistoryNext:  key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "history")),
+// promptKeys are the command pane's: the prompt and its scrollback.
+type promptKeys struct {
+	Run         key.Binding
+	Complete    key.Binding
+	HistoryPrev key.Binding
+	HistoryNext key.Binding
+	Quit        key.Binding // on an empty line
+	PageUp      key.Binding
+	PageDown    key.Binding
+	LineUp      key.Binding
+	LineDown    key.Binding
+	ClearScreen key.Binding
+}
+
+// lessonKeys are the lesson pane's.
+type lessonKeys struct {
+	Up   key.Binding
+	Down key.Binding
+}
+
+func defaultRootKeys() rootKeys {
+	return rootKeys{
+		Help:         key.NewBinding(key.WithKeys("f1", "?"), key.WithHelp("?/f1", "keys")),
 		Stop:         key.NewBinding(key.WithKeys("ctrl+c"), key.WithHelp("ctrl+c", "stop job (twice: quit)")),
-		Quit:         key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "quit (empty line)")),
-		PageUp:       key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "scroll output")),
-		PageDown:     key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
-		LineUp:       key.NewBinding(key.WithKeys("shift+up"), key.WithHelp("shift+↑/↓", "scroll a line")),
-		LineDown:     key.NewBinding(key.WithKeys("shift+down"), key.WithHelp("shift+↓", "scroll a line")),
-		LessonUp:     key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑/↓", "scroll lesson")),
-		LessonDown:   key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "scroll lesson")),
 		ToggleLesson: key.NewBinding(key.WithKeys("f2"), key.WithHelp("f2", "lesson pane")),
 		ToggleLog:    key.NewBinding(key.WithKeys("f3"), key.WithHelp("f3", "server log")),
 		SceneKeys:    key.NewBinding(key.WithKeys("f4"), key.WithHelp("f4", "scene keys")),
-		Help:         key.NewBinding(key.WithKeys("f1", "?"), key.WithHelp("?/f1", "keys")),
-		ClearScreen:  key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "clear output")),
 		Escape:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close help, follow output")),
 	}
 }
 
-// ShortHelp is the one-line help.
-func (k keyMap) ShortHelp() []key.Binding {
-	return []key.Binding{k.Help, k.Run, k.Complete, k.HistoryPrev, k.Stop, k.ToggleLesson, k.ToggleLog}
+func defaultPromptKeys() promptKeys {
+	return promptKeys{
+		Run:         key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "run the line")),
+		Complete:    key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "complete")),
+		HistoryPrev: key.NewBinding(key.WithKeys("up", "ctrl+p"), key.WithHelp("↑/↓", "history")),
+		HistoryNext: key.NewBinding(key.WithKeys("down", "ctrl+n"), key.WithHelp("↓", "history")),
+		Quit:        key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "quit (empty line)")),
+		PageUp:      key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup/pgdn", "scroll output")),
+		PageDown:    key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "scroll down")),
+		LineUp:      key.NewBinding(key.WithKeys("shift+up"), key.WithHelp("shift+↑/↓", "scroll a line")),
+		LineDown:    key.NewBinding(key.WithKeys("shift+down"), key.WithHelp("shift+↓", "scroll a line")),
+		ClearScreen: key.NewBinding(key.WithKeys("ctrl+l"), key.WithHelp("ctrl+l", "clear output")),
+	}
 }
 
-// FullHelp is the help overlay, in columns.
-func (k keyMap) FullHelp() [][]key.Binding {
+func defaultLessonKeys() lessonKeys {
+	return lessonKeys{
+		Up:   key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑/↓", "scroll lesson")),
+		Down: key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "scroll lesson")),
+	}
+}
+
+// ShortHelp is the command pane's one-line help.
+func (p *cmdPane) ShortHelp() []key.Binding {
+	return []key.Binding{p.keys.Run, p.keys.Complete, p.keys.HistoryPrev}
+}
+
+// FullHelp is the command pane's part of the help overlay.
+func (p *cmdPane) FullHelp() [][]key.Binding {
+	k := p.keys
+	return [][]key.Binding{{k.Run, k.Complete, k.HistoryPrev, k.Quit, k.ClearScreen}, {k.PageUp, k.LineUp}}
+}
+
+// ShortHelp is the lesson pane's one-line help.
+func (p *lessonPane) ShortHelp() []key.Binding { return []key.Binding{p.keys.Up} }
+
+// FullHelp is the lesson pane's part of the help overlay.
+func (p *lessonPane) FullHelp() [][]key.Binding { return [][]key.Binding{{p.keys.Up}} }
+
+// ShortHelp: the log pane only shows; F3 (the root's) opens and closes it.
+func (p *logPane) ShortHelp() []key.Binding { return nil }
+
+// FullHelp: none, as ShortHelp.
+func (p *logPane) FullHelp() [][]key.Binding { return nil }
+
+// ShortHelp is the open scene's keys.
+func (p *scenePane) ShortHelp() []key.Binding {
+	var out []key.Binding
+	for _, b := range p.bindings() {
+		out = append(out, b.binding)
+	}
+	return out
+}
+
+// FullHelp is the open scene's keys, in one column.
+func (p *scenePane) FullHelp() [][]key.Binding {
+	if bs := p.ShortHelp(); len(bs) > 0 {
+		return [][]key.Binding{bs}
+	}
+	return nil
+}
+
+// sceneKey is one of the open scene's keys: its binding and the control
+// (with arguments) it runs, as if typed.
+type sceneKey struct {
+	binding key.Binding
+	control string
+	args    []string
+}
+
+// bindings are the open scene's keys, if it has any.
+func (p *scenePane) bindings() []sceneKey {
+	k, ok := p.scene.(scenes.Keyed)
+	if !ok || p.scene == nil {
+		return nil
+	}
+	var out []sceneKey
+	for _, b := range k.Keys() {
+		out = append(out, sceneKey{key.NewBinding(key.WithKeys(b.Key), key.WithHelp(b.Key, b.Help)), b.Control, b.Args})
+	}
+	return out
+}
+
+// ShortHelp is the one-line help in the command pane's rule, from the
+// panes' keymaps and the lab's own.
+func (m *Model) ShortHelp() []key.Binding {
+	r, p := m.keys, m.cmd.keys
+	return []key.Binding{r.Help, p.Run, p.Complete, p.HistoryPrev, r.Stop, r.ToggleLesson, r.ToggleLog}
+}
+
+// FullHelp is the help overlay, in columns: typing, scrolling, panes.
+func (m *Model) FullHelp() [][]key.Binding {
+	r, p, l := m.keys, m.cmd.keys, m.lesson.keys
 	return [][]key.Binding{
-		{k.Run, k.Complete, k.HistoryPrev, k.Stop, k.Quit, k.ClearScreen},
-		{k.PageUp, k.LineUp, k.LessonUp, k.Escape},
-		{k.ToggleLesson, k.ToggleLog, k.SceneKeys, k.Help},
+		{p.Run, p.Complete, p.HistoryPrev, r.Stop, p.Quit, p.ClearScreen},
+		{p.PageUp, p.LineUp, l.Up, r.Escape},
+		{r.ToggleLesson, r.ToggleLog, r.SceneKeys, r.Help},
 	}
 }

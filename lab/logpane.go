@@ -3,6 +3,7 @@ package lab
 import (
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"natslab/broker"
@@ -22,7 +23,10 @@ type logPane struct {
 
 func newLogPane(st *Styles, log *broker.LogBuffer) *logPane { return &logPane{st: st, log: log} }
 
-// SetSize implements the component contract.
+// Update: the log pane only shows what the server logs (see Model.waitLog).
+func (p *logPane) Update(tea.Msg) tea.Cmd { return nil }
+
+// SetSize implements Component.
 func (p *logPane) SetSize(w, h int) {
 	if w != p.w || h != p.h {
 		p.w, p.h = w, h
@@ -86,5 +90,5 @@ func shortLogLine(l string) string {
 	return rest
 }
 
-// View implements the component contract.
+// View implements Component.
 func (p *logPane) View() string { return strings.Join(p.Lines(), "\n") }

@@ -59,7 +59,7 @@ type Model struct {
 	ctx   context.Context
 	sess  *command.Session
 	st    *Styles
-	keys  keyMap
+	keys  rootKeys
 	help  help.Model
 
 	sb     *Scrollback
@@ -113,7 +113,7 @@ func New(opts Options) *Model {
 		clock:       opts.Clock,
 		ctx:         opts.Context,
 		st:          DefaultStyles(),
-		keys:        defaultKeyMap(),
+		keys:        defaultRootKeys(),
 		help:        help.New(),
 		showLesson:  true,
 		posts:       make(chan func(*Model) tea.Cmd, 16),
@@ -141,6 +141,7 @@ func New(opts Options) *Model {
 	}
 	m.sb = NewScrollback(opts.ScrollbackLines)
 	m.cmd = newCmdPane(m.ctx, m.st, m.sess, m.sb, loadHistory(histPath, opts.HistoryLines))
+	m.cmd.quit = m.quit
 	m.scene = newScenePane(m.st, opts.Look.SceneStyles())
 	m.scene.list = func() []scenes.Factory { return m.sceneList() } // one registry, replaceable in tests
 	m.lesson = newLessonPane(m.st)
@@ -540,7 +541,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if !key.Matches(k, m.keys.Complete, m.keys.Stop) {
+	if !key.Matches(k, m.cmd.keys.Complete, m.keys.Stop) {
 		m.cmd.hint = ""
 	}
 	if m.sceneFocus {
@@ -568,42 +569,11 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		} else {
 			m.cmd.Follow()
 		}
-	case key.Matches(k, m.keys.PageUp):
-		m.cmd.scroll(-m.cmd.page())
-	case key.Matches(k, m.keys.PageDown):
-		m.cmd.scroll(m.cmd.page())
-	case key.Matches(k, m.keys.LineUp):
-		m.cmd.scroll(-1)
-	case key.Matches(k, m.keys.LineDown):
-		m.cmd.scroll(1)
-	case key.Matches(k, m.keys.LessonUp):
-		m.lesson.Scroll(-3)
-	case key.Matches(k, m.keys.LessonDown):
-		m.lesson.Scroll(3)
-	case key.Matches(k, m.keys.ClearScreen):
-		m.sb.Clear()
-	case key.Matches(k, m.keys.Run):
-		cmd, quit := m.cmd.submit()
-		if quit {
-			return m.quit()
-		}
-		m.status.SetJobs(len(m.cmd.jobs))
-		return cmd
-	case key.Matches(k, m.keys.HistoryPrev):
-		m.cmd.historyStep(-1)
-	case key.Matches(k, m.keys.HistoryNext):
-		m.cmd.historyStep(1)
-	case key.Matches(k, m.keys.Complete):
-		return m.cmd.complete()
-	case key.Matches(k, m.keys.Quit) && m.cmd.Empty():
-		return m.quit()
+	case key.Matches(k, m.lesson.keys.Up, m.lesson.keys.Down):
+		return m.lesson.Update(k)
 	default:
-		before := m.cmd.in.Value()
-		var cmd tea.Cmd
-		m.cmd.in, cmd = m.cmd.in.Update(k)
-		if m.cmd.in.Value() != before {
-			m.cmd.hist.reset()
-		}
+		cmd := m.cmd.Update(k)
+		m.status.SetJobs(len(m.cmd.jobs))
 		return cmd
 	}
 	return nil
@@ -648,7 +618,7 @@ func (m *Model) toggleHelp() {
 // helpLines is the key help shown over the scrollback.
 func (m *Model) helpLines() []string {
 	lines := []string{""}
-	groups := m.keys.FullHelp()
+	groups := m.FullHelp()
 	if m.lay.cmd.w < 110 {
 		// Two columns fit where three would be cut.
 		groups = [][]key.Binding{append(groups[0], groups[2]...), groups[1]}
@@ -656,10 +626,10 @@ func (m *Model) helpLines() []string {
 	for _, l := range strings.Split(m.help.FullHelpView(groups), "\n") {
 		lines = append(lines, " "+l)
 	}
-	if bs := m.sceneBindings(); len(bs) > 0 {
+	if bs := m.scene.ShortHelp(); len(bs) > 0 {
 		var parts []string
 		for _, b := range bs {
-			parts = append(parts, b.Key+" "+b.Help)
+			parts = append(parts, b.Help().Key+" "+b.Help().Desc)
 		}
 		lines = append(lines, "", " Scene keys, after f4 (or a click on the scene): "+strings.Join(parts, " · "))
 	}
@@ -678,7 +648,7 @@ func (m *Model) handleClick(ms tea.Mouse) {
 	}
 	r := m.lay.top
 	in := !m.showLog && ms.X >= r.x && ms.X < r.x+r.w && ms.Y >= r.y && ms.Y < r.y+r.h
-	if in != m.sceneFocus && (!in || len(m.sceneBindings()) > 0) {
+	if in != m.sceneFocus && (!in || len(m.scene.bindings()) > 0) {
 		m.setSceneFocus(in)
 	}
 }

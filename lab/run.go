@@ -81,11 +81,11 @@ func Run(ctx context.Context, m *Model, in io.Reader, out io.Writer) error {
 	return err
 }
 
-// renderFPS caps Bubble Tea's renderer. Its ticker runs at this rate even
-// when nothing changes, and each wake-up costs: idle, 60 fps measured 1.4%
-// of a core, 20 fps 0.55–0.7%, 15 fps 0.42%, 12 fps 0.30%, nearly all of it
-// the renderer waking; 10 is the rate now. It is the scenes' frame rate, smooth enough for
-// typing, coalesced floods of output and moving glyphs.
+// renderFPS caps Bubble Tea's renderer. Its ticker wakes the program at
+// this rate even when nothing changes, and every wake-up costs CPU while the
+// learner only reads, so it runs no faster than anything on screen moves:
+// the scenes' frame rate, which is also smooth enough for typing and for
+// coalesced floods of output.
 const renderFPS = scenes.FramesPerSecond
 
 func isTerminal(v any) bool {

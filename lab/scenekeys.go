@@ -3,10 +3,10 @@ package lab
 import (
 	"strings"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"natslab/broker/command"
-	"natslab/scenes"
 )
 
 // Scene keys. A scene may offer single keys for its controls (scenes.Keyed:
@@ -16,21 +16,9 @@ import (
 // Esc (or F4 again, or a click on the command pane) gives them back, and
 // any other printable key goes back to the prompt and is typed there.
 
-// sceneBindings are the open scene's keys, if it has any.
-func (m *Model) sceneBindings() []scenes.KeyBinding {
-	sc := m.activeScene()
-	if sc == nil {
-		return nil
-	}
-	if k, ok := sc.(scenes.Keyed); ok {
-		return k.Keys()
-	}
-	return nil
-}
-
 // setSceneFocus gives the scene the keys (or takes them back).
 func (m *Model) setSceneFocus(on bool) {
-	bindings := m.sceneBindings()
+	bindings := m.scene.bindings()
 	if on && len(bindings) == 0 {
 		m.cmd.hint = "the open scene has no keys of its own (scene lists the scenes)"
 		if m.activeScene() == nil {
@@ -44,7 +32,7 @@ func (m *Model) setSceneFocus(on bool) {
 	if on {
 		var parts []string
 		for _, b := range bindings {
-			parts = append(parts, b.Key+" "+b.Help)
+			parts = append(parts, b.binding.Help().Key+" "+b.binding.Help().Desc)
 		}
 		m.cmd.sceneKeys = strings.Join(parts, " · ")
 	}
@@ -53,15 +41,13 @@ func (m *Model) setSceneFocus(on bool) {
 // sceneKey handles a key while the scene has the keys; false means the key
 // was not the scene's and normal handling goes on.
 func (m *Model) sceneKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
-	s := k.String()
-	switch s {
-	case "esc", "f4":
+	if key.Matches(k, m.keys.Escape, m.keys.SceneKeys) {
 		m.setSceneFocus(false)
 		return nil, true
 	}
-	for _, b := range m.sceneBindings() {
-		if b.Key == s {
-			cmd, _ := m.cmd.runLine(m.controlLine(b.Control, b.Args))
+	for _, b := range m.scene.bindings() {
+		if key.Matches(k, b.binding) {
+			cmd, _ := m.cmd.runLine(m.controlLine(b.control, b.args))
 			m.status.SetJobs(len(m.cmd.jobs))
 			return cmd, true
 		}

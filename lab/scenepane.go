@@ -29,7 +29,7 @@ func newScenePane(st *Styles, look *kit.Styles) *scenePane {
 	return &scenePane{st: st, look: look, list: scenes.List}
 }
 
-// SetSize implements the component contract.
+// SetSize implements Component.
 func (p *scenePane) SetSize(w, h int) {
 	if w == p.w && h == p.h {
 		return
@@ -104,7 +104,7 @@ func (p *scenePane) Lines() []string {
 		if len(names) > 0 {
 			note = "controls: " + strings.Join(names, " ")
 		}
-		if k, ok := p.scene.(scenes.Keyed); ok && len(k.Keys()) > 0 && !p.focus {
+		if len(p.bindings()) > 0 && !p.focus {
 			note = "f4 keys · " + note
 		}
 	} else {
@@ -164,5 +164,5 @@ func (p *scenePane) Close() {
 	}
 }
 
-// View implements the component contract.
+// View implements Component.
 func (p *scenePane) View() string { return strings.Join(p.Lines(), "\n") }

@@ -74,7 +74,7 @@ func (m *Model) render() string {
 // many of the short bindings as fit.
 func (m *Model) shortHelp() string {
 	var parts []string
-	for _, b := range m.keys.ShortHelp() {
+	for _, b := range m.ShortHelp() {
 		h := b.Help()
 		parts = append(parts, h.Key+" "+h.Desc)
 	}

@@ -28,7 +28,7 @@ func TestCatalogHasTheCurriculum(t *testing.T) {
 		if e.Part == "" || e.Summary == "" {
 			t.Errorf("%s needs a part and a summary", e.ID)
 		}
-		if !strings.HasPrefix(e.Lesson, "# "+e.Title+"\n") {
+		if !strings.HasPrefix(e.Text, "# "+e.Title+"\n") {
 			t.Errorf("%s.md should start with its title, # %s", e.ID, e.Title)
 		}
 	}

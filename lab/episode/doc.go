@@ -25,7 +25,7 @@
 //	tutor.Open(ctx, id)                                       // natslab --lesson ID
 //
 // On lessonChanged the pane reads tutor.Lesson() (nil: the sandbox), its
-// Episode() (Title, Lesson Markdown, Scene, Steps[i].Try and Hint) and its
+// Episode() (Title, Text (Markdown), Scene, Steps[i].Try and Hint) and its
 // Report() (Steps with Done, and Why for the step to do next). Evaluate
 // costs a few hundred microseconds: call it off the UI goroutine.
 package episode

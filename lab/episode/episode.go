@@ -27,7 +27,7 @@ type Episode struct {
 	Needs   Needs  `yaml:"needs"`
 	Start   Start  `yaml:"start"`
 	Steps   []Step `yaml:"steps"`
-	Lesson  string `yaml:"-"` // Markdown, from NN-ID.md
+	Text    string `yaml:"-"` // the lesson text, Markdown, from NN-ID.md
 }
 
 // Needs is what an episode needs beyond the single embedded server.
@@ -183,7 +183,7 @@ func loadEpisode(fsys fs.FS, name string) (*Episode, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lesson text: %w", err)
 	}
-	e.Lesson = string(text)
+	e.Text = string(text)
 	return e, e.validate()
 }
 

@@ -15,7 +15,7 @@ import (
 func TestLessonsFitTheirWidth(t *testing.T) {
 	for _, ep := range catalog().Episodes {
 		for _, width := range []int{26, 76} {
-			lines, ok := prose.Lines(ep.Lesson, width)
+			lines, ok := prose.Lines(ep.Text, width)
 			if !ok {
 				t.Fatalf("%s has no rendering: run go generate ./lab/prose", ep.ID)
 			}
@@ -37,7 +37,7 @@ func TestLessonsFitTheirWidth(t *testing.T) {
 func TestLessonSourceLines(t *testing.T) {
 	for _, ep := range catalog().Episodes {
 		code := false
-		for i, line := range strings.Split(ep.Lesson, "\n") {
+		for i, line := range strings.Split(ep.Text, "\n") {
 			if strings.HasPrefix(line, "```") {
 				code = !code
 				continue

@@ -281,7 +281,7 @@ func (m *Model) drawLesson(v lessonView) {
 	r := v.report
 	if v.lesson != t.shown {
 		t.shown, t.shownComplete = v.lesson, r.Complete
-		m.lesson.SetLesson(fmt.Sprintf("lesson %d · %s", v.ep.Number, v.ep.ID), v.ep.Lesson)
+		m.lesson.SetLesson(fmt.Sprintf("lesson %d · %s", v.ep.Number, v.ep.ID), v.ep.Text)
 		if !m.showLesson {
 			m.ShowLesson(true) // a lesson just opened: its pane belongs on screen
 		}

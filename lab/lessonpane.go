@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"natslab/assets"
@@ -34,6 +36,7 @@ type Step struct {
 // taken again only when the text or the width changes, never when a step
 // ticks.
 type lessonPane struct {
+	keys     lessonKeys
 	st       *Styles
 	label    string // in the top border
 	markdown string
@@ -57,7 +60,7 @@ type lessonPane struct {
 }
 
 func newLessonPane(st *Styles) *lessonPane {
-	return &lessonPane{st: st, label: "lesson: Welcome", markdown: assets.Welcome, focus: -1}
+	return &lessonPane{st: st, keys: defaultLessonKeys(), label: "lesson: Welcome", markdown: assets.Welcome, focus: -1}
 }
 
 // SetLesson replaces the text (Markdown) and the label in the border, and
@@ -119,7 +122,20 @@ func equalSteps(a, b []Step) bool {
 	return true
 }
 
-// SetSize implements the component contract.
+// Update scrolls the lesson's text on its keys.
+func (p *lessonPane) Update(msg tea.Msg) tea.Cmd {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
+		switch {
+		case key.Matches(k, p.keys.Up):
+			p.Scroll(-3)
+		case key.Matches(k, p.keys.Down):
+			p.Scroll(3)
+		}
+	}
+	return nil
+}
+
+// SetSize implements Component.
 func (p *lessonPane) SetSize(w, h int) {
 	if w != p.w || h != p.h {
 		p.w, p.h = w, h
@@ -323,7 +339,7 @@ func (p *lessonPane) Lines() []string {
 	return p.frame
 }
 
-// View implements the component contract.
+// View implements Component.
 func (p *lessonPane) View() string { return strings.Join(p.Lines(), "\n") }
 
 // wordWrap breaks plain text at spaces only (ansi.Wrap also breaks after
