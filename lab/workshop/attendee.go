@@ -12,6 +12,7 @@ import (
 
 	"natslab/broker"
 	"natslab/broker/command"
+	"natslab/broker/text"
 	"natslab/lab"
 )
 
@@ -113,7 +114,7 @@ func (w *Workshop) attendeeFor(name string) (*attendee, error) {
 		return a, nil
 	}
 	if len(w.labs) >= w.opts.Max {
-		return nil, fmt.Errorf("natslab: the workshop is full (%d labs): ask your instructor", w.opts.Max)
+		return nil, fmt.Errorf("natslab: the workshop is full (%s): ask your instructor", text.Count(w.opts.Max, "lab", "labs"))
 	}
 	a := &attendee{name: name, dir: filepath.Join(w.opts.Store, attendeesDir, name), hints: map[string]int{}}
 	w.labs[name] = a

@@ -14,6 +14,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"natslab/broker/text"
 	"natslab/lab"
 )
 
@@ -249,7 +250,7 @@ func (m *Instructor) run(line string) tea.Cmd {
 			return nil
 		}
 		abs, _ := filepath.Abs(path)
-		m.say(false, "progress of %d attendees written to %s", len(m.w.Names()), abs)
+		m.say(false, "progress of %s written to %s", text.Count(len(m.w.Names()), "attendee", "attendees"), abs)
 	case "sort":
 		if len(args) != 1 || !contains(sortColumns, args[0]) {
 			m.say(true, "sort COLUMN, one of: %s", strings.Join(sortColumns, ", "))
@@ -344,9 +345,17 @@ func (m *Instructor) View() tea.View {
 		v.SetContent(m.viewSpotlight())
 		return v
 	}
+	if m.width < minWidth || m.hgt < minHeight {
+		msg := fmt.Sprintf("natslab workshop: make this window at least %dx%d (it is %dx%d)", minWidth, minHeight, m.width, m.hgt)
+		if len(msg) > m.width {
+			msg = fmt.Sprintf("make this window %dx%d+", minWidth, minHeight)
+		}
+		v.SetContent(fitLine(msg, m.width))
+		return v
+	}
 	lines := m.viewTable()
 	v.SetContent(strings.Join(lines, "\n"))
-	c := tea.NewCursor(ansi.StringWidth(m.in.Prompt)+m.in.Position(), len(lines)-2)
+	c := tea.NewCursor(ansi.StringWidth(m.in.Prompt)+m.in.Position(), len(lines)-1)
 	v.Cursor = c
 	return v
 }
@@ -369,19 +378,34 @@ func (m *Instructor) header() []string {
 		}
 	}
 	first := m.st.Title.Render("natslab workshop") + " · attendees type " + m.st.Title.Render(m.w.JoinCommand()) + " · " + room
-	second := m.st.Dim.Render(fmt.Sprintf("%d of %d labs in use, %d connected · host key %s · stuck: %s on a step, or 3 errors on it", len(rows), m.w.Max(), connected, m.w.Fingerprint(), m.w.StuckAfter()))
+	second := m.st.Dim.Render(fmt.Sprintf("%d of %d labs in use, %d connected", len(rows), m.w.Max(), connected))
 	if b := m.w.Banner(); b != "" {
 		second += " · " + m.st.Note.Render("banner: "+b)
 	}
+	second += m.st.Dim.Render(fmt.Sprintf(" · stuck: %s on a step, or 3 errors on it · host key %s", m.w.StuckAfter(), m.w.Fingerprint()))
 	return []string{fitLine(first, m.width), fitLine(second, m.width)}
+}
+
+// The screen, top to bottom: two header lines, a blank, the column
+// titles, the table, a rule, the latest events, a rule, the answer to the
+// last command, the prompt. The events give way to the table on short
+// screens.
+const (
+	fixedLines = 8
+	eventLines = 6
+
+	minWidth, minHeight = 40, fixedLines + 2
+)
+
+// shownEvents is how many events fit.
+func (m *Instructor) shownEvents() int {
+	return min(eventLines, max(0, (m.hgt-fixedLines-1)/2))
 }
 
 // tableRows is how many attendees fit on screen.
 func (m *Instructor) tableRows() int {
-	return max(m.hgt-2-2-eventLines-4, 1)
+	return max(m.hgt-fixedLines-m.shownEvents(), 1)
 }
-
-const eventLines = 6
 
 func (m *Instructor) viewTable() []string {
 	lines := m.header()
@@ -447,11 +471,12 @@ func (m *Instructor) viewTable() []string {
 		lines = append(lines, "")
 	}
 	if len(rows) > n {
-		lines[len(lines)-1] = m.st.Dim.Render(fmt.Sprintf("  … %d attendees, rows %d–%d: pgup/pgdn scroll", len(rows), m.top+1, m.top+len(shown)))
+		lines[len(lines)-1] = m.st.Dim.Render(fitLine(fmt.Sprintf("  … %d attendees, rows %d–%d: pgup/pgdn scroll", len(rows), m.top+1, m.top+len(shown)), m.width))
 	}
 	lines = append(lines, m.st.Border.Render(strings.Repeat("─", max(m.width, 1))))
-	evs := m.w.Events(eventLines)
-	for i := 0; i < eventLines-len(evs); i++ {
+	ne := m.shownEvents()
+	evs := m.w.Events(ne)
+	for i := 0; i < ne-len(evs); i++ {
 		lines = append(lines, "")
 	}
 	for _, e := range evs {
@@ -472,7 +497,7 @@ func (m *Instructor) viewTable() []string {
 	} else {
 		msg = m.st.Note.Render(fitLine(msg, m.width))
 	}
-	lines = append(lines, m.st.Border.Render(strings.Repeat("─", max(m.width, 1))), fitLine(msg, m.width), m.in.View(), "")
+	lines = append(lines, m.st.Border.Render(strings.Repeat("─", max(m.width, 1))), fitLine(msg, m.width), m.in.View())
 	return lines
 }
 
@@ -480,6 +505,9 @@ func (m *Instructor) viewTable() []string {
 func (m *Instructor) viewSpotlight() string {
 	screen, w, h, ok := m.w.Spotlight(m.spotlight)
 	title := fmt.Sprintf(" spotlight: %s's screen (%dx%d), read-only · esc returns to the table ", m.spotlight, w, h)
+	if w > m.width || h+1 > m.hgt {
+		title += fmt.Sprintf("· cut: %dx%d shows it whole ", max(w, m.width), max(h+1, m.hgt))
+	}
 	if !ok {
 		title = fmt.Sprintf(" spotlight: %s has left · esc returns to the table ", m.spotlight)
 	}

@@ -180,7 +180,7 @@ func TestFullWorkshopRefusesNewNamesOnly(t *testing.T) {
 	ada := openLab(t, w, "ada")
 	ada.out.waitFor(t, "Type help")
 	bob := openLab(t, w, "bob")
-	bob.out.waitFor(t, "the workshop is full (1 labs)")
+	bob.out.waitFor(t, "the workshop is full (1 lab)")
 	if err := <-bob.done; err == nil {
 		t.Fatal("bob's session ended without an error status")
 	}

@@ -1,0 +1,131 @@
+package workshop
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+)
+
+func view(m *Instructor) string { return ansi.Strip(m.View().Content) }
+
+func typeInstructor(m *Instructor, line string) {
+	m.in.SetValue(line)
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+}
+
+func TestInstructorsViewFitsEverySize(t *testing.T) {
+	w := startWorkshop(t, Options{Room: "abcd-efgh"})
+	for _, name := range []string{"ada", "bob"} {
+		l := openLab(t, w, name, answer("abcd-efgh"))
+		l.out.waitFor(t, "Type help")
+	}
+	m := NewInstructor(w)
+	for _, size := range [][2]int{{20, 5}, {40, 8}, {60, 14}, {80, 24}, {120, 40}, {200, 60}} {
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		lines := strings.Split(view(m), "\n")
+		if size[0] < minWidth || size[1] < minHeight {
+			if len(lines) != 1 || !strings.Contains(lines[0], "make this window") || ansi.StringWidth(lines[0]) > size[0] {
+				t.Errorf("at %dx%d: %q, want one line asking for a larger window", size[0], size[1], lines)
+			}
+			continue
+		}
+		if len(lines) > size[1] {
+			t.Errorf("at %dx%d the view has %d lines", size[0], size[1], len(lines))
+		}
+		for i, l := range lines {
+			if ansi.StringWidth(l) > size[0] {
+				t.Errorf("at %dx%d line %d is %d wide: %q", size[0], size[1], i, ansi.StringWidth(l), l)
+			}
+		}
+		if last := lines[len(lines)-1]; !strings.HasPrefix(last, "❯") {
+			t.Errorf("at %dx%d the prompt is not the last line: %q", size[0], size[1], last)
+		}
+		if size[1] >= 14 && (tableRow(view(m), "ada") == "" || tableRow(view(m), "bob") == "") {
+			t.Errorf("at %dx%d the table lacks ada or bob:\n%s", size[0], size[1], view(m))
+		}
+	}
+	s := view(m)
+	if !strings.Contains(s, "room code abcd-efgh") || !strings.Contains(s, "ssh -p "+strings.TrimPrefix(w.JoinCommand(), "ssh -p ")) {
+		t.Errorf("the header lacks the join command or the room code:\n%s", s)
+	}
+}
+
+func TestInstructorsCommands(t *testing.T) {
+	w := startWorkshop(t, Options{})
+	ada := openLab(t, w, "ada")
+	ada.out.waitFor(t, "Type help")
+	m := NewInstructor(w)
+	m.Update(tea.WindowSizeMsg{Width: 140, Height: 41})
+
+	typeInstructor(m, "sort hints")
+	if !strings.Contains(view(m), "HINTS ▲") {
+		t.Errorf("sort hints: no ▲ on HINTS:\n%s", view(m))
+	}
+	typeInstructor(m, "sort hints")
+	if !strings.Contains(view(m), "HINTS ▼") {
+		t.Errorf("sort hints again: no ▼ on HINTS:\n%s", view(m))
+	}
+	typeInstructor(m, "sort nonsense")
+	if !strings.Contains(view(m), "sort COLUMN, one of: name") {
+		t.Errorf("sort nonsense:\n%s", view(m))
+	}
+	typeInstructor(m, "spotlight nobody")
+	if !strings.Contains(view(m), "nobody is not connected") {
+		t.Errorf("spotlight nobody:\n%s", view(m))
+	}
+	typeInstructor(m, "spotlight ada")
+	waitUntil(t, "ada's screen in the spotlight", func() bool {
+		s := view(m)
+		return strings.Contains(s, "spotlight: ada's screen (120x40), read-only") && strings.Contains(s, "for ada alone: your own lab")
+	})
+	m.Update(tea.KeyPressMsg{Code: 'x', Text: "x"})
+	if m.in.Value() != "" {
+		t.Errorf("a key typed into the read-only mirror reached the prompt: %q", m.in.Value())
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEscape})
+	if tableRow(view(m), "ada") == "" {
+		t.Errorf("esc did not return to the table:\n%s", view(m))
+	}
+
+	csvPath := filepath.Join(t.TempDir(), "room.csv")
+	typeInstructor(m, "export "+csvPath)
+	if b, err := os.ReadFile(csvPath); err != nil || !strings.Contains(string(b), "\nada,true,") {
+		t.Errorf("export: %v, %q", err, b)
+	}
+	if !strings.Contains(view(m), "progress of 1 attendee written to "+csvPath) {
+		t.Errorf("export said:\n%s", view(m))
+	}
+
+	m.in.SetValue("op")
+	m.Update(tea.KeyPressMsg{Code: tea.KeyTab})
+	m.in.SetValue(m.in.Value() + "hel")
+	m.Update(tea.KeyPressMsg{Code: tea.KeyTab})
+	m.in.SetValue(m.in.Value() + "a")
+	m.Update(tea.KeyPressMsg{Code: tea.KeyTab})
+	if got := m.in.Value(); got != "open hello ada " {
+		t.Errorf("tab completion: %q, want %q", got, "open hello ada ")
+	}
+	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
+	waitUntil(t, "ada in hello", func() bool { return w.Rows()[0].Lesson == "hello" })
+
+	typeInstructor(m, "broadcast Lunch at noon")
+	if !strings.Contains(view(m), "banner: Lunch at noon") {
+		t.Errorf("the header does not show the banner:\n%s", view(m))
+	}
+	typeInstructor(m, "frobnicate")
+	if !strings.Contains(view(m), `unknown command "frobnicate"`) {
+		t.Errorf("an unknown command:\n%s", view(m))
+	}
+	_, cmd := m.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	if cmd != nil {
+		t.Fatal("one ctrl+c ended the workshop")
+	}
+	_, cmd = m.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
+	if cmd == nil {
+		t.Fatal("ctrl+c twice did not end the workshop")
+	}
+}
