@@ -15,14 +15,14 @@ import (
 func init() {
 	addBuiltin(Verb{
 		Name:     "node",
-		Usage:    "node ls | node stop NAME | node stop leader STREAM | node start NAME",
+		Usage:    "node ls | node stop NAME | node stop leader STREAM | node start [NAME]",
 		Summary:  "List the cluster's nodes, stop one (or a stream's leader) and start it again (natslab --cluster 3)",
 		Run:      runNode,
 		Complete: completeNode,
 	})
 }
 
-const nodeUsage = "node ls, node stop NAME, node stop leader STREAM or node start NAME (nodes: n1, n2, n3)"
+const nodeUsage = "node ls, node stop NAME, node stop leader STREAM or node start [NAME] (nodes: n1, n2, n3)"
 
 func runNode(c *Call, args []string) error {
 	if len(args) == 0 {
@@ -51,6 +51,9 @@ func runNode(c *Call, args []string) error {
 		}
 		return nodeStop(c, srv, name, "")
 	case "start":
+		if len(rest) == 0 {
+			return nodeStartStopped(c, srv)
+		}
 		name, err := nodeName(rest, "start")
 		if err != nil {
 			return err
@@ -59,6 +62,27 @@ func runNode(c *Call, args []string) error {
 	default:
 		return usageErrorf("node has no sub-command %q%s: %s", sub, didYouMean(sub, []string{"ls", "stop", "start"}), nodeUsage)
 	}
+}
+
+// nodeStartStopped is node start without a name: it starts whichever
+// nodes are down, so a script need not know which node an election chose
+// to stop.
+func nodeStartStopped(c *Call, srv broker.Cluster) error {
+	var down []string
+	for _, n := range srv.Nodes() {
+		if !n.Running {
+			down = append(down, n.Name)
+		}
+	}
+	if len(down) == 0 {
+		return usageErrorf("every node is running already (node ls shows them)")
+	}
+	for _, name := range down {
+		if err := nodeStart(c, srv, name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // clusterOf is the lab's cluster, or an error saying how to get one.

@@ -141,8 +141,7 @@ func nodeStart(c *Call, srv broker.Cluster, name string) error {
 }
 
 // reportCatchUp waits until the node's copy of stream holds what the
-// leader's does. (The leader calls it "current" in stream info a heartbeat
-// or so later.)
+// leader's does and the leader calls it current, as stream info will.
 func reportCatchUp(c *Call, srv broker.Cluster, name, stream string, start time.Time) {
 	var mine, lead broker.Replica
 	caughtUp := broker.WaitFor(electionWait, func() bool {
@@ -155,7 +154,7 @@ func reportCatchUp(c *Call, srv broker.Cluster, name, stream string, start time.
 				lead = r
 			}
 		}
-		return lead.Stream != "" && mine.Stream != "" && mine.LastSeq >= lead.LastSeq && mine.Msgs == lead.Msgs
+		return lead.Stream != "" && mine.Stream != "" && mine.LastSeq >= lead.LastSeq && mine.Msgs == lead.Msgs && mine.Current
 	})
 	if caughtUp {
 		c.Statusf("%s caught up on %s in %s: %s, last sequence %d", name, stream, humanDuration(time.Since(start).Round(time.Millisecond)), text.Count(mine.Msgs, "message", "messages"), mine.LastSeq)
@@ -163,6 +162,10 @@ func reportCatchUp(c *Call, srv broker.Cluster, name, stream string, start time.
 	}
 	if lead.Stream == "" {
 		c.Statusf("%s has no leader yet, so %s cannot catch up on it (see node ls)", stream, name)
+		return
+	}
+	if mine.Stream != "" && mine.LastSeq >= lead.LastSeq {
+		c.Statusf("%s holds every message of %s, but its leader does not count it current yet (see stream info)", name, stream)
 		return
 	}
 	c.Statusf("%s is still catching up on %s: last sequence %d of %d", name, stream, mine.LastSeq, lead.LastSeq)

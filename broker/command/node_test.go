@@ -75,11 +75,18 @@ func TestNodeStopLeaderFailsOverAndStartCatchesUp(t *testing.T) {
 	ls := l.must("node ls").out
 	wantLines(t, "node ls", ls, "Cluster natslab: 3 nodes, 2 up", "│ "+before+"   │ down ", "│ "+after+"   │ up ")
 
-	start := l.must("node start " + before)
+	// node start with no name starts the node that is down, and returns
+	// once the leader counts it current: stream info says so at once.
+	start := l.must("node start")
 	wantLines(t, "node start", start.err, before+" started in ", "rejoined the cluster", before+" caught up on ORDERS in ", "2 messages, last sequence 2")
 	if !strings.Contains(l.must("node ls").out, "3 nodes, 3 up") {
 		t.Fatal("every node should be up again")
 	}
+	_, replicas = clusterBlock(t, l.must("stream info ORDERS").out)
+	if len(replicas) != 2 || !strings.HasSuffix(replicas[0], " current") || !strings.HasSuffix(replicas[1], " current") {
+		t.Fatalf("right after node start every replica should be current: %v", replicas)
+	}
+	l.fails("node start", "every node is running")
 }
 
 // An R1 stream lives on one node: stopping it makes the stream unavailable,
@@ -144,7 +151,7 @@ func TestNodeVerbErrors(t *testing.T) {
 	}
 
 	l := newLab(t, brokertest.Clustered(), brokertest.InProcessOnly())
-	l.fails("node", "node ls", "node stop NAME", "node start NAME")
+	l.fails("node", "node ls", "node stop NAME", "node start [NAME]")
 	l.fails("node stpo n1", `no sub-command "stpo"`, "did you mean stop")
 	l.fails("node stop", "one node name", "n1, n2, n3")
 	l.fails("node stop n9", `no node "n9"`, "n1, n2, n3")
