@@ -48,6 +48,11 @@ type Verb struct {
 	// Complete, if set, lists what may follow args (the words typed after
 	// the verb) when Tab is pressed in the lab's command pane.
 	Complete func(args []string) []string
+	// Unnumbered verbs run at once and take no job number (their Job.ID is
+	// 0, and jobs does not list them), so the jobs they start are numbered
+	// as if they came first: a lesson's background jobs get the same
+	// numbers whether it was opened from the pane or from the command line.
+	Unnumbered bool
 }
 
 // AddVerb adds a lab verb; a verb with the name of a nats command replaces it.

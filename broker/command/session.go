@@ -270,12 +270,15 @@ func (s *Session) StartStreams(ctx context.Context, line string, st Streams) *Jo
 	out, errw, note := orDiscard(st.Out), orDiscard(st.Err), orDiscard(st.Note)
 	ctx, cancel := context.WithCancel(ctx)
 	j := &Job{Line: strings.TrimSpace(line), Started: s.now(), cancel: cancel, done: make(chan struct{}), ready: make(chan struct{})}
+	numbered := !s.unnumbered(j.Line)
 	s.jobsMu.Lock()
-	j.ID = 1
-	for s.jobs[j.ID] != nil {
-		j.ID++
+	if numbered {
+		j.ID = 1
+		for s.jobs[j.ID] != nil {
+			j.ID++
+		}
+		s.jobs[j.ID] = j
 	}
-	s.jobs[j.ID] = j
 	s.jobsMu.Unlock()
 	s.emit(Event{Kind: JobStarted, Job: j.ID, Line: j.Line})
 	go func() {
@@ -285,15 +288,27 @@ func (s *Session) StartStreams(ctx context.Context, line string, st Streams) *Jo
 			err = nil
 		}
 		j.err = err
-		s.jobsMu.Lock()
-		delete(s.jobs, j.ID)
-		s.jobsMu.Unlock()
+		if numbered {
+			s.jobsMu.Lock()
+			delete(s.jobs, j.ID)
+			s.jobsMu.Unlock()
+		}
 		cancel()
 		j.readyOnce.Do(func() { close(j.ready) })
 		close(j.done)
 		s.emit(Event{Kind: JobEnded, Job: j.ID, Line: j.Line, Err: err})
 	}()
 	return j
+}
+
+// unnumbered reports whether line runs a Verb marked Unnumbered.
+func (s *Session) unnumbered(line string) bool {
+	words, err := SplitWords(line)
+	if err != nil || len(words) == 0 {
+		return false
+	}
+	v, ok := s.verb(words[0])
+	return ok && v.Unnumbered
 }
 
 func orDiscard(w io.Writer) io.Writer {
