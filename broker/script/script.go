@@ -1,7 +1,7 @@
 // Package script runs nats command lines from a file, one per line, as
 // `natslab run` does: blank lines and # comments skipped, a trailing & runs a
-// command in the background (stopped when the script ends), and a failing
-// line is reported and the script carries on.
+// command in the background (stopped when the script ends), `sleep 3s`
+// waits, and a failing line is reported and the script carries on.
 package script
 
 import (
@@ -46,6 +46,7 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 	if after == nil {
 		after = func() {}
 	}
+	s.AddVerb(Sleep)
 	st = command.Streams{Out: lockedWriter(st.Out), Err: lockedWriter(st.Err), Note: lockedWriter(st.Note)}
 	var res Result
 	var background []*command.Job

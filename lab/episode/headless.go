@@ -112,30 +112,4 @@ func settle(s *command.Session) {
 
 // ScriptVerbs are the lab verbs a lesson's scripts may need beyond the
 // real CLI's commands: sleep, to let an ack wait or a max age pass.
-func ScriptVerbs() []command.Verb {
-	return []command.Verb{{
-		Name:    "sleep",
-		Usage:   "sleep DURATION",
-		Summary: "Wait, for example for an ack wait or a max age to pass (sleep 3s)",
-		Run: func(c *command.Call, args []string) error {
-			if len(args) != 1 {
-				return fmt.Errorf("sleep takes one duration, for example sleep 3s")
-			}
-			d, err := time.ParseDuration(args[0])
-			if err != nil || d < 0 {
-				return fmt.Errorf("sleep wants a duration with a unit, like 500ms or 3s, got %q", args[0])
-			}
-			if d > time.Minute {
-				return fmt.Errorf("sleep waits at most 1m, got %s", d)
-			}
-			t := time.NewTimer(d)
-			defer t.Stop()
-			select {
-			case <-t.C:
-				return nil
-			case <-c.Ctx.Done():
-				return c.Ctx.Err()
-			}
-		},
-	}}
-}
+func ScriptVerbs() []command.Verb { return []command.Verb{script.Sleep} }
