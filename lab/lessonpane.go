@@ -20,7 +20,8 @@ type Step struct {
 	Current bool     // the step to do next: marked ▸, with what follows
 	Try     []string // the commands to type (shown for the current step)
 	Why     string   // what the broker's state still lacks (current step)
-	Hint    string   // shown for the current step once asked for (hint)
+	Hints   []string // the hint stages asked for so far (current step)
+	Stages  int      // how many hint stages the step has
 }
 
 // lessonPane shows the open lesson: its steps as a checklist, then its
@@ -102,11 +103,11 @@ func currentStep(steps []Step) int {
 	return -1
 }
 
-func hintOf(steps []Step) string {
+func hintOf(steps []Step) int {
 	if i := currentStep(steps); i >= 0 {
-		return steps[i].Hint
+		return len(steps[i].Hints)
 	}
-	return ""
+	return 0
 }
 
 func equalSteps(a, b []Step) bool {
@@ -115,7 +116,7 @@ func equalSteps(a, b []Step) bool {
 	}
 	for i := range a {
 		x, y := a[i], b[i]
-		if x.Text != y.Text || x.Done != y.Done || x.Current != y.Current || x.Why != y.Why || x.Hint != y.Hint || strings.Join(x.Try, "\n") != strings.Join(y.Try, "\n") {
+		if x.Text != y.Text || x.Done != y.Done || x.Current != y.Current || x.Why != y.Why || strings.Join(x.Hints, "\n") != strings.Join(y.Hints, "\n") || strings.Join(x.Try, "\n") != strings.Join(y.Try, "\n") {
 			return false
 		}
 	}
@@ -280,8 +281,12 @@ func (p *lessonPane) details(lines []string, inner int, s Step, indent string) [
 	if s.Why != "" {
 		lines = p.wrapped(lines, inner, indent+"not yet: ", indent+"  ", s.Why, p.st.Dim)
 	}
-	if s.Hint != "" {
-		lines = p.wrapped(lines, inner, indent+"hint: ", indent+"  ", s.Hint, p.st.Note)
+	for i, h := range s.Hints {
+		lead := indent + "hint: "
+		if s.Stages > 1 {
+			lead = indent + "hint " + itoa(i+1) + "/" + itoa(s.Stages) + ": "
+		}
+		lines = p.wrapped(lines, inner, lead, indent+"  ", h, p.st.Note)
 	}
 	return lines
 }

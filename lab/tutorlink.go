@@ -36,18 +36,10 @@ type tutorLink struct {
 	kick   chan struct{}
 	cancel context.CancelFunc
 
-	freshScene atomic.Bool                 // lesson reset: build the scene anew
-	hint       atomic.Pointer[hintRequest] // the hint asked for last
+	freshScene atomic.Bool // lesson reset: build the scene anew
 
 	shown         *episode.Lesson // UI loop: the lesson the pane shows
 	shownComplete bool            // UI loop: and whether it was complete
-}
-
-// hintRequest is a `hint` typed for one step of one lesson: the pane shows
-// that step's hint until the step is done.
-type hintRequest struct {
-	lesson *episode.Lesson
-	step   int
 }
 
 // lessonView is what the UI loop needs to draw a lesson: read off the loop.
@@ -55,7 +47,6 @@ type lessonView struct {
 	lesson *episode.Lesson // nil: the sandbox
 	ep     *episode.Episode
 	report episode.Report
-	hint   bool   // show the current step's hint
 	next   string // once complete: what comes next
 }
 
@@ -108,26 +99,14 @@ func (t *tutorLink) poke() {
 	}
 }
 
-// wrapLessonVerb lets the pane follow what the tutor's verbs did: hint
-// shows the hint in the lesson pane too; lesson reset builds the scene
-// anew, as the lesson's state was.
+// wrapLessonVerb lets the pane follow what the tutor's verbs did: lesson
+// reset builds the scene anew, as the lesson's state was.
 func (m *Model) wrapLessonVerb(v command.Verb) command.Verb {
 	run, t := v.Run, m.tutor
-	switch v.Name {
-	case "hint":
-		v.Run = func(c *command.Call, args []string) error {
-			err := run(c, args)
-			if l := t.tutor.Lesson(); err == nil && l != nil {
-				t.hint.Store(&hintRequest{lesson: l, step: l.Report().Current})
-				t.poke()
-			}
-			return err
-		}
-	case "lesson":
+	if v.Name == "lesson" {
 		v.Run = func(c *command.Call, args []string) error {
 			err := run(c, args)
 			if err == nil && len(args) == 1 && args[0] == "reset" {
-				t.hint.Store(nil)
 				t.freshScene.Store(true)
 				t.poke()
 			}
@@ -247,9 +226,6 @@ func (t *tutorLink) view(l *episode.Lesson) lessonView {
 		return lessonView{}
 	}
 	v := lessonView{lesson: l, ep: l.Episode(), report: l.Report()}
-	if h := t.hint.Load(); h != nil && h.lesson == l && h.step == v.report.Current {
-		v.hint = true
-	}
 	if v.report.Complete {
 		v.next = t.nextAfter(v.ep)
 	}
@@ -297,9 +273,10 @@ func (m *Model) drawLesson(v lessonView) {
 		if i == r.Current {
 			steps[i].Try = v.ep.Steps[i].Try
 			steps[i].Why = st.Why
-			if v.hint {
-				steps[i].Hint = strings.Join(strings.Fields(v.ep.Steps[i].Hint), " ")
+			for _, h := range st.Hints {
+				steps[i].Hints = append(steps[i].Hints, strings.Join(strings.Fields(h), " "))
 			}
+			steps[i].Stages = st.Stages
 		}
 	}
 	m.lesson.SetSteps(steps, v.next)

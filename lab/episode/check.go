@@ -46,6 +46,10 @@ type SubsCheck struct {
 	Matches string  `yaml:"matches"` // or: subscriptions that a message on this subject would reach
 	Queue   *string `yaml:"queue"`   // only this queue group ("" for none); any when unset
 	Count   Cmp     `yaml:"count"`   // default >= 1
+	// Others counts, with Queue set, the subscriptions on the same subject
+	// outside that group: a stray group, or a plain subscriber, that gets
+	// its own copy of every message.
+	Others Cmp `yaml:"others"`
 }
 
 // ReceivedCheck counts messages delivered to subscribers.
@@ -93,20 +97,25 @@ type StreamCheck struct {
 
 // ConsumerCheck describes a consumer.
 type ConsumerCheck struct {
-	Stream      string `yaml:"stream"`
-	Name        string `yaml:"name"`
-	Absent      bool   `yaml:"absent"`
-	Pull        *bool  `yaml:"pull"`
-	Ack         string `yaml:"ack"` // explicit, all, none
-	Filter      string `yaml:"filter"`
-	AckWait     Cmp    `yaml:"ack_wait"`
-	MaxDeliver  Cmp    `yaml:"max_deliver"`
-	AckFloor    Cmp    `yaml:"ack_floor"` // stream sequence
-	Delivered   Cmp    `yaml:"delivered"` // stream sequence of the last delivery
-	Pending     Cmp    `yaml:"pending"`   // not yet delivered
-	AckPending  Cmp    `yaml:"ack_pending"`
-	Redelivered Cmp    `yaml:"redelivered"`
-	Waiting     Cmp    `yaml:"waiting"` // pull requests waiting
+	Stream     string `yaml:"stream"`
+	Name       string `yaml:"name"`
+	Absent     bool   `yaml:"absent"`
+	Pull       *bool  `yaml:"pull"`
+	Ack        string `yaml:"ack"` // explicit, all, none
+	Filter     string `yaml:"filter"`
+	AckWait    Cmp    `yaml:"ack_wait"`
+	MaxDeliver Cmp    `yaml:"max_deliver"`
+	AckFloor   Cmp    `yaml:"ack_floor"` // stream sequence
+	// Acked counts the deliveries acknowledged: the ack floor's consumer
+	// sequence. Unlike the stream sequences it only grows with what the
+	// consumer really handed out, so a consumer that skipped everything
+	// (a filter fixed after a pull) has acked 0.
+	Acked       Cmp `yaml:"acked"`
+	Delivered   Cmp `yaml:"delivered"` // stream sequence of the last delivery
+	Pending     Cmp `yaml:"pending"`   // not yet delivered
+	AckPending  Cmp `yaml:"ack_pending"`
+	Redelivered Cmp `yaml:"redelivered"`
+	Waiting     Cmp `yaml:"waiting"` // pull requests waiting
 	// ExtraDeliveries counts deliveries beyond the first of each message
 	// (the consumer sequence minus the stream sequence delivered last):
 	// redeliveries, even after they were acknowledged. It is exact for an
@@ -176,6 +185,8 @@ func (c Check) validate() error {
 	switch {
 	case c.Subscriptions != nil && (c.Subscriptions.Subject == "") == (c.Subscriptions.Matches == ""):
 		return fmt.Errorf("subscriptions needs subject or matches (one of them)")
+	case c.Subscriptions != nil && c.Subscriptions.Others.Set() && c.Subscriptions.Queue == nil:
+		return fmt.Errorf("subscriptions others needs a queue: the group the others are outside")
 	case c.Unheard != nil && c.Unheard.Subject == "":
 		return fmt.Errorf("unheard needs a subject")
 	case c.Stream != nil && c.Stream.Name == "":

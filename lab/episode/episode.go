@@ -49,12 +49,42 @@ type Start struct {
 
 // Step is one thing to do in an episode.
 type Step struct {
-	Title string   `yaml:"title"`
-	Try   []string `yaml:"try"`  // commands to type, in order
-	Hint  string   `yaml:"hint"` // what to do when stuck
+	Title string `yaml:"title"`
+	// Try lists commands to type, in order. In an exercise where the
+	// learner must find the fault, they are ways to look, not the fix.
+	Try []string `yaml:"try"`
+	// Hints say what to do when stuck, in stages: each hint the learner
+	// asks for shows the next one (a nudge, then more, then the answer).
+	// One plain string is a single stage.
+	Hints Hints `yaml:"hint"`
+	// NotYet, if set, is what the learner sees while the step is not done,
+	// instead of the check's own words, which may name the very fault an
+	// exercise asks them to find. The check's words come back once every
+	// hint stage has been shown.
+	NotYet string `yaml:"not_yet"`
 	// Check is what the broker's state must show for the step to be done:
 	// every entry must hold.
 	Check []Check `yaml:"check"`
+}
+
+// Hints are a step's hint stages, first to last.
+type Hints []string
+
+// UnmarshalYAML reads one hint (a string) or several stages (a list).
+func (h *Hints) UnmarshalYAML(n *yaml.Node) error {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		*h = Hints{n.Value}
+		return nil
+	case yaml.SequenceNode:
+		var list []string
+		if err := n.Decode(&list); err != nil {
+			return err
+		}
+		*h = list
+		return nil
+	}
+	return fmt.Errorf("line %d: a hint is a string, or a list of stages", n.Line)
 }
 
 // Catalog is every episode, in order.
@@ -196,8 +226,13 @@ func (e *Episode) validate() error {
 		return fmt.Errorf("has no steps")
 	}
 	for i, s := range e.Steps {
-		if s.Title == "" || s.Hint == "" || len(s.Try) == 0 {
+		if s.Title == "" || len(s.Hints) == 0 || len(s.Try) == 0 {
 			return fmt.Errorf("step %d needs a title, a hint and something to try", i+1)
+		}
+		for j, h := range s.Hints {
+			if strings.TrimSpace(h) == "" {
+				return fmt.Errorf("step %d (%s): hint stage %d is empty", i+1, s.Title, j+1)
+			}
 		}
 		if len(s.Check) == 0 {
 			return fmt.Errorf("step %d (%s) has no check", i+1, s.Title)

@@ -100,8 +100,8 @@ func (s *snapshot) checkSubs(c *SubsCheck) (bool, string) {
 		return false, "the server is not running right now"
 	}
 	subs := s.clientSubs()
-	var n int64
-	var on []string
+	var n, outside int64
+	var on, strays []string
 	others := map[string]int64{}
 	for _, sd := range subs {
 		if strings.HasPrefix(sd.Subject, "_INBOX.") {
@@ -116,15 +116,27 @@ func (s *snapshot) checkSubs(c *SubsCheck) (bool, string) {
 			on = append(on, describeSub(sd.Subject, sd.Queue))
 			continue
 		}
+		if match {
+			outside++
+			strays = append(strays, describeSub(sd.Subject, sd.Queue))
+		}
 		others[describeSub(sd.Subject, sd.Queue)]++
 	}
 	want := c.Count.Or(">=1")
-	if want.Holds(n) {
+	if want.Holds(n) && c.Others.Holds(outside) {
 		return true, ""
 	}
 	what := c.Subject
 	if c.Matches != "" {
 		what = c.Matches
+	}
+	if want.Holds(n) {
+		sort.Strings(strays)
+		group := "no queue group"
+		if c.Queue != nil && *c.Queue != "" {
+			group = "queue group " + *c.Queue
+		}
+		return false, fmt.Sprintf("%s on %s outside %s (%s), wants %s: each gets its own copy of every message", text.Count(outside, "subscription", "subscriptions"), what, group, strings.Join(strays, "; "), c.Others.Want())
 	}
 	var why string
 	switch {
@@ -189,16 +201,21 @@ func (rc *ReceivedCheck) measure(v subscriberView) int64 {
 
 func (rc *ReceivedCheck) tally(view []subscriberView, prev mark) tally {
 	t := tally{subjects: map[string]bool{}, outsiders: map[string]int64{}}
+	base := rc.fixed(view)
 	for _, v := range view {
 		if rc.Filter != "" && v.filter != rc.Filter {
 			continue
 		}
-		n := rc.measure(v)
+		n, before := rc.measure(v), int64(0)
 		if rc.Since {
 			if p, ok := prev.views[v.id]; ok {
-				n -= rc.measure(p)
+				before = rc.measure(p)
 			}
 		}
+		if b, ok := base[v.id]; ok {
+			before = max(before, rc.measure(b))
+		}
+		n -= before
 		if rc.Queue != "" && v.queue != rc.Queue {
 			if n > 0 {
 				t.outsiders[describeSub(v.filter, v.queue)] += n
@@ -216,6 +233,28 @@ func (rc *ReceivedCheck) tally(view []subscriberView, prev mark) tally {
 		}
 	}
 	return t
+}
+
+// fixed is, for an exclusive check, what every subscriber had received
+// when the last subscriber outside the queue group stopped: the moment the
+// learner fixed a stray group. Counting starts there, so what a stopped
+// stray got earlier no longer holds the step back. nil when no outsider
+// has stopped.
+func (rc *ReceivedCheck) fixed(view []subscriberView) map[*subscriber]subscriberView {
+	if !rc.Exclusive {
+		return nil
+	}
+	var base map[*subscriber]subscriberView
+	var latest uint64
+	for _, v := range view {
+		if (rc.Filter != "" && v.filter != rc.Filter) || v.queue == rc.Queue {
+			continue
+		}
+		if v.ended > latest {
+			latest, base = v.ended, v.endViews
+		}
+	}
+	return base
 }
 
 func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
@@ -526,6 +565,7 @@ func (s *snapshot) checkConsumer(c *ConsumerCheck) (bool, string) {
 		{c.AckWait, int64(cfg.AckWait), "waits %s for an ack", ""},
 		{c.MaxDeliver, int64(cfg.MaxDeliver), "delivers a message at most %s (-1 is no limit)", "time"},
 		{c.AckFloor, int64(info.AckFloor.Stream), "has its ack floor at stream sequence %s", ""},
+		{c.Acked, int64(info.AckFloor.Consumer), "has acknowledged %s", "delivery"},
 		{c.Delivered, int64(info.Delivered.Stream), "last delivered stream sequence %s", ""},
 		{c.Pending, int64(info.NumPending), "has %s not yet delivered", "message"},
 		{c.AckPending, int64(info.NumAckPending), "has %s delivered and not yet acknowledged", "message"},
@@ -537,11 +577,44 @@ func (s *snapshot) checkConsumer(c *ConsumerCheck) (bool, string) {
 		if why := n.fails(name); why != "" {
 			if dead := s.filterMatchesNothing(c.Stream, filters); dead != "" {
 				why += "; " + dead
+			} else if past := s.movedPast(info, filters); past != "" {
+				why += "; " + past
 			}
 			return false, why
 		}
 	}
 	return true, ""
+}
+
+// movedPast says so when a consumer that delivers everything has nothing
+// pending, yet the stream holds messages its filter matches that it never
+// delivered: it moved past them while its filter matched nothing, and
+// changing a filter does not rewind a consumer (nats-server#7268).
+func (s *snapshot) movedPast(ci *jetstream.ConsumerInfo, filters []string) string {
+	if ci.NumPending != 0 || len(filters) == 0 || ci.Config.DeliverPolicy != jetstream.DeliverAllPolicy {
+		return ""
+	}
+	info, _ := s.stream(ci.Stream)
+	if info == nil || info.State.LastSeq <= ci.Delivered.Stream {
+		return ""
+	}
+	var n int64
+	s.storedMessages(info, func(m *jetstream.RawStreamMsg) {
+		if m.Sequence <= ci.Delivered.Stream {
+			return
+		}
+		for _, f := range filters {
+			if server.SubjectMatchesFilter(m.Subject, f) {
+				n++
+				return
+			}
+		}
+	})
+	if n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("stream %s holds %s on %s that it never delivered and never will: it moved past them while its filter matched nothing, and changing a filter does not rewind a consumer (remove it and add it again)",
+		ci.Stream, text.Count(n, "message", "messages"), strings.Join(filters, ", "))
 }
 
 // filterMatchesNothing says so when a consumer's filters match none of the

@@ -1,10 +1,8 @@
 package episode
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -46,71 +44,11 @@ func runLesson(t *testing.T, srv *broker.Server, prog *Progress, id string, scri
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out, errb syncBuf
-	rep, err := RunScript(ctx, catalog(), id, HeadlessOptions{Deployment: srv, Progress: prog}, lazyLines(script, srv), &out, &errb)
+	rep, err := RunScript(ctx, catalog(), id, HeadlessOptions{Deployment: srv, Progress: prog}, strings.NewReader(script), &out, &errb)
 	if err != nil {
 		t.Fatalf("lesson %s: %v\nstdout:\n%s\nstderr:\n%s", id, err, out.String(), errb.String())
 	}
 	return rep, out.String() + errb.String()
-}
-
-// lazyLines hands the script to the runner one line per Read, replacing
-// {{stopped}} with the node that is down when the line is reached, and
-// {{follower ORDERS}} with a node that does not lead ORDERS: which node
-// leads a stream is the cluster's choice.
-func lazyLines(script string, srv *broker.Server) *lineReader {
-	sc := bufio.NewScanner(strings.NewReader(script))
-	var lines []string
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	return &lineReader{lines: lines, srv: srv}
-}
-
-type lineReader struct {
-	lines   []string
-	srv     *broker.Server
-	pending []byte
-}
-
-func (r *lineReader) Read(p []byte) (int, error) {
-	if len(r.pending) == 0 {
-		if len(r.lines) == 0 {
-			return 0, io.EOF
-		}
-		line := r.lines[0]
-		r.lines = r.lines[1:]
-		if strings.Contains(line, "{{stopped}}") {
-			line = strings.ReplaceAll(line, "{{stopped}}", stoppedNode(r.srv))
-		}
-		if strings.Contains(line, "{{follower ORDERS}}") {
-			line = strings.ReplaceAll(line, "{{follower ORDERS}}", followerNode(r.srv, "ORDERS"))
-		}
-		r.pending = []byte(line + "\n")
-	}
-	n := copy(p, r.pending)
-	r.pending = r.pending[n:]
-	return n, nil
-}
-
-// followerNode names a node that does not lead stream.
-func followerNode(srv *broker.Server, stream string) string {
-	leader := srv.StreamLeader(stream)
-	for _, n := range broker.NodeNames {
-		if n != leader {
-			return n
-		}
-	}
-	return "none"
-}
-
-// stoppedNode names the cluster node that is down.
-func stoppedNode(srv *broker.Server) string {
-	for _, n := range srv.Nodes() {
-		if !n.Running {
-			return n.Name
-		}
-	}
-	return "none-is-stopped"
 }
 
 // solutions lists testdata/solutions/*.txt by episode ID.
@@ -139,9 +77,9 @@ type wrongSolution struct {
 
 // wrongSolutions reads testdata/wrong/ID-what.txt files; the first line is
 // "# want: ✗ Step title: why".
-func wrongSolutions(t *testing.T) []wrongSolution {
+func wrongSolutions(t *testing.T, dir string) []wrongSolution {
 	t.Helper()
-	files, err := filepath.Glob("testdata/wrong/*.txt")
+	files, err := filepath.Glob(filepath.Join(dir, "*.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,14 +126,4 @@ func splitLines(s string) []string {
 		}
 	}
 	return out
-}
-
-// serverFor starts what an episode needs: the three-node cluster for
-// replicas, else a single server.
-func serverFor(t *testing.T, ep *Episode) *broker.Server {
-	t.Helper()
-	if ep.Needs.Cluster > 1 {
-		return brokertest.Start(t, brokertest.InProcessOnly(), brokertest.Clustered())
-	}
-	return newServer(t)
 }

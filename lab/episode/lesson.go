@@ -66,6 +66,8 @@ type Lesson struct {
 	lastJS   bool
 	lastWhy  string
 	complete bool
+	hints    []int // per step: how many hint stages the learner has seen
+	asked    int   // hints asked for in this lesson
 
 	checkerBoot       string // the server the checker's connection was last seen on
 	checkerReconnects uint64
@@ -88,6 +90,7 @@ func Begin(ctx context.Context, env Env, ep *Episode, fresh bool) (*Lesson, erro
 	l := &Lesson{ep: ep, env: env, obs: newObservations(env.Session), replays: map[string]bool{}}
 	l.done = make([]bool, len(ep.Steps))
 	l.marks = make([]mark, len(ep.Steps))
+	l.hints = make([]int, len(ep.Steps))
 	var prog EpisodeProgress
 	if env.Progress != nil {
 		prog = env.Progress.Get(ep.ID)
@@ -231,7 +234,9 @@ func (l *Lesson) Reset(ctx context.Context) error {
 	for i := range l.done {
 		l.done[i] = false
 		l.marks[i] = mark{}
+		l.hints[i] = 0
 	}
+	l.asked = 0
 	l.replays = map[string]bool{}
 	l.complete = false
 	l.lastJS = l.ep.Start.JetStream
@@ -252,16 +257,22 @@ func (l *Lesson) Episode() *Episode { return l.ep }
 // Observe takes the session's events: what the lab's subscribers received.
 func (l *Lesson) Observe(ev command.Event) { l.obs.event(ev) }
 
-// Hint is the hint of the step to do next, or "" when all are done.
-func (l *Lesson) Hint() string {
+// TakeHint shows the next hint stage of the step to do next, counts it,
+// and returns the report with that stage in it. Once every stage has been
+// shown, asking again shows the last one again (and still counts: the
+// instructor's table wants to know who is stuck). A complete lesson has
+// no hint: ok is false.
+func (l *Lesson) TakeHint() (r Report, ok bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for i, d := range l.done {
-		if !d {
-			return l.ep.Steps[i].Hint
-		}
+	r = l.reportLocked()
+	if r.Complete {
+		return r, false
 	}
-	return ""
+	i := r.Current
+	l.hints[i] = min(l.hints[i]+1, len(l.ep.Steps[i].Hints))
+	l.asked++
+	return l.reportLocked(), true
 }
 
 // StepState is one step as the learner sees it.
@@ -269,8 +280,13 @@ type StepState struct {
 	Title string
 	Done  bool
 	// Why says, for the step to do next, what the broker's state still
-	// lacks (e.g. "stream EVENTS captures evts.>, not events.>").
+	// lacks (e.g. "stream EVENTS captures evts.>, not events.>"), or the
+	// step's NotYet while it hides the check's words.
 	Why string
+	// Hints are the hint stages shown so far for the step to do next;
+	// Stages is how many it has.
+	Hints  []string
+	Stages int
 }
 
 // Report is a lesson's steps after an evaluation.
@@ -282,6 +298,9 @@ type Report struct {
 	Current  int  // the step to do next; len(Steps) when all are done
 	Complete bool // every step is done
 	Changed  bool // this evaluation ticked a step
+	// HintsAsked counts the hints asked for since the lesson opened (or
+	// was reset).
+	HintsAsked int
 }
 
 // Evaluate reads the broker's state and ticks, in order, every step it
@@ -372,7 +391,7 @@ func (l *Lesson) Report() Report {
 }
 
 func (l *Lesson) reportLocked() Report {
-	r := Report{ID: l.ep.ID, Title: l.ep.Title, Current: len(l.ep.Steps)}
+	r := Report{ID: l.ep.ID, Title: l.ep.Title, Current: len(l.ep.Steps), HintsAsked: l.asked}
 	for i, st := range l.ep.Steps {
 		s := StepState{Title: st.Title, Done: l.done[i]}
 		if s.Done {
@@ -380,6 +399,12 @@ func (l *Lesson) reportLocked() Report {
 		} else if r.Current == len(l.ep.Steps) {
 			r.Current = i
 			s.Why = l.lastWhy
+			shown := l.hints[i]
+			if st.NotYet != "" && s.Why != "" && shown < len(st.Hints) {
+				s.Why = st.NotYet
+			}
+			s.Hints = append([]string(nil), st.Hints[:shown]...)
+			s.Stages = len(st.Hints)
 		}
 		r.Steps = append(r.Steps, s)
 	}

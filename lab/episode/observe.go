@@ -26,6 +26,12 @@ type subscriber struct {
 	subjects      map[string]int64           // events view: per message subject
 	seqs          map[string]map[uint64]bool // events view: stream → sequences delivered
 	fromStream    map[string]int64           // events view: stream → messages
+	// ended numbers the moment the subscription went away (0 while it
+	// runs): ends are numbered in order, so the latest is the largest.
+	// endViews are every subscriber of the same view at that moment, so a
+	// check can count what came after it.
+	ended    uint64
+	endViews map[*subscriber]subscriberView
 }
 
 func newSubscriber(filter, queue string) *subscriber {
@@ -54,6 +60,7 @@ type observations struct {
 	order []*subscriber // server-side subscriptions, in order first seen
 
 	advisories map[string]int64 // "EVENT stream consumer" → count
+	ends       uint64           // subscriptions ended so far
 
 	unheard map[string]*unheardCounter
 }
@@ -87,6 +94,9 @@ func (o *observations) event(ev command.Event) {
 	case command.JobStarted:
 		o.jobs[ev.Job] = nil // made on its first message, when its subject is known
 	case command.JobEnded:
+		if sub := o.jobs[ev.Job]; sub != nil {
+			o.endLocked(sub, o.lab)
+		}
 		delete(o.jobs, ev.Job)
 	case command.Received:
 		sub := o.jobs[ev.Job]
@@ -123,6 +133,7 @@ func (o *observations) event(ev command.Event) {
 func (o *observations) sampleSubs(boot string, subs []server.SubDetail) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	present := make(map[*subscriber]bool, len(subs))
 	for _, sd := range subs {
 		k := subKey{boot, sd.Cid, sd.Sid}
 		sub := o.seen[k]
@@ -134,6 +145,26 @@ func (o *observations) sampleSubs(boot string, subs []server.SubDetail) {
 		if sd.Msgs > sub.count {
 			sub.count = sd.Msgs
 		}
+		present[sub] = true
+	}
+	for _, sub := range o.order {
+		if sub.ended == 0 && !present[sub] {
+			o.endLocked(sub, o.order)
+		}
+	}
+}
+
+// endLocked marks sub as gone, remembering what every subscriber of its
+// view had received then. o.mu is held.
+func (o *observations) endLocked(sub *subscriber, view []*subscriber) {
+	if sub.ended != 0 {
+		return
+	}
+	o.ends++
+	sub.ended = o.ends
+	sub.endViews = make(map[*subscriber]subscriberView, len(view))
+	for _, s := range view {
+		sub.endViews[s] = s.view()
 	}
 }
 
@@ -180,6 +211,8 @@ func (o *observations) views() (lab, server []subscriberView) {
 type subscriberView struct {
 	id            *subscriber
 	filter, queue string
+	ended         uint64
+	endViews      map[*subscriber]subscriberView // read only
 	count         int64
 	subjects      map[string]int64
 	seqs          map[string]map[uint64]bool
@@ -187,7 +220,7 @@ type subscriberView struct {
 }
 
 func (s *subscriber) view() subscriberView {
-	v := subscriberView{id: s, filter: s.filter, queue: s.queue, count: s.count,
+	v := subscriberView{id: s, filter: s.filter, queue: s.queue, ended: s.ended, endViews: s.endViews, count: s.count,
 		subjects: make(map[string]int64, len(s.subjects)), seqs: map[string]map[uint64]bool{}, fromStream: map[string]int64{}}
 	for k, n := range s.subjects {
 		v.subjects[k] = n

@@ -2,6 +2,7 @@ package episode
 
 import (
 	"context"
+	"io"
 	"os/exec"
 	"strings"
 	"sync/atomic"
@@ -74,6 +75,19 @@ func (l *lab) must(line string, want ...string) string {
 		}
 	}
 	return out
+}
+
+// bg starts line as a background job, as a trailing & does, and waits
+// until it is in place.
+func (l *lab) bg(line string) {
+	l.t.Helper()
+	j := l.s.Start(context.Background(), line, io.Discard, io.Discard)
+	l.t.Cleanup(j.Stop)
+	select {
+	case <-j.Ready():
+	case <-time.After(5 * time.Second):
+		l.t.Fatalf("%s is not in place after 5s", line)
+	}
 }
 
 func (l *lab) report() Report {
@@ -214,5 +228,47 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// A troubleshooting step does not name its fault: its "not yet" is the
+// step's own words, its hints come one stage per hint (a nudge, more, the
+// answer), each counted; once every stage was shown the check's words come
+// back too. Setup jobs are numbered as the hints say: stop 3 stops the
+// worker in the misspelt group.
+func TestHintsComeInStagesAndHideTheFault(t *testing.T) {
+	l := newLab(t, newServer(t))
+	out := l.must("lesson troubleshooting", "▸ Make requests to prices.quote get an answer", "not yet: a request to prices.quote has not been answered yet")
+	for _, leak := range []string{"price.quote", "reply prices.quote"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("the lesson's status gives the fault away (%q):\n%s", leak, out)
+		}
+	}
+	first := l.must("hint", "Hint 1 of 3:", "(hint again for more)")
+	if strings.Contains(first, "Hint 2 of 3") || strings.Contains(first, "price.quote") {
+		t.Errorf("the first hint shows more than its stage:\n%s", first)
+	}
+	l.must("hint", "Hint 1 of 3:", "Hint 2 of 3:", "(hint again for the answer)")
+	third := l.must("hint", "Hint 3 of 3:", `reply prices.quote "42.00" &`)
+	if !strings.Contains(third, "Not yet: nothing subscribes to prices.quote") {
+		t.Errorf("with every stage shown, the check's own words come back:\n%s", third)
+	}
+	if r := l.report(); r.HintsAsked != 3 || len(r.Steps[0].Hints) != 3 || r.Steps[0].Stages != 3 {
+		t.Fatalf("three hints asked, three stages shown: %+v", r)
+	}
+	l.bg(`reply prices.quote "42.00"`)
+	l.must(`request prices.quote ""`)
+	if r := l.report(); r.Done != 1 || len(r.Steps[1].Hints) != 0 {
+		t.Fatalf("step 1 done, and step 2 starts with no hint shown: %+v", r)
+	}
+	l.must("jobs", "[3] sub work --queue pol")
+	l.must("stop 3", "[3] stopped: sub work --queue pol")
+	l.bg("sub work --queue pool")
+	if r := l.report(); r.Done != 2 {
+		t.Fatalf("stop 3 stopped the stray worker, so step 2 is done: %+v", r)
+	}
+	l.must("lesson reset")
+	if r := l.report(); r.HintsAsked != 0 {
+		t.Errorf("a reset forgets the hints: %+v", r)
 	}
 }

@@ -14,9 +14,11 @@ import (
 func (t *Tutor) Verbs() []command.Verb {
 	vs := []command.Verb{
 		{Name: "lessons", Usage: "lessons", Summary: "List the lessons and how far you got in each", Run: t.runLessons},
-		{Name: "lesson", Usage: "lesson [ID|reset|leave]", Summary: "Show the open lesson's steps, open lesson ID, start it over (reset) or go back to the sandbox (leave)", Run: t.runLesson, Complete: t.completeLesson},
-		{Name: "next", Usage: "next", Summary: "Open the next lesson", Run: func(c *command.Call, args []string) error { return t.runStep(c, args, +1) }},
-		{Name: "prev", Usage: "prev", Summary: "Open the previous lesson", Run: func(c *command.Call, args []string) error { return t.runStep(c, args, -1) }},
+		// The verbs that open a lesson take no job number, so its setup's
+		// jobs are numbered alike however it was opened.
+		{Name: "lesson", Usage: "lesson [ID|reset|leave]", Summary: "Show the open lesson's steps, open lesson ID, start it over (reset) or go back to the sandbox (leave)", Run: t.runLesson, Complete: t.completeLesson, Unnumbered: true},
+		{Name: "next", Usage: "next", Summary: "Open the next lesson", Run: func(c *command.Call, args []string) error { return t.runStep(c, args, +1) }, Unnumbered: true},
+		{Name: "prev", Usage: "prev", Summary: "Open the previous lesson", Run: func(c *command.Call, args []string) error { return t.runStep(c, args, -1) }, Unnumbered: true},
 		{Name: "hint", Usage: "hint", Summary: "Explain the step to do next and what to type", Run: t.runHint},
 	}
 	return append(vs, ScriptVerbs()...)
@@ -101,7 +103,10 @@ func (t *Tutor) runHint(c *command.Call, args []string) error {
 	if l == nil {
 		return errNoLesson
 	}
-	WriteHint(c.Out, l.ep, l.Evaluate(c.Ctx))
+	t.Evaluate(c.Ctx)
+	r, _ := l.TakeHint()
+	WriteHint(c.Out, l.ep, r)
+	go t.changed() // the pane shows the stage too
 	return nil
 }
 
@@ -131,20 +136,31 @@ func WriteStatus(w io.Writer, ep *Episode, r Report) {
 	fmt.Fprintf(w, "%d/%d steps done · hint explains the next · lesson reset starts over\n", r.Done, len(r.Steps))
 }
 
-// WriteHint prints the hint for the step to do next.
+// WriteHint prints the hint stages shown so far for the step to do next
+// (the newest last), what the step still lacks, and the commands to try.
 func WriteHint(w io.Writer, ep *Episode, r Report) {
 	if r.Complete {
 		fmt.Fprintln(w, "Every step of this lesson is done: next opens the next lesson.")
 		return
 	}
-	st := ep.Steps[r.Current]
+	st, state := ep.Steps[r.Current], r.Steps[r.Current]
 	fmt.Fprintf(w, "Step %d: %s\n", r.Current+1, st.Title)
-	fmt.Fprintln(w, strings.TrimSpace(st.Hint))
-	if why := r.Steps[r.Current].Why; why != "" {
-		fmt.Fprintf(w, "Not yet: %s\n", why)
+	for i, h := range state.Hints {
+		h = strings.Join(strings.Fields(h), " ")
+		if state.Stages > 1 {
+			fmt.Fprintf(w, "Hint %d of %d: %s\n", i+1, state.Stages, h)
+			continue
+		}
+		fmt.Fprintln(w, h)
+	}
+	if state.Why != "" {
+		fmt.Fprintf(w, "Not yet: %s\n", state.Why)
 	}
 	fmt.Fprintln(w, "Try:")
 	for _, try := range st.Try {
 		fmt.Fprintf(w, "  %s\n", try)
+	}
+	if n := len(state.Hints); n < state.Stages {
+		fmt.Fprintf(w, "(hint again for %s)\n", map[bool]string{true: "the answer", false: "more"}[n == state.Stages-1])
 	}
 }

@@ -1,0 +1,249 @@
+package episode
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"natslab/broker/brokertest"
+)
+
+// The tests of what learners type run the natslab binary, the way a learner
+// (or CI) runs a script against a lesson: `natslab run [--cluster 3]
+// --lesson ID FILE`, with a fresh store of its own. What they check is what
+// that command prints and its exit status.
+
+// binaryRun is one run of the binary: what it printed and its exit status.
+type binaryRun struct {
+	out  string // stdout then stderr
+	code int
+}
+
+// runBinary runs script in lesson id through the natslab binary. With
+// explain, the lab's notes are printed too (on stderr). A script line with
+// {{follower STREAM}} is typed once the binary has said which node leads
+// STREAM: which one does is the cluster's choice.
+func runBinary(t *testing.T, id, script string, explain bool) binaryRun {
+	t.Helper()
+	ep, ok := catalog().Get(id)
+	if !ok {
+		t.Fatalf("no lesson %s", id)
+	}
+	args := []string{"run", "--store", t.TempDir(), "--listen", "none", "--lesson", id}
+	if ep.Needs.Cluster > 1 {
+		args = append(args, "--cluster", fmt.Sprint(ep.Needs.Cluster))
+	}
+	if explain {
+		args = append(args, "--explain")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if strings.Contains(script, "{{follower ") {
+		return runInteractive(t, ctx, args, script)
+	}
+	file := filepath.Join(t.TempDir(), id+".txt")
+	if err := os.WriteFile(file, []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(ctx, brokertest.Build(t, "natslab"), append(args, file)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	return finish(t, cmd.Run(), stdout.String()+stderr.String())
+}
+
+func finish(t *testing.T, err error, out string) binaryRun {
+	t.Helper()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return binaryRun{out: out}
+	case errors.As(err, &exit):
+		return binaryRun{out: out, code: exit.ExitCode()}
+	}
+	t.Fatalf("natslab run: %v\n%s", err, out)
+	return binaryRun{}
+}
+
+// leaderOf finds the leader in stream info --json, which the scripts
+// themselves never ask for: the first such line answers the probe.
+var leaderOf = regexp.MustCompile(`^\s+"leader": "(n\d)"`)
+
+// runInteractive feeds the script to the binary on its standard input;
+// before a line naming {{follower STREAM}} it asks stream info STREAM
+// --json and waits for the leader's name.
+func runInteractive(t *testing.T, ctx context.Context, args []string, script string) binaryRun {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, brokertest.Build(t, "natslab"), append(args, "-")...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr, pw := io.Pipe()
+	var mu sync.Mutex
+	var all bytes.Buffer
+	lines := make(chan string, 256)
+	cmd.Stdout = io.MultiWriter(pw, lockedBuf{&mu, &all})
+	var stderr bytes.Buffer
+	cmd.Stderr = lockedBuf{&mu, &stderr}
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	follower := regexp.MustCompile(`\{\{follower (\w+)\}\}`)
+	for _, line := range strings.Split(script, "\n") {
+		if m := follower.FindStringSubmatch(line); m != nil {
+			fmt.Fprintf(stdin, "stream info %s --json\n", m[1])
+			leader := ""
+			for leader == "" {
+				l, ok := <-lines
+				if !ok {
+					t.Fatalf("the binary ended before saying who leads %s", m[1])
+				}
+				if lm := leaderOf.FindStringSubmatch(l); lm != nil {
+					leader = lm[1]
+				}
+			}
+			other := map[string]string{"n1": "n2", "n2": "n3", "n3": "n1"}[leader]
+			line = strings.ReplaceAll(line, m[0], other)
+		}
+		fmt.Fprintln(stdin, line)
+	}
+	stdin.Close()
+	go func() {
+		for range lines {
+		}
+	}()
+	err = cmd.Wait()
+	pw.Close()
+	mu.Lock()
+	defer mu.Unlock()
+	return finish(t, err, all.String()+stderr.String())
+}
+
+type lockedBuf struct {
+	mu *sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (l lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// summary is the run's last line for a lesson: "lesson ID: N/M steps done".
+func summaryLine(id string, steps int) string {
+	return fmt.Sprintf("lesson %s: %d/%d steps done", id, steps, steps)
+}
+
+// Every episode is completable: its solution in testdata/solutions, run
+// through the binary as a learner runs it, ticks every step and exits 0.
+func TestEverySolutionCompletesItsLesson(t *testing.T) {
+	sols := solutions(t)
+	for _, ep := range catalog().Episodes {
+		t.Run(ep.ID, func(t *testing.T) {
+			t.Parallel()
+			script, ok := sols[ep.ID]
+			if !ok {
+				t.Fatalf("no testdata/solutions/%s.txt", ep.ID)
+			}
+			r := runBinary(t, ep.ID, script, false)
+			if r.code != 0 || !strings.Contains(r.out, summaryLine(ep.ID, len(ep.Steps))) {
+				t.Fatalf("lesson %s not complete (exit %d):\n%s", ep.ID, r.code, r.out)
+			}
+		})
+	}
+}
+
+// A wrong solution never completes its lesson: the binary exits 1, and
+// the failing step says what the broker's state lacks.
+func TestWrongSolutionsFailAndSayWhy(t *testing.T) {
+	for _, w := range wrongSolutions(t, "testdata/wrong") {
+		t.Run(w.name, func(t *testing.T) {
+			t.Parallel()
+			r := runBinary(t, w.id, w.script, false)
+			if r.code != 1 {
+				t.Fatalf("a wrong solution of lesson %s exited %d:\n%s", w.id, r.code, r.out)
+			}
+			if !strings.Contains(r.out, w.want) {
+				t.Errorf("want a line with\n  %s\ngot:\n%s", w.want, reportLines(r.out))
+			}
+		})
+	}
+}
+
+// A dead end is a mistake the lesson warns about (or invites), played
+// until the step is stuck, then the recovery the step's hints lead to,
+// then the rest of the lesson: testdata/deadends/ID-what.txt holds the
+// wrong path, a line "# recover", the recovery, and optionally a line
+// "# then" and the later steps. The wrong path alone must leave the step
+// undone, saying the # want: line; the whole script must complete the
+// lesson; and each line of the recovery must be found in the stuck step's
+// hints (a job number as N), so that the hints really lead there.
+func TestDeadEndsRecoverAsTheHintsSay(t *testing.T) {
+	for _, w := range wrongSolutions(t, "testdata/deadends") {
+		t.Run(w.name, func(t *testing.T) {
+			t.Parallel()
+			wrong, recovery, ok := strings.Cut(w.script, "\n# recover\n")
+			if !ok {
+				t.Fatalf("%s has no line # recover", w.name)
+			}
+			recovery, _, _ = strings.Cut(recovery, "\n# then\n")
+			ep, _ := catalog().Get(w.id)
+			title := strings.TrimPrefix(w.want, "✗ ")
+			title, _, _ = strings.Cut(title, ":")
+			step := -1
+			for i, s := range ep.Steps {
+				if s.Title == title {
+					step = i
+				}
+			}
+			if step < 0 {
+				t.Fatalf("the # want: line names no step of lesson %s: %q", w.id, title)
+			}
+			hints := normalHint(strings.Join(ep.Steps[step].Hints, " "))
+			for _, line := range splitLines(recovery) {
+				if strings.HasPrefix(line, "#") {
+					continue
+				}
+				if !strings.Contains(hints, normalHint(line)) {
+					t.Errorf("the recovery line %q is not in the hints of step %q:\n%s", line, title, hints)
+				}
+			}
+
+			r := runBinary(t, w.id, wrong, false)
+			if r.code != 1 || !strings.Contains(r.out, w.want) {
+				t.Fatalf("the wrong path should leave the step undone with\n  %s\ngot (exit %d):\n%s", w.want, r.code, reportLines(r.out))
+			}
+			r = runBinary(t, w.id, w.script, false)
+			if r.code != 0 || !strings.Contains(r.out, summaryLine(w.id, len(ep.Steps))) {
+				t.Fatalf("the recovery did not complete lesson %s (exit %d):\n%s", w.id, r.code, r.out)
+			}
+		})
+	}
+}
+
+var jobNumber = regexp.MustCompile(`\bstop \d+\b`)
+
+// normalHint is text with its spaces collapsed and job numbers as N: the
+// number a learner's job gets depends on what else they started.
+func normalHint(s string) string {
+	return jobNumber.ReplaceAllString(strings.Join(strings.Fields(s), " "), "stop N")
+}
