@@ -57,6 +57,9 @@ func RunScript(ctx context.Context, c *Catalog, id string, o HeadlessOptions, r 
 	lesson.Store(l)
 	check := func() {
 		settle(s)
+		if c := o.Deployment.Cluster(); c != nil {
+			broker.WaitFor(clusterSettle, func() bool { return replicated(c) })
+		}
 		l.Evaluate(ctx)
 	}
 	if _, err := script.RunEach(ctx, s, r, command.Streams{Out: stdout, Err: stderr, Note: o.Notes}, check); err != nil {
@@ -108,6 +111,50 @@ func settle(s *command.Session) {
 			last, quiet = n, 0
 		}
 	}
+}
+
+// clusterSettle bounds how long a check waits for a cluster's replicas to
+// be current.
+const clusterSettle = 5 * time.Second
+
+// replicated reports whether every replicated stream has a leader, a copy
+// on every running node it asks for, and each copy current: what a
+// stream just created or a node just returned reaches a heartbeat or so
+// after the command that caused it returned. A learner at the keyboard
+// sees the step tick on the next poll; a script checks only once per line.
+func replicated(c broker.Cluster) bool {
+	running := 0
+	streams := map[string]bool{}
+	for _, n := range c.Nodes() {
+		if !n.Running {
+			continue
+		}
+		running++
+		for _, r := range c.Copies(n.Name) {
+			if r.R > 1 {
+				streams[r.Stream] = true
+			}
+		}
+	}
+	for st := range streams {
+		copies, leader := 0, false
+		want := 0
+		for _, r := range c.Replicas(st) {
+			if r.Stream == "" {
+				continue
+			}
+			copies++
+			leader = leader || r.Leader
+			want = min(r.R, running)
+			if !r.Current {
+				return false
+			}
+		}
+		if !leader || copies < want {
+			return false
+		}
+	}
+	return true
 }
 
 // ScriptVerbs are the lab verbs a lesson's scripts may need beyond the
