@@ -77,6 +77,7 @@ type StreamCheck struct {
 	Absent            bool     `yaml:"absent"`
 	Subjects          []string `yaml:"subjects"` // the stream's subjects include each
 	Captures          string   `yaml:"captures"` // a message on this subject would be stored
+	Ignores           string   `yaml:"ignores"`  // a message on this subject would not be stored
 	Storage           string   `yaml:"storage"`
 	Retention         string   `yaml:"retention"`
 	Discard           string   `yaml:"discard"`

@@ -399,6 +399,13 @@ func (s *snapshot) checkStream(c *StreamCheck, prev mark) (bool, string) {
 			return false, fmt.Sprintf("%s captures %s, which does not include %s", name, listOr(cfg.Subjects, "no subjects"), c.Captures)
 		}
 	}
+	if c.Ignores != "" {
+		for _, have := range cfg.Subjects {
+			if server.SubjectMatchesFilter(c.Ignores, have) {
+				return false, fmt.Sprintf("%s still captures %s (its subjects: %s)", name, c.Ignores, strings.Join(cfg.Subjects, ", "))
+			}
+		}
+	}
 	if storage := strings.ToLower(cfg.Storage.String()); c.Storage != "" && storage != c.Storage {
 		return false, fmt.Sprintf("%s is stored in %s, not %s", name, storage, c.Storage)
 	}
@@ -651,9 +658,15 @@ func (s *snapshot) checkMessages(c *MessagesCheck) (bool, string) {
 	hk, hv, _ := strings.Cut(c.Header, ":")
 	hk, hv = strings.TrimSpace(hk), strings.TrimSpace(hv)
 	var n int64
+	otherCase := map[string]bool{} // header names that differ from hk only in case
 	s.storedMessages(info, func(m *jetstream.RawStreamMsg) {
 		if c.Subject != "" && !server.SubjectMatchesFilter(m.Subject, c.Subject) {
 			return
+		}
+		for name := range m.Header {
+			if hk != "" && name != hk && strings.EqualFold(name, hk) {
+				otherCase[name] = true
+			}
 		}
 		if hk != "" && m.Header.Get(hk) != hv {
 			return
@@ -671,7 +684,16 @@ func (s *snapshot) checkMessages(c *MessagesCheck) (bool, string) {
 	if hk != "" {
 		what += " with header " + hk + ": " + hv
 	}
-	return false, fmt.Sprintf("stream %s holds %d %s, wants %s", c.Stream, n, what, want.Want())
+	why = fmt.Sprintf("stream %s holds %d %s, wants %s", c.Stream, n, what, want.Want())
+	if len(otherCase) > 0 {
+		names := make([]string, 0, len(otherCase))
+		for name := range otherCase {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		why += fmt.Sprintf("; some carry %s instead, and header names are case-sensitive: to the stream that is another header", strings.Join(names, ", "))
+	}
+	return false, why
 }
 
 func (s *snapshot) checkReplayed(c *ReplayCheck) (bool, string) {

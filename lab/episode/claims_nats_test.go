@@ -1,0 +1,161 @@
+package episode
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"natslab/broker/brokertest"
+	"natslab/broker/command"
+)
+
+// Claims of the lesson texts that the lab's own commands cannot show,
+// played on a real nats-server with a plain client.
+
+// claimIn fails the test when lesson id no longer makes the claim.
+func claimIn(t *testing.T, id, claim string) {
+	t.Helper()
+	ep, ok := catalog().Get(id)
+	if !ok || !strings.Contains(collapse(ep.Lesson), collapse(claim)) {
+		t.Fatalf("lesson %s no longer says %q: update or remove this test", id, claim)
+	}
+}
+
+// startNATS runs a nats-server in the test, with opts changed by f.
+func startNATS(t *testing.T, f func(*server.Options)) *server.Server {
+	t.Helper()
+	opts := &server.Options{Host: "127.0.0.1", Port: -1, NoSigs: true, JetStream: true, StoreDir: t.TempDir()}
+	if f != nil {
+		f(opts)
+	}
+	s, err := server.NewServer(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		t.Fatal("nats-server did not start")
+	}
+	t.Cleanup(func() { s.Shutdown(); s.WaitForShutdown() })
+	return s
+}
+
+func connect(t *testing.T, s *server.Server, opts ...nats.Option) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(s.ClientURL(), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+func gets(t *testing.T, sub *nats.Subscription) bool {
+	t.Helper()
+	_, err := sub.NextMsg(200 * time.Millisecond)
+	if err != nil && !errors.Is(err, nats.ErrTimeout) {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
+// Wildcards are for subscribing: a publish to orders.* reaches no concrete
+// orders subject, and orders> is an ordinary subject of its own.
+func TestClaimWildcardsBelongToSubscriptions(t *testing.T) {
+	claimIn(t, "subjects", "publishing to `orders.*` does not reach `orders.us.created`")
+	claimIn(t, "subjects", "Only a whole token is a wildcard, so `orders>` is not a pattern at all, just an unusual subject name.")
+	s := startNATS(t, nil)
+	nc := connect(t, s)
+	concrete, _ := nc.SubscribeSync("orders.us.created")
+	literal, _ := nc.SubscribeSync("orders>")
+	if err := nc.Publish("orders.*", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	nc.Flush()
+	if gets(t, concrete) {
+		t.Error("a publish to orders.* reached orders.us.created")
+	}
+	if err := nc.Publish("orders.x", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Publish("orders>", []byte("y")); err != nil {
+		t.Fatalf("the server should accept orders> as a subject: %v", err)
+	}
+	nc.Flush()
+	m, err := literal.NextMsg(time.Second)
+	if err != nil || string(m.Data) != "y" {
+		t.Fatalf("orders> should receive exactly the publish to orders>: %v %v", m, err)
+	}
+	if gets(t, literal) {
+		t.Error("orders> matched another subject, as if it were a wildcard")
+	}
+}
+
+// nats reply joins the queue group NATS-RPLY-22 unless told otherwise;
+// plain subscribers on one subject each receive every request.
+func TestClaimReplyJoinsAQueueGroupPlainSubscribersDoNot(t *testing.T) {
+	claimIn(t, "request-reply", "`reply` joins a queue group (`NATS-RPLY-22`) unless you give it another with `--queue`.")
+	claimIn(t, "request-reply", "several plain subscribers would each receive every request")
+	srv := brokertest.Start(t, brokertest.InProcessOnly())
+	sess := command.NewSession(srv)
+	t.Cleanup(sess.Close)
+	j := sess.Start(context.Background(), "reply time now", io.Discard, io.Discard)
+	<-j.Ready()
+	sz, err := srv.Monitor().Subsz(&server.SubszOptions{Subscriptions: true, Test: "time"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, sd := range sz.Subs {
+		found = found || (sd.Subject == "time" && sd.Queue == "NATS-RPLY-22")
+	}
+	if !found {
+		t.Fatalf("reply's subscription should be in queue group NATS-RPLY-22: %+v", sz.Subs)
+	}
+
+	s := startNATS(t, nil)
+	a, b, client := connect(t, s), connect(t, s), connect(t, s)
+	subA, _ := a.SubscribeSync("prices")
+	subB, _ := b.SubscribeSync("prices")
+	a.Flush()
+	b.Flush()
+	if err := client.PublishRequest("prices", nats.NewInbox(), []byte("?")); err != nil {
+		t.Fatal(err)
+	}
+	client.Flush()
+	if !gets(t, subA) || !gets(t, subB) {
+		t.Fatal("each plain subscriber should receive the request")
+	}
+}
+
+// A timeout is not only a slow service: an answer the responder may not
+// publish (a permission) never comes back, and the client hears a timeout,
+// not "no responders".
+func TestClaimATimeoutMayBeALostAnswer(t *testing.T) {
+	claimIn(t, "request-reply", "or its answer may have been lost on the way back (a responder that is not allowed to publish to the client's inbox looks exactly the same)")
+	s := startNATS(t, func(o *server.Options) {
+		o.Users = []*server.User{
+			{Username: "client", Password: "c"},
+			{Username: "svc", Password: "s", Permissions: &server.Permissions{
+				Publish:   &server.SubjectPermission{Deny: []string{"_INBOX.>"}},
+				Subscribe: &server.SubjectPermission{Allow: []string{"time"}},
+			}},
+		}
+	})
+	svc := connect(t, s, nats.UserInfo("svc", "s"), nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))
+	if _, err := svc.Subscribe("time", func(m *nats.Msg) { _ = m.Respond([]byte("now")) }); err != nil {
+		t.Fatal(err)
+	}
+	svc.Flush()
+	client := connect(t, s, nats.UserInfo("client", "c"))
+	_, err := client.Request("time", nil, 500*time.Millisecond)
+	if !errors.Is(err, nats.ErrTimeout) {
+		t.Fatalf("want a timeout, got %v", err)
+	}
+}
