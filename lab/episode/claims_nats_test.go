@@ -22,7 +22,7 @@ import (
 func claimIn(t *testing.T, id, claim string) {
 	t.Helper()
 	ep, ok := catalog().Get(id)
-	if !ok || !strings.Contains(collapse(ep.Lesson), collapse(claim)) {
+	if !ok || !strings.Contains(collapse(ep.Text), collapse(claim)) {
 		t.Fatalf("lesson %s no longer says %q: update or remove this test", id, claim)
 	}
 }

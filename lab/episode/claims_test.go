@@ -49,7 +49,7 @@ func TestLessonClaimsHoldOnTheServer(t *testing.T) {
 			if !ok || claim == "" || len(expect)+len(expectNot) == 0 {
 				t.Fatalf("%s needs # lesson: ID (a lesson), # claim: and an # expect:", f)
 			}
-			if !strings.Contains(collapse(ep.Lesson), collapse(claim)) {
+			if !strings.Contains(collapse(ep.Text), collapse(claim)) {
 				t.Fatalf("lesson %s no longer says %q: update or remove %s", id, claim, f)
 			}
 			r := runBinary(t, id, string(raw), true)
