@@ -1,0 +1,171 @@
+package episode
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"natslab/broker"
+	"natslab/broker/brokertest"
+	"natslab/scenes"
+	_ "natslab/scenes/contrast"
+	"natslab/scenes/core"
+	"natslab/scenes/kit/kittest"
+	_ "natslab/scenes/reqreply"
+	retentionscene "natslab/scenes/retention"
+	"natslab/scenes/streamlog"
+)
+
+// A scene open beside a lesson is the lab's eyes, not the learner's: its
+// taps are real subscriptions and its apps real clients (the contrast
+// scene's core subscriber and durable consumer), but none of them ticks a
+// step or keeps one from ticking. Each script judges the same with its
+// episode's scene open: a solution completes its lesson, a wrong one fails
+// where its "# want: " line says, at a script's speed. The lessons restart
+// the server (their own store area): the scene comes through still at work.
+func TestLessonsJudgeTheSameWithTheirSceneOpen(t *testing.T) {
+	for _, c := range []struct {
+		scene   string
+		control []string // run on the scene before the script, as the lesson opens it
+		files   []string // under testdata
+		after   func(t *testing.T, h *sceneHarness)
+	}{
+		{scene: "contrast", control: []string{"mode", "core"},
+			files: []string{"solutions/offline-client.txt", "wrong/offline-client-online.txt"}},
+		{scene: "contrast", control: []string{"mode", "jetstream"},
+			files: []string{"solutions/first-stream.txt", "wrong/first-stream-no-replay.txt"}},
+		{scene: "contrast", control: []string{"mode", "jetstream", "wait"},
+			files: []string{"solutions/first-stream.txt", "wrong/first-stream-evts.txt", "wrong/first-stream-no-js.txt"}},
+		{scene: "hello", after: publishesStill,
+			files: []string{"solutions/hello.txt", "wrong/hello-still-listening.txt", "wrong/hello-typo.txt"}},
+		{scene: "wildcards", control: []string{"watch", "orders.>"}, after: publishesStill,
+			files: []string{"solutions/subjects.txt", "wrong/subjects-missing.txt", "wrong/subjects-star.txt"}},
+		{scene: "queue-groups", after: publishesStill,
+			files: []string{"solutions/queue-groups.txt", "wrong/queue-groups-double.txt", "wrong/queue-groups-typo.txt"}},
+		{scene: "request-reply", after: asksStill,
+			files: []string{"solutions/request-reply.txt", "wrong/request-reply-subject.txt"}},
+		{scene: "retention", after: showsStreamsStill,
+			files: []string{"solutions/retention.txt", "wrong/retention-limits-everywhere.txt", "wrong/retention-one-reader.txt"}},
+		{scene: "log", after: showsStreamsStill,
+			files: []string{
+				"solutions/stream-log.txt", "wrong/stream-log-memory.txt", "wrong/stream-log-uncaptured.txt",
+				"solutions/limits.txt", "wrong/limits-discard.txt", "wrong/limits-no-wait.txt",
+				"solutions/dedupe.txt", "wrong/dedupe-no-id.txt",
+				"solutions/restart.txt", "wrong/restart-memory.txt",
+			}},
+	} {
+		for _, file := range c.files {
+			name := c.scene + "/" + strings.Join(c.control, "-") + "/" + strings.TrimSuffix(filepath.Base(file), ".txt")
+			t.Run(name, func(t *testing.T) {
+				id, script, want := judgedScript(t, file)
+				srv := brokertest.Start(t, brokertest.InProcessOnly())
+				h := openScene(t, srv, c.scene)
+				if len(c.control) > 0 {
+					h.Do(c.control[0], c.control[1:]...)
+				}
+				rep, out := runLesson(t, srv, nil, id, script)
+				if solution := want == ""; rep.Complete != solution {
+					t.Fatalf("complete %v with the %s scene open:\n%s", rep.Complete, c.scene, out)
+				}
+				if want != "" && !strings.Contains(out, want) {
+					t.Errorf("want a line with\n  %s\ngot:\n%s", want, reportLines(out))
+				}
+				if c.after != nil {
+					c.after(t, h)
+				}
+			})
+		}
+	}
+}
+
+// judgedScript reads a script under testdata: the lesson it is for (the
+// file's name starts with the lesson's ID) and, for a wrong one, the line
+// its report must have.
+func judgedScript(t *testing.T, file string) (id, script, want string) {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join("testdata", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimSuffix(filepath.Base(file), ".txt")
+	for _, candidate := range catalog().IDs() {
+		if (name == candidate || strings.HasPrefix(name, candidate+"-")) && len(candidate) > len(id) {
+			id = candidate
+		}
+	}
+	if id == "" {
+		t.Fatalf("%s names no lesson", file)
+	}
+	for _, l := range strings.Split(string(raw), "\n") {
+		if w, ok := strings.CutPrefix(l, "# want: "); ok {
+			want = w
+		}
+	}
+	return id, string(raw), want
+}
+
+// sceneHarness is a registered scene, opened as the lab's scene verb opens
+// it, driven as Bubble Tea drives it.
+type sceneHarness = kittest.Harness[kittest.Scene, struct{}]
+
+func openScene(t *testing.T, dep broker.Deployment, name string) *sceneHarness {
+	t.Helper()
+	f, ok := scenes.Lookup(name)
+	if !ok {
+		t.Fatalf("the %s scene is not registered", name)
+	}
+	return kittest.Open(t, dep, func(env scenes.Env) (kittest.Scene, error) {
+		sc, err := f.New(env)
+		if err != nil {
+			return nil, err
+		}
+		return sc.(kittest.Scene), nil
+	}, func(kittest.Scene) struct{} { return struct{}{} })
+}
+
+// until delivers the scene's messages until cond holds.
+func until(h *sceneHarness, what string, cond func() bool) {
+	h.T.Helper()
+	h.Until(what, func(struct{}) bool { return cond() })
+}
+
+// publishesStill: the core scenes' own publish is seen after the restart.
+func publishesStill(t *testing.T, h *sceneHarness) {
+	sc := h.Scene.(*core.Scene)
+	before := sc.Snapshot().Published
+	h.Do("publish")
+	until(h, "its publish after the restart", func() bool { s := sc.Snapshot(); return s.ServerUp && s.Published > before })
+}
+
+// asksStill: the request-reply scene's own ask reaches the server, which
+// bounces it (nobody listens after the lesson).
+func asksStill(t *testing.T, h *sceneHarness) {
+	if out := h.Do("ask"); !strings.Contains(out, "no responders") {
+		t.Fatalf("ask after the lesson: %q", out)
+	}
+}
+
+// showsStreamsStill: the stream scenes read the broker after the restart,
+// showing the lesson's streams (or saying why they cannot).
+func showsStreamsStill(t *testing.T, h *sceneHarness) {
+	switch sc := h.Scene.(type) {
+	case *retentionscene.Scene:
+		until(h, "the lesson's streams in their columns", func() bool {
+			s := sc.Snapshot()
+			for _, c := range s.Columns {
+				if s.ServerUp && c.Stream != "" {
+					return true
+				}
+			}
+			return false
+		})
+	case *streamlog.Scene:
+		until(h, "the lesson's streams", func() bool {
+			s := sc.Snapshot()
+			return s.ServerUp && (len(s.Streams) > 0 || s.Problem != "")
+		})
+	default:
+		t.Fatalf("no check for the %s scene", h.Scene.Name())
+	}
+}
