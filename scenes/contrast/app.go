@@ -98,11 +98,12 @@ func (d *driver) fetch(ctx context.Context, cons jetstream.Consumer, batch int) 
 // received counts a message the app got, takes the consumer's pending count
 // from its metadata (the broker's number, free with each message), and acks it.
 func (d *driver) received(m jetstream.Msg) {
-	d.jsReceived.Add(1)
-	var seq, pending uint64
-	if md, err := m.Metadata(); err == nil {
-		seq, pending = md.Sequence.Stream, md.NumPending
+	md, err := m.Metadata()
+	if err != nil {
+		d.feed.Send(kit.Event{Kind: kit.Delivered, Subject: m.Subject(), Client: jsApp})
+	} else {
 		d.mu.Lock()
+		d.feed.Send(kit.Event{Kind: kit.Delivered, Subject: m.Subject(), Seq: md.Sequence.Stream, Pending: md.NumPending, Client: jsApp})
 		if md.Sequence.Consumer >= d.consumerSeq {
 			d.consumerSeq = md.Sequence.Consumer
 			d.js.Pending, d.js.Known = md.NumPending, true
@@ -110,8 +111,8 @@ func (d *driver) received(m jetstream.Msg) {
 		}
 		d.mu.Unlock()
 	}
+	d.jsReceived.Add(1)
 	_ = m.Ack()
-	d.feed.Send(kit.Event{Kind: kit.Delivered, Subject: m.Subject(), Seq: seq, Pending: pending, Client: jsApp})
 }
 
 // appFailed handles a fetch that failed: a consumer or stream that went
@@ -132,6 +133,7 @@ func (d *driver) appFailed(err error) {
 // is left on the server, so nothing is delivered to an app that is away.
 func (d *driver) jsOffline() {
 	d.mu.Lock()
+	d.feed.Send(kit.Event{Kind: kit.ClientDown, Client: jsApp})
 	d.js.Online = false
 	if d.stopFetch != nil {
 		d.stopFetch()
@@ -143,15 +145,14 @@ func (d *driver) jsOffline() {
 	// The fetch's unsubscribe reaches the server before we return; the
 	// server then drops the pull request for want of interest.
 	_ = d.jsNC.Flush()
-	d.feed.Send(kit.Event{Kind: kit.ClientDown, Client: jsApp})
 	d.kickPoll()
 }
 
 func (d *driver) jsOnline() {
 	d.mu.Lock()
+	d.feed.Send(kit.Event{Kind: kit.ClientUp, Client: jsApp})
 	d.js.Online = true
 	d.cond.Broadcast()
 	d.mu.Unlock()
-	d.feed.Send(kit.Event{Kind: kit.ClientUp, Client: jsApp})
 	d.kickPoll()
 }

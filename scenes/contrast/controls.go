@@ -128,13 +128,13 @@ func (d *driver) setMode(m Mode, create bool) string {
 		}
 	}
 	d.mu.Lock()
+	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "mode"})
 	d.mode = m
 	stream := d.js.Stream
 	d.mu.Unlock()
 	if stream == "" {
 		stream = StreamName
 	}
-	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "mode"})
 	d.feed.Poke()
 	switch m {
 	case JetStream:
@@ -157,7 +157,6 @@ func (d *driver) offline() (string, error) {
 			if err := d.coreDown(); err != nil {
 				return "", err
 			}
-			d.feed.Send(kit.Event{Kind: kit.ClientDown, Client: coreApp})
 			said = append(said, "the core app unsubscribed: what is published now reaches the server and no one")
 		}
 	}
@@ -185,7 +184,6 @@ func (d *driver) online() (string, error) {
 			if err := d.coreUp(); err != nil {
 				return "", err
 			}
-			d.feed.Send(kit.Event{Kind: kit.ClientUp, Client: coreApp})
 			said = append(said, "the core app subscribed again: only what is published from now on reaches it")
 		}
 	}
@@ -244,12 +242,12 @@ func (d *driver) reset() (string, error) {
 			return "", err
 		}
 	}
+	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 	d.published.Store(0)
 	d.coreReceived.Store(0)
 	d.coreLost.Store(0)
 	d.jsReceived.Store(0)
 	d.zeroDrops()
-	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 	d.feed.Poke()
 	return said, nil
 }

@@ -72,9 +72,9 @@ func (d *driver) startCore() error {
 
 // onApp is the core app receiving a message.
 func (d *driver) onApp(m *nats.Msg) {
+	d.feed.Send(kit.Event{Kind: kit.Published, Subject: m.Subject, Client: coreApp})
 	d.published.Add(1)
 	d.coreReceived.Add(1)
-	d.feed.Send(kit.Event{Kind: kit.Published, Subject: m.Subject, Client: coreApp})
 	d.kickPoll()
 }
 
@@ -96,9 +96,9 @@ func (d *driver) runTap() {
 			}
 			continue
 		}
+		d.feed.Send(kit.Event{Kind: kit.Lost, Subject: m.Subject, Client: coreApp})
 		d.published.Add(1)
 		d.coreLost.Add(1)
-		d.feed.Send(kit.Event{Kind: kit.Lost, Subject: m.Subject, Client: coreApp})
 		d.kickPoll()
 	}
 }
@@ -144,6 +144,7 @@ func (d *driver) coreUp() error {
 	d.mu.Lock()
 	d.coreSub = sub
 	d.mu.Unlock()
+	d.feed.Send(kit.Event{Kind: kit.ClientUp, Client: coreApp})
 	d.coreOnline.Store(true)
 	return nil
 }
@@ -160,6 +161,7 @@ func (d *driver) coreDown() error {
 		d.drops.appBase = 0
 	}
 	d.mu.Unlock()
+	d.feed.Send(kit.Event{Kind: kit.ClientDown, Client: coreApp})
 	d.coreOnline.Store(false)
 	if sub != nil {
 		if err := sub.Drain(); err != nil && !errors.Is(err, nats.ErrConnectionClosed) {

@@ -121,14 +121,14 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, pace time.Duration) (*dr
 func (d *driver) close() { d.End() }
 
 func (d *driver) setServer(up bool) {
-	d.mu.Lock()
-	d.serverUp = up
-	d.mu.Unlock()
 	kind := kit.ServerDown
 	if up {
 		kind = kit.ServerUp
 	}
+	d.mu.Lock()
 	d.feed.Send(kit.Event{Kind: kind})
+	d.serverUp = up
+	d.mu.Unlock()
 	d.feed.Poke()
 	d.kickPoll()
 }

@@ -74,18 +74,17 @@ func (d *driver) poll() {
 		return
 	}
 	d.mu.Lock()
-	prev := d.js.LastSeq
-	d.js.FirstSeq, d.js.LastSeq, d.js.Msgs = s.FirstSeq, s.LastSeq, s.Msgs
-	d.readConsumerLocked(ci)
-	d.mu.Unlock()
 	// Announce what was stored since the last look; a flood is sampled to
 	// the newest few.
-	if s.LastSeq > prev {
+	if prev := d.js.LastSeq; s.LastSeq > prev {
 		from := max(prev+1, s.LastSeq-min(s.LastSeq, 7))
 		for seq := from; seq <= s.LastSeq; seq++ {
 			d.feed.Send(kit.Event{Kind: kit.Stored, Stream: stream, Seq: seq})
 		}
 	}
+	d.js.FirstSeq, d.js.LastSeq, d.js.Msgs = s.FirstSeq, s.LastSeq, s.Msgs
+	d.readConsumerLocked(ci)
+	d.mu.Unlock()
 	d.feed.Poke()
 }
 

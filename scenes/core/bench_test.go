@@ -71,7 +71,7 @@ func TestFloodCountsStayExact(t *testing.T) {
 		}
 		h.Step(20 * time.Millisecond)
 	}
-	h.Quiet(200 * time.Millisecond)
+	h.CatchUp()
 	if h.Scene.movers.Len() > 64 || len(h.Scene.flow.arrivals) > 64 {
 		t.Errorf("the animation must stay bounded: %d movers, %d arrivals", h.Scene.movers.Len(), len(h.Scene.flow.arrivals))
 	}

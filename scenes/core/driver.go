@@ -191,13 +191,16 @@ func (d *driver) runTap(ch chan *nats.Msg, stop chan struct{}) {
 			return
 		default:
 		}
-		d.published.Add(1)
 		kind := kit.Published
-		if d.alone(m.Subject) {
-			d.unheard.Add(1)
+		alone := d.alone(m.Subject)
+		if alone {
 			kind = kit.Lost
 		}
 		d.feed.Send(kit.Event{Kind: kind, Subject: m.Subject})
+		d.published.Add(1)
+		if alone {
+			d.unheard.Add(1)
+		}
 		if len(ch) == 0 {
 			// Caught up: what the server delivered to the others is in its
 			// counters by now.
@@ -244,13 +247,13 @@ func tapDrops(sub *nats.Subscription) uint64 {
 // reset starts the counts again from now: the scene's and every
 // subscription's.
 func (d *driver) reset() {
+	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 	d.mu.Lock()
 	d.dropBase.Store(tapDrops(d.tap))
 	d.disc.rebase()
 	d.mu.Unlock()
 	d.published.Store(0)
 	d.unheard.Store(0)
-	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 	d.feed.Poke()
 }
 

@@ -197,9 +197,6 @@ func (d *driver) poll() {
 			events = append(events, kit.Event{Kind: kit.ClientDown, Client: k})
 		}
 	}
-	c.subs = subs
-	d.mu.Unlock()
-
 	// Which of a burst each subscription got, the server does not say: the
 	// deliveries are dealt out in turn (a queue group's members alternate),
 	// and the numbers are the server's.
@@ -213,10 +210,12 @@ func (d *driver) poll() {
 			}
 		}
 	}
-
 	for _, e := range events {
 		d.feed.Send(e)
 	}
+	c.subs = subs
+	d.mu.Unlock()
+
 	if changed || len(events) > 0 {
 		d.feed.Poke()
 	}

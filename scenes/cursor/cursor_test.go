@@ -10,6 +10,7 @@ import (
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
+	"natslab/scenes/kit/kittest"
 )
 
 // Integration tests: the episodes' commands on a real server, and what the
@@ -17,14 +18,14 @@ import (
 
 // info asks the broker directly, for comparing with what the scene shows.
 func (h *harness) info(stream, name string) *jetstream.ConsumerInfo {
-	h.T.Helper()
-	nc := brokertest.Connect(h.T, h.srv, "test")
+	h.t.Helper()
+	nc := brokertest.Connect(h.t, h.srv, "test")
 	js, _ := jetstream.New(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	c, err := js.Consumer(ctx, stream, name)
 	if err != nil {
-		h.T.Fatalf("consumer %s: %v", name, err)
+		h.t.Fatalf("consumer %s: %v", name, err)
 	}
 	return c.CachedInfo()
 }
@@ -98,8 +99,9 @@ func TestMaxDeliveriesNakTerm(t *testing.T) {
 		"consumer add JOBS worker --pull --wait 500ms --max-deliver 2 --defaults")
 	h.Run("consumer next JOBS worker --no-ack --timeout 3s")
 	h.Run("consumer next JOBS worker --no-ack --timeout 3s")
-	time.Sleep(700 * time.Millisecond)
-	_, _ = h.Try("consumer next JOBS worker --no-ack --timeout 1s")
+	// The server gives up on the message when its last ack wait runs out
+	// while a pull waits for it.
+	_, _ = h.Try("consumer next JOBS worker --no-ack --timeout 3s")
 	h.Settle("given up", func(s Snapshot) bool { return consumer(s, "worker").Dead[1] == "max deliveries" })
 	if !storyHas(h.Scene.snap, "max-deliveries advisory") {
 		t.Fatalf("story: %+v", h.Scene.snap.Story)
@@ -202,9 +204,13 @@ func TestWatchControl(t *testing.T) {
 	}
 	h.Settle("ORDERS", func(s Snapshot) bool { return s.Stream == "ORDERS" && !s.Auto })
 	// A consumer added elsewhere does not move an explicit choice…
+	created := h.advisories("$JS.EVENT.ADVISORY.CONSUMER.CREATED.JOBS.other")
 	h.Run("consumer add JOBS other --pull --defaults")
-	time.Sleep(300 * time.Millisecond)
-	h.Settle("still ORDERS", func(s Snapshot) bool { return s.Stream == "ORDERS" })
+	h.heard(created)
+	h.sync()
+	if s := h.Scene.snap; s.Stream != "ORDERS" {
+		t.Fatalf("a consumer added on JOBS moved the scene off ORDERS: %+v", s)
+	}
 	// …and watch alone follows the stream in use again.
 	if _, err := h.Scene.Do("watch", nil); err != nil {
 		t.Fatal(err)
@@ -236,7 +242,9 @@ func TestJetStreamOffAndNoStream(t *testing.T) {
 }
 
 // A scene opened after a delivery takes the countdown from the server's
-// own time of that delivery.
+// own time of that delivery: what is left is the ack wait less the age the
+// server gives the delivery when the scene looks, which lies between the
+// ages the server gives before the scene opens and after it has shown it.
 func TestCountdownFromTheServerWhenOpenedLate(t *testing.T) {
 	srv := brokertest.Start(t)
 	h := newLearner(t, srv, srv)
@@ -244,45 +252,80 @@ func TestCountdownFromTheServerWhenOpenedLate(t *testing.T) {
 	h.Run("pub jobs.a 1 --jetstream")
 	h.Run("consumer add JOBS w --pull --wait 10s --defaults")
 	h.Run("consumer next JOBS w --no-ack")
-	time.Sleep(1500 * time.Millisecond)
+	age := func() time.Duration {
+		ci := h.info("JOBS", "w")
+		return ci.TimeStamp.Sub(*ci.Delivered.Last)
+	}
+	before := age()
 	h.open()
 	h.Settle("seen", func(s Snapshot) bool { return len(consumer(s, "w").Out) == 1 })
+	after := age()
 	o := consumer(h.Scene.snap, "w").Out[0]
 	left := o.Deadline.Sub(h.Clock.Now())
-	if left > 9*time.Second || left < 7*time.Second || o.Unsure || o.Tries != 1 {
-		t.Fatalf("opened 1.5s after the delivery: %v left (unsure %v, tries %d), want about 8.5s", left, o.Unsure, o.Tries)
+	if before <= 0 || left > 10*time.Second-before || left < 10*time.Second-after || o.Unsure || o.Tries != 1 {
+		t.Fatalf("%v left (unsure %v, tries %d); the server gave the delivery an age of %v before the scene opened and %v after: want between %v and %v left",
+			left, o.Unsure, o.Tries, before, after, 10*time.Second-after, 10*time.Second-before)
 	}
 }
 
 // The scene asks the broker at most five times a second while a message
-// waits for its ack, and not at all when nothing happens.
-func TestPollRate(t *testing.T) {
+// waits for its ack or a pull for a message, and only on the idle safety
+// net's schedule when nothing happens.
+func TestPollSchedule(t *testing.T) {
+	last := kittest.Epoch
+	d := &driver{up: true, lastPoll: last}
+	d.t.snap.Consumers = []Consumer{{Name: "w"}}
+	quiet := last.Add(busyLinger)
+	if got := d.nextPoll(quiet).Sub(last); got != idlePoll {
+		t.Fatalf("idle: the next look %v after the last, want %v", got, idlePoll)
+	}
+	d.busyUntil = last.Add(busyLinger)
+	if got := d.nextPoll(last.Add(time.Millisecond)).Sub(last); got != minPoll {
+		t.Fatalf("after news: the next look %v after the last, want %v", got, minPoll)
+	}
+	if d.pollNow(last.Add(minPoll / 2)) {
+		t.Fatal("news brings a look sooner than minPoll after the last")
+	}
+	d.busyUntil = time.Time{}
+	d.t.snap.Consumers[0].AckPending = 1
+	if got := d.nextPoll(quiet.Add(time.Hour)).Sub(last); got != minPoll {
+		t.Fatalf("a message awaiting its ack: the next look %v after the last, want %v", got, minPoll)
+	}
+	d.t.snap.Consumers[0].AckPending, d.t.snap.Consumers[0].Waiting = 0, 1
+	if got := d.nextPoll(quiet.Add(time.Hour)).Sub(last); got != minPoll {
+		t.Fatalf("a pull waiting: the next look %v after the last, want %v", got, minPoll)
+	}
+	d.up = false
+	if got := d.nextPoll(last.Add(time.Millisecond)).Sub(last); got != idlePoll {
+		t.Fatalf("server down: the next look %v after the last, want %v", got, idlePoll)
+	}
+}
+
+// Each look while a message awaits its ack is a stream info and a
+// consumer list, counted by the server over looks the scene counts.
+func TestALookCostsTwoRequests(t *testing.T) {
 	h := newHarness(t, "stream add JOBS --subjects 'jobs.>' --defaults", "pub jobs.a 1 --jetstream",
 		"consumer add JOBS w --pull --wait 30s --defaults")
+	h.Run("consumer next JOBS w --no-ack")
+	h.Settle("awaiting ack", func(s Snapshot) bool { return len(consumer(s, "w").Out) == 1 })
+	nc := brokertest.Connect(t, h.srv, "api count")
+	js, _ := jetstream.New(nc)
 	api := func() uint64 {
-		nc := brokertest.Connect(t, h.srv, "api count")
-		defer nc.Close()
-		js, _ := jetstream.New(nc)
 		ai, err := js.AccountInfo(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
 		return ai.API.Total
 	}
-	h.Settle("quiet", func(s Snapshot) bool { return consumer(s, "w").Name != "" })
-	time.Sleep(2 * time.Second)
-	before := api()
-	time.Sleep(2 * time.Second)
-	if n := api() - before - 1; n > 0 {
-		t.Fatalf("idle: %d API requests in 2s", n)
+	looks0, api0 := h.Scene.d.looks.Load(), api()
+	for i := 0; i < 3; i++ {
+		if !h.Scene.d.sync(10 * time.Second) {
+			t.Fatal("the driver did not look")
+		}
 	}
-	h.Run("consumer next JOBS w --no-ack")
-	time.Sleep(500 * time.Millisecond)
-	before = api()
-	time.Sleep(2 * time.Second)
-	// Each look is a stream info and a consumer list.
-	if n := api() - before - 1; n > 2*2*5+2 {
-		t.Fatalf("pending: %d API requests in 2s, want at most %d", n, 2*2*5+2)
+	looks, asked := h.Scene.d.looks.Load()-looks0, api()-api0-1 // less the count's own request
+	if looks < 3 || asked > 2*looks {
+		t.Fatalf("%d looks asked %d API requests: want at most two each", looks, asked)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -68,6 +69,8 @@ type driver struct {
 	beforeDown map[string][2]uint64 // cursor and ack floor of each consumer when the server went down
 	hint       string               // the stream a consumer was last created on, for the automatic choice
 	jsOff      bool
+	syncs      []chan struct{} // closed after the next look (sync)
+	looks      atomic.Uint64   // looks taken, for counting what they cost
 }
 
 // watchChoice is what the watch control asked for.
@@ -84,12 +87,14 @@ const (
 	sigAck
 	sigPublish
 	sigServer
+	sigSync
 )
 
 type signal struct {
 	kind sigKind
 	msg  *nats.Msg
 	up   bool
+	done chan struct{} // sigSync: closed once run has looked
 }
 
 // Polling: never more often than minPoll (5 a second), quickly while a
@@ -156,21 +161,47 @@ func (d *driver) signal(s signal) {
 
 func (d *driver) poke() { d.kick.Poke() }
 
+// sync returns once the driver has handled everything the server sent its
+// connection before the call, and has looked at the broker since: a round
+// trip to the server puts the server's news in d.msgs, and run takes all
+// of it before its next look. It reports false when that took longer than
+// limit.
+func (d *driver) sync(limit time.Duration) bool {
+	if err := d.nc.FlushTimeout(limit); err != nil {
+		return false
+	}
+	done := make(chan struct{})
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case d.sig <- signal{kind: sigSync, done: done}:
+	case <-t.C:
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 func (d *driver) snapshot() Snapshot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.shared
 }
 
-// publish makes the tracker's state the scene's, and tells the scene.
+// publish makes the tracker's state the scene's, after sending the events
+// that go with it (kit.Feed: an event is sent before its change is seen).
 func (d *driver) publish() {
+	for _, e := range d.t.takeEvents() {
+		d.feed.Send(e)
+	}
 	snap := d.t.snap.clone()
 	d.mu.Lock()
 	d.shared = snap
 	d.mu.Unlock()
-	for _, e := range d.t.takeEvents() {
-		d.feed.Send(e)
-	}
 	d.feed.Poke()
 }
 
@@ -200,7 +231,7 @@ func (d *driver) run() {
 			d.rewatch, d.structure = false, true
 		}
 		d.mu.Unlock()
-		if time.Now().After(d.nextPoll()) || d.pollNow() {
+		if now := time.Now(); now.After(d.nextPoll(now)) || d.pollNow(now) || len(d.syncs) > 0 {
 			d.poll()
 			d.publish()
 			if !first {
@@ -208,7 +239,12 @@ func (d *driver) run() {
 				close(d.ready)
 			}
 		}
-		timer.Reset(max(time.Until(d.nextPoll()), time.Millisecond))
+		for _, done := range d.syncs {
+			close(done)
+		}
+		d.syncs = nil
+		now := time.Now()
+		timer.Reset(max(d.nextPoll(now).Sub(now), time.Millisecond))
 	}
 }
 
@@ -240,19 +276,19 @@ func classify(m *nats.Msg) signal {
 }
 
 // pollNow says a look is due at once: news came and minPoll has passed.
-func (d *driver) pollNow() bool {
-	return time.Now().Before(d.busyUntil) && time.Since(d.lastPoll) >= minPoll
+func (d *driver) pollNow(now time.Time) bool {
+	return now.Before(d.busyUntil) && now.Sub(d.lastPoll) >= minPoll
 }
 
-// nextPoll is when the next look is due.
-func (d *driver) nextPoll() time.Time {
+// nextPoll is when the next look is due, seen at now.
+func (d *driver) nextPoll(now time.Time) time.Time {
 	if d.lastPoll.IsZero() {
 		return time.Time{}
 	}
 	if !d.up {
 		return d.lastPoll.Add(idlePoll)
 	}
-	if time.Now().Before(d.busyUntil) || d.pending() {
+	if now.Before(d.busyUntil) || d.pending() {
 		return d.lastPoll.Add(minPoll)
 	}
 	return d.lastPoll.Add(idlePoll)
@@ -276,6 +312,8 @@ func (d *driver) handle(s signal) {
 	switch s.kind {
 	case sigServer:
 		d.server(s.up, now)
+	case sigSync:
+		d.syncs = append(d.syncs, s.done)
 	case sigAdvisory:
 		d.advisory(s.msg, now)
 	case sigPull:

@@ -53,9 +53,7 @@ func TestGoldenDurableConsumer(t *testing.T) {
 	h.still()
 	h.Golden(t, "4-server-down", w, ht)
 
-	if err := h.srv.Restart(true); err != nil {
-		t.Fatal(err)
-	}
+	h.Reconnecting(func() error { return h.srv.Restart(true) })
 	h.Settle("back", func(s Snapshot) bool { return s.ServerUp && storyHas(s, "kept its place") })
 	h.still()
 	h.Golden(t, "5-back-same-place", w, ht)
@@ -108,16 +106,23 @@ func TestGoldenGivenUp(t *testing.T) {
 	h.still()
 	h.Golden(t, "1-last-try-ran-out", w, ht)
 
-	time.Sleep(1200 * time.Millisecond) // the server's ack wait is real time
-	_, _ = h.Try("consumer next JOBS worker --no-ack --timeout 1s")
-	h.Settle("given up", func(s Snapshot) bool { return consumer(s, "worker").Dead[1] != "" })
+	// The server gives up on the message when its last ack wait runs out
+	// while a pull waits for it.
+	_, _ = h.Try("consumer next JOBS worker --no-ack --timeout 3s")
+	h.Settle("given up, the pull ended", func(s Snapshot) bool {
+		c := consumer(s, "worker")
+		return c.Dead[1] != "" && c.Waiting == 0
+	})
 	h.still()
 	h.Golden(t, "2-max-deliveries", w, ht)
 
 	h.Run(`pub jobs.resize "resize image 42" --jetstream`)
 	h.Run("consumer next JOBS worker --nak")
 	h.Run("consumer next JOBS worker --term")
-	h.Settle("terminated", func(s Snapshot) bool { return consumer(s, "worker").Dead[2] != "" && storyHas(s, "terminated") })
+	h.Settle("terminated", func(s Snapshot) bool {
+		c := consumer(s, "worker")
+		return c.Dead[2] != "" && storyHas(s, "terminated") && s.LastSeq == 2 && c.Delivered == 2 && c.AckFloor == 2
+	})
 	h.still()
 	h.Golden(t, "3-nak-then-term", w, ht)
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+
 	"natslab/broker"
 	"natslab/broker/brokertest"
 	"natslab/broker/command"
@@ -47,7 +49,7 @@ func newLearner(t testing.TB, srv *broker.Server, dep broker.Deployment) *harnes
 func (h *harness) open() {
 	h.t.Helper()
 	h.Harness = kittest.Open(h.t, h.dep, func(env scenes.Env) (*Scene, error) { return New(env) },
-		func(s *Scene) Snapshot { return s.snap }, kittest.Linger(300*time.Millisecond))
+		func(s *Scene) Snapshot { return s.snap })
 }
 
 // consumer is the named consumer as the scene shows it (zero when absent).
@@ -56,6 +58,41 @@ func consumer(s Snapshot, name string) Consumer {
 		return *c
 	}
 	return Consumer{}
+}
+
+// advisories subscribes the test's own connection to an advisory subject,
+// before the command that causes it.
+func (h *harness) advisories(subject string) *nats.Subscription {
+	h.t.Helper()
+	nc := brokertest.Connect(h.t, h.srv, "advisories")
+	sub, err := nc.SubscribeSync(subject)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		h.t.Fatal(err)
+	}
+	return sub
+}
+
+// heard waits for an advisory on sub: the server has then handed it to
+// every subscriber, the scene's connection among them.
+func (h *harness) heard(sub *nats.Subscription) {
+	h.t.Helper()
+	if _, err := sub.NextMsg(10 * time.Second); err != nil {
+		h.t.Fatalf("%s: %v", sub.Subject, err)
+	}
+}
+
+// sync returns once the scene's driver has taken in everything the server
+// sent it so far and looked at the broker since, and the scene has applied
+// what the driver told it.
+func (h *harness) sync() {
+	h.t.Helper()
+	if !h.Scene.d.sync(10 * time.Second) {
+		h.t.Fatal("the scene's driver did not catch up with the server")
+	}
+	h.CatchUp()
 }
 
 func storyHas(s Snapshot, text string) bool {

@@ -24,6 +24,7 @@ const maxHeld = 256
 // the watched stream, and its consumers in one CONSUMER.LIST.
 func (d *driver) poll() {
 	d.lastPoll = time.Now()
+	d.looks.Add(1)
 	if !d.up && !d.nc.IsConnected() {
 		return
 	}

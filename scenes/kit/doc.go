@@ -10,6 +10,5 @@
 // A scene's heartbeat is Feed.Next: armed in Init and after every FeedMsg,
 // it waits for broker events while nothing moves and delivers frames
 // (with the events that came meanwhile) while something does, so a host
-// redraws once per frame, never twice. Frames is the older, separate
-// ticker, for scenes that keep the two apart.
+// redraws once per frame, never twice.
 package kit

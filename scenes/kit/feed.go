@@ -16,15 +16,27 @@ import (
 //
 // The model arms Wait once in Init and again after each FeedMsg it handles:
 // a Cmd that waits on the channel, so nothing polls.
+//
+// Events and pokes are counted, so a test can wait until a model has
+// applied everything a driver told it up to some moment (Sent and Poked,
+// then FeedMsg.Through and FeedMsg.Pokes) instead of waiting a while. For
+// that to cover a change of the scene's state, a driver sends the event
+// about a change before the change can be read (before, or under the lock
+// its snapshot takes), and pokes after: whoever sees the new state also
+// finds its event counted in Sent.
 type Feed struct {
-	events  chan Event
-	wake    chan struct{}
-	done    chan struct{}
-	once    sync.Once
-	dropped atomic.Uint64
-	minGap  time.Duration
-	last    atomic.Int64 // unix nanos of the last delivery
-	batch   int
+	events    chan Event
+	wake      chan struct{}
+	done      chan struct{}
+	once      sync.Once
+	sendMu    sync.Mutex    // queues and numbers an event as one step
+	sent      atomic.Uint64 // events queued
+	delivered atomic.Uint64 // events taken off the queue into a FeedMsg
+	poked     atomic.Uint64 // pokes
+	dropped   atomic.Uint64
+	minGap    time.Duration
+	last      atomic.Int64 // unix nanos of the last delivery
+	batch     int
 }
 
 // FeedMsg is what Wait and Next deliver: the events since the last one
@@ -34,6 +46,13 @@ type FeedMsg struct {
 	feed   *Feed
 	Events []Event
 	Frame  bool // a frame: time passed for what moves
+	// Through is how many events the feed had delivered once this
+	// message's were taken: a model that applied it has applied the
+	// first Through events ever sent.
+	Through uint64
+	// Pokes is how many pokes came before this message was made: a model
+	// that applied it has read the state they were about.
+	Pokes uint64
 }
 
 // For reports whether the message came from f (a lab may host several
@@ -58,8 +77,11 @@ func NewFeed(size, rate int) *Feed {
 // Send offers an event; it reports false (and counts a drop) when the feed
 // is full or closed.
 func (f *Feed) Send(e Event) bool {
+	f.sendMu.Lock()
+	defer f.sendMu.Unlock()
 	select {
 	case f.events <- e:
+		f.sent.Add(1)
 		return true
 	default:
 		f.dropped.Add(1)
@@ -67,14 +89,25 @@ func (f *Feed) Send(e Event) bool {
 	}
 }
 
+// Sent is how many events the feed has queued: once a model has applied a
+// FeedMsg whose Through is at least this, it has applied every one of
+// them.
+func (f *Feed) Sent() uint64 { return f.sent.Load() }
+
 // Poke wakes the model to re-read the scene's state without an event to
 // animate. Pokes coalesce.
 func (f *Feed) Poke() {
+	f.poked.Add(1)
 	select {
 	case f.wake <- struct{}{}:
 	default:
 	}
 }
+
+// Poked is how many times the feed was poked: once a model has applied a
+// FeedMsg whose Pokes is at least this, it has read the state as it was at
+// the last of them.
+func (f *Feed) Poked() uint64 { return f.poked.Load() }
 
 // Dropped is how many events did not fit.
 func (f *Feed) Dropped() uint64 { return f.dropped.Load() }
@@ -95,20 +128,28 @@ func (f *Feed) Wait() tea.Cmd {
 			first = append(first, e)
 		case <-f.wake:
 		}
-		if f.minGap > 0 {
-			if gap := f.minGap - time.Duration(time.Now().UnixNano()-f.last.Load()); gap > 0 {
-				t := time.NewTimer(gap)
-				select {
-				case <-f.done:
-					t.Stop()
-					return nil
-				case <-t.C:
-				}
+		if gap := f.gap(time.Now()); gap > 0 {
+			t := time.NewTimer(gap)
+			select {
+			case <-f.done:
+				t.Stop()
+				return nil
+			case <-t.C:
 			}
 		}
 		f.last.Store(time.Now().UnixNano())
-		return FeedMsg{feed: f, Events: f.drain(first)}
+		pokes := f.poked.Load()
+		return f.msg(pokes, f.drain(first), false)
 	}
+}
+
+// gap is how long a batch due at now waits so that it comes at least
+// 1/rate after the last one.
+func (f *Feed) gap(now time.Time) time.Duration {
+	if f.minGap <= 0 {
+		return 0
+	}
+	return max(f.minGap-time.Duration(now.UnixNano()-f.last.Load()), 0)
 }
 
 // Next is a scene's one heartbeat. With frame > 0 (something moves) it
@@ -130,8 +171,15 @@ func (f *Feed) Next(frame time.Duration) tea.Cmd {
 		case <-t.C:
 		}
 		f.last.Store(time.Now().UnixNano())
-		return FeedMsg{feed: f, Events: f.drain(nil), Frame: true}
+		pokes := f.poked.Load()
+		return f.msg(pokes, f.drain(nil), true)
 	}
+}
+
+// msg delivers evs, the events just taken off the queue; pokes were
+// counted before: the model reads the state after this.
+func (f *Feed) msg(pokes uint64, evs []Event, frame bool) FeedMsg {
+	return FeedMsg{feed: f, Events: evs, Frame: frame, Through: f.delivered.Add(uint64(len(evs))), Pokes: pokes}
 }
 
 // drain takes what is waiting, up to a batch, without blocking.

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -130,33 +129,45 @@ func TestFeedNeverBlocksAndCountsDrops(t *testing.T) {
 
 func TestFeedRateLimitsBatches(t *testing.T) {
 	f := NewFeed(16, 20) // at most 20 batches a second
-	start := time.Now()
-	for i := 0; i < 3; i++ {
-		f.Send(Event{Kind: Published})
-		f.Wait()()
+	t0 := time.Unix(100, 0)
+	f.last.Store(t0.UnixNano()) // a batch delivered at t0
+	for _, c := range []struct{ at, gap time.Duration }{
+		{0, 50 * time.Millisecond},
+		{10 * time.Millisecond, 40 * time.Millisecond},
+		{50 * time.Millisecond, 0},
+		{time.Second, 0},
+	} {
+		if got := f.gap(t0.Add(c.at)); got != c.gap {
+			t.Errorf("%v after a batch the next waits %v, want %v", c.at, got, c.gap)
+		}
 	}
-	if el := time.Since(start); el < 90*time.Millisecond {
-		t.Fatalf("three batches in %v: the feed must space them 50ms apart", el)
+	if got := NewFeed(16, 0).gap(t0); got != 0 {
+		t.Errorf("without a rate a batch waits %v", got)
 	}
 }
 
-func TestFramesTickOnlyWhileAnimating(t *testing.T) {
-	f := NewFrames(30)
-	cmd := f.Kick()
-	if cmd == nil || f.Kick() != nil {
-		t.Fatal("one tick at a time")
+// A model that applied a message has applied every event sent before it
+// was made and read the state after every poke before it: the numbers a
+// test waits on.
+func TestFeedNumbersEventsAndPokes(t *testing.T) {
+	f := NewFeed(2, 0)
+	f.Send(Event{Kind: Published})
+	f.Send(Event{Kind: Stored})
+	f.Send(Event{Kind: Lost}) // dropped: the feed holds 2
+	f.Poke()
+	if f.Sent() != 2 || f.Poked() != 1 {
+		t.Fatalf("sent %d poked %d, want 2 and 1", f.Sent(), f.Poked())
 	}
-	msg := cmd()
-	if ours, next := f.Next(msg, true); !ours || next == nil {
-		t.Fatal("a frame while animating asks for the next")
+	m := f.Wait()().(FeedMsg)
+	if len(m.Events) != 2 || m.Through != 2 || m.Pokes != 1 {
+		t.Fatalf("first message: %d events through %d, pokes %d; want 2, 2, 1", len(m.Events), m.Through, m.Pokes)
 	}
-	if ours, next := f.Next(msg, false); !ours || next != nil || f.Ticking() {
-		t.Fatal("ticking stops when nothing moves")
+	f.Send(Event{Kind: Published})
+	f.Poke()
+	m = f.Next(time.Millisecond)().(FeedMsg)
+	if !m.Frame || len(m.Events) != 1 || m.Through != 3 || m.Pokes != 2 {
+		t.Fatalf("a frame: %d events through %d, pokes %d; want 1, 3, 2", len(m.Events), m.Through, m.Pokes)
 	}
-	if ours, _ := f.Next(FrameMsg{}, true); ours {
-		t.Fatal("another ticker's frame is not ours")
-	}
-	var _ tea.Msg = msg
 }
 
 func TestFlashes(t *testing.T) {

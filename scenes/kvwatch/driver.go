@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -62,7 +63,9 @@ type driver struct {
 	changeID  int
 	dirty     map[string]bool // keys to read again
 	counts    map[string]uint64
-	hint      string // the bucket last added or written to
+	hint      string             // the bucket last added or written to
+	looks     atomic.Uint64      // looks taken, for counting what they cost
+	syncs     chan chan struct{} // sync asks run to take in its news and look
 }
 
 const (
@@ -78,7 +81,7 @@ const (
 
 func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*driver, error) {
 	d := &driver{Life: watch.NewLife(), dep: dep, feed: feed, clock: clock,
-		msgs: make(chan *nats.Msg, 1024), kick: watch.NewKick(), up: make(chan bool, 8), ready: make(chan struct{}),
+		msgs: make(chan *nats.Msg, 1024), kick: watch.NewKick(), up: make(chan bool, 8), ready: make(chan struct{}), syncs: make(chan chan struct{}),
 		serverUp: true, structure: true, dirty: map[string]bool{}, counts: map[string]uint64{}}
 	fail := func(err error) (*driver, error) {
 		d.End()
@@ -126,21 +129,47 @@ func (d *driver) setUp(up bool) {
 
 func (d *driver) poke() { d.kick.Poke() }
 
+// sync returns once the driver has handled everything the server sent its
+// connection before the call, and has looked at the broker since: a round
+// trip to the server puts the server's news in d.msgs, and run takes all
+// of it before a look. It reports false when that took longer than limit.
+func (d *driver) sync(limit time.Duration) bool {
+	if err := d.nc.FlushTimeout(limit); err != nil {
+		return false
+	}
+	done := make(chan struct{})
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case d.syncs <- done:
+	case <-t.C:
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
 func (d *driver) snapshot() Snapshot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.shared
 }
 
+// publish makes the driver's state the scene's, after sending the events
+// that go with it (kit.Feed: an event is sent before its change is seen).
 func (d *driver) publish() {
-	snap := d.snap.clone()
-	d.mu.Lock()
-	d.shared = snap
-	d.mu.Unlock()
 	for _, e := range d.events {
 		d.feed.Send(e)
 	}
 	d.events = nil
+	snap := d.snap.clone()
+	d.mu.Lock()
+	d.shared = snap
+	d.mu.Unlock()
 	d.feed.Poke()
 }
 
@@ -149,6 +178,7 @@ func (d *driver) run() {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	first := false
+	var synced chan struct{} // closed after this turn's look
 	for {
 		select {
 		case <-d.Ctx.Done():
@@ -169,6 +199,16 @@ func (d *driver) run() {
 			d.publish()
 		case <-d.kick:
 			d.busyUntil = time.Now().Add(busyLinger)
+		case done := <-d.syncs:
+			for more := true; more; {
+				select {
+				case m := <-d.msgs:
+					d.heard(m)
+				default:
+					more = false
+				}
+			}
+			synced = done
 		case <-timer.C:
 		}
 		d.mu.Lock()
@@ -176,7 +216,7 @@ func (d *driver) run() {
 			d.rewatch, d.structure = false, true
 		}
 		d.mu.Unlock()
-		if d.lastPoll.IsZero() || time.Now().After(d.nextPoll()) {
+		if now := time.Now(); d.lastPoll.IsZero() || now.After(d.nextPoll(now)) || synced != nil {
 			d.poll()
 			d.publish()
 			if !first {
@@ -184,12 +224,18 @@ func (d *driver) run() {
 				close(d.ready)
 			}
 		}
-		timer.Reset(max(time.Until(d.nextPoll()), time.Millisecond))
+		if synced != nil {
+			close(synced)
+			synced = nil
+		}
+		now := time.Now()
+		timer.Reset(max(d.nextPoll(now).Sub(now), time.Millisecond))
 	}
 }
 
-func (d *driver) nextPoll() time.Time {
-	if d.serverUp && (time.Now().Before(d.busyUntil) || d.unresolved()) {
+// nextPoll is when the next look is due, seen at now.
+func (d *driver) nextPoll(now time.Time) time.Time {
+	if d.serverUp && (now.Before(d.busyUntil) || d.unresolved()) {
 		return d.lastPoll.Add(minPoll)
 	}
 	return d.lastPoll.Add(idlePoll)

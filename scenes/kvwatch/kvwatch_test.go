@@ -10,6 +10,7 @@ import (
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
+	"natslab/scenes/kit/kittest"
 )
 
 // Integration tests: the episode's commands on a real server, and what the
@@ -143,9 +144,7 @@ func TestRestartKeepsTheBucket(t *testing.T) {
 	if v := h.View(100, 12); !strings.Contains(v, "server ○ down") || !strings.Contains(v, "blue") {
 		t.Fatalf("down:\n%s", v)
 	}
-	if err := h.srv.Restart(true); err != nil {
-		t.Fatal(err)
-	}
+	h.Reconnecting(func() error { return h.srv.Restart(true) })
 	h.Settle("up", func(s Snapshot) bool { return s.ServerUp })
 	h.Run("kv put profiles sue.color green")
 	h.Settle("green", func(s Snapshot) bool { return last(s).Rev == 2 })
@@ -160,22 +159,53 @@ func TestJetStreamOff(t *testing.T) {
 	h.Settle("on", func(s Snapshot) bool { return s.Bucket == "profiles" && s.Problem == "" })
 }
 
-// Nothing is asked of the broker while nothing is written.
+// Nothing is asked of the broker while nothing is written: with no news
+// and every write resolved, the next look is the idle safety net's, and
+// news or a write awaiting its verdict bring looks minPoll apart.
 func TestIdleAsksNothing(t *testing.T) {
+	last := kittest.Epoch
+	d := &driver{serverUp: true, lastPoll: last}
+	quiet := last.Add(busyLinger)
+	if got := d.nextPoll(quiet).Sub(last); got != idlePoll {
+		t.Fatalf("idle: the next look %v after the last, want %v", got, idlePoll)
+	}
+	d.busyUntil = last.Add(busyLinger)
+	if got := d.nextPoll(last.Add(time.Millisecond)).Sub(last); got != minPoll {
+		t.Fatalf("after news: the next look %v after the last, want %v", got, minPoll)
+	}
+	d.snap.Changes = []Change{{Key: "a"}}
+	if got := d.nextPoll(quiet.Add(time.Hour)).Sub(last); got != minPoll {
+		t.Fatalf("a write awaiting its verdict: the next look %v after the last, want %v", got, minPoll)
+	}
+	d.serverUp = false
+	if got := d.nextPoll(last.Add(time.Millisecond)).Sub(last); got != idlePoll {
+		t.Fatalf("server down: the next look %v after the last, want %v", got, idlePoll)
+	}
+}
+
+// Each look at a quiet bucket is two requests of the JetStream API (the
+// stream's info, and the subjects of its keys), counted by the server over
+// looks the scene counts.
+func TestALookCostsTwoRequests(t *testing.T) {
 	h := newHarness(t, "kv add profiles", "kv put profiles a 1")
 	h.Settle("a", func(s Snapshot) bool { return key(s, "a").Rev == 1 })
+	js := h.js()
 	api := func() uint64 {
-		ai, err := h.js().AccountInfo(context.Background())
+		ai, err := js.AccountInfo(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
 		return ai.API.Total
 	}
-	time.Sleep(2 * time.Second)
-	before := api()
-	time.Sleep(2 * time.Second)
-	if n := api() - before - 1; n > 0 {
-		t.Fatalf("idle: %d API requests in 2s", n)
+	looks0, api0 := h.Scene.d.looks.Load(), api()
+	for i := 0; i < 3; i++ {
+		if !h.Scene.d.sync(10 * time.Second) {
+			t.Fatal("the driver did not look")
+		}
+	}
+	looks, asked := h.Scene.d.looks.Load()-looks0, api()-api0-1 // less the count's own request
+	if looks < 3 || asked > 2*looks {
+		t.Fatalf("%d looks asked %d API requests: want at most two each", looks, asked)
 	}
 }
 

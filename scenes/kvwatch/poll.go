@@ -23,6 +23,7 @@ const settleAfter = 150 * time.Millisecond
 // changed) and the watched bucket's stream and changed keys.
 func (d *driver) poll() {
 	d.lastPoll = time.Now()
+	d.looks.Add(1)
 	if !d.serverUp && !d.nc.IsConnected() {
 		return
 	}

@@ -160,10 +160,18 @@ func (d *driver) publish(n int) (string, error) {
 	}
 	// After a node stopped, the connection may still be moving to another.
 	broker.WaitFor(2*time.Second, func() bool { return d.srv.Attached(d.nc) })
+	// A stream with a leader answers "no responders" only while its
+	// subjects' interest is still reaching this connection's node (a node
+	// just started): that is worth a few tries. Without a leader it is
+	// the answer, at once.
+	retries := 0
+	if d.snapshot().Leader(stream) != "" {
+		retries = 20
+	}
 	acked := 0
 	for i := 0; i < n; i++ {
 		ctx, cancel := context.WithTimeout(d.Ctx, 2*time.Second)
-		_, err := d.js.Publish(ctx, subject, []byte("replicas scene"), jetstream.WithRetryAttempts(0))
+		_, err := d.js.Publish(ctx, subject, []byte("replicas scene"), jetstream.WithRetryAttempts(retries), jetstream.WithRetryWait(25*time.Millisecond))
 		cancel()
 		if err != nil {
 			d.counted(uint64(acked+1), uint64(acked), 1)

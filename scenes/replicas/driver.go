@@ -228,14 +228,14 @@ func (d *driver) poll() {
 	if len(stories) > 0 {
 		next.Story, next.StoryAt = stories[len(stories)-1], d.clock.Now()
 	}
+	for _, e := range events {
+		d.feed.Send(e)
+	}
 	d.snap = next
 	if len(events) > 0 {
 		d.busyTill = time.Now().Add(busyLinger)
 	}
 	d.mu.Unlock()
-	for _, e := range events {
-		d.feed.Send(e)
-	}
 	d.feed.Poke()
 }
 

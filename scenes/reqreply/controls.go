@@ -41,13 +41,13 @@ func (d *driver) do(control string, args []string) (string, error) {
 			return "", fmt.Errorf("watch %s: give the subject a request is sent to, without wildcards or spaces (for example: watch svc.time)", subject)
 		}
 		d.mu.Lock()
+		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 		d.snap = Snapshot{Subject: subject, ServerUp: d.snap.ServerUp}
 		clear(d.pending)
 		clear(d.served)
 		d.mu.Unlock()
 		d.setTaps("")
 		d.poll()
-		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 		d.feed.Poke()
 		s := d.snapshot()
 		if len(s.Responders) == 0 {
@@ -61,10 +61,10 @@ func (d *driver) do(control string, args []string) (string, error) {
 			return "", err
 		}
 		d.mu.Lock()
+		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 		d.snap = Snapshot{Subject: d.snap.Subject, ServerUp: d.snap.ServerUp, Responders: d.snap.Responders, Watching: d.snap.Watching}
 		clear(d.pending)
 		d.mu.Unlock()
-		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 		d.feed.Poke()
 		return "reset: the counts start again from 0", nil
 	}

@@ -71,10 +71,11 @@ const (
 // Polling the connection list: it is in process and cheap, but never more
 // often than minPoll. While the taps are on, the scene looks often, so the
 // taps leave soon after the last responder does; otherwise less often.
-const (
-	minPoll  = 200 * time.Millisecond
-	idlePoll = 500 * time.Millisecond
-)
+const minPoll = 200 * time.Millisecond
+
+// idlePoll is a variable so that tests can put the idle look out of reach
+// and show that news alone brings what they wait for.
+var idlePoll = 500 * time.Millisecond
 
 func startDriver(dep broker.Deployment, feed *kit.Feed, subject string) (*driver, error) {
 	d := &driver{
@@ -203,19 +204,18 @@ func (d *driver) poke() { d.kick.Poke() }
 
 func (d *driver) setServer(up bool) {
 	d.mu.Lock()
-	changed := d.snap.ServerUp != up
-	d.snap.ServerUp = up
-	if !up {
-		d.snap.Story = "the server is down: requests cannot reach anyone"
-	}
-	d.mu.Unlock()
-	if changed {
+	if d.snap.ServerUp != up {
 		kind := kit.ServerDown
 		if up {
 			kind = kit.ServerUp
 		}
 		d.feed.Send(kit.Event{Kind: kind})
 	}
+	d.snap.ServerUp = up
+	if !up {
+		d.snap.Story = "the server is down: requests cannot reach anyone"
+	}
+	d.mu.Unlock()
 	d.feed.Poke()
 	d.poke()
 }
@@ -264,8 +264,14 @@ func (d *driver) poll() {
 	for _, r := range responders {
 		d.served[r.Cid] = r.Msgs
 	}
-	d.snap.Responders = responders
 	changed := !sameResponders(before, responders)
+	if changed {
+		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "responders"})
+	}
+	for _, r := range served {
+		d.feed.Send(kit.Event{Kind: kit.Pending, Client: r.Name, Seq: r.Cid, Note: "served"})
+	}
+	d.snap.Responders = responders
 	if changed {
 		d.snap.Story = respondersStory(subject, before, responders)
 	}
@@ -279,12 +285,6 @@ func (d *driver) poll() {
 		}
 	}
 	d.mu.Unlock()
-	if changed {
-		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "responders"})
-	}
-	for _, r := range served {
-		d.feed.Send(kit.Event{Kind: kit.Pending, Client: r.Name, Seq: r.Cid, Note: "served"})
-	}
 	// The scene is woken only for news: this look runs twice a second
 	// whether or not anything happens.
 	if changed || tapsMoved || expired || len(served) > 0 {
@@ -378,6 +378,7 @@ func (d *driver) onRequest(m *nats.Msg) {
 		delete(d.pending, oldest)
 		d.snap.Unanswered++
 	}
+	d.feed.Send(kit.Event{Kind: kit.Published, Subject: m.Subject, Client: name, Note: m.Reply})
 	d.pending[m.Reply] = &inflight{at: time.Now(), requester: name}
 	d.snap.Requests++
 	d.snap.LastInbox = m.Reply
@@ -386,7 +387,6 @@ func (d *driver) onRequest(m *nats.Msg) {
 	early, ok := d.early[m.Reply]
 	delete(d.early, m.Reply)
 	d.mu.Unlock()
-	d.feed.Send(kit.Event{Kind: kit.Published, Subject: m.Subject, Client: name, Note: m.Reply})
 	if ok {
 		d.onReply(early.msg)
 	}
@@ -425,12 +425,12 @@ func (d *driver) onReply(m *nats.Msg) {
 		return
 	}
 	delete(d.pending, m.Subject)
+	d.feed.Send(kit.Event{Kind: kit.Delivered, Client: f.requester, Note: m.Subject})
 	rtt := time.Since(f.at)
 	d.snap.Replies++
 	d.snap.LastRTT = rtt
 	d.snap.Story = "the reply reached " + f.requester + " on " + m.Subject + " after " + fmtRTT(rtt)
 	d.mu.Unlock()
-	d.feed.Send(kit.Event{Kind: kit.Delivered, Client: f.requester, Note: m.Subject})
 }
 
 // requesterName asks the server which connection sent a request: the one
@@ -524,11 +524,11 @@ func (d *driver) ask(body string, timeout time.Duration) (string, error) {
 	}
 	inbox := d.asks.NewRespInbox()
 	d.mu.Lock()
+	d.feed.Send(kit.Event{Kind: kit.Published, Subject: subject, Client: ownRequester, Note: inbox})
 	d.snap.Requests++
 	d.snap.LastInbox = inbox
 	d.snap.LastRequester = ownRequester
 	d.mu.Unlock()
-	d.feed.Send(kit.Event{Kind: kit.Published, Subject: subject, Client: ownRequester, Note: inbox})
 	d.feed.Poke()
 	sub, err := d.asks.SubscribeSync(inbox)
 	if err != nil {
@@ -546,11 +546,11 @@ func (d *driver) ask(body string, timeout time.Duration) (string, error) {
 	switch {
 	case errors.Is(err, nats.ErrNoResponders):
 		d.mu.Lock()
+		d.feed.Send(kit.Event{Kind: kit.Lost, Subject: subject, Client: ownRequester, Note: inbox})
 		d.snap.Bounced++
 		d.snap.LastRTT = rtt
 		d.snap.Story = "no responders: the server bounced the request at once, after " + fmtRTT(rtt)
 		d.mu.Unlock()
-		d.feed.Send(kit.Event{Kind: kit.Lost, Subject: subject, Client: ownRequester, Note: inbox})
 		d.feed.Poke()
 		return "no responders: nobody subscribes to " + subject + ", and the server said so after " + fmtRTT(rtt), nil
 	case err != nil:
@@ -565,12 +565,12 @@ func (d *driver) ask(body string, timeout time.Duration) (string, error) {
 		return "no reply on " + subject + " within " + timeout.String() + ": someone listens there but did not answer in time", nil
 	}
 	d.mu.Lock()
+	d.feed.Send(kit.Event{Kind: kit.Delivered, Client: ownRequester, Note: inbox})
 	d.snap.Replies++
 	d.snap.LastRTT = rtt
 	d.answered++
 	d.snap.Story = "the reply reached the scene's requester on " + inbox + " after " + fmtRTT(rtt)
 	d.mu.Unlock()
-	d.feed.Send(kit.Event{Kind: kit.Delivered, Client: ownRequester, Note: inbox})
 	d.feed.Poke()
 	d.poke()
 	return "reply after " + fmtRTT(rtt) + " on " + inbox + ": " + kit.Clip(string(reply.Data), 60), nil

@@ -65,13 +65,13 @@ func (d *driver) do(control string, args []string) (string, error) {
 			return "", err
 		}
 		d.mu.Lock()
+		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 		clear(d.pinned)
 		clear(d.acks)
 		clear(d.notes)
 		d.snap.Story = ""
 		d.mu.Unlock()
 		d.poll()
-		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 		return "reset: the newest stream of each policy, acknowledgements counted from 0", nil
 	}
 	return "", kit.UnknownControl("retention", control, controls)

@@ -58,7 +58,15 @@ const (
 	tapBuffer = 4096
 	minPoll   = 200 * time.Millisecond
 	busyPoll  = 250 * time.Millisecond
-	idlePoll  = 5 * time.Second
+)
+
+// After news, the scene looks every busyPoll for busyFor (a stream stores a
+// message a moment after the tap sees it); otherwise every idlePoll. They
+// are variables so that tests can put both out of reach and show that news
+// alone brings what they wait for.
+var (
+	busyFor  = time.Second
+	idlePoll = 5 * time.Second
 )
 
 func startDriver(dep broker.Deployment, feed *kit.Feed) (*driver, error) {
@@ -122,26 +130,25 @@ func (d *driver) snapshot() Snapshot {
 
 func (d *driver) poke() {
 	d.mu.Lock()
-	d.busyTill = time.Now().Add(time.Second)
+	d.busyTill = time.Now().Add(busyFor)
 	d.mu.Unlock()
 	d.kick.Poke()
 }
 
 func (d *driver) setServer(up bool) {
 	d.mu.Lock()
-	changed := d.snap.ServerUp != up
-	d.snap.ServerUp = up
-	if !up {
-		d.looks.Abort() // its answer will never come: look again once the server is back
-	}
-	d.mu.Unlock()
-	if changed {
+	if d.snap.ServerUp != up {
 		kind := kit.ServerDown
 		if up {
 			kind = kit.ServerUp
 		}
 		d.feed.Send(kit.Event{Kind: kind})
 	}
+	d.snap.ServerUp = up
+	if !up {
+		d.looks.Abort() // its answer will never come: look again once the server is back
+	}
+	d.mu.Unlock()
 	d.feed.Poke()
 	d.poke()
 }
@@ -339,12 +346,12 @@ func (d *driver) readTaps() {
 	d.Each(d.msgs, func(m *nats.Msg) {
 		if stream, cons, seq, ok := ackSubject(m.Subject); ok {
 			kind := ackKind(m.Data)
-			if kind == "ack" {
-				d.mu.Lock()
-				d.acks[stream]++
-				d.mu.Unlock()
-			}
+			d.mu.Lock()
 			d.feed.Send(kit.Event{Kind: kit.Delivered, Stream: stream, Consumer: cons, Seq: seq, Note: kind})
+			if kind == "ack" {
+				d.acks[stream]++
+			}
+			d.mu.Unlock()
 		} else {
 			d.feed.Send(kit.Event{Kind: kit.Published, Subject: m.Subject})
 		}
@@ -426,10 +433,10 @@ func (d *driver) readAdvisories() {
 				}
 				stream, name := t[i], t[i+1]
 				d.mu.Lock()
+				d.feed.Send(kit.Event{Kind: kit.Changed, Stream: stream, Note: "refused"})
 				d.snap.Story = fmt.Sprintf("%s refused consumer %s: %s", stream, name, resp.Error.Description)
 				d.notes[stream] = fmt.Sprintf("refused %s: %s", name, resp.Error.Description)
 				d.mu.Unlock()
-				d.feed.Send(kit.Event{Kind: kit.Changed, Stream: stream, Note: "refused"})
 			}
 		}
 		d.poke()

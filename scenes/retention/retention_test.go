@@ -79,8 +79,11 @@ func TestEpisodeRetention(t *testing.T) {
 		t.Fatalf("note %q", n)
 	}
 
+	// One change a look, so that the story is about the last.
 	h.Run(`consumer add LIMITS l --pull --defaults`)
+	h.Settle("l", func(s Snapshot) bool { return cons(col(s, "limits"), "l").Name == "l" })
 	h.Run(`pub limits.note "here to stay" --jetstream`)
+	h.Settle("stored", func(s Snapshot) bool { c := col(s, "limits"); return c.Msgs == 1 && c.Last == 1 })
 	h.Run(`consumer next LIMITS l`)
 	h.Settle("kept after reading", func(s Snapshot) bool {
 		c := col(s, "limits")

@@ -53,6 +53,7 @@ func (d *driver) do(control string, args []string) (string, error) {
 			return "", err
 		}
 		d.mu.Lock()
+		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 		clear(d.counts)
 		live := d.snap.Streams[:0:0]
 		for _, l := range d.snap.Streams {
@@ -64,7 +65,6 @@ func (d *driver) do(control string, args []string) (string, error) {
 		d.snap.Streams = live
 		d.snap.Story = ""
 		d.mu.Unlock()
-		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 		d.feed.Poke()
 		return "reset: the counts start again from 0", nil
 	}
@@ -87,12 +87,12 @@ func (d *driver) watch(name string) (string, error) {
 		}
 	}
 	d.mu.Lock()
+	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 	d.snap.Focus = focus
 	d.snap.Streams = nil
 	d.snap.Story = ""
 	d.mu.Unlock()
 	d.poll()
-	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 	if focus == "" {
 		return "watching every stream", nil
 	}

@@ -159,40 +159,45 @@ func (d *driver) dropped() uint64 {
 // message a moment after the tap sees it.
 func (d *driver) poke() {
 	d.mu.Lock()
-	d.busyTill = time.Now().Add(time.Second)
+	d.busyTill = time.Now().Add(busyFor)
 	d.mu.Unlock()
 	d.kick.Poke()
 }
 
 func (d *driver) setServer(up bool) {
 	d.mu.Lock()
-	changed := d.snap.ServerUp != up
-	d.snap.ServerUp = up
-	if !up {
-		d.looks.Abort() // its answer will never come: look again once the server is back
-	}
-	if !up {
-		d.wasDown = true
-		d.snap.Story = "the server stopped: what is in memory is gone, what is on disk waits"
-	}
-	d.mu.Unlock()
-	if changed {
+	if d.snap.ServerUp != up {
 		kind := kit.ServerDown
 		if up {
 			kind = kit.ServerUp
 		}
 		d.feed.Send(kit.Event{Kind: kind})
 	}
+	d.snap.ServerUp = up
+	if !up {
+		d.looks.Abort() // its answer will never come: look again once the server is back
+		d.wasDown = true
+		d.snap.Story = "the server stopped: what is in memory is gone, what is on disk waits"
+	}
+	d.mu.Unlock()
 	d.feed.Poke()
 	d.poke()
 }
 
-// Polling: at once when kicked, then every busyPoll for a moment, then
-// only when something says so: an advisory, a tap, the next message due to
-// age out, or a slow idle look for what no event announces.
+// Polling: at once when kicked, then every busyPoll for busyFor (a stream
+// stores a message a moment after the tap sees it), then only when
+// something says so: an advisory, a tap, the next message due to age out,
+// or a slow idle look for what no event announces. Never more often than
+// minPoll.
 const (
 	minPoll  = 200 * time.Millisecond
 	busyPoll = 250 * time.Millisecond
+)
+
+// Variables so that tests can put the busy and idle looks out of reach and
+// show that news alone brings what they wait for.
+var (
+	busyFor  = time.Second
 	idlePoll = 5 * time.Second
 )
 

@@ -68,7 +68,7 @@ func TestGoldenDedupe(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
 	h.Run(`pub orders.new "order 1" -H Nats-Msg-Id:ord-1 --jetstream`)
-	h.Settle("stored", func(s Snapshot) bool { return orders(s).Seen.Acked == 1 })
+	h.Settle("stored", func(s Snapshot) bool { l := orders(s); return l.Seen.Acked == 1 && l.Last == 1 && l.Msgs == 1 })
 	h.Clock.Advance(5 * time.Second)
 	h.Run(`pub orders.new "order 1" -H Nats-Msg-Id:ord-1 --jetstream`)
 	h.Settle("duplicate", func(s Snapshot) bool { return orders(s).Seen.Dups == 1 })

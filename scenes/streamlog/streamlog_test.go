@@ -62,6 +62,7 @@ func TestEpisodeStreamLog(t *testing.T) {
 // Episode 8: the window slides under max-msgs, discard new refuses, per
 // subject keeps two, rmm and purge empty cells, max age ages them out.
 func TestEpisodeLimits(t *testing.T) {
+	withoutIdleLooks(t)
 	h := newHarness(t, Options{})
 	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
 	h.Run(`pub orders.new "order {{Count}}" --count 10 --jetstream`)
@@ -112,12 +113,8 @@ func TestEpisodeLimits(t *testing.T) {
 	h.Run(`pub orders.new "short-lived" --jetstream`)
 	h.Settle("stored", func(s Snapshot) bool { l := orders(s); return l.Msgs == 1 && l.Last == 11 })
 	// Nothing publishes now: the scene looks again when the message is due
-	// to age out, by itself.
-	start := time.Now()
+	// to age out, by itself (the test leaves it no idle looks).
 	h.Until("aged out", func(s Snapshot) bool { return orders(s).Msgs == 0 })
-	if el := time.Since(start); el > 5*time.Second {
-		t.Fatalf("the scene noticed the expiry after %v", el)
-	}
 	if st := h.Scene.snap.Story; !strings.Contains(st, "aged out") {
 		t.Fatalf("story %q", st)
 	}
@@ -144,18 +141,17 @@ func TestEpisodeDedupe(t *testing.T) {
 	h.Settle("ord-2", func(s Snapshot) bool { return orders(s).Last == 2 })
 	h.Run(`stream edit ORDERS --dupe-window 1s -f`)
 	h.Settle("window 1s", func(s Snapshot) bool { return orders(s).Dupes == time.Second })
-	// The server forgets IDs on a timer of its own: ask until it has,
-	// and the scene must agree with every answer.
+	// The server forgets IDs on a timer of its own: publish again until it
+	// has, and the scene must agree with every answer.
 	dups := uint64(1)
-	for try := 0; ; try++ {
-		time.Sleep(1200 * time.Millisecond)
+	for deadline := time.Now().Add(30 * time.Second); ; {
 		out := h.Run(`pub orders.new "order 1" -H Nats-Msg-Id:ord-1 --jetstream`)
 		if !strings.Contains(out, "Duplicate: true") {
 			break
 		}
 		dups++
 		h.Settle("another duplicate", func(s Snapshot) bool { return orders(s).Seen.Dups == dups })
-		if try == 5 {
+		if time.Now().After(deadline) {
 			t.Fatal("the server never forgot ord-1")
 		}
 	}
@@ -204,12 +200,10 @@ func TestEpisodeRestart(t *testing.T) {
 	}
 	// The scene's subject tap on ram.> left with the stream: a --jetstream
 	// publish there hears "no responders" again at once.
-	start := time.Now()
-	if out, err := h.Try(`pub ram.note "anyone?" --jetstream`); err == nil {
-		t.Fatalf("publish to a gone stream: %s", out)
-	}
-	if el := time.Since(start); el > time.Second {
-		t.Fatalf("the publish to a gone stream took %v: something still listens on ram.>", el)
+	// The pane explains "no responders" as no stream capturing the subject;
+	// a timeout would mean something still listens on ram.>.
+	if out, err := h.Try(`pub ram.note "anyone?" --jetstream`); err == nil || !strings.Contains(err.Error(), "no stream captures") {
+		t.Fatalf("publish to a gone stream: want no responders: %v\n%s", err, out)
 	}
 }
 

@@ -48,6 +48,7 @@ func (d *driver) onPublish(m *nats.Msg) {
 		d.mu.Unlock()
 		return
 	}
+	d.feed.Send(kit.Event{Kind: kit.Published, Stream: stream, Subject: m.Subject, Note: m.Reply})
 	if c := d.counts[stream]; c != nil {
 		c.Published++
 	}
@@ -63,7 +64,6 @@ func (d *driver) onPublish(m *nats.Msg) {
 		}
 	}
 	d.mu.Unlock()
-	d.feed.Send(kit.Event{Kind: kit.Published, Stream: stream, Subject: m.Subject, Note: m.Reply})
 	if early != nil {
 		d.onAck(early)
 	}
@@ -144,28 +144,26 @@ func (d *driver) onAck(m *nats.Msg) {
 		c = &TapCounts{}
 		d.counts[p.stream] = c
 	}
-	var ev kit.Event
 	switch {
 	case ack.Error != nil:
+		d.feed.Send(kit.Event{Kind: kit.Lost, Stream: p.stream, Note: m.Subject, Subject: ack.Error.Description})
 		c.Refused++
 		d.snap.Story = fmt.Sprintf("%s refused a publish: %s%s", p.stream, ack.Error.Description, refusalHint(ack.Error.Description))
-		ev = kit.Event{Kind: kit.Lost, Stream: p.stream, Note: m.Subject, Subject: ack.Error.Description}
 	case ack.Duplicate:
+		d.feed.Send(kit.Event{Kind: kit.Stored, Stream: p.stream, Seq: ack.Seq, Note: m.Subject, Client: "dup"})
 		c.Dups++
 		id := ""
 		if p.msgID != "" {
 			id = " (Nats-Msg-Id " + p.msgID + ")"
 		}
 		d.snap.Story = fmt.Sprintf("duplicate%s: already stored as #%d, acknowledged again and not stored twice", id, ack.Seq)
-		ev = kit.Event{Kind: kit.Stored, Stream: p.stream, Seq: ack.Seq, Note: m.Subject, Client: "dup"}
 	default:
+		d.feed.Send(kit.Event{Kind: kit.Stored, Stream: p.stream, Seq: ack.Seq, Note: m.Subject, Client: "ack"})
 		c.Acked++
 		d.acked[p.stream] = max(d.acked[p.stream], ack.Seq)
 		d.snap.Story = fmt.Sprintf("%s stored the publish as #%d and acknowledged it", p.stream, ack.Seq)
-		ev = kit.Event{Kind: kit.Stored, Stream: p.stream, Seq: ack.Seq, Note: m.Subject, Client: "ack"}
 	}
 	d.mu.Unlock()
-	d.feed.Send(ev)
 	d.poke()
 }
 

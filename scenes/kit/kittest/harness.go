@@ -3,6 +3,18 @@
 // delivers them, its picture drawn at fixed sizes without escape sequences
 // (the picture, not the palette), and the learner's commands typed into a
 // real command session.
+//
+// Tests wait on signals, never for a while: Until for what the scene
+// shows, Settle for that and every event its driver sent on the way (the
+// feed numbers them), so a golden drawn next is the same on a loaded
+// machine.
+//
+// It imports broker/command, as scenes may (scenes → broker): a scene is
+// about what the learner's commands do, so its tests type the real ones
+// into the session the lab's command pane runs, rather than imitate them
+// with NATS calls of their own that could drift from what the pane does.
+// It never imports lab: judging a lesson with a scene open is the lab's
+// test (lab/episode).
 package kittest
 
 import (
@@ -38,12 +50,13 @@ type Harness[Sc Scene, S any] struct {
 
 	snap      func(Sc) S
 	follow    bool
-	linger    time.Duration
 	redraw    bool
 	normalize func(string) string
 
 	waiting chan tea.Msg
 	next    tea.Cmd // the command the scene asked to run next
+	applied uint64  // the scene has applied this many of its feed's events
+	pokes   uint64  // and read its state after this many pokes
 }
 
 // Option adjusts a Harness.
@@ -51,7 +64,6 @@ type Option func(*harnessOptions)
 
 type harnessOptions struct {
 	follow    bool
-	linger    time.Duration
 	redraw    bool
 	normalize func(string) string
 }
@@ -61,10 +73,6 @@ type harnessOptions struct {
 // events otherwise). Without it Step delivers the feed's events alone, one
 // Wait at a time, and never a frame.
 func FollowCommands() Option { return func(o *harnessOptions) { o.follow = true } }
-
-// Linger is how long Settle goes on taking what arrives once its condition
-// holds (100ms without it).
-func Linger(d time.Duration) Option { return func(o *harnessOptions) { o.linger = d } }
 
 // Redraw makes every View draw afresh rather than trust the scene's cache.
 func Redraw() Option { return func(o *harnessOptions) { o.redraw = true } }
@@ -77,7 +85,7 @@ func Normalize(f func(string) string) Option { return func(o *harnessOptions) { 
 // plain styles, closed when the test ends.
 func Open[Sc Scene, S any](t testing.TB, dep broker.Deployment, build func(env scenes.Env) (Sc, error), snap func(Sc) S, opts ...Option) *Harness[Sc, S] {
 	t.Helper()
-	o := harnessOptions{linger: 100 * time.Millisecond}
+	var o harnessOptions
 	for _, f := range opts {
 		f(&o)
 	}
@@ -89,7 +97,7 @@ func Open[Sc Scene, S any](t testing.TB, dep broker.Deployment, build func(env s
 	t.Cleanup(s.Close)
 	s.UseStyles(kit.NewStyles(false))
 	return &Harness[Sc, S]{T: t, Clock: clock, Scene: s, snap: snap,
-		follow: o.follow, linger: o.linger, redraw: o.redraw, normalize: o.normalize}
+		follow: o.follow, redraw: o.redraw, normalize: o.normalize}
 }
 
 // Do runs one of the scene's controls and fails the test on an error.
@@ -119,6 +127,10 @@ func (h *Harness[Sc, S]) Step(timeout time.Duration) bool {
 	select {
 	case m := <-h.waiting:
 		h.waiting = nil
+		if fm, ok := m.(kit.FeedMsg); ok && fm.For(h.Scene.Feed()) {
+			h.applied = max(h.applied, fm.Through)
+			h.pokes = max(h.pokes, fm.Pokes)
+		}
 		h.next = h.Scene.Update(m)
 		if h.next == nil {
 			h.next = h.Scene.Init() // a message not the scene's: wait again
@@ -141,19 +153,29 @@ func (h *Harness[Sc, S]) Until(what string, cond func(S) bool) {
 	}
 }
 
-// Settle is Until and a moment more (Linger), so that every event of a
-// stage is in before the clock moves.
+// Settle is Until and then CatchUp: once the scene shows cond, every event
+// that led there is in too, before the test moves the clock or draws.
 func (h *Harness[Sc, S]) Settle(what string, cond func(S) bool) {
 	h.T.Helper()
 	h.Until(what, cond)
-	h.Quiet(h.linger)
+	h.CatchUp()
 }
 
-// Quiet delivers whatever arrives within d.
-func (h *Harness[Sc, S]) Quiet(d time.Duration) {
-	end := time.Now().Add(d)
-	for time.Now().Before(end) {
-		h.Step(10 * time.Millisecond)
+// CatchUp delivers the scene's messages until it has applied every event
+// its driver had sent, and read its driver's state since every poke, when
+// CatchUp was called. Drivers send an event before the change it reports
+// can be read (kit.Feed), so what a snapshot showed by then has its
+// events applied.
+func (h *Harness[Sc, S]) CatchUp() {
+	h.T.Helper()
+	feed := h.Scene.Feed()
+	events, pokes := feed.Sent(), feed.Poked()
+	deadline := time.Now().Add(15 * time.Second)
+	for h.applied < events || h.pokes < pokes {
+		if time.Now().After(deadline) {
+			h.T.Fatalf("the scene applied %d of the %d events and %d of the %d pokes its driver sent", h.applied, events, h.pokes, pokes)
+		}
+		h.Step(50 * time.Millisecond)
 	}
 }
 

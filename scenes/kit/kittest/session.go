@@ -70,6 +70,16 @@ func (s *Session) Start(line string) *command.Job {
 	return j
 }
 
+// Reconnecting runs restart (which starts the stopped or running server
+// again) and returns once the session's connection is back, as the lab's
+// restart verb does: the next command does not find it reconnecting.
+func (s *Session) Reconnecting(restart func() error) {
+	s.t.Helper()
+	if err := s.sess.Reconnecting(restart); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
 // Jobs are the jobs Start started, in that order.
 func (s *Session) Jobs() []*command.Job { return s.jobs }
 
