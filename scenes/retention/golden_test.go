@@ -47,8 +47,11 @@ func TestGoldenEpisode(t *testing.T) {
 	h.Settle("done", func(s Snapshot) bool { return col(s, "workqueue").Msgs == 0 })
 	h.Try(`consumer add WORK w2 --pull --defaults`)
 	h.Settle("refused", func(s Snapshot) bool { return col(s, "workqueue").Note != "" })
+	// One change a look: the story is the last look's.
 	h.Run(`consumer add LIMITS l --pull --defaults`)
+	h.Settle("l", func(s Snapshot) bool { return cons(col(s, "limits"), "l").Name == "l" })
 	h.Run(`pub limits.note "here to stay" --jetstream`)
+	h.Settle("stored", func(s Snapshot) bool { c := col(s, "limits"); return c.Msgs == 1 && c.Last == 1 })
 	h.Run(`consumer next LIMITS l`)
 	h.Settle("kept", func(s Snapshot) bool { return cons(col(s, "limits"), "l").AckFloor == 1 })
 	h.Clock.Advance(5 * time.Second)
