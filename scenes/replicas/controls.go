@@ -160,13 +160,14 @@ func (d *driver) publish(n int) (string, error) {
 	}
 	// After a node stopped, the connection may still be moving to another.
 	broker.WaitFor(2*time.Second, func() bool { return d.srv.Attached(d.nc) })
-	// A stream with a leader answers "no responders" only while its
-	// subjects' interest is still reaching this connection's node (a node
-	// just started): that is worth a few tries. Without a leader it is
-	// the answer, at once.
+	// A stream with a leader, or one just created, answers "no responders"
+	// only while its leader is being elected or its subjects' interest is
+	// still reaching this connection's node (a node just started): worth
+	// trying again until the publish's own deadline. Without a leader it
+	// is the answer, at once.
 	retries := 0
-	if d.snapshot().Leader(stream) != "" {
-		retries = 20
+	if created || d.snapshot().Leader(stream) != "" {
+		retries = 100
 	}
 	acked := 0
 	for i := 0; i < n; i++ {
