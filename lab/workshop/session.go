@@ -158,6 +158,11 @@ func (w *Workshop) serve(a *attendee, sess ssh.Session, pty ssh.Pty, winCh <-cha
 	c.program = tea.NewProgram(f, opts...)
 
 	w.mu.Lock()
+	if w.closed {
+		// Close kicked the connections it saw; this one came too late.
+		w.mu.Unlock()
+		return "natslab: the workshop has ended. Thank you for coming!"
+	}
 	a.conn = c
 	a.from = host(sess.RemoteAddr())
 	a.parked = false
