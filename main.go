@@ -50,6 +50,8 @@ type config struct {
 	room    string  // --room, for workshop
 	max     int     // --max, for workshop
 	explain bool    // --explain, for run: print the lab's notes too
+
+	attendeeURLs bool // --attendee-urls, for workshop
 }
 
 func main() {
@@ -80,6 +82,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.ssh, "ssh", "", "with workshop: where attendees connect, `HOST:PORT` (default "+workshop.DefaultSSH+"; 0.0.0.0:2222 for the room)")
 	fs.StringVar(&cfg.room, "room", "", "with workshop: the room `CODE` attendees type (made up for you beyond this machine)")
 	fs.IntVar(&cfg.max, "max", workshop.DefaultMax, "with workshop: the most attendees, `N` labs")
+	fs.BoolVar(&cfg.attendeeURLs, "attendee-urls", false, "with workshop: each lab's server also listens on loopback, with a token of its own, so the real nats CLI's commands work in the labs")
 
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {

@@ -35,5 +35,5 @@ func runWorkshop(ctx context.Context, cfg config, args []string, stdin io.Reader
 	if store == "" {
 		store = filepath.Join(broker.DefaultStoreDir(), "workshop")
 	}
-	return workshop.Main(ctx, workshop.Options{SSH: cfg.ssh, Room: cfg.room, Store: store, Max: cfg.max, Policy: policy.Default(os.Environ()), Look: policy.LookFrom(os.Environ())}, stdin, stdout, stderr)
+	return workshop.Main(ctx, workshop.Options{SSH: cfg.ssh, Room: cfg.room, Store: store, Max: cfg.max, AttendeeURLs: cfg.attendeeURLs, Policy: policy.Default(os.Environ()), Look: policy.LookFrom(os.Environ())}, stdin, stdout, stderr)
 }

@@ -190,7 +190,7 @@ func (m *Model) greet() {
 		case len(a.Room) > 0:
 			where = "on " + strings.Join(a.Room, " and ") + " for the room (" + a.Local + " on this machine)"
 		}
-		if a.Needs != "" {
+		if a.Needs != "" && m.opts.Guest == "" {
 			where += "; clients need " + a.Needs
 		}
 		m.Note("nats-server " + srv.Version() + " " + js + " " + where)
@@ -203,7 +203,7 @@ func (m *Model) greet() {
 	} else {
 		m.Note("natslab: connected to " + m.dep.Describe())
 	}
-	if a := m.dep.Access(); a.Local != "" {
+	if a := m.dep.Access(); a.Local != "" && m.opts.Guest == "" { // a guest has no shell here to run it in
 		flags := ""
 		if f := a.Flags(); f != "" {
 			flags = " " + f

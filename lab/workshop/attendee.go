@@ -29,6 +29,9 @@ type attendee struct {
 	turn sync.Mutex
 	gen  atomic.Int64 // the newest session that asked for the lab
 	park *time.Timer
+	// token is what real clients of this lab's listener must present
+	// (Options.AttendeeURLs): the same across parking, never shown.
+	token string
 	// dep is the attendee's server, nil while parked: changed with both
 	// turn and w.mu held, so either one is enough to read it.
 	dep broker.Deployment
@@ -76,13 +79,20 @@ func (w *Workshop) startServer(a *attendee) error {
 	if a.dep != nil {
 		return nil
 	}
-	srv, err := broker.Start(broker.Options{
+	o := broker.Options{
 		StoreDir:  a.dir,
 		JetStream: true,
 		Listen:    "none", // the lab talks in-process; nothing else reaches it
 		MaxMemory: w.opts.MaxMemory,
 		MaxStore:  w.opts.MaxStore,
-	})
+	}
+	if w.opts.AttendeeURLs {
+		if a.token == "" {
+			a.token = newToken()
+		}
+		o.Listen, o.Token = "127.0.0.1:0", a.token
+	}
+	srv, err := broker.Start(o)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package workshop
 import (
 	"crypto/rand"
 	"crypto/subtle"
+	"encoding/hex"
 	"net"
 	"strings"
 	"sync"
@@ -31,6 +32,15 @@ func NewRoomCode() string {
 		out = append(out, codeAlphabet[int(c)%len(codeAlphabet)])
 	}
 	return string(out)
+}
+
+// newToken is a lab listener's token: 128 random bits, in hex.
+func newToken() string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		panic(err) // crypto/rand does not fail on supported systems
+	}
+	return hex.EncodeToString(b)
 }
 
 // codeMatches compares what an attendee typed with the room code in

@@ -52,6 +52,11 @@ type Options struct {
 	StuckAfter time.Duration
 	// MaxMemory and MaxStore cap each attendee's JetStream, in bytes.
 	MaxMemory, MaxStore int64
+	// AttendeeURLs gives each attendee's server a loopback listener with a
+	// token of its own (held in memory, never shown), so that the lab's
+	// commands that run the real nats CLI (bench, object, server …) reach
+	// it. Off, the servers listen nowhere and those commands are refused.
+	AttendeeURLs bool
 	// Policy is the process's (cores, memory), applied by Main once for
 	// every lab the workshop serves.
 	Policy policy.Policy

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	gossh "golang.org/x/crypto/ssh"
 
 	"natslab/lab/policy"
@@ -349,5 +350,40 @@ func TestAttendeesCommandsTouchNoLocalFile(t *testing.T) {
 	})
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("ada's sub --dump made %s on the instructor's machine (stat: %v)", dir, err)
+	}
+}
+
+// The real nats CLI's commands reach an attendee's server only when the
+// workshop gives each lab a loopback listener (with a token of its own).
+func TestRealCLICommandsNeedAttendeeURLs(t *testing.T) {
+	w := startWorkshop(t, Options{})
+	ada := openLab(t, w, "ada")
+	ada.out.waitFor(t, "Type help")
+	ada.typeLine("rtt")
+	waitUntil(t, "rtt refused without a listener", func() bool {
+		return strings.Contains(w.Rows()[0].LastError, "no listener")
+	})
+
+	w = startWorkshop(t, Options{AttendeeURLs: true})
+	bob := openLab(t, w, "bob")
+	bob.out.waitFor(t, "Type help")
+	w.mu.Lock()
+	a := w.labs["bob"]
+	url, token := a.dep.Access().Local, a.token
+	w.mu.Unlock()
+	if !strings.HasPrefix(url, "nats://127.0.0.1:") || len(token) != 32 {
+		t.Fatalf("bob's listener %q with a token of %d characters; want loopback and 32", url, len(token))
+	}
+	if nc, err := nats.Connect(url); err == nil {
+		nc.Close()
+		t.Fatal("a client without bob's token reached his lab")
+	}
+	bob.typeLine("rtt")
+	bob.out.waitFor(t, url+": ")
+	if strings.Contains(bob.out.String(), token) {
+		t.Fatal("bob's token is on his screen")
+	}
+	if r := w.Rows()[0]; r.LastError != "" {
+		t.Fatalf("rtt with a listener failed: %s", r.LastError)
 	}
 }
