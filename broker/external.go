@@ -3,6 +3,7 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -37,7 +38,7 @@ func Dial(opts ExternalOptions) (*External, error) {
 	if (opts.User == "") != (opts.Password == "") {
 		return nil, errors.New("--user and --password go together: give both, or use --token")
 	}
-	opts.URL = withScheme(opts.URL)
+	opts = liftUserInfo(opts)
 	if opts.ConnectTimeout == 0 {
 		opts.ConnectTimeout = 5 * time.Second
 	}
@@ -89,6 +90,45 @@ func (e *External) Credentials() Credentials {
 
 // Describe implements Deployment.
 func (e *External) Describe() string { return "external " + e.ClientURL() }
+
+// liftUserInfo moves the user and password (or token) of the URLs into the
+// options, as if given with --user and --password (or --token): the URL the
+// lab shows and hands to the real CLI then holds no secret, and the
+// credentials travel the way natslab keeps them out of sight. It leaves
+// the URLs alone when credentials were given apart, when a URL does not
+// parse, or when URLs of a list carry different ones.
+func liftUserInfo(opts ExternalOptions) ExternalOptions {
+	opts.URL = withScheme(opts.URL)
+	if opts.User != "" || opts.Password != "" || opts.Token != "" || opts.Creds != "" {
+		return opts
+	}
+	parts := strings.Split(opts.URL, ",")
+	var info *url.Userinfo
+	for i, p := range parts {
+		u, err := url.Parse(strings.TrimSpace(p))
+		if err != nil {
+			return opts
+		}
+		if u.User != nil {
+			if info != nil && info.String() != u.User.String() {
+				return opts
+			}
+			info = u.User
+		}
+		u.User = nil
+		parts[i] = u.String()
+	}
+	if info == nil {
+		return opts
+	}
+	if pass, ok := info.Password(); ok {
+		opts.User, opts.Password = info.Username(), pass
+	} else {
+		opts.Token = info.Username()
+	}
+	opts.URL = strings.Join(parts, ",")
+	return opts
+}
 
 // withScheme gives each URL of a comma-separated list the nats:// that
 // nats.go assumes when it is left out, so that user info in it is seen

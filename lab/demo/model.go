@@ -166,18 +166,18 @@ func (m *Model) content() string {
 	st := m.styles
 	var b strings.Builder
 	step := fmt.Sprintf("%d/%d ", m.dir.Index()+1, m.dir.Len())
+	head := " natslab demo · " + m.Chapter()
 	if m.url != "" {
 		flags := ""
 		if m.flags != "" {
 			flags = " " + m.flags
 		}
-		if try := "nats pub events.hello --server " + m.url + flags + "   " + step; m.w >= len(try)+40 {
+		if try := "nats pub events.hello --server " + m.url + flags + "   " + step; m.w >= ansi.StringWidth(head+try)+2 {
 			step = try
 		}
 	}
-	head := " natslab demo · " + m.Chapter()
-	b.WriteString(st.Render(kit.Title, text.Clip(head, m.w-len(step)-1)))
-	b.WriteString(strings.Repeat(" ", max(m.w-ansi.StringWidth(text.Clip(head, m.w-len(step)-1))-len(step), 0)))
+	b.WriteString(st.Render(kit.Title, text.Clip(head, m.w-ansi.StringWidth(step)-1)))
+	b.WriteString(strings.Repeat(" ", max(m.w-ansi.StringWidth(text.Clip(head, m.w-ansi.StringWidth(step)-1))-ansi.StringWidth(step), 0)))
 	b.WriteString(st.Render(kit.Faint, step))
 	b.WriteByte('\n')
 	if h := m.sceneHeight(); h > 0 {
