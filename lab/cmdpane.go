@@ -38,9 +38,16 @@ type cmdPane struct {
 	jobs     []*paneJob
 
 	completeSeq int
-	secretSaid  bool   // the pane has said once that lines with secrets stay out of the history
-	shortHelp   string // key help shown in the rule while following
-	sceneKeys   string // the scene's keys, shown instead of the prompt while it has them
+
+	// The line being edited (see prompt.go).
+	pending    []byte // typed characters not yet in the line
+	applyArmed bool   // a typedMsg is on its way
+	inBytes    int    // the line's length
+	inVersion  uint64 // bumped at every edit: the prompt row's cache key
+	cut        bool   // the line reached the limit, and the hint says so
+	secretSaid bool   // the pane has said once that lines with secrets stay out of the history
+	shortHelp  string // key help shown in the rule while following
+	sceneKeys  string // the scene's keys, shown instead of the prompt while it has them
 
 	cache struct {
 		valid     bool
@@ -57,17 +64,20 @@ type cmdPane struct {
 	// the rest of the pane, and scenes redraw the screen many times a second
 	// while the prompt sits still.
 	input struct {
-		key  inputKey
-		row  string
-		used bool
+		key     inputKey
+		row     string
+		cursorX int
+		used    bool
 	}
 }
 
-// inputKey is everything the prompt row is drawn from.
+// inputKey is everything the prompt row is drawn from: the line by its
+// version, not its text, so that a long line costs nothing to compare.
 type inputKey struct {
-	value, placeholder string
-	pos, w, inputW     int
-	focused            bool
+	version     uint64
+	placeholder string
+	w, inputW   int
+	focused     bool
 }
 
 // promptText is the input's prompt.
@@ -145,14 +155,10 @@ func (p *cmdPane) Update(msg tea.Msg) tea.Cmd {
 		return p.complete()
 	case key.Matches(k, p.keys.Quit) && p.Empty():
 		return p.quit()
+	case typedText(k):
+		return p.typeText(k)
 	default:
-		before := p.in.Value()
-		var cmd tea.Cmd
-		p.in, cmd = p.in.Update(k)
-		if p.in.Value() != before {
-			p.hist.reset()
-		}
-		return cmd
+		return p.editKey(k)
 	}
 	return nil
 }
@@ -167,12 +173,13 @@ func (p *cmdPane) SetSize(w, h int) {
 }
 
 // Empty reports whether nothing is typed.
-func (p *cmdPane) Empty() bool { return p.in.Value() == "" }
+func (p *cmdPane) Empty() bool { return p.inBytes == 0 && len(p.pending) == 0 }
 
 // submit runs the typed line. quit is true for quit and exit.
 func (p *cmdPane) submit() (cmd tea.Cmd, quit bool) {
+	p.applyTyped()
 	line := strings.TrimSpace(p.in.Value())
-	p.in.Reset()
+	p.setLine("", 0)
 	secret := p.hist.add(line)
 	cmd, quit = p.runLine(line)
 	if secret != "" && !p.secretSaid {
@@ -295,8 +302,7 @@ func (p *cmdPane) historyStep(dir int) {
 		line, ok = p.hist.next()
 	}
 	if ok {
-		p.in.SetValue(line)
-		p.in.CursorEnd()
+		p.setLine(line, len([]rune(line)))
 	}
 }
 
@@ -345,8 +351,7 @@ func (p *cmdPane) applyCompletion(m completionMsg) {
 		p.hint = strings.Join(c.Candidates, "  ")
 	}
 	before := m.before[:c.Start] + repl
-	p.in.SetValue(before + m.after)
-	p.in.SetCursor(len([]rune(before)))
+	p.setLine(before+m.after, len([]rune(before)))
 }
 
 // shellWord quotes a word that the command line would otherwise split or
@@ -560,10 +565,7 @@ func (p *cmdPane) inputRow() string {
 	if p.sceneKeys != "" {
 		return fit(p.st.Prompt.Render("scene keys: ")+p.sceneKeys+p.st.Dim.Render(" · esc back to the prompt"), p.w)
 	}
-	key := inputKey{value: p.in.Value(), placeholder: p.in.Placeholder, pos: p.in.Position(), w: p.w, inputW: p.in.Width(), focused: p.in.Focused()}
-	if !p.input.used || p.input.key != key {
-		p.input.key, p.input.row, p.input.used = key, fit(p.in.View(), p.w), true
-	}
+	p.drawInput(p.inputKey())
 	return p.input.row
 }
 
@@ -572,8 +574,23 @@ func (p *cmdPane) cursorX() int {
 	if len(p.confirms) > 0 {
 		return len("y/N? ")
 	}
-	if c := p.in.Cursor(); c != nil {
-		return min(c.X, p.w-1)
+	p.drawInput(p.inputKey())
+	return p.input.cursorX
+}
+
+func (p *cmdPane) inputKey() inputKey {
+	return inputKey{version: p.inVersion, placeholder: p.in.Placeholder, w: p.w, inputW: p.in.Width(), focused: p.in.Focused()}
+}
+
+// drawInput draws the prompt row and places the cursor, unless nothing
+// they depend on changed.
+func (p *cmdPane) drawInput(key inputKey) {
+	if p.input.used && p.input.key == key {
+		return
 	}
-	return 0
+	p.input.key, p.input.row, p.input.used = key, fit(p.in.View(), p.w), true
+	p.input.cursorX = 0
+	if c := p.in.Cursor(); c != nil {
+		p.input.cursorX = min(c.X, p.w-1)
+	}
 }

@@ -446,9 +446,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			return r
 		}, msg.Content))
-		var cmd tea.Cmd
-		m.cmd.in, cmd = m.cmd.in.Update(tea.PasteMsg{Content: text})
-		return m, cmd
+		return m, m.cmd.paste(text)
+	case typedMsg:
+		m.cmd.applyTyped()
+		return m, nil
 	case outputMsg:
 		m.sb.lastFlush.Store(time.Now().UnixNano())
 		return m, m.waitOutput()
@@ -541,7 +542,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
-	if !key.Matches(k, m.cmd.keys.Complete, m.keys.Stop) {
+	if !typedText(k) {
+		m.cmd.applyTyped() // what was typed before this key goes in first
+	}
+	if !key.Matches(k, m.cmd.keys.Complete, m.keys.Stop) && !m.cmd.cut {
 		m.cmd.hint = ""
 	}
 	if m.sceneFocus {
@@ -588,7 +592,7 @@ func (m *Model) ctrlC() tea.Cmd {
 		return nil
 	}
 	if !m.cmd.Empty() {
-		m.cmd.in.Reset()
+		m.cmd.setLine("", 0)
 		m.cmd.hist.reset()
 		return nil
 	}
