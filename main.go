@@ -168,7 +168,7 @@ func runScript(ctx context.Context, cfg config, args []string, stdin io.Reader, 
 		return fail(stderr, err)
 	}
 	defer dep.Close()
-	s := command.NewSession(dep)
+	s := command.NewSession(dep, command.WithCLIHome(command.CLIHome(cfg.broker.StoreDir())))
 	defer s.Close()
 	st := command.Streams{Out: stdout, Err: stderr}
 	if cfg.explain {

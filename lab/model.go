@@ -128,7 +128,11 @@ func New(opts Options) *Model {
 		m.ctx = context.Background()
 	}
 	m.help.Styles = m.st.Help
-	sopts := append([]command.Option{command.WithClock(m.clock.Now), command.WithConfirm(m.ask), command.WithObserver(m.observe)}, opts.SessionOptions...)
+	sopts := []command.Option{command.WithClock(m.clock.Now), command.WithConfirm(m.ask), command.WithObserver(m.observe)}
+	if opts.StoreDir != "" {
+		sopts = append(sopts, command.WithCLIHome(command.CLIHome(opts.StoreDir)))
+	}
+	sopts = append(sopts, opts.SessionOptions...)
 	m.sess = command.NewSession(m.dep, sopts...)
 	m.addSceneVerb()
 	if opts.Lessons {

@@ -3,9 +3,7 @@ package brokertest
 import (
 	"bytes"
 	"errors"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -28,10 +26,19 @@ type CLIResult struct {
 // terminal and a private HOME, as the reference captures were made.
 func RunRealCLI(t testing.TB, url string, args ...string) CLIResult {
 	t.Helper()
+	return runRealCLI(t, url, "", t.TempDir(), append([]string{"--no-context"}, args...))
+}
+
+// runRealCLI runs the real CLI against url (in NATS_URL; "" for none) in
+// dir with home as its HOME (and the XDG directories under it).
+func runRealCLI(t testing.TB, url, dir, home string, args []string) CLIResult {
 	bin := RealCLI(t)
-	cmd := exec.Command(bin, append([]string{"--server", url, "--no-context"}, args...)...)
-	home := t.TempDir()
-	cmd.Env = []string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"), "PATH=" + os.Getenv("PATH"), "TZ=UTC"}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = homeEnv(home)
+	if url != "" {
+		cmd.Env = append(cmd.Env, "NATS_URL="+url)
+	}
 	cmd.Stdin = strings.NewReader("")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -11,7 +11,6 @@ import (
 
 	"github.com/choria-io/fisk"
 
-	"natslab/broker"
 	"natslab/broker/realcli"
 )
 
@@ -30,7 +29,7 @@ func (s *Session) realHome() (string, error) {
 		return s.cliHome, nil
 	}
 	if dir := s.dep.StoreDir(); dir != "" {
-		s.cliHome = filepath.Join(dir, "cli")
+		s.cliHome = CLIHome(dir)
 		return s.cliHome, nil
 	}
 	// An external deployment and no store named: a home for this session.
@@ -41,6 +40,9 @@ func (s *Session) realHome() (string, error) {
 	s.cliHome, s.tempHome = dir, dir
 	return dir, nil
 }
+
+// CLIHome is where the real CLI keeps its files in the lab's store dir.
+func CLIHome(store string) string { return filepath.Join(store, "cli") }
 
 // divert reports whether a line that starts with one of the lab's own
 // commands names a sub-command only the real CLI has (stream copy, kv
@@ -80,16 +82,19 @@ func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
 		return fmt.Errorf("no home for the real CLI: %w", err)
 	}
 	cred := s.dep.Credentials()
+	conn := realcli.Conn{URL: s.dep.ClientURL(), User: cred.User, Password: cred.Password, Token: cred.Token, Creds: cred.Creds}
 	if len(l.Path) > 0 && l.Path[0].Name == "context" {
-		// context add saves the credentials it finds in its environment
-		// into the context's file: the lab's must not end up there.
-		cred = broker.Credentials{}
+		// Contexts are the real CLI's own configuration, managed as in a
+		// fresh shell: context add would save the lab's address and
+		// credentials from the environment into the file, and every
+		// context command would warn of "shell environment overrides".
+		conn = realcli.Conn{}
 	}
 	tail := &tailWriter{}
 	child := realcli.Child{
 		Exe:  s.realExe,
 		Args: words,
-		Conn: realcli.Conn{URL: s.dep.ClientURL(), User: cred.User, Password: cred.Password, Token: cred.Token, Creds: cred.Creds},
+		Conn: conn,
 		Home: home,
 		// Long-running commands (service serve, events, object watch)
 		// print first when they are in place: a script's next line waits

@@ -63,8 +63,9 @@ func WithConfirm(ask func(question string) bool) Option {
 func WithObserver(f func(Event)) Option { return func(s *Session) { s.observer = f } }
 
 // WithCLIHome sets where the real CLI keeps its files (contexts, plugins):
-// by default the cli directory of the lab's store, or, for an external
-// deployment, a temporary one for the session.
+// by default CLIHome of the deployment's store, or, for an external
+// deployment, a temporary directory for the session. natslab passes
+// CLIHome(its --store) so an external deployment's contexts persist too.
 func WithCLIHome(dir string) Option { return func(s *Session) { s.cliHome = dir } }
 
 // WithRealCLI sets the natslab executable that runs the real CLI's code

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/choria-io/fisk"
 	"github.com/nats-io/natscli/plugins"
 )
 
@@ -44,6 +45,10 @@ var routed atomic.Bool
 // process on errors, as it does standalone.
 func Main(args []string) int {
 	watchParent()
+	// The real CLI's program is called nats: fisk's package-level helpers
+	// (FatalIfError…) name it in error lines, from os.Args[0].
+	os.Args[0] = "nats"
+	fisk.CommandLine.Name = "nats"
 	ncli, _, err := newApp()
 	if err != nil {
 		return 1
