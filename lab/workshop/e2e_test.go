@@ -8,76 +8,56 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
+
+	"natslab/broker/brokertest"
 )
 
 // The end-to-end test: the built natslab binary runs `natslab workshop` in
 // a real terminal (tmux), and attendees join it with the real OpenSSH
-// client in other tmux windows, answering the room-code prompt by typing,
-// as people would. Skipped only when tmux or ssh is missing (.ci/run
-// installs both).
+// client in terminals of their own, answering the room-code prompt by
+// typing, as people would. Skipped only when tmux or ssh is missing
+// (.ci/run installs both).
 
+// room is a workshop in a terminal of its own and one terminal per
+// attendee, each a shell the test types into (brokertest.Terminal).
 type room struct {
-	t    *testing.T
-	sock string
-	dir  string
-	bin  string
-	port string
+	t     *testing.T
+	dir   string
+	bin   string
+	port  string
+	terms map[string]*brokertest.Terminal
 }
 
-func (r *room) tmux(args ...string) string {
+func (r *room) term(name string) *brokertest.Terminal {
 	r.t.Helper()
-	out, err := exec.Command("tmux", append([]string{"-L", r.sock}, args...)...).CombinedOutput()
-	if err != nil {
-		r.t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+	x, ok := r.terms[name]
+	if !ok {
+		x = brokertest.StartTerminal(r.t, 120, 40, "HOME="+r.dir)
+		r.terms[name] = x
 	}
-	return string(out)
+	return x
 }
 
-func (r *room) screen(win string) string { return r.tmux("capture-pane", "-p", "-t", "w:"+win) }
+func (r *room) screen(win string) string { return r.term(win).Screen() }
 
-func (r *room) typeLine(win, text string) {
-	r.t.Helper()
-	r.tmux("send-keys", "-t", "w:"+win, "-l", text)
-	r.tmux("send-keys", "-t", "w:"+win, "Enter")
-}
+func (r *room) typeLine(win, text string) { r.t.Helper(); r.term(win).Type(text) }
 
-// waitFor polls win's screen until cond holds; the deadline only bounds a
-// failure.
 func (r *room) waitFor(win, what string, cond func(string) bool) string {
 	r.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		s := r.screen(win)
-		if cond(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			r.t.Fatalf("timed out waiting in window %s for %s; screen:\n%s", win, what, s)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return r.term(win).WaitFor(what+" in "+win+"'s terminal", cond)
 }
 
 func (r *room) waitText(win string, want ...string) string {
 	r.t.Helper()
-	return r.waitFor(win, strings.Join(want, " and "), func(s string) bool {
-		for _, w := range want {
-			if !strings.Contains(s, w) {
-				return false
-			}
-		}
-		return true
-	})
+	return r.term(win).WaitText(want...)
 }
 
-// ssh opens a window running OpenSSH as name, with no user configuration
-// and no keys, so that only the room code can let it in.
+// ssh runs OpenSSH as name in a terminal of its own, with no user
+// configuration and no keys, so that only the room code can let it in.
 func (r *room) ssh(win, name string) {
 	r.t.Helper()
-	cmd := fmt.Sprintf("ssh -F none -p %s -o StrictHostKeyChecking=no -o UserKnownHostsFile=%s -o PubkeyAuthentication=no -o NumberOfPasswordPrompts=1 %s@127.0.0.1; echo ssh-ended; sleep 60",
-		r.port, filepath.Join(r.dir, "known_hosts"), name)
-	r.tmux("new-window", "-d", "-t", "w", "-n", win, cmd)
+	r.typeLine(win, fmt.Sprintf("ssh -F none -p %s -o StrictHostKeyChecking=no -o UserKnownHostsFile=%s -o PubkeyAuthentication=no -o NumberOfPasswordPrompts=1 %s@127.0.0.1; echo ssh-ended",
+		r.port, filepath.Join(r.dir, "known_hosts"), name))
 }
 
 // join connects name and answers the room-code prompt with code.
@@ -95,19 +75,16 @@ func startRoom(t *testing.T, code string) *room {
 	if testing.Short() {
 		t.Skip("builds the binary and drives it in tmux over ssh")
 	}
-	for _, tool := range []string{"tmux", "ssh"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed", tool)
-		}
+	if _, err := exec.LookPath("ssh"); err != nil {
+		t.Skip("ssh is not installed (.ci/run installs openssh-client)")
 	}
 	dir := t.TempDir()
-	r := &room{t: t, sock: fmt.Sprintf("natslab-ws-%d-%d", os.Getpid(), time.Now().UnixNano()), dir: dir, bin: filepath.Join(dir, "natslab")}
+	r := &room{t: t, dir: dir, bin: filepath.Join(dir, "natslab"), terms: map[string]*brokertest.Terminal{}}
 	if out, err := exec.Command("go", "build", "-o", r.bin, "natslab").CombinedOutput(); err != nil {
 		t.Fatalf("building natslab: %v\n%s", err, out)
 	}
-	script := fmt.Sprintf("HOME=%q %q workshop --store %q --ssh 127.0.0.1:0 --room %q; echo workshop-ended; sleep 60", dir, r.bin, filepath.Join(dir, "store"), code)
-	r.tmux("-f", "/dev/null", "new-session", "-d", "-s", "w", "-n", "instructor", "-x", "150", "-y", "45", "sh", "-c", script)
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", r.sock, "kill-server").Run() })
+	r.terms["instructor"] = brokertest.StartTerminal(t, 150, 45, "HOME="+dir)
+	r.typeLine("instructor", fmt.Sprintf("%s workshop --store %s --ssh 127.0.0.1:0 --room %s; echo workshop-ended", r.bin, filepath.Join(dir, "store"), code))
 	s := r.waitText("instructor", "attendees type ssh -p")
 	m := portRE.FindStringSubmatch(s)
 	if m == nil {
@@ -194,7 +171,6 @@ func TestWorkshopOverSSH(t *testing.T) {
 	r.waitFor("instructor", "alice shown as left", func(s string) bool {
 		return strings.Contains(tableRow(s, "alice"), "left")
 	})
-	r.tmux("kill-window", "-t", "w:alice")
 	r.join("alice2", "alice", code)
 	r.waitText("alice2", "Type help for the commands")
 	r.typeLine("alice2", "stream ls")

@@ -71,12 +71,7 @@ func (w *Workshop) Broadcast(text string) {
 	text = strings.Join(strings.Fields(text), " ")
 	w.mu.Lock()
 	w.banner = text
-	var live []*connection
-	for _, a := range w.labs {
-		if a.conn != nil {
-			live = append(live, a.conn)
-		}
-	}
+	live := w.liveLocked()
 	w.mu.Unlock()
 	for _, c := range live {
 		go c.program.Send(bannerMsg{text})

@@ -278,6 +278,17 @@ func (w *Workshop) Events(n int) []Event {
 	return append([]Event(nil), w.events[len(w.events)-n:]...)
 }
 
+// liveLocked is every connected session. w.mu is held.
+func (w *Workshop) liveLocked() []*connection {
+	var live []*connection
+	for _, a := range w.labs {
+		if a.conn != nil {
+			live = append(live, a.conn)
+		}
+	}
+	return live
+}
+
 // Close ends every session (telling attendees why), parks every lab and
 // releases the store.
 func (w *Workshop) Close() {
@@ -287,12 +298,7 @@ func (w *Workshop) Close() {
 		return
 	}
 	w.closed = true
-	var live []*connection
-	for _, a := range w.labs {
-		if a.conn != nil {
-			live = append(live, a.conn)
-		}
-	}
+	live := w.liveLocked()
 	w.mu.Unlock()
 	_ = w.ln.Close()
 	for _, c := range live {
