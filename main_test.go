@@ -147,8 +147,10 @@ func publishUntilKilled(t *testing.T, url string, kill func()) map[uint64]string
 	}
 	var mu sync.Mutex
 	acked := map[uint64]string{}
+	enough := make(chan struct{}) // closed at the 20,000th acknowledgement
 	stop := make(chan struct{})
 	published := make(chan struct{})
+	var waiting sync.WaitGroup // the goroutines waiting for acks
 	go func() {
 		defer close(published)
 		for i := 0; ; i++ {
@@ -162,33 +164,35 @@ func publishUntilKilled(t *testing.T, url string, kill func()) map[uint64]string
 			if err != nil {
 				return
 			}
+			waiting.Add(1)
 			go func() {
+				defer waiting.Done()
 				select {
 				case ack := <-fut.Ok():
 					mu.Lock()
 					acked[ack.Sequence] = body
+					if len(acked) == 20000 {
+						close(enough)
+					}
 					mu.Unlock()
 				case <-fut.Err():
+				case <-stop: // the server is gone: no answer is coming
 				}
 			}()
 		}
 	}()
 	// Let a good number of messages land, then kill the lab mid-flight.
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		mu.Lock()
-		n := len(acked)
-		mu.Unlock()
-		if n >= 20000 || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
+	select {
+	case <-enough:
+	case <-time.After(10 * time.Second): // a slow machine: kill with what there is
 	}
 	kill()
 	close(stop)
 	<-published
 	nc.Close()
-	time.Sleep(100 * time.Millisecond) // let the last ack goroutines settle
+	// Every acknowledgement that arrived before the kill is recorded; the
+	// rest never will be.
+	waiting.Wait()
 	mu.Lock()
 	defer mu.Unlock()
 	if len(acked) == 0 {
@@ -229,8 +233,8 @@ func checkAcknowledgedSurvived(t *testing.T, store string, want map[uint64]strin
 	if err != nil {
 		t.Fatalf("store not usable after the crash: %v", err)
 	}
-	if ack.Sequence <= info.State.LastSeq-1 {
-		t.Fatalf("new message got sequence %d, stream last was %d", ack.Sequence, info.State.LastSeq)
+	if ack.Sequence != info.State.LastSeq+1 {
+		t.Fatalf("new message got sequence %d, want %d: the stream's last was %d", ack.Sequence, info.State.LastSeq+1, info.State.LastSeq)
 	}
 	t.Logf("%d acknowledged messages all survived SIGKILL; stream holds %d", len(want), info.State.Msgs)
 }

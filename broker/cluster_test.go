@@ -15,7 +15,9 @@ import (
 )
 
 // The cluster tests run a real three-node cluster in the test process, one
-// per test, stopped gracefully; every wait is for a condition.
+// per test and one test at a time (several clusters electing leaders at
+// once on a two-core machine would test the machine's load, not the lab),
+// stopped gracefully; every wait is for a condition.
 
 const clusterWait = 10 * time.Second
 
@@ -59,7 +61,6 @@ func waitLeader(t *testing.T, s *broker.Server, stream, not string) string {
 }
 
 func TestClusterFormsWithThreeNodesAndServesRealClients(t *testing.T) {
-	t.Parallel()
 	s := brokertest.Start(t, brokertest.Clustered())
 	if !s.Clustered() || !s.Running() {
 		t.Fatal("want a running cluster")
@@ -120,7 +121,6 @@ func TestClusterFormsWithThreeNodesAndServesRealClients(t *testing.T) {
 }
 
 func TestClusterFailoverElectsNewLeaderLosesNothingAndCatchesUp(t *testing.T) {
-	t.Parallel()
 	s := brokertest.Start(t, brokertest.Clustered())
 	nc, js := clusterJS(t, s)
 	if _, err := js.CreateStream(testCtx(t), jetstream.StreamConfig{Name: "ORDERS", Subjects: []string{"orders.>"}, Replicas: 3}); err != nil {
@@ -192,7 +192,6 @@ func TestClusterFailoverElectsNewLeaderLosesNothingAndCatchesUp(t *testing.T) {
 }
 
 func TestClusterR1StreamOnStoppedNodeIsUnavailableThenBack(t *testing.T) {
-	t.Parallel()
 	s := brokertest.Start(t, brokertest.Clustered())
 	nc, js := clusterJS(t, s)
 	if _, err := js.CreateStream(testCtx(t), jetstream.StreamConfig{Name: "SOLO", Subjects: []string{"solo.>"}, Replicas: 1}); err != nil {
@@ -241,7 +240,6 @@ func TestClusterR1StreamOnStoppedNodeIsUnavailableThenBack(t *testing.T) {
 }
 
 func TestClusterAreasResetAndRecoveryCoverEveryNode(t *testing.T) {
-	t.Parallel()
 	s := brokertest.Start(t, brokertest.Clustered())
 	nc, js := clusterJS(t, s)
 	if _, err := js.CreateStream(testCtx(t), jetstream.StreamConfig{Name: "ORDERS", Subjects: []string{"orders.>"}, Replicas: 3}); err != nil {
@@ -296,7 +294,6 @@ func TestClusterAreasResetAndRecoveryCoverEveryNode(t *testing.T) {
 }
 
 func TestClusterRefusals(t *testing.T) {
-	t.Parallel()
 	if _, err := broker.Start(broker.Options{StoreDir: t.TempDir(), JetStream: true, Listen: "none", Cluster: 2}); err == nil || !strings.Contains(err.Error(), "--cluster 3") {
 		t.Fatalf("--cluster 2 should be refused with what works, got %v", err)
 	}

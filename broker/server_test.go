@@ -236,9 +236,8 @@ func TestServeStopsCleanly(t *testing.T) {
 	go func() {
 		done <- broker.Serve(ctx, broker.Options{StoreDir: t.TempDir(), JetStream: true, Listen: "127.0.0.1:0"}, &out)
 	}()
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(out.String(), "serving NATS at nats://127.0.0.1:") && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	if !out.waitFor("serving NATS at nats://127.0.0.1:", 10*time.Second) {
+		t.Fatalf("serve did not say where it serves:\n%s", out.String())
 	}
 	cancel()
 	if err := <-done; err != nil {

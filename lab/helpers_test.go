@@ -134,14 +134,14 @@ func (h *harness) pump(what string, cond func() bool) {
 	}
 }
 
-// drain delivers whatever is pending for a moment.
-func (h *harness) drain(d time.Duration) {
-	end := time.After(d)
+// deliver hands Update every message already waiting, and returns as soon
+// as none is.
+func (h *harness) deliver() {
 	for {
 		select {
 		case msg := <-h.msgs:
 			h.send(msg)
-		case <-end:
+		default:
 			return
 		}
 	}

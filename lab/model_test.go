@@ -155,8 +155,7 @@ func TestQuitWords(t *testing.T) {
 			if how == "ctrl+d" {
 				h.typeText("x")
 				h.key("ctrl+d") // deletes forward, on a non-empty line
-				h.drain(20 * time.Millisecond)
-				if h.quit {
+				if h.m.quitting {
 					t.Fatal("ctrl+d quit with text on the line")
 				}
 				h.key("backspace")
@@ -658,7 +657,7 @@ func TestRandomInputNeverBreaks(t *testing.T) {
 			h.typeText("n")
 		}
 		if i%100 == 0 {
-			h.drain(5 * time.Millisecond)
+			h.deliver()
 		}
 	}
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})

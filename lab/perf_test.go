@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -93,7 +95,9 @@ func paneReplay(t *testing.B) {
 		}))
 	}
 	tm := startProgram(t, srv, store, filter, observe)
-	time.Sleep(300 * time.Millisecond)
+	// The program is up once it has drawn its greeting.
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return strings.Contains(ansi.Strip(string(b)), "Type help for the commands") },
+		teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)

@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -105,20 +104,29 @@ func TestTeaSubStopsWithCtrlC(t *testing.T) {
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 }
 
+// reset asks first; y erases what the server holds, for real.
 func TestTeaConfirmReset(t *testing.T) {
-	_, tm := newTeaLab(t)
+	srv, tm := newTeaLab(t)
 	waitScreen(t, tm, "Type help for the commands")
+	tm.Type(`stream add DOOMED --subjects "doomed.>" --defaults`)
+	enter(tm)
+	waitScreen(t, tm, "1 stream · 0 consumers") // the status bar: the info scrolls the first line away
 	tm.Type("reset")
 	enter(tm)
 	waitScreen(t, tm, "[y/N]", "y/N? ")
 	tm.Type("y")
-	waitScreen(t, tm, "Erased 0 streams and 0 consumers")
+	waitScreen(t, tm, "Erased 1 stream and 0 consumers")
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}
-	out := tm.FinalOutput(t, teatest.WithFinalTimeout(10*time.Second))
-	var b bytes.Buffer
-	b.ReadFrom(out)
+	m := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	all := strings.Join(m.sb.Lines(), "\n")
+	if !strings.Contains(all, "Erase every stream, consumer and bucket (1 stream, 0 consumers)") {
+		t.Errorf("the question is not in the pane:\n%s", all)
+	}
+	if st := srv.Stats(); st.Streams != 0 || !st.JetStream {
+		t.Errorf("after reset the server holds %d streams (JetStream %v), want 0 and JetStream on", st.Streams, st.JetStream)
+	}
 }
 
 // A lesson through the real program: opened with the lesson verb, each

@@ -119,6 +119,25 @@ func (s *Session) conn() (*nats.Conn, error) {
 	return nc, nil
 }
 
+// Sync returns once the server has counted everything the session's
+// shared connection sent (a publish, a request): what a check of the
+// server's connection counts then sees is complete. It takes two round
+// trips because the server adds up the messages of what it read only after
+// it has answered the PING that came with them.
+func (s *Session) Sync() {
+	s.connMu.Lock()
+	nc := s.nc
+	s.connMu.Unlock()
+	if nc == nil || !nc.IsConnected() {
+		return
+	}
+	for range 2 {
+		if nc.FlushTimeout(s.timeout) != nil {
+			return
+		}
+	}
+}
+
 // Reconnecting runs restart (which restarts the server: a restart, a store
 // area switched) and returns once the session's connection, if it had one,
 // has reconnected, waiting at most the session's timeout: so the next

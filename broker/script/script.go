@@ -26,9 +26,26 @@ type Result struct {
 // before the next line runs.
 const ReadyWait = 5 * time.Second
 
-// settle is how long background subscribers may take, after the last line,
-// to receive what the script published.
-const settle = 2 * time.Second
+// How long background subscribers may take to receive what a line
+// published: after each line when something checks the state between lines
+// (RunEach's after), and after the last line, before they are stopped.
+const (
+	settleLine = time.Second
+	settleEnd  = 2 * time.Second
+)
+
+// What settling counts as done: the background jobs' received count has
+// not moved for quietLooks looks quietLook apart. The server hands a
+// message to a subscriber's connection while it handles the publish, so
+// what is still on its way to a job is in this process; the looks cover
+// the job's goroutine getting to it. Between lines, for a check, the lab
+// waits that long even with no job running: what the server does after a
+// command on its own (a replica catching up, an ack landing) gives no
+// signal a script could wait on.
+const (
+	quietLook  = 10 * time.Millisecond
+	quietLooks = 4
+)
 
 // Run executes every line of r against s. Output of every command, in the
 // foreground or not, goes to st.Out and st.Err; errors as the real CLI
@@ -38,18 +55,24 @@ func Run(ctx context.Context, s *command.Session, r io.Reader, st command.Stream
 	return RunEach(ctx, s, r, st, nil)
 }
 
-// RunEach is Run, calling after (unless nil) once each line has run (a
-// background line: once it is in place), and once more when every line has
-// run and background jobs have settled, before they are stopped. A lesson
-// checks the broker's state at each of those moments.
+// RunEach is Run, calling after (unless nil) once each line has run and
+// the background jobs have received what it published (a background line:
+// once it is in place), and once more when every line has run and the jobs
+// have settled, before they are stopped. A lesson checks the broker's
+// state at each of those moments.
 func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.Streams, after func()) (Result, error) {
-	if after == nil {
-		after = func() {}
+	var background []*command.Job
+	check := func() {}
+	if after != nil {
+		check = func() {
+			s.Sync()
+			settle(s.Jobs(), settleLine, true) // the script's, and any a lesson started
+			after()
+		}
 	}
 	s.AddVerb(Sleep)
 	st = command.Streams{Out: lockedWriter(st.Out), Err: lockedWriter(st.Err), Note: lockedWriter(st.Note)}
 	var res Result
-	var background []*command.Job
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), command.MaxLineLength+1)
 	lineNo := 0
@@ -71,21 +94,24 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 			case <-j.Ready():
 			case <-time.After(ReadyWait):
 			}
-			after()
+			check()
 			continue
 		}
 		if err := s.RunStreams(ctx, line, st); err != nil {
 			res.Failed++
 			command.ReportError(st, err)
 		}
-		after()
+		check()
 	}
 	if err := sc.Err(); err != nil {
 		res.Failed++
 		fmt.Fprintf(st.Err, "nats: error: line %d: %v\n", lineNo+1, err)
 	}
-	settleJobs(background)
-	after()
+	settle(s.Jobs(), settleEnd, after != nil)
+	if after != nil {
+		s.Sync()
+		after()
+	}
 	for _, j := range background {
 		j.Stop()
 		<-j.Done()
@@ -97,24 +123,21 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 	return res, nil
 }
 
-// settleJobs waits until running background jobs stop receiving, so what
-// the script published reaches them before they are stopped.
-func settleJobs(jobs []*command.Job) {
-	deadline := time.Now().Add(settle)
+// settle waits, at most limit, until the running jobs stop receiving (see
+// quietLooks), so that what the script published has reached them before
+// anything looks at what they received or stops them. With no job running
+// it waits only for a check (forCheck), which looks at the server too.
+func settle(jobs []*command.Job, limit time.Duration, forCheck bool) {
+	deadline := time.Now().Add(limit)
 	last := totalReceived(jobs)
 	quiet := 0
-	for time.Now().Before(deadline) && running(jobs) {
-		time.Sleep(20 * time.Millisecond)
-		now := totalReceived(jobs)
-		if now == last {
+	for quiet < quietLooks && (forCheck || running(jobs)) && time.Now().Before(deadline) {
+		time.Sleep(quietLook)
+		if now := totalReceived(jobs); now == last {
 			quiet++
-			if quiet >= 5 {
-				return
-			}
 		} else {
-			quiet = 0
+			last, quiet = now, 0
 		}
-		last = now
 	}
 }
 
