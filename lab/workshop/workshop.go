@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"charm.land/log/v2"
@@ -178,7 +179,10 @@ func Start(opts Options) (*Workshop, error) {
 	}
 
 	w.ln, err = net.Listen("tcp", opts.SSH)
-	if err != nil {
+	switch {
+	case errors.Is(err, syscall.EADDRINUSE):
+		return fail(fmt.Errorf("cannot listen on %s: the port is in use (pick another with --ssh HOST:PORT)", opts.SSH))
+	case err != nil:
 		return fail(fmt.Errorf("cannot listen on %s: %v (pick another with --ssh HOST:PORT)", opts.SSH, err))
 	}
 	w.addr = w.ln.Addr().(*net.TCPAddr)

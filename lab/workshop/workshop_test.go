@@ -73,6 +73,18 @@ func TestABeyondLoopbackAddressGetsARoomCode(t *testing.T) {
 	}
 }
 
+func TestABusyPortIsSaidPlainly(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, err = Start(Options{SSH: ln.Addr().String(), Store: t.TempDir()})
+	if err == nil || err.Error() != "cannot listen on "+ln.Addr().String()+": the port is in use (pick another with --ssh HOST:PORT)" {
+		t.Fatalf("a busy port: %v", err)
+	}
+}
+
 func TestTheStoreIsLocked(t *testing.T) {
 	store := t.TempDir()
 	startWorkshop(t, Options{Store: store})
