@@ -1,4 +1,7 @@
 // Package assets holds the text natslab carries inside its binary.
+//
+// It owns the lesson text (Markdown) and the episodes' step definitions
+// (YAML), and imports nothing of natslab: every package may read it.
 package assets
 
 import _ "embed"

@@ -6,5 +6,10 @@
 // to know which kind it has: what only makes sense for the embedded server
 // (restarting it, switching JetStream, its log, its connection list through a
 // Monitor) is asked of the Deployment too, and an external deployment answers
-// ErrNotEmbedded or nothing. Only tests and this package hold a *Server.
+// ErrNotEmbedded or nothing. Beyond Start, only tests use a *Server as such.
+//
+// It owns the embedded server and cluster (Server), the external deployment
+// (External) and what both answer (Deployment). It imports nothing of natslab:
+// broker/... is the layer every other builds on and never imports lab, scenes
+// or assets; the command language (broker/command) sits on it, not in it.
 package broker

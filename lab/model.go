@@ -3,6 +3,11 @@
 // (scene pane, lesson pane, command pane, server-log pane, status bar), each
 // with SetSize and a cached drawing, and routes keys, output and broker
 // events to them.
+//
+// It owns the screen: the panes (Component), their keys and styles, the scene
+// and lesson hosting. It may import broker/..., scenes/..., lab/episode,
+// lab/prose and lab/policy; lab/demo and lab/workshop build on it and it never
+// imports them.
 package lab
 
 import (

@@ -1,6 +1,8 @@
 // Package brokertest starts real embedded NATS servers for tests: a fresh
 // store in t.TempDir(), a random loopback port (never 4222), and cleanup when
 // the test ends. There is no mock of NATS anywhere in natslab's tests.
+//
+// It imports broker only, never lab or scenes.
 package brokertest
 
 import (

@@ -9,4 +9,8 @@
 // One file per command, as in natscli's cli/ package. Flags are parsed with
 // fisk, the parser natscli itself uses, so spelling and parsing rules are the
 // real CLI's; errors are rewritten into one clear line with a fix.
+//
+// It owns the command language and its sessions and jobs; it imports broker
+// and the standalone broker/text, broker/realcli and broker/command/jsadmin,
+// never lab, scenes or assets.
 package command

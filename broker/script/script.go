@@ -2,6 +2,9 @@
 // `natslab run` does: blank lines and # comments skipped, a trailing & runs a
 // command in the background (stopped when the script ends), `sleep 3s`
 // waits, and a failing line is reported and the script carries on.
+//
+// It owns running a script and knowing when what a line published has arrived;
+// it imports broker/command, never lab or scenes.
 package script
 
 import (

@@ -7,6 +7,9 @@
 //
 // It is its own Bubble Tea program with its own root model: only a root
 // model returns a tea.View.
+//
+// It imports scenes (the contrast scene), broker and lab/policy, never lab,
+// lab/episode or lab/workshop.
 package demo
 
 import (

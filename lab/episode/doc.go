@@ -28,4 +28,8 @@
 // Episode() (Title, Text (Markdown), Scene, Steps[i].Try and Hint) and its
 // Report() (Steps with Done, and Why for the step to do next). Evaluate
 // costs a few hundred microseconds: call it off the UI goroutine.
+//
+// It owns the curriculum: episodes, checks, progress, the tutor. It imports
+// broker/..., assets and nothing of the screen: never lab, lab/demo,
+// lab/workshop or scenes (its tests open scenes to judge lessons with them).
 package episode

@@ -8,6 +8,8 @@
 // most of natslab's start-up for every command, TUI or not. The tests
 // render every text again and fail, naming the command, if rendered.zip is
 // stale.
+//
+// It imports nothing of natslab: the rendered text is data the binary embeds.
 package prose
 
 import (

@@ -7,6 +7,9 @@
 // Everything on screen comes from the broker: the scene's own connections
 // watch events.>, whoever publishes there (the pane, the scene's publisher,
 // a real nats CLI on the lab's URL).
+//
+// Like every scene it imports scenes, scenes/kit, scenes/watch and broker/...,
+// never lab.
 package contrast
 
 import (

@@ -10,6 +10,9 @@
 // itself, asked in process, says who subscribes and how many messages each
 // subscription was given. A message travels to a subscriber on screen
 // because the server counted a delivery to it.
+//
+// Like every scene it imports scenes, scenes/kit, scenes/watch and broker/...,
+// never lab.
 package core
 
 import (

@@ -11,6 +11,9 @@
 //
 // Everything on screen comes from the broker (see driver.go), whoever
 // acted: the command pane, a real nats CLI, an application.
+//
+// Like every scene it imports scenes, scenes/kit, scenes/watch and broker/...,
+// never lab.
 package cursor
 
 import (

@@ -11,4 +11,6 @@
 // it waits for broker events while nothing moves and delivers frames
 // (with the events that came meanwhile) while something does, so a host
 // redraws once per frame, never twice.
+//
+// It imports scenes and broker/text, never lab.
 package kit

@@ -6,6 +6,9 @@
 //
 // Everything on screen comes from the broker (see driver.go), whoever
 // wrote: the command pane, a real nats CLI, an application.
+//
+// Like every scene it imports scenes, scenes/kit, scenes/watch and broker/...,
+// never lab.
 package kvwatch
 
 import (

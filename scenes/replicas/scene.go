@@ -7,6 +7,9 @@
 //
 // Everything on screen comes from the nodes themselves, asked in process,
 // whoever caused it: the scene's controls, the node verbs, a real nats CLI.
+//
+// Like every scene it imports scenes, scenes/kit, scenes/watch and broker/...,
+// never lab.
 package replicas
 
 import (

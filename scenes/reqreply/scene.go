@@ -7,6 +7,9 @@
 // Responders come from the server's own connection list, requests and
 // replies from the scene's taps; the scene needs the lab's embedded server
 // to ask it who subscribes.
+//
+// Like every scene it imports scenes, scenes/kit, scenes/watch and broker/...,
+// never lab.
 package reqreply
 
 import (

@@ -8,6 +8,9 @@
 // one chosen with watch): its messages, and its consumers with their ack
 // floors, all from stream and consumer info. Acknowledgements are seen as
 // they travel, whoever sends them.
+//
+// Like every scene it imports scenes, scenes/kit, scenes/watch and broker/...,
+// never lab.
 package retention
 
 import (

@@ -9,6 +9,9 @@
 // Sequences, counts and limits are the broker's (stream info); publishes
 // and acknowledgements are what the scene's taps saw pass through the
 // server, whoever published: the pane, a real nats CLI, the scene itself.
+//
+// Like every scene it imports scenes, scenes/kit, scenes/watch and broker/...,
+// never lab.
 package streamlog
 
 import (

@@ -5,6 +5,8 @@
 // server through restarts, kicks that ask for a look, a polling loop that
 // never looks more often than it should, taps on a set of subjects, and
 // the bounded looks a server going down cuts short.
+//
+// It imports broker only, never lab.
 package watch
 
 import (

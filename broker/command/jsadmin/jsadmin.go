@@ -13,6 +13,8 @@
 //
 // Only what the stream commands call is here. There is no API prefix or
 // domain: the lab's manager never set one.
+//
+// It imports nothing of natslab.
 package jsadmin
 
 import (

@@ -1,6 +1,8 @@
 // Command gen renders the lab's Markdown with glamour for every width the
 // lesson pane can have and writes ../../rendered.zip (go generate
 // ./lab/prose runs it from the package directory).
+//
+// It imports lab/prose and lab/prose/internal/render only.
 package main
 
 import (

@@ -1,6 +1,8 @@
 // Package render renders the lab's Markdown with glamour, in the lesson
 // pane's style. Only the generator and the tests import it, so that the
 // natslab binary does not carry glamour (see package prose).
+//
+// It imports assets and lab/prose only.
 package render
 
 import (
