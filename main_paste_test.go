@@ -19,7 +19,7 @@ func TestPasteAsKeystrokesInATerminal(t *testing.T) {
 	bin := natslabBinary(t)
 	dir := t.TempDir()
 	term := brokertest.StartTerminal(t, 120, 40, "HOME="+dir)
-	term.Type(fmt.Sprintf("%s --store %s --listen none", bin, filepath.Join(dir, "store")))
+	term.Type(fmt.Sprintf("%s --store %s --listen none; echo natslab-exit=$?", bin, filepath.Join(dir, "store")))
 	term.WaitText("Type help for the commands")
 	paste := "pub big " + strings.Repeat("x", 100*1024)
 	for len(paste) > 0 {
@@ -36,4 +36,7 @@ func TestPasteAsKeystrokesInATerminal(t *testing.T) {
 		t.Errorf("the cut was said %d times:\n%s", n, s)
 	}
 	term.Type("quit")
+	// The store is the test's temporary directory: natslab must be done
+	// with it before the test's cleanup removes it.
+	term.WaitFor("natslab to exit", exitedRE.MatchString)
 }
