@@ -6,9 +6,11 @@
 // history and progress under the workshop's store; a reconnect under the
 // same name finds it again, and a lab whose attendee left is parked (its
 // server stopped) until they return. Nothing but the lab is served: no
-// shell, no command, no file transfer, no forwarding. A room code, asked
-// by keyboard-interactive or password authentication, keeps strangers
-// out; wrong codes are rate-limited per address.
+// shell, no command, no file transfer, no forwarding, and no command in
+// the lab that touches the machine's files. A room code, asked by
+// keyboard-interactive authentication, keeps strangers out; wrong codes
+// are rate-limited per address. Each lab's server listens nowhere unless
+// Options.AttendeeURLs gives it a loopback port with a token of its own.
 //
 // The instructor's view (instructor.go) runs in the terminal that started
 // the workshop: a live table of attendees, broadcasts, opening a lesson
