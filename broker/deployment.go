@@ -151,9 +151,6 @@ func newMonitor(ns *server.Server) *Monitor {
 // ID identifies the server process: it changes at every start.
 func (m *Monitor) ID() string { return m.ns.ID() }
 
-// Name is the server's name: the node's name in a cluster (n1, n2, n3).
-func (m *Monitor) Name() string { return m.ns.Name() }
-
 // Connz lists the server's connections, as its /connz endpoint would.
 func (m *Monitor) Connz(opts *server.ConnzOptions) (*server.Connz, error) {
 	return m.ns.Connz(opts)

@@ -4,10 +4,10 @@
 //
 // The rendering happens when the lessons change (go generate ./lab/prose),
 // not when natslab starts: glamour brings a syntax highlighter whose
-// package initialisation parses every lexer and style it knows, which was
-// most of natslab's start-up for every command, TUI or not. The tests
-// render every text again and fail, naming the command, if rendered.zip is
-// stale.
+// package initialisation parses every lexer and style it knows, a cost
+// every natslab command would pay, TUI or not, if the binary linked it.
+// The tests render every text again and fail, naming the command, if
+// rendered.zip is stale.
 //
 // It imports nothing of natslab: the rendered text is data the binary embeds.
 package prose
