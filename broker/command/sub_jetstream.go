@@ -226,9 +226,11 @@ func (c *Call) consumerError(err error) error {
 // --count lowers it so that few messages wait unprinted when sub stops.
 const pullBatch = 500
 
-// runDurable reads through a named consumer, created when missing. A new
-// one acknowledges each message, so that the next sub with the same
-// --durable resumes where this one stopped.
+// runDurable reads through a named consumer, created when missing. As the
+// real CLI does, a new one is created with a name and no durable name, and
+// without acks: the server treats it as ephemeral and removes it once it has
+// been idle for its inactive threshold (5s), however "durable" the flag
+// sounds. An existing consumer is read as it is configured.
 func (s *subCmd) runDurable(c *Call, js jetstream.JetStream, st jetstream.Stream, sk *subSink) error {
 	ctx, cancel := c.Timeout()
 	defer cancel()
@@ -240,7 +242,7 @@ func (s *subCmd) runDurable(c *Call, js jetstream.JetStream, st jetstream.Stream
 	switch {
 	case errors.Is(err, jetstream.ErrConsumerNotFound):
 		s.startStatus(c, ">")
-		cfg := jetstream.ConsumerConfig{Durable: s.durable, AckPolicy: jetstream.AckExplicitPolicy, HeadersOnly: s.headersOnly || s.subjectsOnly}
+		cfg := jetstream.ConsumerConfig{Name: s.durable, AckPolicy: jetstream.AckNonePolicy, FilterSubject: ">", HeadersOnly: s.headersOnly || s.subjectsOnly}
 		s.consumerStart(c, &cfg)
 		if cons, err = st.CreateConsumer(ctx, cfg); err != nil {
 			return c.consumerError(err)

@@ -232,3 +232,20 @@ func TestSubCountInQueueGroupLosesNothing(t *testing.T) {
 		t.Errorf("the --count 2 member handled %d", a.Received())
 	}
 }
+
+// consumerInfo asks the server about a consumer on a connection of its own.
+func consumerInfo(t testing.TB, l *lab, stream, name string) *jetstream.ConsumerInfo {
+	t.Helper()
+	nc := brokertest.Connect(t, l.srv, "test check")
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c, err := js.Consumer(ctx, stream, name)
+	if err != nil {
+		t.Fatalf("consumer %s > %s: %v", stream, name, err)
+	}
+	return c.CachedInfo()
+}

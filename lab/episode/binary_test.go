@@ -33,7 +33,9 @@ type binaryRun struct {
 // runBinary runs script in lesson id through the natslab binary. With
 // explain, the lab's notes are printed too (on stderr). A script line with
 // {{follower STREAM}} is typed once the binary has said which node leads
-// STREAM: which one does is the cluster's choice.
+// STREAM: which one does is the cluster's choice. A line with {{reply #N}}
+// is typed once the binary has printed message [#N] with its reply subject
+// (an ack subject holds the server's timestamp), copied as a learner would.
 func runBinary(t *testing.T, id, script string, explain bool) binaryRun {
 	t.Helper()
 	ep, ok := catalog().Get(id)
@@ -49,7 +51,7 @@ func runBinary(t *testing.T, id, script string, explain bool) binaryRun {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if strings.Contains(script, "{{follower ") {
+	if strings.Contains(script, "{{follower ") || strings.Contains(script, "{{reply #") {
 		return runInteractive(t, ctx, args, script)
 	}
 	file := filepath.Join(t.TempDir(), id+".txt")
@@ -107,7 +109,22 @@ func runInteractive(t *testing.T, ctx context.Context, args []string, script str
 		t.Fatal(err)
 	}
 	follower := regexp.MustCompile(`\{\{follower (\w+)\}\}`)
+	reply := regexp.MustCompile(`\{\{reply #(\d+)\}\}`)
 	for _, line := range strings.Split(script, "\n") {
+		if m := reply.FindStringSubmatch(line); m != nil {
+			printed := regexp.MustCompile(`^\[#` + m[1] + `\] Received on "[^"]*" with reply "([^"]+)"`)
+			subject := ""
+			for subject == "" {
+				l, ok := <-lines
+				if !ok {
+					t.Fatalf("the binary ended before printing message [#%s] with a reply subject", m[1])
+				}
+				if pm := printed.FindStringSubmatch(l); pm != nil {
+					subject = pm[1]
+				}
+			}
+			line = strings.ReplaceAll(line, m[0], subject)
+		}
 		if m := follower.FindStringSubmatch(line); m != nil {
 			fmt.Fprintf(stdin, "stream info %s --json\n", m[1])
 			leader := ""

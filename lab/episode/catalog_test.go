@@ -14,6 +14,7 @@ var curriculum = []string{
 	"first-stream", "stream-log", "limits", "dedupe", "restart",
 	"durable-consumer", "ack-redelivery", "two-consumers", "worker-pool",
 	"retention", "replicas", "kv", "troubleshooting", "sandbox",
+	"push-pull", "durable-ephemeral", "deliver-policies", "max-ack-pending", "exactly-once",
 }
 
 func TestCatalogHasTheCurriculum(t *testing.T) {

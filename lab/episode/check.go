@@ -38,6 +38,12 @@ type Check struct {
 	Advisory *AdvisoryCheck `yaml:"advisory"`
 	// KV checks a key-value bucket or key.
 	KV *KVCheck `yaml:"kv"`
+	// Published counts messages that reached the server on a subject,
+	// whether or not anything stored or received them.
+	Published *PublishedCheck `yaml:"published"`
+	// Acks counts acknowledgements sent to a consumer, and whether the
+	// sender asked the server to confirm them (a double ack).
+	Acks *AcksCheck `yaml:"acks"`
 }
 
 // SubsCheck counts live subscriptions of clients (not the lab's own checker).
@@ -117,11 +123,42 @@ type ConsumerCheck struct {
 	AckPending  Cmp `yaml:"ack_pending"`
 	Redelivered Cmp `yaml:"redelivered"`
 	Waiting     Cmp `yaml:"waiting"` // pull requests waiting
+	// Durable: the consumer has a durable name (true), or only a name, so
+	// the server removes it once idle for its inactive threshold (false).
+	Durable *bool `yaml:"durable"`
+	// Deliver is where the consumer started: all, last, new,
+	// by_start_sequence, by_start_time or last_per_subject.
+	Deliver           string `yaml:"deliver"`
+	StartSeq          Cmp    `yaml:"start_seq"` // with by_start_sequence
+	MaxAckPending     Cmp    `yaml:"max_ack_pending"`
+	InactiveThreshold Cmp    `yaml:"inactive_threshold"`
+	// Idle is how long the consumer has gone without a delivery or an ack
+	// (since it was created, if it has had neither).
+	Idle Cmp `yaml:"idle"`
 	// ExtraDeliveries counts deliveries beyond the first of each message
 	// (the consumer sequence minus the stream sequence delivered last):
 	// redeliveries, even after they were acknowledged. It is exact for an
 	// unfiltered consumer of a stream that starts at sequence 1.
 	ExtraDeliveries Cmp `yaml:"extra_deliveries"`
+}
+
+// PublishedCheck counts messages that reached the server on subjects
+// matching Subject (with Header, when set), seen by the lesson's checker
+// as a subscriber of its own: retries a stream deduplicated count too.
+type PublishedCheck struct {
+	Subject string `yaml:"subject"` // pattern
+	Header  string `yaml:"header"`  // "Name: value"
+	Count   Cmp    `yaml:"count"`   // default >= 1
+}
+
+// AcksCheck counts acknowledgements sent to a consumer ($JS.ACK.stream.consumer.…).
+type AcksCheck struct {
+	Stream   string `yaml:"stream"`
+	Consumer string `yaml:"consumer"`
+	// Confirmed counts only acks sent as requests, which the server
+	// answers once it has recorded them (a double ack, AckSync).
+	Confirmed bool `yaml:"confirmed"`
+	Count     Cmp  `yaml:"count"` // default >= 1
 }
 
 // MessagesCheck counts stored messages.
@@ -160,6 +197,13 @@ var advisoryEvents = map[string]string{
 	"max_deliveries": "MAX_DELIVERIES",
 	"terminated":     "MSG_TERMINATED",
 	"naked":          "MSG_NAKED",
+	"created":        "CREATED",
+	"deleted":        "DELETED",
+}
+
+// deliverPolicies are the names a ConsumerCheck's deliver may take.
+var deliverPolicies = map[string]bool{
+	"all": true, "last": true, "new": true, "by_start_sequence": true, "by_start_time": true, "last_per_subject": true,
 }
 
 func (c Check) validate() error {
@@ -180,6 +224,8 @@ func (c Check) validate() error {
 	count(c.Replayed != nil)
 	count(c.Advisory != nil)
 	count(c.KV != nil)
+	count(c.Published != nil)
+	count(c.Acks != nil)
 	if kinds == 0 {
 		return fmt.Errorf("a check says nothing to check")
 	}
@@ -202,10 +248,18 @@ func (c Check) validate() error {
 		return fmt.Errorf("kv needs a bucket")
 	case c.Messages != nil && c.Messages.Header != "" && !strings.Contains(c.Messages.Header, ":"):
 		return fmt.Errorf("messages header is Name: value")
+	case c.Published != nil && c.Published.Subject == "":
+		return fmt.Errorf("published needs a subject")
+	case c.Published != nil && c.Published.Header != "" && !strings.Contains(c.Published.Header, ":"):
+		return fmt.Errorf("published header is Name: value")
+	case c.Acks != nil && (c.Acks.Stream == "" || c.Acks.Consumer == ""):
+		return fmt.Errorf("acks needs a stream and a consumer")
+	case c.Consumer != nil && c.Consumer.Deliver != "" && !deliverPolicies[c.Consumer.Deliver]:
+		return fmt.Errorf("consumer deliver %q is not one of all, last, new, by_start_sequence, by_start_time, last_per_subject", c.Consumer.Deliver)
 	}
 	if c.Advisory != nil {
 		if _, ok := advisoryEvents[c.Advisory.Event]; !ok {
-			return fmt.Errorf("advisory event %q is not one of max_deliveries, terminated, naked", c.Advisory.Event)
+			return fmt.Errorf("advisory event %q is not one of max_deliveries, terminated, naked, created, deleted", c.Advisory.Event)
 		}
 	}
 	return nil

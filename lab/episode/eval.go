@@ -59,6 +59,12 @@ func (s *snapshot) check(c Check, prev mark) (bool, string) {
 	if c.KV != nil {
 		parts = append(parts, func() (bool, string) { return s.checkKV(c.KV) })
 	}
+	if c.Published != nil {
+		parts = append(parts, func() (bool, string) { return s.checkPublished(c.Published) })
+	}
+	if c.Acks != nil {
+		parts = append(parts, func() (bool, string) { return s.checkAcks(c.Acks) })
+	}
 	for _, p := range parts {
 		if ok, why := p(); !ok {
 			return false, why
@@ -416,17 +422,17 @@ func (s *snapshot) checkStream(c *StreamCheck, prev mark) (bool, string) {
 		return false, fmt.Sprintf("%s discards %s messages when full, not %s ones", name, discard(cfg.Discard), c.Discard)
 	}
 	nums := []numCheck{
-		{c.MaxMsgs, cfg.MaxMsgs, "keeps at most %s (-1 is no limit)", "message"},
-		{c.MaxMsgsPerSubject, cfg.MaxMsgsPerSubject, "keeps at most %s per subject (-1 is no limit)", "message"},
-		{c.MaxAge, int64(cfg.MaxAge), "keeps messages for %s (0 is forever)", ""},
-		{c.DuplicateWindow, int64(cfg.Duplicates), "has a duplicate window of %s", ""},
-		{c.Replicas, int64(cfg.Replicas), "has %s", "replica"},
-		{c.Messages, int64(st.Msgs), "holds %s", "message"},
-		{c.NumSubjects, int64(st.NumSubjects), "holds messages on %s", "subject"},
-		{c.FirstSeq, int64(st.FirstSeq), "starts at sequence %s", ""},
-		{c.LastSeq, int64(st.LastSeq), "ends at sequence %s", ""},
-		{c.Deleted, int64(st.NumDeleted), "has %s", "deleted message"},
-		{c.Consumers, int64(st.Consumers), "has %s", "consumer"},
+		{c.MaxMsgs, cfg.MaxMsgs, "keeps at most %s (-1 is no limit)", "message", ""},
+		{c.MaxMsgsPerSubject, cfg.MaxMsgsPerSubject, "keeps at most %s per subject (-1 is no limit)", "message", ""},
+		{c.MaxAge, int64(cfg.MaxAge), "keeps messages for %s (0 is forever)", "", ""},
+		{c.DuplicateWindow, int64(cfg.Duplicates), "has a duplicate window of %s", "", ""},
+		{c.Replicas, int64(cfg.Replicas), "has %s", "replica", ""},
+		{c.Messages, int64(st.Msgs), "holds %s", "message", ""},
+		{c.NumSubjects, int64(st.NumSubjects), "holds messages on %s", "subject", ""},
+		{c.FirstSeq, int64(st.FirstSeq), "starts at sequence %s", "", ""},
+		{c.LastSeq, int64(st.LastSeq), "ends at sequence %s", "", ""},
+		{c.Deleted, int64(st.NumDeleted), "has %s", "deleted message", ""},
+		{c.Consumers, int64(st.Consumers), "has %s", "consumer", ""},
 	}
 	for _, n := range nums {
 		if why := n.fails(name); why != "" {
@@ -467,6 +473,7 @@ type numCheck struct {
 	v    int64
 	what string // with %s for the value
 	unit string // "message": the value is a count of these; "" for a plain number
+	more string // said after the comparison when it fails
 }
 
 // fails says why the value does not satisfy the comparison, or "".
@@ -485,7 +492,7 @@ func (n numCheck) fails(name string) string {
 		}
 		got = text.Count(n.v, n.unit, many)
 	}
-	return fmt.Sprintf("%s %s, wants %s", name, fmt.Sprintf(n.what, got), n.cmp.Want())
+	return fmt.Sprintf("%s %s, wants %s%s", name, fmt.Sprintf(n.what, got), n.cmp.Want(), n.more)
 }
 
 func listOr(list []string, none string) string {
@@ -530,7 +537,11 @@ func (s *snapshot) checkConsumer(c *ConsumerCheck) (bool, string) {
 			return true, ""
 		}
 		if info != nil {
-			return false, fmt.Sprintf("consumer %s still exists on stream %s", c.Name, c.Stream)
+			why := fmt.Sprintf("consumer %s still exists on stream %s", c.Name, c.Stream)
+			if info.NumWaiting > 0 {
+				why += fmt.Sprintf(": %s on it, which keeps it active", text.Count(int64(info.NumWaiting), "pull request waits", "pull requests wait"))
+			}
+			return false, why
 		}
 		return false, why
 	}
@@ -555,6 +566,15 @@ func (s *snapshot) checkConsumer(c *ConsumerCheck) (bool, string) {
 	if c.Ack != "" && ackPolicy(cfg.AckPolicy) != c.Ack {
 		return false, fmt.Sprintf("%s acknowledges %s, not %s", name, ackPolicy(cfg.AckPolicy), c.Ack)
 	}
+	if c.Durable != nil && (cfg.Durable != "") != *c.Durable {
+		if *c.Durable {
+			return false, fmt.Sprintf("%s is ephemeral: it has a name but no durable name, so the server removes it once it has been idle for %s; consumer add without --ephemeral makes a durable one", name, inactiveWords(cfg.InactiveThreshold))
+		}
+		return false, fmt.Sprintf("%s is durable (it has a durable name): the server keeps it however long it is idle, unless it has an inactive threshold", name)
+	}
+	if c.Deliver != "" && deliverPolicy(cfg.DeliverPolicy) != c.Deliver {
+		return false, fmt.Sprintf("%s starts with deliver policy %s, not %s; where a consumer starts is fixed when it is created: remove it and add it again", name, deliverPolicy(cfg.DeliverPolicy), c.Deliver)
+	}
 	if c.Filter != "" {
 		found := false
 		for _, f := range filters {
@@ -569,16 +589,20 @@ func (s *snapshot) checkConsumer(c *ConsumerCheck) (bool, string) {
 		}
 	}
 	nums := []numCheck{
-		{c.AckWait, int64(cfg.AckWait), "waits %s for an ack", ""},
-		{c.MaxDeliver, int64(cfg.MaxDeliver), "delivers a message at most %s (-1 is no limit)", "time"},
-		{c.AckFloor, int64(info.AckFloor.Stream), "has its ack floor at stream sequence %s", ""},
-		{c.Acked, int64(info.AckFloor.Consumer), "has acknowledged %s", "delivery"},
-		{c.Delivered, int64(info.Delivered.Stream), "last delivered stream sequence %s", ""},
-		{c.Pending, int64(info.NumPending), "has %s not yet delivered", "message"},
-		{c.AckPending, int64(info.NumAckPending), "has %s delivered and not yet acknowledged", "message"},
-		{c.Redelivered, int64(info.NumRedelivered), "has %s redelivered and not yet acknowledged", "message"},
-		{c.Waiting, int64(info.NumWaiting), "has %s waiting", "pull request"},
-		{c.ExtraDeliveries, int64(info.Delivered.Consumer) - int64(info.Delivered.Stream), "has made %s beyond the first of each message", "delivery"},
+		{c.AckWait, int64(cfg.AckWait), "waits %s for an ack", "", ""},
+		{c.MaxDeliver, int64(cfg.MaxDeliver), "delivers a message at most %s (-1 is no limit)", "time", ""},
+		{c.AckFloor, int64(info.AckFloor.Stream), "has its ack floor at stream sequence %s", "", unacked(info)},
+		{c.Acked, int64(info.AckFloor.Consumer), "has acknowledged %s", "delivery", ""},
+		{c.Delivered, int64(info.Delivered.Stream), "last delivered stream sequence %s", "", ""},
+		{c.Pending, int64(info.NumPending), "has %s not yet delivered", "message", ""},
+		{c.AckPending, int64(info.NumAckPending), "has %s delivered and not yet acknowledged", "message", ""},
+		{c.Redelivered, int64(info.NumRedelivered), "has %s redelivered and not yet acknowledged", "message", ""},
+		{c.Waiting, int64(info.NumWaiting), "has %s waiting", "pull request", ""},
+		{c.ExtraDeliveries, int64(info.Delivered.Consumer) - int64(info.Delivered.Stream), "has made %s beyond the first of each message", "delivery", ""},
+		{c.StartSeq, int64(cfg.OptStartSeq), "starts at stream sequence %s", "", ""},
+		{c.MaxAckPending, int64(cfg.MaxAckPending), "allows %s awaiting acknowledgement", "message", ""},
+		{c.InactiveThreshold, int64(cfg.InactiveThreshold), "is removed after %s idle (0 is never)", "", ""},
+		{c.Idle, int64(consumerIdle(info)), "has been idle for %s", "", ""},
 	}
 	for _, n := range nums {
 		if why := n.fails(name); why != "" {
@@ -622,6 +646,54 @@ func (s *snapshot) movedPast(ci *jetstream.ConsumerInfo, filters []string) strin
 	}
 	return fmt.Sprintf("stream %s holds %s on %s that it never delivered and never will: it moved past them while its filter matched nothing, and changing a filter does not rewind a consumer (remove it and add it again)",
 		ci.Stream, text.Count(n, "message", "messages"), strings.Join(filters, ", "))
+}
+
+// unacked says why an ack floor stays behind: messages await
+// acknowledgement, or there is nothing left to deliver.
+func unacked(info *jetstream.ConsumerInfo) string {
+	if info.NumAckPending == 0 {
+		if info.NumPending == 0 {
+			return "; it has nothing left to deliver"
+		}
+		return ""
+	}
+	return fmt.Sprintf("; %s delivered and not yet acknowledged", text.Count(int64(info.NumAckPending), "message is", "messages are"))
+}
+
+// deliverPolicy names a deliver policy as ConsumerCheck.Deliver does.
+func deliverPolicy(p jetstream.DeliverPolicy) string {
+	switch p {
+	case jetstream.DeliverLastPolicy:
+		return "last"
+	case jetstream.DeliverNewPolicy:
+		return "new"
+	case jetstream.DeliverByStartSequencePolicy:
+		return "by_start_sequence"
+	case jetstream.DeliverByStartTimePolicy:
+		return "by_start_time"
+	case jetstream.DeliverLastPerSubjectPolicy:
+		return "last_per_subject"
+	}
+	return "all"
+}
+
+func inactiveWords(d time.Duration) string {
+	if d <= 0 {
+		return "its inactive threshold"
+	}
+	return "its inactive threshold of " + d.String()
+}
+
+// consumerIdle is how long a consumer has gone without a delivery or an
+// acknowledgement, or since it was created.
+func consumerIdle(info *jetstream.ConsumerInfo) time.Duration {
+	last := info.Created
+	for _, t := range []*time.Time{info.Delivered.Last, info.AckFloor.Last} {
+		if t != nil && t.After(last) {
+			last = *t
+		}
+	}
+	return time.Since(last).Truncate(time.Second)
 }
 
 // filterMatchesNothing says so when a consumer's filters match none of the
@@ -744,12 +816,48 @@ func (s *snapshot) checkAdvisory(c *AdvisoryCheck) (bool, string) {
 		"max_deliveries": "a message ran out of delivery attempts",
 		"terminated":     "a message was terminated",
 		"naked":          "a message was negatively acknowledged",
+		"created":        "a consumer was created",
+		"deleted":        "a consumer was removed",
 	}[c.Event]
 	target := ""
 	if c.Stream != "" && c.Consumer != "" {
 		target = " on " + c.Stream + " > " + c.Consumer
 	}
 	return false, fmt.Sprintf("the server has said %s%s %s, wants %s", what, target, text.Count(n, "time", "times"), want.Want())
+}
+
+func (s *snapshot) checkPublished(c *PublishedCheck) (bool, string) {
+	n, misspelt := s.l.obs.publishedCount(c)
+	want := c.Count.Or(">=1")
+	if want.Holds(n) {
+		return true, ""
+	}
+	what := "on " + c.Subject
+	if c.Header != "" {
+		what += " with header " + c.Header
+	}
+	why := fmt.Sprintf("%s %s reached the server, wants %s", text.Count(n, "message", "messages"), what, want.Want())
+	if misspelt != "" {
+		why += fmt.Sprintf("; they carried %s: header names are case-sensitive, so that is a different header", misspelt)
+	}
+	return false, why
+}
+
+func (s *snapshot) checkAcks(c *AcksCheck) (bool, string) {
+	n := s.l.obs.ackCount(c.Stream, c.Consumer, c.Confirmed)
+	want := c.Count.Or(">=1")
+	if want.Holds(n) {
+		return true, ""
+	}
+	if c.Confirmed {
+		plain := s.l.obs.ackCount(c.Stream, c.Consumer, false) - n
+		why := fmt.Sprintf("consumer %s has had %s sent as a request (a double ack), wants %s", c.Consumer, text.Count(n, "ack", "acks"), want.Want())
+		if plain > 0 {
+			why += fmt.Sprintf("; %s without a reply subject, which the server does not confirm", text.Count(plain, "ack was", "acks were"))
+		}
+		return false, why
+	}
+	return false, fmt.Sprintf("consumer %s has had %s, wants %s", c.Consumer, text.Count(n, "ack", "acks"), want.Want())
 }
 
 func (s *snapshot) checkKV(c *KVCheck) (bool, string) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -172,8 +173,48 @@ func (l *Lesson) connect() error {
 		nc.Close()
 		return err
 	}
+	if err := l.watchTraffic(nc); err != nil {
+		nc.Close()
+		return err
+	}
 	l.nc, l.js, l.adv = nc, js, adv
 	return nil
+}
+
+// watchTraffic subscribes the checker to what the episode's published and
+// acks checks count: the messages on their subjects, and the consumers'
+// ack subjects. Only episodes with such checks listen, so no other lesson
+// has an extra subscriber on its subjects.
+func (l *Lesson) watchTraffic(nc *nats.Conn) error {
+	var published []PublishedCheck
+	acks := false
+	for _, st := range l.ep.Steps {
+		for _, c := range st.Check {
+			if c.Published != nil && !slices.Contains(published, publishedKey(c.Published)) {
+				published = append(published, publishedKey(c.Published))
+			}
+			acks = acks || c.Acks != nil
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range published {
+		if seen[p.Subject] {
+			continue
+		}
+		seen[p.Subject] = true
+		pattern := p.Subject
+		if _, err := nc.Subscribe(pattern, func(m *nats.Msg) {
+			l.obs.publish(pattern, m.Header, published)
+		}); err != nil {
+			return err
+		}
+	}
+	if acks {
+		if _, err := nc.Subscribe("$JS.ACK.>", func(m *nats.Msg) { l.obs.ack(m.Subject, m.Reply, m.Data) }); err != nil {
+			return err
+		}
+	}
+	return nc.Flush()
 }
 
 // setupReady bounds how long a background setup line may take to be in place.

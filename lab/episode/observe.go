@@ -1,6 +1,7 @@
 package episode
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -61,6 +62,9 @@ type observations struct {
 
 	advisories map[string]int64 // "EVENT stream consumer" → count
 	ends       uint64           // subscriptions ended so far
+	published  map[PublishedCheck]int64
+	misspelt   map[PublishedCheck]string // a header name that matched only ignoring case
+	acks       map[ackKey]int64
 
 	unheard map[string]*unheardCounter
 }
@@ -77,6 +81,9 @@ func (o *observations) clear() {
 	o.seen = map[subKey]*subscriber{}
 	o.order = nil
 	o.advisories = map[string]int64{}
+	o.published = map[PublishedCheck]int64{}
+	o.misspelt = map[PublishedCheck]string{}
+	o.acks = map[ackKey]int64{}
 	o.unheard = map[string]*unheardCounter{}
 }
 
@@ -189,6 +196,95 @@ func (o *observations) advisoryCount(event, stream, consumer string) int64 {
 		if f[0] == event && (stream == "" || f[1] == stream) && (consumer == "" || f[2] == consumer) {
 			n += c
 		}
+	}
+	return n
+}
+
+// publishedKey is what a PublishedCheck counts by: its pattern and header.
+func publishedKey(c *PublishedCheck) PublishedCheck {
+	return PublishedCheck{Subject: c.Subject, Header: c.Header}
+}
+
+// publish records one message the checker's subscription on pattern saw
+// reach the server, for each published check on that pattern it satisfies.
+func (o *observations) publish(pattern string, header map[string][]string, checks []PublishedCheck) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, c := range checks {
+		if c.Subject != pattern {
+			continue
+		}
+		if c.Header != "" {
+			k, v, _ := strings.Cut(c.Header, ":")
+			k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+			if !hasHeader(header, k, v) {
+				for name, vals := range header {
+					if strings.EqualFold(name, k) && slices.Contains(vals, v) {
+						o.misspelt[c] = name
+					}
+				}
+				continue
+			}
+		}
+		o.published[c]++
+	}
+}
+
+// hasHeader looks a header up by its exact name: NATS header names are
+// case-sensitive, so Nats-Msg-ID is not Nats-Msg-Id.
+func hasHeader(h map[string][]string, name, value string) bool {
+	for _, v := range h[name] {
+		if v == value {
+			return true
+		}
+	}
+	return false
+}
+
+// publishedCount is how many messages a published check counted, and a
+// header name it saw spelt otherwise.
+func (o *observations) publishedCount(c *PublishedCheck) (int64, string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.published[publishedKey(c)], o.misspelt[publishedKey(c)]
+}
+
+// ackKey counts acknowledgements per consumer, apart by whether they
+// asked for the server's confirmation.
+type ackKey struct {
+	stream, consumer string
+	confirmed        bool
+}
+
+// ack records one message on a consumer's ack subject: an acknowledgement
+// if its body is empty or +ACK (naks, terms and progress reports are not).
+func (o *observations) ack(subject, reply string, body []byte) {
+	if len(body) > 0 && !strings.HasPrefix(string(body), "+ACK") {
+		return
+	}
+	// $JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<dseq>.<ts>.<pending>,
+	// or with a domain and an account hash after ACK (and a token more).
+	t := strings.Split(subject, ".")
+	var stream, consumer string
+	switch {
+	case len(t) == 9:
+		stream, consumer = t[2], t[3]
+	case len(t) >= 11:
+		stream, consumer = t[4], t[5]
+	default:
+		return
+	}
+	o.mu.Lock()
+	o.acks[ackKey{stream, consumer, reply != ""}]++
+	o.mu.Unlock()
+}
+
+func (o *observations) ackCount(stream, consumer string, confirmedOnly bool) int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	n := o.acks[ackKey{stream, consumer, true}]
+	if !confirmedOnly {
+		n += o.acks[ackKey{stream, consumer, false}]
 	}
 	return n
 }

@@ -152,11 +152,15 @@ func (s *snapshot) consumer(stream, name string) (*jetstream.ConsumerInfo, strin
 	if !ok {
 		ctx, cancel := s.timeout()
 		c, err := s.l.js.Consumer(ctx, stream, name)
-		if err == nil {
+		if errors.Is(err, jetstream.ErrNotPullConsumer) {
+			var pc jetstream.PushConsumer
+			if pc, err = s.l.js.PushConsumer(ctx, stream, name); err == nil {
+				r.info = pc.CachedInfo()
+			}
+		} else if err == nil {
 			r.info = c.CachedInfo() // fetched just now by Consumer
-		} else {
-			r.err = err
 		}
+		r.err = err
 		cancel()
 		s.consumers[key] = r
 	}
