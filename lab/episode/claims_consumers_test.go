@@ -276,6 +276,30 @@ func TestClaimPushStopsAtMaxAckPending(t *testing.T) {
 	if info.Delivered.Stream != 4 || info.NumAckPending != 3 {
 		t.Errorf("after one ack: delivered up to %d, ack pending %d (want 4 and 3)", info.Delivered.Stream, info.NumAckPending)
 	}
+
+	// A pull consumer at its limit: the request gets nothing until the
+	// server expires it, though jobs wait in the stream.
+	l.must(`consumer add JOBS puller --pull --max-pending 3 --defaults`)
+	l.must(`consumer next JOBS puller --no-ack --count 3`)
+	pull, err := js.Consumer(ctx, "JOBS", "puller")
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch, err := pull.Fetch(1, jetstream.FetchMaxWait(500*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m := range batch.Messages() {
+		md, _ := m.Metadata()
+		t.Errorf("at max ack pending a pull got stream sequence %d", md.Sequence.Stream)
+	}
+	pi, err := pull.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pi.NumPending != 7 {
+		t.Errorf("jobs waiting in the stream: %d, want 7", pi.NumPending)
+	}
 }
 
 // exactly-once: a message ID is remembered for the duplicate window; a
