@@ -34,9 +34,9 @@ func claimCtx(t *testing.T) context.Context {
 	return ctx
 }
 
-// until polls cond until it holds or the test's deadline passes: the
+// waitUntil polls cond until it holds or the test's deadline passes: the
 // server removes idle consumers on its own clock.
-func until(t *testing.T, ctx context.Context, what string, cond func() bool) {
+func waitUntil(t *testing.T, ctx context.Context, what string, cond func() bool) {
 	t.Helper()
 	for !cond() {
 		select {
@@ -106,7 +106,7 @@ func TestClaimDurableWithInactiveThresholdGoes(t *testing.T) {
 	if cfg := c.CachedInfo().Config; cfg.Durable != "reports" || cfg.InactiveThreshold != time.Second {
 		t.Fatalf("want a durable consumer with a 1s inactive threshold, got durable %q, threshold %v", cfg.Durable, cfg.InactiveThreshold)
 	}
-	until(t, ctx, "the idle durable consumer to be removed", func() bool {
+	waitUntil(t, ctx, "the idle durable consumer to be removed", func() bool {
 		_, err := js.Consumer(ctx, "ORDERS", "reports")
 		return errors.Is(err, jetstream.ErrConsumerNotFound)
 	})
@@ -204,7 +204,7 @@ func TestClaimOrderedConsumerRidesOutARestart(t *testing.T) {
 	if err := srv.Restart(true); err != nil {
 		t.Fatal(err)
 	}
-	until(t, ctx, "the client to reconnect", func() bool { return nc.Stats().Reconnects > 0 && nc.IsConnected() })
+	waitUntil(t, ctx, "the client to reconnect", func() bool { return nc.Stats().Reconnects > 0 && nc.IsConnected() })
 	publish(4, 5)
 	if seqs := read(2); fmt.Sprint(seqs) != "[4 5]" {
 		t.Fatalf("after the restart: %v (want 4 and 5, once each)", seqs)
@@ -254,7 +254,7 @@ func TestClaimPushStopsAtMaxAckPending(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	until(t, ctx, "three jobs pushed", func() bool { return len(got) >= 3 })
+	waitUntil(t, ctx, "three jobs pushed", func() bool { return len(got) >= 3 })
 	// The pusher has delivered three and stops: ask the server, not a clock.
 	info, err := pc.Info(ctx)
 	if err != nil {
@@ -268,7 +268,7 @@ func TestClaimPushStopsAtMaxAckPending(t *testing.T) {
 	if err := first.AckSync(); err != nil {
 		t.Fatal(err)
 	}
-	until(t, ctx, "a fourth job pushed after one ack", func() bool { return len(got) >= 3 })
+	waitUntil(t, ctx, "a fourth job pushed after one ack", func() bool { return len(got) >= 3 })
 	info, err = pc.Info(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -330,7 +330,7 @@ func TestClaimDuplicateWindowAndDoubleAck(t *testing.T) {
 		t.Fatalf("a retry inside the window: duplicate %v, sequence %d (first %d)", again.Duplicate, again.Sequence, first.Sequence)
 	}
 	var later *jetstream.PubAck
-	until(t, ctx, "a retry after the window to be stored", func() bool {
+	waitUntil(t, ctx, "a retry after the window to be stored", func() bool {
 		later, err = js.PublishMsg(ctx, msg())
 		return err == nil && !later.Duplicate
 	})
