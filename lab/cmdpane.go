@@ -542,7 +542,11 @@ func (p *cmdPane) jobsRow() string {
 	for _, j := range p.jobs {
 		s := fmt.Sprintf("[%d] %s", j.job.ID, j.job.Line)
 		if subj, _ := j.job.Listening(); subj != "" {
-			s += fmt.Sprintf(" (%d received)", j.job.Received())
+			if d := j.job.Dropped(); d > 0 {
+				s += fmt.Sprintf(" (%d received, %d dropped)", j.job.Received(), d)
+			} else {
+				s += fmt.Sprintf(" (%d received)", j.job.Received())
+			}
 		}
 		if j.bg {
 			s += " &"

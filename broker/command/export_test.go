@@ -66,3 +66,6 @@ func CommandSpecs() []CommandSpec {
 	sort.Slice(out, func(i, j int) bool { return strings.Join(out[i].Path, " ") < strings.Join(out[j].Path, " ") })
 	return out
 }
+
+// SubPendingMsgs is how many messages a sub's buffer holds (slow.go).
+const SubPendingMsgs = subPendingMsgs

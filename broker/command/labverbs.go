@@ -147,6 +147,9 @@ func describeJob(j *Job, now time.Time) string {
 	line := fmt.Sprintf("[%d] %s  (running %s", j.ID, j.Line, humanDuration(now.Sub(j.Started).Round(time.Second)))
 	if subj, _ := j.Listening(); subj != "" {
 		line += ", " + text.Count(j.Received(), "message", "messages") + " received"
+		if d := j.Dropped(); d > 0 {
+			line += fmt.Sprintf(", %d dropped as a slow consumer", d)
+		}
 	}
 	return line + ")"
 }

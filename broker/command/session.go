@@ -369,6 +369,8 @@ type Job struct {
 	subject  string
 	queue    string
 	received uint64
+	drops    func() uint64 // how many the subscriptions dropped so far (slow.go)
+	dropped  uint64        // the count once they are gone
 	cancel   context.CancelFunc
 	done     chan struct{}
 	err      error

@@ -214,6 +214,7 @@ func (s *subCmd) run(c *Call) error {
 		return err
 	}
 	defer nc.Close()
+	c.watchSlow(nc)
 	if len(s.subjects) == 0 && s.inbox {
 		s.subjects = []string{nc.NewRespInbox()}
 	}

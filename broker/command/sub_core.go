@@ -39,8 +39,11 @@ func (s *subCmd) runCore(c *Call, nc *nats.Conn, sk *subSink) error {
 			// the next message goes to another member, not to us to drop.
 			sub.AutoUnsubscribe(int(s.count))
 		}
+		boundPending(sub)
 		subs = append(subs, sub)
 	}
+	// Drops are counted until the subscriptions go (deferred before them).
+	defer c.countDrops(subs)()
 	// Once the server has the interest, a message published next is ours.
 	if err := nc.Flush(); err != nil {
 		return subscribeError(s.subjects[0], err)
