@@ -25,10 +25,6 @@ var (
 	_ Component = (*logPane)(nil)
 )
 
-// A scene is drawn in the scene pane like a component; what it lacks of one
-// (its keys' help) the pane adds from its scenes.Keyed keys.
-var _ interface {
-	Update(msg tea.Msg) tea.Cmd
-	View() string
-	SetSize(width, height int)
-} = scenes.Scene(nil)
+// A scene is a component too (scenes declares the same methods without
+// importing lab); the scene pane draws it and shows its keys' help.
+var _ Component = scenes.Scene(nil)

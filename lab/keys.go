@@ -101,42 +101,30 @@ func (p *logPane) ShortHelp() []key.Binding { return nil }
 // FullHelp: none, as ShortHelp.
 func (p *logPane) FullHelp() [][]key.Binding { return nil }
 
-// ShortHelp is the open scene's keys.
+// ShortHelp is the open scene's keys, from the scene's own keymap.
 func (p *scenePane) ShortHelp() []key.Binding {
-	var out []key.Binding
-	for _, b := range p.bindings() {
-		out = append(out, b.binding)
+	if p.scene == nil {
+		return nil
 	}
-	return out
+	return p.scene.ShortHelp()
 }
 
-// FullHelp is the open scene's keys, in one column.
+// FullHelp is the open scene's keys, from the scene's own keymap.
 func (p *scenePane) FullHelp() [][]key.Binding {
-	if bs := p.ShortHelp(); len(bs) > 0 {
-		return [][]key.Binding{bs}
+	if p.scene == nil {
+		return nil
 	}
-	return nil
+	return p.scene.FullHelp()
 }
 
-// sceneKey is one of the open scene's keys: its binding and the control
-// (with arguments) it runs, as if typed.
-type sceneKey struct {
-	binding key.Binding
-	control string
-	args    []string
-}
-
-// bindings are the open scene's keys, if it has any.
-func (p *scenePane) bindings() []sceneKey {
+// bindings are the open scene's keys, each with the control (and its
+// arguments) it runs as if typed; none when the scene offers none.
+func (p *scenePane) bindings() []scenes.KeyBinding {
 	k, ok := p.scene.(scenes.Keyed)
 	if !ok || p.scene == nil {
 		return nil
 	}
-	var out []sceneKey
-	for _, b := range k.Keys() {
-		out = append(out, sceneKey{key.NewBinding(key.WithKeys(b.Key), key.WithHelp(b.Key, b.Help)), b.Control, b.Args})
-	}
-	return out
+	return k.Keys()
 }
 
 // ShortHelp is the one-line help in the command pane's rule, from the

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"charm.land/bubbles/v2/key"
 	"fmt"
 	"strings"
 	"sync"
@@ -56,8 +57,19 @@ func (s *testScene) Controls() []scenes.Control {
 	}
 }
 func (s *testScene) Keys() []scenes.KeyBinding {
-	return []scenes.KeyBinding{{Key: "o", Control: "offline", Help: "offline"}, {Key: "p", Control: "publish", Args: []string{"2"}, Help: "publish 2"}}
+	return []scenes.KeyBinding{
+		{Binding: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "offline")), Control: "offline"},
+		{Binding: key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "publish 2")), Control: "publish", Args: []string{"2"}},
+	}
 }
+func (s *testScene) ShortHelp() []key.Binding {
+	var out []key.Binding
+	for _, k := range s.Keys() {
+		out = append(out, k.Binding)
+	}
+	return out
+}
+func (s *testScene) FullHelp() [][]key.Binding { return [][]key.Binding{s.ShortHelp()} }
 func (s *testScene) Do(control string, args []string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -32,7 +32,7 @@ func (m *Model) setSceneFocus(on bool) {
 	if on {
 		var parts []string
 		for _, b := range bindings {
-			parts = append(parts, b.binding.Help().Key+" "+b.binding.Help().Desc)
+			parts = append(parts, b.Help().Key+" "+b.Help().Desc)
 		}
 		m.cmd.sceneKeys = strings.Join(parts, " · ")
 	}
@@ -46,8 +46,8 @@ func (m *Model) sceneKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 		return nil, true
 	}
 	for _, b := range m.scene.bindings() {
-		if key.Matches(k, b.binding) {
-			cmd, _ := m.cmd.runLine(m.controlLine(b.control, b.args))
+		if key.Matches(k, b.Binding) {
+			cmd, _ := m.cmd.runLine(m.controlLine(b.Control, b.Args))
 			m.status.SetJobs(len(m.cmd.jobs))
 			return cmd, true
 		}

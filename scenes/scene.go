@@ -3,7 +3,29 @@
 // with its own NATS connections and animates what happens there, whoever
 // caused it (the command pane, the scene's own controls, a real nats CLI).
 //
-// scenes never imports lab: the lab hosts a Scene through this interface.
+// scenes never imports lab, tests included: the lab hosts a Scene through
+// this interface, and judges lessons with a scene open in its own tests.
+//
+// Adding a scene. A package under scenes/ needs two files and a test:
+//
+//   - driver.go, the NATS side: a type implementing kit.Driver[Snapshot].
+//     It watches the deployment with connections of its own (watch.Life),
+//     sends each thing it sees as a kit.Event on the feed it is given —
+//     before the change can be read in its Snapshot, which never waits on
+//     the network — and lists its Controls, each a kit.Control with what
+//     runs it;
+//   - view.go, the picture: a Scene type embedding kit.Scene[Snapshot], its
+//     kit.Spec (name, one-line summary, keys), New (kit.Open starts the
+//     feed and the driver), an init calling kit.Register, and the
+//     kit.Picture methods: Title, Apply (what a feed message's events and
+//     the driver's state do on screen), Next (how soon the next frame is
+//     due; 0 at rest) and Draw (on the kit.Canvas, at any size the pane
+//     has, down to 1x1);
+//   - golden_test.go: kittest.Open on a brokertest server with a manual
+//     clock, each stage of the story done for real and Settled, then
+//     Golden at the sizes the lab shows it.
+//
+// Then lab/scenes.go imports the package, and `scene NAME` opens it.
 package scenes
 
 import (
@@ -11,6 +33,8 @@ import (
 	"sync"
 	"time"
 
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"natslab/broker"
@@ -18,19 +42,18 @@ import (
 
 // FramesPerSecond is how often the lab draws and how often a scene that is
 // moving asks for a frame: more would be drawn by nobody. Every frame costs
-// a full redraw in Bubble Tea's renderer (at 160x50 about 0.8 ms, a third
-// of it the renderer's scroll detection), so the rate is the price of
-// animating: at 10, glyphs that move a cell or two a frame still read as
-// motion. The contrast scene at 20 msg/s in JetStream mode, where the
-// broker also stores each message and the app's durable consumer fetches,
-// acks and writes its state, measured 5.0% of a core at 12 fps and 4.4%
-// at 10 (with no second clock from the host: see SelfPaced).
+// a full redraw in Bubble Tea's renderer, so the rate is the price of
+// animating; at 10, glyphs that move a cell or two a frame still read as
+// motion. (.ci/bench measures what animating costs.)
 const FramesPerSecond = 10
 
 // FrameInterval is the time between two frames.
 const FrameInterval = time.Second / FramesPerSecond
 
-// Scene is one animated picture in the lab's scene pane.
+// Scene is one animated picture in the lab's scene pane. Besides a model
+// it is a help.KeyMap: its keys (Keyed) with their help, for the pane's
+// help line; so it is the lab's pane component (model, keymap, SetSize)
+// without scenes knowing of the lab.
 //
 // Threading: Init, Update, View and SetSize run on the Bubble Tea loop.
 // Do may be called from any goroutine (the command pane runs verbs on its
@@ -58,6 +81,7 @@ type Scene interface {
 	Animating() bool
 	// Close releases the scene's NATS connections.
 	Close()
+	help.KeyMap
 }
 
 // Control describes one scene verb.
@@ -67,13 +91,12 @@ type Control struct {
 	Summary string
 }
 
-// KeyBinding maps a key, pressed while the command prompt is empty, to one
-// of the scene's controls; the lab runs it as if typed and lists it in help.
+// KeyBinding maps a key, pressed while the scene has the keys, to one of
+// the scene's controls; the lab runs it as if typed and shows its help.
 type KeyBinding struct {
-	Key     string   // as tea.KeyPressMsg.String() spells it: "o", "p", "shift+p"
-	Control string   // a Control's Name
-	Args    []string // its arguments
-	Help    string   // a few words for the help line: "offline/online"
+	key.Binding          // the key and its help: key.WithKeys("o"), key.WithHelp("o", "offline/online")
+	Control     string   // a Control's Name
+	Args        []string // its arguments
 }
 
 // SelfPaced is implemented by scenes that deliver their own frames (the

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -31,7 +33,28 @@ type Model struct {
 	url    string // where a real nats CLI in the room can publish too
 	flags  string // what it must present besides: "--token …", or ""
 	failed string // the last control that failed, shown until the next step
+	keys   keyMap
+	help   help.Model // the footer's key help, plain: the footer styles it
 }
+
+// keyMap is the demo's keys; their help is the footer.
+type keyMap struct {
+	Pause, Next, Quit key.Binding
+}
+
+func newKeyMap() keyMap {
+	return keyMap{
+		Pause: key.NewBinding(key.WithKeys("space"), key.WithHelp("space", "pause")),
+		Next:  key.NewBinding(key.WithKeys("right", "l", "n"), key.WithHelp("→", "next")),
+		Quit:  key.NewBinding(key.WithKeys("q", "ctrl+c", "esc"), key.WithHelp("q", "quit")),
+	}
+}
+
+// ShortHelp implements help.KeyMap.
+func (k keyMap) ShortHelp() []key.Binding { return []key.Binding{k.Pause, k.Next, k.Quit} }
+
+// FullHelp implements help.KeyMap.
+func (k keyMap) FullHelp() [][]key.Binding { return [][]key.Binding{k.ShortHelp()} }
 
 type tickMsg struct{}
 
@@ -59,7 +82,8 @@ func New(dep broker.Deployment, opts Options) (*Model, error) {
 	styles := opts.Look.SceneStyles()
 	sc.UseStyles(styles)
 	a := dep.Access()
-	return &Model{scene: sc, dir: NewDirector(Story(), speed), clock: clock, styles: styles, speed: speed, url: a.URL(), flags: a.Flags()}, nil
+	return &Model{scene: sc, dir: NewDirector(Story(), speed), clock: clock, styles: styles, speed: speed, url: a.URL(), flags: a.Flags(),
+		keys: newKeyMap(), help: help.Model{ShortSeparator: " · "}}, nil
 }
 
 // Close releases the scene's connections.
@@ -82,12 +106,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.scene.SetSize(m.w, m.sceneHeight())
 		return m, nil
 	case tea.KeyPressMsg:
-		switch msg.String() {
-		case "q", "ctrl+c", "esc":
+		switch {
+		case key.Matches(msg, m.keys.Quit):
 			return m, tea.Quit
-		case "space":
+		case key.Matches(msg, m.keys.Pause):
 			m.dir.TogglePause(m.clock.Now())
-		case "right", "l", "n":
+		case key.Matches(msg, m.keys.Next):
 			m.dir.Skip()
 			return m, m.advance()
 		}
@@ -198,13 +222,15 @@ func (m *Model) content() string {
 
 func (m *Model) footer() string {
 	st := m.styles
-	keys := " space pause · → next · q quit"
+	keys := " " + m.help.ShortHelpView(m.keys.ShortHelp())
 	right := fmt.Sprintf("speed %g× ", m.speed)
 	switch {
 	case m.failed != "":
 		return st.Render(kit.Bad, text.Clip(" "+m.failed, m.w))
 	case m.dir.Paused():
-		keys = " paused: space plays on · → next · q quit"
+		k := m.keys
+		k.Pause.SetHelp("space", "plays on")
+		keys = " paused: " + m.help.ShortHelpView(k.ShortHelp())
 		return st.Render(kit.Warn, text.Clip(keys, m.w))
 	}
 	gap := m.w - len([]rune(keys)) - len([]rune(right))

@@ -18,85 +18,77 @@ import (
 // maxPublish bounds `publish N`: a flood is what `nats bench pub` is for.
 const maxPublish = 100_000
 
-var controls = []scenes.Control{
-	{Name: "mode", Usage: "mode core|jetstream|split [wait]", Summary: "show the Core subscriber, the JetStream one, or both side by side (wait: for a stream you create, rather than making EVENTS)"},
-	{Name: "offline", Usage: "offline", Summary: "take the app on screen offline"},
-	{Name: "online", Usage: "online", Summary: "bring the app on screen back online"},
-	{Name: "toggle", Usage: "toggle", Summary: "offline if online, online if offline"},
-	{Name: "publish", Usage: "publish [N]", Summary: "publish N messages (default 1) on " + PublishSubject},
-	{Name: "reset", Usage: "reset", Summary: "start the counts again, both apps online, the consumer at the end of the stream"},
-}
-
-var keys = []scenes.KeyBinding{
-	{Key: "c", Control: "mode", Args: []string{"core"}, Help: "core"},
-	{Key: "j", Control: "mode", Args: []string{"jetstream"}, Help: "jetstream"},
-	{Key: "s", Control: "mode", Args: []string{"split"}, Help: "split"},
-	{Key: "o", Control: "toggle", Help: "offline/online"},
-	{Key: "p", Control: "publish", Args: []string{"1"}, Help: "publish 1"},
-	{Key: "P", Control: "publish", Args: []string{"10"}, Help: "publish 10"},
-	{Key: "R", Control: "reset", Help: "reset"},
-}
-
-// do runs one control: bad input is an error saying what to type; what the
-// broker cannot do right now is said in the result line and on screen.
-// Going offline waits until no fetch is in flight.
-func (d *driver) do(control string, args []string) (string, error) {
-	d.ctl.Lock()
-	defer d.ctl.Unlock()
-	switch control {
-	case "mode":
-		wait := len(args) == 2 && args[1] == "wait"
-		if len(args) != 1 && !wait {
-			return "", errors.New("mode needs one of core, jetstream, split, and maybe wait (for example: mode jetstream)")
-		}
-		m, err := ParseMode(args[0])
-		if err != nil {
-			return "", err
-		}
-		if wait && !m.showsJS() {
-			return "", errors.New("wait goes with mode jetstream or mode split: the Core side needs no stream")
-		}
-		return d.setMode(m, !wait), nil
-	case "offline", "online", "toggle":
-		if err := kit.NoArgs(control, args); err != nil {
-			return "", err
-		}
-		if control == "toggle" {
-			control = "online"
-			if d.anyOnline() {
-				control = "offline"
+// Controls implements kit.Driver: bad input is an error saying what to
+// type; what the broker cannot do right now is said in the result line and
+// on screen. Going offline waits until no fetch is in flight.
+func (d *driver) Controls() []kit.Control {
+	return []kit.Control{
+		{Control: scenes.Control{Name: "mode", Usage: "mode core|jetstream|split [wait]", Summary: "show the Core subscriber, the JetStream one, or both side by side (wait: for a stream you create, rather than making EVENTS)"}, Run: d.modeControl},
+		{Control: scenes.Control{Name: "offline", Usage: "offline", Summary: "take the app on screen offline"}, Run: func(args []string) (string, error) {
+			if err := kit.NoArgs("offline", args); err != nil {
+				return "", err
 			}
-		}
-		if control == "offline" {
 			return d.offline()
-		}
-		return d.online()
-	case "publish":
-		n := 1
-		if len(args) > 1 {
-			return "", fmt.Errorf("publish takes one count, got %q (for example: publish 5)", strings.Join(args, " "))
-		}
-		if len(args) == 1 {
-			v, err := strconv.Atoi(args[0])
-			if err != nil || v < 1 {
-				return "", fmt.Errorf("publish %s: the count is a whole number from 1 (for example: publish 5)", args[0])
+		}},
+		{Control: scenes.Control{Name: "online", Usage: "online", Summary: "bring the app on screen back online"}, Run: func(args []string) (string, error) {
+			if err := kit.NoArgs("online", args); err != nil {
+				return "", err
 			}
-			if v > maxPublish {
-				return "", fmt.Errorf("publish %d: at most %d at a time (for a flood: nats bench pub events.x --msgs 1000000)", v, maxPublish)
+			return d.online()
+		}},
+		{Control: scenes.Control{Name: "toggle", Usage: "toggle", Summary: "offline if online, online if offline"}, Run: func(args []string) (string, error) {
+			if err := kit.NoArgs("toggle", args); err != nil {
+				return "", err
 			}
-			n = v
-		}
-		if err := d.publish(n); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("published %s on %s", text.Count(n, "message", "messages"), PublishSubject), nil
-	case "reset":
-		if err := kit.NoArgs(control, args); err != nil {
-			return "", err
-		}
-		return d.reset()
+			if d.anyOnline() {
+				return d.offline()
+			}
+			return d.online()
+		}},
+		{Control: scenes.Control{Name: "publish", Usage: "publish [N]", Summary: "publish N messages (default 1) on " + PublishSubject}, Run: d.publishControl},
+		{Control: scenes.Control{Name: "reset", Usage: "reset", Summary: "start the counts again, both apps online, the consumer at the end of the stream"}, Run: func(args []string) (string, error) {
+			if err := kit.NoArgs("reset", args); err != nil {
+				return "", err
+			}
+			return d.reset()
+		}},
 	}
-	return "", kit.UnknownControl("contrast", control, controls)
+}
+
+func (d *driver) modeControl(args []string) (string, error) {
+	wait := len(args) == 2 && args[1] == "wait"
+	if len(args) != 1 && !wait {
+		return "", errors.New("mode needs one of core, jetstream, split, and maybe wait (for example: mode jetstream)")
+	}
+	m, err := ParseMode(args[0])
+	if err != nil {
+		return "", err
+	}
+	if wait && !m.showsJS() {
+		return "", errors.New("wait goes with mode jetstream or mode split: the Core side needs no stream")
+	}
+	return d.setMode(m, !wait), nil
+}
+
+func (d *driver) publishControl(args []string) (string, error) {
+	n := 1
+	if len(args) > 1 {
+		return "", fmt.Errorf("publish takes one count, got %q (for example: publish 5)", strings.Join(args, " "))
+	}
+	if len(args) == 1 {
+		v, err := strconv.Atoi(args[0])
+		if err != nil || v < 1 {
+			return "", fmt.Errorf("publish %s: the count is a whole number from 1 (for example: publish 5)", args[0])
+		}
+		if v > maxPublish {
+			return "", fmt.Errorf("publish %d: at most %d at a time (for a flood: nats bench pub events.x --msgs 1000000)", v, maxPublish)
+		}
+		n = v
+	}
+	if err := d.publish(n); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("published %s on %s", text.Count(n, "message", "messages"), PublishSubject), nil
 }
 
 func (d *driver) anyOnline() bool {

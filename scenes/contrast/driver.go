@@ -32,7 +32,6 @@ type driver struct {
 	feed *kit.Feed
 	pace time.Duration // how long the JetStream app spends per message while it replays a backlog
 
-	ctl      sync.Mutex // serialises controls, which may wait on the network
 	ensureMu sync.Mutex // one look for the stream and consumer at a time
 
 	mu            sync.Mutex
@@ -79,7 +78,7 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, pace time.Duration) (*dr
 	})
 	var err error
 	fail := func(err error) (*driver, error) {
-		d.close()
+		d.Close()
 		return nil, err
 	}
 	d.sceneNC, err = d.Connect(dep, "natslab scene contrast", d.setServer)
@@ -118,7 +117,8 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, pace time.Duration) (*dr
 	return d, nil
 }
 
-func (d *driver) close() { d.End() }
+// Close implements kit.Driver.
+func (d *driver) Close() { d.End() }
 
 func (d *driver) setServer(up bool) {
 	kind := kit.ServerDown
@@ -135,8 +135,8 @@ func (d *driver) setServer(up bool) {
 
 func (d *driver) kickPoll() { d.pollKick.Poke() }
 
-// snapshot reads the state; it never waits on the network.
-func (d *driver) snapshot() Snapshot {
+// Snapshot implements kit.Driver: it never waits on the network.
+func (d *driver) Snapshot() Snapshot {
 	d.mu.Lock()
 	s := Snapshot{Mode: d.mode, ServerUp: d.serverUp, Problem: d.problem, JS: d.js}
 	d.mu.Unlock()

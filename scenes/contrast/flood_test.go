@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -100,7 +99,4 @@ func TestFloodCountsStayExact(t *testing.T) {
 	}
 	h.Do("publish")
 	h.Settle("one more", func(s2 Snapshot) bool { return s2.Published == s.Published+1 && s2.JS.Pending == s.JS.Pending+1 })
-	if v := h.View(120, 20); !strings.Contains(v, "pending") {
-		t.Fatalf("the scene after the flood:\n%s", v)
-	}
 }

@@ -16,18 +16,26 @@ import (
 	"strings"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"natslab/scenes"
 	"natslab/scenes/kit"
 )
 
+var spec = kit.Spec{
+	Name:    "contrast",
+	Summary: "Core vs JetStream: what an offline subscriber misses, and what a stream keeps for it",
+	Keys: []scenes.KeyBinding{
+		kit.Key("c", "core", "mode", "core"),
+		kit.Key("j", "jetstream", "mode", "jetstream"),
+		kit.Key("s", "split", "mode", "split"),
+		kit.Key("o", "offline/online", "toggle"),
+		kit.Key("p", "publish 1", "publish", "1"),
+		kit.Key("P", "publish 10", "publish", "10"),
+		kit.Key("R", "reset", "reset"),
+	},
+}
+
 func init() {
-	scenes.Register(scenes.Factory{
-		Name:    "contrast",
-		Summary: "Core vs JetStream: what an offline subscriber misses, and what a stream keeps for it",
-		New:     func(env scenes.Env) (scenes.Scene, error) { return scenes.Built(New(env, Options{})) },
-	})
+	kit.Register(spec, func(env scenes.Env) (*Scene, error) { return New(env, Options{}) })
 }
 
 // Options adjust a scene beyond what the lab's Env says.
@@ -59,9 +67,9 @@ func newTiming(speed float64) timing {
 	}
 }
 
-// Scene is the contrast scene. It implements scenes.Scene and scenes.Keyed.
+// Scene is the contrast scene's picture.
 type Scene struct {
-	kit.Base
+	kit.Scene[Snapshot]
 	opts Options
 	t    timing
 	d    *driver
@@ -98,12 +106,12 @@ func slot(free *time.Time, now time.Time, t timing) (time.Time, bool) {
 // New connects the scene's clients to the deployment and starts watching.
 func New(env scenes.Env, opts Options) (*Scene, error) {
 	t := newTiming(opts.Speed)
-	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
-	d, err := startDriver(env.Deployment, feed, t.pace)
+	s := &Scene{opts: opts, t: t}
+	d, err := kit.Open(&s.Scene, s, env, spec, func(feed *kit.Feed) (*driver, error) { return startDriver(env.Deployment, feed, t.pace) })
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: controls, Keys: keys, Do: d.do, Close: d.close}), opts: opts, t: t, d: d}
+	s.d = d
 	s.flashes.Dur = t.flash
 	max := 48
 	if opts.Presenter {
@@ -111,16 +119,13 @@ func New(env scenes.Env, opts Options) (*Scene, error) {
 	}
 	s.core.movers.Max, s.js.movers.Max = max, max
 	if opts.Mode != Core {
-		d.do("mode", []string{opts.Mode.String()})
+		d.setMode(opts.Mode, true)
 	}
-	s.snap = d.snapshot()
+	s.snap = d.Snapshot()
 	return s, nil
 }
 
-// Name implements scenes.Scene.
-func (s *Scene) Name() string { return "contrast" }
-
-// Title implements scenes.Scene.
+// Title implements kit.Picture.
 func (s *Scene) Title() string {
 	switch s.snap.Mode {
 	case JetStream:
@@ -131,20 +136,15 @@ func (s *Scene) Title() string {
 	return "Core NATS: what the app misses is gone"
 }
 
-// Snapshot is the scene's state as the broker reported it last.
-func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
-
-// Animating implements scenes.Scene.
-func (s *Scene) Animating() bool {
-	now := s.Clock.Now()
-	return s.core.movers.Active(now) || s.js.movers.Active(now) || s.flashes.Active(now)
+// Next implements kit.Picture: frames while messages travel or counters
+// flash.
+func (s *Scene) Next(now time.Time) time.Duration {
+	return kit.Every(s.core.movers.Active(now) || s.js.movers.Active(now) || s.flashes.Active(now))
 }
 
-// Update implements scenes.Scene: broker events start animations, frames
-// move them (kit.Base.Beat).
-func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.Beat(msg, s.beat, s.Animating) }
-
-func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
+// Apply implements kit.Picture: broker events start animations, and the
+// counters that changed flash.
+func (s *Scene) Apply(m kit.FeedMsg, now time.Time) {
 	for _, e := range m.Events {
 		s.animate(e, now)
 	}
@@ -222,7 +222,7 @@ func (s *Scene) animate(e kit.Event, now time.Time) {
 // refresh reads the scene's state and flashes the counters that changed.
 func (s *Scene) refresh(now time.Time) {
 	old := s.snap
-	s.snap = s.d.snapshot()
+	s.snap = s.d.Snapshot()
 	n := s.snap
 	flash := func(key string, changed bool) {
 		if changed {

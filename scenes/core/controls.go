@@ -16,77 +16,73 @@ import (
 // maxPublish bounds `publish N`: a flood is what `nats bench pub` is for.
 const maxPublish = 10_000
 
-func (k Kind) controls() []scenes.Control {
-	info := k.info()
-	pub := "publish N messages (default 1) on SUBJECT (default " + info.watch + ")"
-	if k == Wildcards {
-		pub = "publish N messages (default 1) on SUBJECT (default: the next of " + strings.Join(samples(info.watch), ", ") + ")"
-	}
-	return []scenes.Control{
-		{Name: "watch", Usage: "watch SUBJECT", Summary: "watch other subjects (wildcards allowed; default " + info.watch + "): who subscribes there, and what is published"},
-		{Name: "publish", Usage: "publish [N] [SUBJECT]", Summary: pub},
-		{Name: "reset", Usage: "reset", Summary: "start every count on screen again from 0"},
-	}
-}
-
 func (k Kind) keys() []scenes.KeyBinding {
 	more := "5"
 	if k == Queues {
 		more = "6"
 	}
 	return []scenes.KeyBinding{
-		{Key: "p", Control: "publish", Args: []string{"1"}, Help: "publish 1"},
-		{Key: "P", Control: "publish", Args: []string{more}, Help: "publish " + more},
-		{Key: "R", Control: "reset", Help: "reset"},
+		kit.Key("p", "publish 1", "publish", "1"),
+		kit.Key("P", "publish "+more, "publish", more),
+		kit.Key("R", "reset", "reset"),
 	}
 }
 
-// do runs one control: bad input is an error saying what to type instead.
-// publish waits for the server's confirmation.
-func (d *driver) do(control string, args []string) (string, error) {
-	d.ctl.Lock()
-	defer d.ctl.Unlock()
-	switch control {
-	case "watch":
-		if len(args) != 1 {
-			return "", fmt.Errorf("watch needs one subject, for example: watch %s", d.kind.info().watch)
-		}
-		if err := checkFilter(args[0]); err != nil {
-			return "", err
-		}
-		if err := d.setWatch(args[0]); err != nil {
-			return "", err
-		}
-		d.poll()
-		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "watch"})
-		d.feed.Poke()
-		return "watching " + args[0] + ": who subscribes there and what is published; counts start from 0", nil
-	case "publish":
-		n, subject, err := publishArgs(args)
-		if err != nil {
-			return "", err
-		}
-		if subject == "" {
-			if subject, err = d.defaultSubject(); err != nil {
+// Controls implements kit.Driver: bad input is an error saying what to
+// type instead; publish waits for the server's confirmation.
+func (d *driver) Controls() []kit.Control {
+	info := d.kind.info()
+	pub := "publish N messages (default 1) on SUBJECT (default " + info.watch + ")"
+	if d.kind == Wildcards {
+		pub = "publish N messages (default 1) on SUBJECT (default: the next of " + strings.Join(samples(info.watch), ", ") + ")"
+	}
+	return []kit.Control{
+		{Control: scenes.Control{Name: "watch", Usage: "watch SUBJECT", Summary: "watch other subjects (wildcards allowed; default " + info.watch + "): who subscribes there, and what is published"}, Run: d.watchControl},
+		{Control: scenes.Control{Name: "publish", Usage: "publish [N] [SUBJECT]", Summary: pub}, Run: d.publishControl},
+		{Control: scenes.Control{Name: "reset", Usage: "reset", Summary: "start every count on screen again from 0"}, Run: func(args []string) (string, error) {
+			if err := kit.NoArgs("reset", args); err != nil {
 				return "", err
 			}
-		}
-		if err := d.publish(subject, n, d.kind.info().body); err != nil {
-			return "", err
-		}
-		note := ""
-		if w := d.snapshot().Watch; !server.SubjectMatchesFilter(subject, w) {
-			note = " (the scene watches " + w + ", so it does not show them: watch " + subject + " does)"
-		}
-		return fmt.Sprintf("published %s on %s%s", text.Count(n, "message", "messages"), subject, note), nil
-	case "reset":
-		if err := kit.NoArgs("reset", args); err != nil {
-			return "", err
-		}
-		d.reset()
-		return "reset: every count on screen starts again from 0", nil
+			d.reset()
+			return "reset: every count on screen starts again from 0", nil
+		}},
 	}
-	return "", kit.UnknownControl(d.kind.info().name, control, d.kind.controls())
+}
+
+func (d *driver) watchControl(args []string) (string, error) {
+	if len(args) != 1 {
+		return "", fmt.Errorf("watch needs one subject, for example: watch %s", d.kind.info().watch)
+	}
+	if err := checkFilter(args[0]); err != nil {
+		return "", err
+	}
+	if err := d.setWatch(args[0]); err != nil {
+		return "", err
+	}
+	d.poll()
+	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "watch"})
+	d.feed.Poke()
+	return "watching " + args[0] + ": who subscribes there and what is published; counts start from 0", nil
+}
+
+func (d *driver) publishControl(args []string) (string, error) {
+	n, subject, err := publishArgs(args)
+	if err != nil {
+		return "", err
+	}
+	if subject == "" {
+		if subject, err = d.defaultSubject(); err != nil {
+			return "", err
+		}
+	}
+	if err := d.publish(subject, n, d.kind.info().body); err != nil {
+		return "", err
+	}
+	note := ""
+	if w := d.Snapshot().Watch; !server.SubjectMatchesFilter(subject, w) {
+		note = " (the scene watches " + w + ", so it does not show them: watch " + subject + " does)"
+	}
+	return fmt.Sprintf("published %s on %s%s", text.Count(n, "message", "messages"), subject, note), nil
 }
 
 // publishArgs reads `publish [N] [SUBJECT]`, in either order.
@@ -118,7 +114,7 @@ func publishArgs(args []string) (n int, subject string, err error) {
 // defaultSubject is where `publish` without a subject goes: the watched
 // subject when it is one, else (wildcards) the next sample it captures.
 func (d *driver) defaultSubject() (string, error) {
-	watch := d.snapshot().Watch
+	watch := d.Snapshot().Watch
 	if server.IsValidLiteralSubject(watch) {
 		return watch, nil
 	}

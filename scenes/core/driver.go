@@ -85,7 +85,6 @@ type driver struct {
 	count atomic.Uint64 // numbers the scene's own messages
 
 	kick watch.Kick
-	ctl  sync.Mutex // one control at a time
 
 	mu       sync.Mutex
 	watch    string
@@ -116,7 +115,7 @@ func startDriver(dep broker.Deployment, kind Kind, feed *kit.Feed) (*driver, err
 	}
 	d.nc = nc
 	if err := d.setWatch(kind.info().watch); err != nil {
-		d.close()
+		d.Close()
 		return nil, err
 	}
 	// What exists when the scene opens is the starting point: counts are
@@ -126,7 +125,8 @@ func startDriver(dep broker.Deployment, kind Kind, feed *kit.Feed) (*driver, err
 	return d, nil
 }
 
-func (d *driver) close() { d.End() }
+// Close implements kit.Driver.
+func (d *driver) Close() { d.End() }
 
 func (d *driver) setServer(up bool) {
 	d.mu.Lock()
@@ -220,8 +220,8 @@ func (d *driver) alone(subject string) bool {
 	return ns.Interest(subject) <= 1
 }
 
-// snapshot reads the state; it never waits on the network.
-func (d *driver) snapshot() Snapshot {
+// Snapshot implements kit.Driver: it never waits on the network.
+func (d *driver) Snapshot() Snapshot {
 	d.mu.Lock()
 	s := Snapshot{Watch: d.watch, Listed: d.dep.Own(), ServerUp: d.serverUp, Problem: d.problem, Subs: d.disc.subs}
 	tap := d.tap

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"natslab/scenes"
+	"natslab/scenes/kit"
 )
 
 // Kind is which of the three pictures a scene draws. They share the
@@ -53,20 +54,15 @@ var kinds = [...]kindInfo{
 
 func (k Kind) info() kindInfo { return kinds[k] }
 
+// spec is what the lab knows of the kind's scene.
+func (k Kind) spec() kit.Spec {
+	return kit.Spec{Name: k.info().name, Summary: k.info().summary, Keys: k.keys(), Queue: 512}
+}
+
 func init() {
 	for k := range kinds {
 		kind := Kind(k)
-		scenes.Register(scenes.Factory{
-			Name:    kinds[k].name,
-			Summary: kinds[k].summary,
-			New: func(env scenes.Env) (scenes.Scene, error) {
-				s, err := New(env, kind)
-				if err != nil {
-					return nil, err
-				}
-				return s, nil
-			},
-		})
+		kit.Register(kind.spec(), func(env scenes.Env) (*Scene, error) { return New(env, kind) })
 	}
 }
 

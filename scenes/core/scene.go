@@ -19,8 +19,6 @@ import (
 	"strings"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"natslab/scenes"
 	"natslab/scenes/kit"
 )
@@ -42,10 +40,9 @@ var defaultTiming = timing{
 	keep:  3 * time.Second,        // how long a publish waits for the deliveries that follow it
 }
 
-// Scene is one of the three Core NATS scenes. It implements scenes.Scene
-// and scenes.Keyed.
+// Scene is the picture of one of the three Core NATS scenes.
 type Scene struct {
-	kit.Base
+	kit.Scene[Snapshot]
 	kind Kind
 	t    timing
 	d    *driver
@@ -63,12 +60,12 @@ type Scene struct {
 
 // New connects the scene to the deployment and starts watching.
 func New(env scenes.Env, kind Kind) (*Scene, error) {
-	feed := kit.NewFeed(512, 2*scenes.FramesPerSecond)
-	d, err := startDriver(env.Deployment, kind, feed)
+	s := &Scene{kind: kind, t: defaultTiming}
+	d, err := kit.Open(&s.Scene, s, env, kind.spec(), func(feed *kit.Feed) (*driver, error) { return startDriver(env.Deployment, kind, feed) })
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: kind.controls(), Keys: kind.keys(), Do: d.do, Close: d.close}), kind: kind, t: defaultTiming, d: d}
+	s.d = d
 	s.flow.init()
 	s.landing = landing{}
 	s.flashes.Dur = s.t.flash
@@ -77,26 +74,18 @@ func New(env scenes.Env, kind Kind) (*Scene, error) {
 	return s, nil
 }
 
-// Name implements scenes.Scene.
-func (s *Scene) Name() string { return s.kind.info().name }
-
-// Title implements scenes.Scene.
+// Title implements kit.Picture.
 func (s *Scene) Title() string { return s.kind.title(s.snap.Watch) }
 
-// Snapshot is the scene's state as the broker reported it last.
-func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
-
-// Animating implements scenes.Scene.
-func (s *Scene) Animating() bool {
-	now := s.Clock.Now()
-	return s.movers.Active(now) || s.flashes.Active(now) || s.flow.waiting() || s.revealing(now)
+// Next implements kit.Picture: frames while messages travel, counts flash,
+// deliveries wait for their publish, or a match is revealed.
+func (s *Scene) Next(now time.Time) time.Duration {
+	return kit.Every(s.movers.Active(now) || s.flashes.Active(now) || s.flow.waiting() || s.revealing(now))
 }
 
-// Update implements scenes.Scene: broker events start animations, frames
-// move them (kit.Base.Beat).
-func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.Beat(msg, s.beat, s.Animating) }
-
-func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
+// Apply implements kit.Picture: broker events start animations, frames
+// move them.
+func (s *Scene) Apply(m kit.FeedMsg, now time.Time) {
 	if len(m.Events) > 0 || !m.Frame {
 		s.refresh(now)
 		for _, e := range m.Events {
@@ -112,7 +101,7 @@ func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
 // numbers that changed.
 func (s *Scene) refresh(now time.Time) {
 	old := s.snap
-	s.snap = s.d.snapshot()
+	s.snap = s.d.Snapshot()
 	n := s.snap
 	s.rows = buildRows(s.kind, n.Subs)
 	live := make(map[string]bool, len(s.rows))

@@ -12,18 +12,19 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"natslab/scenes"
+	"natslab/scenes/kit"
 )
 
-var controls = []scenes.Control{
-	{Name: "watch", Usage: "watch [STREAM [CONSUMER…]]", Summary: "show a stream's log and its consumers (all, or those named); watch alone follows the stream in use"},
+// Controls implements kit.Driver.
+func (d *driver) Controls() []kit.Control {
+	return []kit.Control{
+		{Control: scenes.Control{Name: "watch", Usage: "watch [STREAM [CONSUMER…]]", Summary: "show a stream's log and its consumers (all, or those named); watch alone follows the stream in use"}, Run: d.watch},
+	}
 }
 
-// do runs one control. Names are checked with the broker, so a typo gets
+// watch shows a stream. Names are checked with the broker, so a typo gets
 // the list of what exists.
-func (d *driver) do(control string, args []string) (string, error) {
-	if control != "watch" {
-		return "", fmt.Errorf("the cursor scene has no control %q: it knows watch (for example: watch ORDERS)", control)
-	}
+func (d *driver) watch(args []string) (string, error) {
 	if len(args) == 0 {
 		d.setChoice(watchChoice{})
 		return "watching the stream in use: the one a consumer was last added on, or the liveliest", nil

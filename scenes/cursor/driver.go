@@ -147,7 +147,8 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*dr
 	return d, nil
 }
 
-func (d *driver) close() { d.End() }
+// Close implements kit.Driver.
+func (d *driver) Close() { d.End() }
 
 // signal hands news to run without ever blocking a NATS callback; when
 // the queue is full the news is dropped and a look is asked for instead.
@@ -186,7 +187,8 @@ func (d *driver) sync(limit time.Duration) bool {
 	}
 }
 
-func (d *driver) snapshot() Snapshot {
+// Snapshot implements kit.Driver: it never waits on the network.
+func (d *driver) Snapshot() Snapshot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.shared

@@ -19,19 +19,16 @@ package cursor
 import (
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"natslab/scenes"
 	"natslab/scenes/kit"
 )
 
-func init() {
-	scenes.Register(scenes.Factory{
-		Name:    "cursor",
-		Summary: "A stream's log with each consumer's cursor and ack floor, acks counting down, redeliveries, worker pulls",
-		New:     func(env scenes.Env) (scenes.Scene, error) { return scenes.Built(New(env)) },
-	})
+var spec = kit.Spec{
+	Name:    "cursor",
+	Summary: "A stream's log with each consumer's cursor and ack floor, acks counting down, redeliveries, worker pulls",
 }
+
+func init() { kit.Register(spec, New) }
 
 // timing is how long things take on screen.
 const (
@@ -40,9 +37,9 @@ const (
 	tickEvery = 100 * time.Millisecond // a countdown alone moves in tenths of a second
 )
 
-// Scene is the cursor scene. It implements scenes.Scene.
+// Scene is the cursor scene's picture.
 type Scene struct {
-	kit.Base
+	kit.Scene[Snapshot]
 	d *driver
 
 	snap    Snapshot
@@ -55,37 +52,26 @@ type Scene struct {
 
 // New connects the scene to the deployment and starts watching.
 func New(env scenes.Env) (*Scene, error) {
-	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
-	d, err := startDriver(env.Deployment, feed, env.ClockOrWall())
+	s := &Scene{dropAt: map[string]time.Time{}}
+	d, err := kit.Open(&s.Scene, s, env, spec, func(feed *kit.Feed) (*driver, error) {
+		return startDriver(env.Deployment, feed, env.ClockOrWall())
+	})
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: controls, Do: d.do, Close: d.close}), d: d, dropAt: map[string]time.Time{}}
+	s.d = d
 	s.flashes.Dur = flashFor
 	s.movers.Max = 24
-	s.snap = d.snapshot()
+	s.snap = d.Snapshot()
 	return s, nil
 }
 
-// Name implements scenes.Scene.
-func (s *Scene) Name() string { return "cursor" }
-
-// Title implements scenes.Scene.
+// Title implements kit.Picture.
 func (s *Scene) Title() string {
 	if s.snap.Stream == "" {
 		return "Consumers: cursor, ack floor and acks on a stream's log"
 	}
 	return "Consumers of " + s.snap.Stream + ": cursor, ack floor, acks"
-}
-
-// Snapshot is what the driver saw last.
-func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
-
-// Animating implements scenes.Scene: while messages travel, something
-// flashes, or an ack wait counts down.
-func (s *Scene) Animating() bool {
-	now := s.Clock.Now()
-	return s.moving(now) || s.counting(now)
 }
 
 func (s *Scene) moving(now time.Time) bool {
@@ -107,15 +93,11 @@ func (s *Scene) counting(now time.Time) bool {
 	return false
 }
 
-// Update implements scenes.Scene. The feed is the one heartbeat: news
-// from the driver starts animations, and while something moves the same
-// chain brings frames (a countdown alone needs ten a second).
-func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.BeatEvery(msg, s.beat, s.frameEvery) }
-
-func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
+// Apply implements kit.Picture: news from the driver starts animations.
+func (s *Scene) Apply(m kit.FeedMsg, now time.Time) {
 	if len(m.Events) > 0 || !m.Frame {
 		old := s.snap
-		s.snap = s.d.snapshot()
+		s.snap = s.d.Snapshot()
 		for _, e := range m.Events {
 			s.animate(e, now)
 		}
@@ -124,9 +106,9 @@ func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
 	s.movers.Prune(now)
 }
 
-// frameEvery is how soon the next frame is due: a countdown alone moves in
-// tenths of a second.
-func (s *Scene) frameEvery(now time.Time) time.Duration {
+// Next implements kit.Picture: frames while messages travel or something
+// flashes, and while an ack wait counts down (in tenths of a second).
+func (s *Scene) Next(now time.Time) time.Duration {
 	switch {
 	case s.moving(now):
 		return scenes.FrameInterval

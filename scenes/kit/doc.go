@@ -1,8 +1,10 @@
-// Package kit is what every scene is built from: a feed that carries broker
-// events into a Bubble Tea model, frames that tick only while something
-// moves, glyphs that travel between named waypoints, flashes and fades, a
-// cell canvas that draws at any size, big digits for a projector, and the
-// one palette scenes share.
+// Package kit is what every scene is built from: Scene, which joins a
+// scene's picture and driver into a scenes.Scene (see scenes' "Adding a
+// scene"); a feed that carries broker events into the Bubble Tea model;
+// frames that come only while something moves; glyphs that travel between
+// named waypoints, flashes and fades; a cell canvas that draws at any
+// size; big digits for a projector; and the one palette scenes share (the
+// host chooses colour or none: UseStyles).
 //
 // Everything that moves is computed from a scenes.Clock at View time, so a
 // test that sets a ManualClock gets the same picture every run.

@@ -8,17 +8,18 @@ import (
 	"time"
 
 	"natslab/scenes"
+	"natslab/scenes/kit"
 )
 
-var controls = []scenes.Control{
-	{Name: "watch", Usage: "watch [BUCKET]", Summary: "show a key-value bucket; watch alone follows the bucket in use"},
+// Controls implements kit.Driver.
+func (d *driver) Controls() []kit.Control {
+	return []kit.Control{
+		{Control: scenes.Control{Name: "watch", Usage: "watch [BUCKET]", Summary: "show a key-value bucket; watch alone follows the bucket in use"}, Run: d.watch},
+	}
 }
 
-// do runs one control; the bucket's name is checked with the broker.
-func (d *driver) do(control string, args []string) (string, error) {
-	if control != "watch" {
-		return "", fmt.Errorf("the kv-watch scene has no control %q: it knows watch (for example: watch profiles)", control)
-	}
+// watch shows a bucket; its name is checked with the broker.
+func (d *driver) watch(args []string) (string, error) {
 	switch len(args) {
 	case 0:
 		d.setChoice("")

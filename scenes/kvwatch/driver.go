@@ -117,7 +117,8 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*dr
 	return d, nil
 }
 
-func (d *driver) close() { d.End() }
+// Close implements kit.Driver.
+func (d *driver) Close() { d.End() }
 
 func (d *driver) setUp(up bool) {
 	select {
@@ -153,7 +154,8 @@ func (d *driver) sync(limit time.Duration) bool {
 	}
 }
 
-func (d *driver) snapshot() Snapshot {
+// Snapshot implements kit.Driver.
+func (d *driver) Snapshot() Snapshot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.shared

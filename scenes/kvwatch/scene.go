@@ -14,19 +14,16 @@ package kvwatch
 import (
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"natslab/scenes"
 	"natslab/scenes/kit"
 )
 
-func init() {
-	scenes.Register(scenes.Factory{
-		Name:    "kv-watch",
-		Summary: "A key-value bucket: keys, values and revisions as writes arrive, history kept, stale updates bouncing",
-		New:     func(env scenes.Env) (scenes.Scene, error) { return scenes.Built(New(env)) },
-	})
+var spec = kit.Spec{
+	Name:    "kv-watch",
+	Summary: "A key-value bucket: keys, values and revisions as writes arrive, history kept, stale updates bouncing",
 }
+
+func init() { kit.Register(spec, New) }
 
 const (
 	flyLeg   = 400 * time.Millisecond // a write travelling to its key
@@ -34,9 +31,9 @@ const (
 	flashFor = 1500 * time.Millisecond
 )
 
-// Scene is the kv-watch scene. It implements scenes.Scene.
+// Scene is the kv-watch scene's picture.
 type Scene struct {
-	kit.Base
+	kit.Scene[Snapshot]
 	d *driver
 
 	snap    Snapshot
@@ -48,22 +45,21 @@ type Scene struct {
 
 // New connects the scene to the deployment and starts watching.
 func New(env scenes.Env) (*Scene, error) {
-	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
-	d, err := startDriver(env.Deployment, feed, env.ClockOrWall())
+	s := &Scene{rows: map[string]int{}}
+	d, err := kit.Open(&s.Scene, s, env, spec, func(feed *kit.Feed) (*driver, error) {
+		return startDriver(env.Deployment, feed, env.ClockOrWall())
+	})
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: controls, Do: d.do, Close: d.close}), d: d, rows: map[string]int{}}
+	s.d = d
 	s.flashes.Dur = flashFor
 	s.movers.Max = 24
-	s.snap = d.snapshot()
+	s.snap = d.Snapshot()
 	return s, nil
 }
 
-// Name implements scenes.Scene.
-func (s *Scene) Name() string { return "kv-watch" }
-
-// Title implements scenes.Scene.
+// Title implements kit.Picture.
 func (s *Scene) Title() string {
 	if s.snap.Bucket == "" {
 		return "Key-value: a bucket's keys, revisions and history"
@@ -71,21 +67,16 @@ func (s *Scene) Title() string {
 	return "Key-value bucket " + s.snap.Bucket + ": keys, revisions, history"
 }
 
-// Snapshot is what the driver saw last.
-func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
-
-// Animating implements scenes.Scene.
-func (s *Scene) Animating() bool {
-	now := s.Clock.Now()
-	return s.movers.Active(now) || s.flashes.Active(now)
+// Next implements kit.Picture: frames while writes travel or flash.
+func (s *Scene) Next(now time.Time) time.Duration {
+	return kit.Every(s.movers.Active(now) || s.flashes.Active(now))
 }
 
-// Update implements scenes.Scene: the feed is the one heartbeat (kit.Base.Beat).
-func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.Beat(msg, s.beat, s.Animating) }
-
-func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
+// Apply implements kit.Picture: news reads the driver's state and starts
+// what the events show.
+func (s *Scene) Apply(m kit.FeedMsg, now time.Time) {
 	if len(m.Events) > 0 || !m.Frame {
-		s.snap = s.d.snapshot()
+		s.snap = s.d.Snapshot()
 		for _, e := range m.Events {
 			s.animate(e, now)
 		}

@@ -21,9 +21,6 @@ const (
 func changeKey(id uint64) string { return "change:" + strconv.FormatUint(id, 10) }
 func runes(s string) int         { return utf8.RuneCountInString(s) }
 
-// View implements scenes.Scene (kit.Base.Frame).
-func (s *Scene) View() string { return s.Frame(s.Animating, s.render) }
-
 // at places the movers: a write starts in the margin of its key's row and
 // travels to the key's value.
 func (s *Scene) at(name string) (kit.Point, bool) {
@@ -41,7 +38,8 @@ func (s *Scene) at(name string) (kit.Point, bool) {
 	return kit.Point{X: s.valueX, Y: y}, true
 }
 
-func (s *Scene) render(now time.Time) string {
+// Draw implements kit.Picture.
+func (s *Scene) Draw(now time.Time) string {
 	c := s.Blank()
 	if c == nil {
 		return ""

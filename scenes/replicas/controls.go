@@ -24,83 +24,76 @@ const (
 	defaultSubject = "orders.>"
 )
 
-var controls = []scenes.Control{
-	{Name: "publish", Usage: "publish [N]", Summary: "publish N messages (default 1) to the stream on screen, and count the acknowledgements"},
-	{Name: "stop", Usage: "stop NAME | stop leader", Summary: "stop a node gracefully (n1, n2, n3), or whichever leads the stream on screen"},
-	{Name: "start", Usage: "start NAME", Summary: "start a stopped node again: it rejoins and catches up"},
-	{Name: "toggle", Usage: "toggle NAME", Summary: "stop the node if it runs, start it if it is stopped"},
-	{Name: "focus", Usage: "focus STREAM", Summary: "choose the stream that publish and stop leader act on"},
-}
-
-var keys = []scenes.KeyBinding{
-	{Key: "p", Control: "publish", Args: []string{"1"}, Help: "publish 1"},
-	{Key: "P", Control: "publish", Args: []string{"10"}, Help: "publish 10"},
-	{Key: "l", Control: "stop", Args: []string{"leader"}, Help: "stop leader"},
-	{Key: "1", Control: "toggle", Args: []string{"n1"}, Help: "n1 off/on"},
-	{Key: "2", Control: "toggle", Args: []string{"n2"}, Help: "n2 off/on"},
-	{Key: "3", Control: "toggle", Args: []string{"n3"}, Help: "n3 off/on"},
-}
-
-// do runs one control: typing mistakes are errors saying what to type;
-// what the cluster cannot do right now is said in the result line.
-// Stopping a node waits for it to shut down, publishing for acknowledgements.
-func (d *driver) do(control string, args []string) (string, error) {
-	d.ctl.Lock()
-	defer d.ctl.Unlock()
-	defer d.poke()
-	switch control {
-	case "publish":
-		n, err := kit.Count(args, maxPublish, "publish 5")
-		if err != nil {
-			return "", err
+// Controls implements kit.Driver: typing mistakes are errors saying what
+// to type; what the cluster cannot do right now is said in the result
+// line. Stopping a node waits for it to shut down, publishing for the
+// acknowledgements; after each the driver looks at the nodes.
+func (d *driver) Controls() []kit.Control {
+	looked := func(run func(args []string) (string, error)) func(args []string) (string, error) {
+		return func(args []string) (string, error) {
+			defer d.poke()
+			return run(args)
 		}
-		return d.publish(n)
-	case "stop":
-		if len(args) == 1 && args[0] == "leader" {
-			return d.stopLeader("")
-		}
-		if len(args) == 2 && args[0] == "leader" {
-			return d.stopLeader(args[1])
-		}
-		name, err := nodeArg("stop", args)
-		if err != nil {
-			return "", err
-		}
-		return d.stop(name)
-	case "start":
-		name, err := nodeArg("start", args)
-		if err != nil {
-			return "", err
-		}
-		return d.start(name)
-	case "toggle":
-		name, err := nodeArg("toggle", args)
-		if err != nil {
-			return "", err
-		}
-		if d.srv.NodeUp(name) {
-			return d.stop(name)
-		}
-		return d.start(name)
-	case "focus":
-		if len(args) != 1 {
-			return "", errors.New("focus needs the name of a stream, for example: focus ORDERS")
-		}
-		snap := d.snapshot()
-		for _, st := range snap.Streams {
-			if st == args[0] {
-				d.mu.Lock()
-				d.focus = st
-				d.mu.Unlock()
-				return "publish and stop leader now act on " + st, nil
-			}
-		}
-		if len(snap.Streams) == 0 {
-			return "", fmt.Errorf("there is no stream %s: the cluster has none yet (publish creates %s, or stream add %s --subjects '%s' --replicas 3 --defaults)", args[0], defaultStream, defaultStream, defaultSubject)
-		}
-		return "", fmt.Errorf("there is no stream %s: the streams are %s", args[0], strings.Join(snap.Streams, ", "))
 	}
-	return "", kit.UnknownControl("replicas", control, controls)
+	return []kit.Control{
+		{Control: scenes.Control{Name: "publish", Usage: "publish [N]", Summary: "publish N messages (default 1) to the stream on screen, and count the acknowledgements"}, Run: looked(func(args []string) (string, error) {
+			n, err := kit.Count(args, maxPublish, "publish 5")
+			if err != nil {
+				return "", err
+			}
+			return d.publish(n)
+		})},
+		{Control: scenes.Control{Name: "stop", Usage: "stop NAME | stop leader", Summary: "stop a node gracefully (n1, n2, n3), or whichever leads the stream on screen"}, Run: looked(func(args []string) (string, error) {
+			if len(args) == 1 && args[0] == "leader" {
+				return d.stopLeader("")
+			}
+			if len(args) == 2 && args[0] == "leader" {
+				return d.stopLeader(args[1])
+			}
+			name, err := nodeArg("stop", args)
+			if err != nil {
+				return "", err
+			}
+			return d.stop(name)
+		})},
+		{Control: scenes.Control{Name: "start", Usage: "start NAME", Summary: "start a stopped node again: it rejoins and catches up"}, Run: looked(func(args []string) (string, error) {
+			name, err := nodeArg("start", args)
+			if err != nil {
+				return "", err
+			}
+			return d.start(name)
+		})},
+		{Control: scenes.Control{Name: "toggle", Usage: "toggle NAME", Summary: "stop the node if it runs, start it if it is stopped"}, Run: looked(func(args []string) (string, error) {
+			name, err := nodeArg("toggle", args)
+			if err != nil {
+				return "", err
+			}
+			if d.srv.NodeUp(name) {
+				return d.stop(name)
+			}
+			return d.start(name)
+		})},
+		{Control: scenes.Control{Name: "focus", Usage: "focus STREAM", Summary: "choose the stream that publish and stop leader act on"}, Run: looked(d.setFocus)},
+	}
+}
+
+func (d *driver) setFocus(args []string) (string, error) {
+	if len(args) != 1 {
+		return "", errors.New("focus needs the name of a stream, for example: focus ORDERS")
+	}
+	snap := d.Snapshot()
+	for _, st := range snap.Streams {
+		if st == args[0] {
+			d.mu.Lock()
+			d.focus = st
+			d.mu.Unlock()
+			return "publish and stop leader now act on " + st, nil
+		}
+	}
+	if len(snap.Streams) == 0 {
+		return "", fmt.Errorf("there is no stream %s: the cluster has none yet (publish creates %s, or stream add %s --subjects '%s' --replicas 3 --defaults)", args[0], defaultStream, defaultStream, defaultSubject)
+	}
+	return "", fmt.Errorf("there is no stream %s: the streams are %s", args[0], strings.Join(snap.Streams, ", "))
 }
 
 func nodeArg(control string, args []string) (string, error) {
@@ -132,7 +125,7 @@ func (d *driver) stop(name string) (string, error) {
 
 func (d *driver) stopLeader(stream string) (string, error) {
 	if stream == "" {
-		stream = d.snapshot().Focus
+		stream = d.Snapshot().Focus
 	}
 	if stream == "" {
 		return "", fmt.Errorf("there is no stream yet to stop the leader of: publish creates %s, or stream add %s --subjects '%s' --replicas 3 --defaults", defaultStream, defaultStream, defaultSubject)
@@ -166,7 +159,7 @@ func (d *driver) publish(n int) (string, error) {
 	// trying again until the publish's own deadline. Without a leader it
 	// is the answer, at once.
 	retries := 0
-	if created || d.snapshot().Leader(stream) != "" {
+	if created || d.Snapshot().Leader(stream) != "" {
 		retries = 100
 	}
 	acked := 0
@@ -193,7 +186,7 @@ func (d *driver) publish(n int) (string, error) {
 func (d *driver) explain(stream string, err error) string {
 	switch {
 	case errors.Is(err, jetstream.ErrNoStreamResponse), errors.Is(err, context.DeadlineExceeded):
-		for _, st := range d.snapshot().Unavailable() {
+		for _, st := range d.Snapshot().Unavailable() {
 			if st == stream {
 				return "no acknowledgement: every copy of " + stream + " is on a stopped node (start it again)"
 			}
@@ -206,7 +199,7 @@ func (d *driver) explain(stream string, err error) string {
 // target is the stream to publish to and a subject it captures, creating
 // the default stream when the cluster has none.
 func (d *driver) target() (stream, subject string, created bool, err error) {
-	stream = d.snapshot().Focus
+	stream = d.Snapshot().Focus
 	if stream == "" {
 		ctx, cancel := context.WithTimeout(d.Ctx, 5*time.Second)
 		defer cancel()
@@ -231,7 +224,7 @@ func (d *driver) subjects(stream string) []string {
 			return r.Subjects
 		}
 	}
-	if subj := d.snapshot().Subjects[stream]; len(subj) > 0 {
+	if subj := d.Snapshot().Subjects[stream]; len(subj) > 0 {
 		return subj
 	}
 	// Just created: ask the stream itself.

@@ -91,7 +91,6 @@ type driver struct {
 	js    jetstream.JetStream
 
 	kick watch.Kick
-	ctl  sync.Mutex // one control at a time
 
 	mu       sync.Mutex
 	snap     Snapshot
@@ -119,7 +118,8 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*dr
 	return d, nil
 }
 
-func (d *driver) close() { d.End() }
+// Close implements kit.Driver.
+func (d *driver) Close() { d.End() }
 
 // poke asks for a look now, and quick looks for a while.
 func (d *driver) poke() {
@@ -153,7 +153,8 @@ func (d *driver) run() {
 	}
 }
 
-func (d *driver) snapshot() Snapshot {
+// Snapshot implements kit.Driver: it never waits on the network.
+func (d *driver) Snapshot() Snapshot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.snap

@@ -17,18 +17,25 @@ import (
 	"strconv"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"natslab/scenes"
 	"natslab/scenes/kit"
 )
 
+var spec = kit.Spec{
+	Name:    "replicas",
+	Summary: "A three-node cluster: each node's copy of the stream, elections when a node stops, catch-up when it returns",
+	Keys: []scenes.KeyBinding{
+		kit.Key("p", "publish 1", "publish", "1"),
+		kit.Key("P", "publish 10", "publish", "10"),
+		kit.Key("l", "stop leader", "stop", "leader"),
+		kit.Key("1", "n1 off/on", "toggle", "n1"),
+		kit.Key("2", "n2 off/on", "toggle", "n2"),
+		kit.Key("3", "n3 off/on", "toggle", "n3"),
+	},
+}
+
 func init() {
-	scenes.Register(scenes.Factory{
-		Name:    "replicas",
-		Summary: "A three-node cluster: each node's copy of the stream, elections when a node stops, catch-up when it returns",
-		New:     func(env scenes.Env) (scenes.Scene, error) { return scenes.Built(New(env, Options{})) },
-	})
+	kit.Register(spec, func(env scenes.Env) (*Scene, error) { return New(env, Options{}) })
 }
 
 // ErrNoCluster is what the scene says when the lab runs a single server.
@@ -53,9 +60,9 @@ func newTiming(speed float64) timing {
 	return timing{down: s(250), along: s(450), gap: s(150), flash: s(1500), backlog: s(2000)}
 }
 
-// Scene is the replicas scene. It implements scenes.Scene and scenes.Keyed.
+// Scene is the replicas scene's picture.
 type Scene struct {
-	kit.Base
+	kit.Scene[Snapshot]
 	opts Options
 	t    timing
 	d    *driver
@@ -73,22 +80,21 @@ func New(env scenes.Env, opts Options) (*Scene, error) {
 	if env.Deployment == nil || env.Deployment.Cluster() == nil {
 		return nil, ErrNoCluster
 	}
-	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
-	d, err := startDriver(env.Deployment, feed, env.ClockOrWall())
+	s := &Scene{opts: opts, t: newTiming(opts.Speed), repFree: map[string]time.Time{}}
+	d, err := kit.Open(&s.Scene, s, env, spec, func(feed *kit.Feed) (*driver, error) {
+		return startDriver(env.Deployment, feed, env.ClockOrWall())
+	})
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: controls, Keys: keys, Do: d.do, Close: d.close}), opts: opts, t: newTiming(opts.Speed), d: d, repFree: map[string]time.Time{}}
+	s.d = d
 	s.flashes.Dur = s.t.flash
 	s.movers.Max = 48
-	s.snap = d.snapshot()
+	s.snap = d.Snapshot()
 	return s, nil
 }
 
-// Name implements scenes.Scene.
-func (s *Scene) Name() string { return "replicas" }
-
-// Title implements scenes.Scene.
+// Title implements kit.Picture.
 func (s *Scene) Title() string {
 	if st := s.snap.Focus; st != "" {
 		return "Replicas: each node's copy of " + st
@@ -96,24 +102,16 @@ func (s *Scene) Title() string {
 	return "Replicas: a three-node JetStream cluster"
 }
 
-// Snapshot is the cluster as the scene's driver saw it last.
-func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
-
-// Animating implements scenes.Scene.
-func (s *Scene) Animating() bool {
-	now := s.Clock.Now()
-	return s.movers.Active(now) || s.flashes.Active(now)
+// Next implements kit.Picture: frames while messages travel or flash.
+func (s *Scene) Next(now time.Time) time.Duration {
+	return kit.Every(s.movers.Active(now) || s.flashes.Active(now))
 }
 
-// Update implements scenes.Scene. The feed is the one heartbeat: what the
-// driver saw starts animations, and while something moves the same chain
-// delivers frames (kit.Feed.Next).
-func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.Beat(msg, s.beat, s.Animating) }
-
-func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
+// Apply implements kit.Picture: what the driver saw starts animations.
+func (s *Scene) Apply(m kit.FeedMsg, now time.Time) {
 	if len(m.Events) > 0 || !m.Frame {
 		old := s.snap
-		s.snap = s.d.snapshot()
+		s.snap = s.d.Snapshot()
 		for _, e := range m.Events {
 			s.animate(e, now)
 		}

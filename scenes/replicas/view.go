@@ -72,10 +72,8 @@ func (g *geometry) at(name string) (kit.Point, bool) {
 	return kit.Point{}, false
 }
 
-// View implements scenes.Scene (kit.Base.Frame).
-func (s *Scene) View() string { return s.Frame(s.Animating, s.render) }
-
-func (s *Scene) render(now time.Time) string {
+// Draw implements kit.Picture.
+func (s *Scene) Draw(now time.Time) string {
 	c := s.Blank()
 	if c == nil {
 		return ""

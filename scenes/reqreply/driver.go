@@ -35,7 +35,6 @@ type driver struct {
 
 	kick  watch.Kick
 	tapOn watch.Kick // the taps came on: watchInterest counts often from now
-	ctl   sync.Mutex // one control at a time
 
 	nc   *nats.Conn // taps
 	asks *nats.Conn // the scene's own requester, for ask
@@ -97,7 +96,7 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, subject string) (*driver
 		d.asks, err = d.Connect(dep, "natslab scene requester", nil)
 	}
 	if err != nil {
-		d.close()
+		d.Close()
 		return nil, err
 	}
 	d.poll()
@@ -189,9 +188,11 @@ func (d *driver) watchInterest() {
 	}
 }
 
-func (d *driver) close() { d.End() }
+// Close implements kit.Driver.
+func (d *driver) Close() { d.End() }
 
-func (d *driver) snapshot() Snapshot {
+// Snapshot implements kit.Driver: it never waits on the network.
+func (d *driver) Snapshot() Snapshot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s := d.snap

@@ -16,8 +16,6 @@ import (
 	"errors"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"natslab/scenes"
 	"natslab/scenes/kit"
 )
@@ -25,12 +23,17 @@ import (
 // DefaultSubject is the subject the lesson's service answers on.
 const DefaultSubject = "time"
 
+var spec = kit.Spec{
+	Name:    "request-reply",
+	Summary: "A request with its private reply inbox, the responders on the subject, the round trip; the bounce when nobody answers",
+	Keys: []scenes.KeyBinding{
+		kit.Key("a", "ask", "ask"),
+		kit.Key("R", "reset", "reset"),
+	},
+}
+
 func init() {
-	scenes.Register(scenes.Factory{
-		Name:    "request-reply",
-		Summary: "A request with its private reply inbox, the responders on the subject, the round trip; the bounce when nobody answers",
-		New:     func(env scenes.Env) (scenes.Scene, error) { return scenes.Built(New(env, Options{})) },
-	})
+	kit.Register(spec, func(env scenes.Env) (*Scene, error) { return New(env, Options{}) })
 }
 
 // ErrExternal is what the scene says when the lab talks to a deployment
@@ -53,9 +56,9 @@ func newTiming(speed float64) timing {
 	return timing{leg: s(420), gap: s(160), fade: s(1200), flash: s(900), backlog: s(2000)}
 }
 
-// Scene is the request-reply scene. It implements scenes.Scene and scenes.Keyed.
+// Scene is the request-reply scene's picture.
 type Scene struct {
-	kit.Base
+	kit.Scene[Snapshot]
 	t timing
 	d *driver
 
@@ -76,38 +79,28 @@ func New(env scenes.Env, opts Options) (*Scene, error) {
 	if subject == "" {
 		subject = DefaultSubject
 	}
-	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
-	d, err := startDriver(env.Deployment, feed, subject)
+	s := &Scene{t: newTiming(opts.Speed), arrive: map[string]time.Time{}}
+	d, err := kit.Open(&s.Scene, s, env, spec, func(feed *kit.Feed) (*driver, error) { return startDriver(env.Deployment, feed, subject) })
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: controls, Keys: keys, Do: d.do, Close: d.close}), t: newTiming(opts.Speed), d: d, arrive: map[string]time.Time{}}
+	s.d = d
 	s.flashes.Dur = s.t.flash
 	s.movers.Max = 48
-	s.snap = d.snapshot()
+	s.snap = d.Snapshot()
 	return s, nil
 }
 
-// Name implements scenes.Scene.
-func (s *Scene) Name() string { return "request-reply" }
-
-// Title implements scenes.Scene.
+// Title implements kit.Picture.
 func (s *Scene) Title() string { return "Request and reply on " + s.snap.Subject }
 
-// Snapshot is what the scene's driver knows now.
-func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
-
-// Animating implements scenes.Scene.
-func (s *Scene) Animating() bool {
-	now := s.Clock.Now()
-	return s.movers.Active(now) || s.flashes.Active(now)
+// Next implements kit.Picture: frames while messages travel or flash.
+func (s *Scene) Next(now time.Time) time.Duration {
+	return kit.Every(s.movers.Active(now) || s.flashes.Active(now))
 }
 
-// Update implements scenes.Scene: one heartbeat carries the driver's events
-// and, while something moves, frames.
-func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.Beat(msg, s.beat, s.Animating) }
-
-func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
+// Apply implements kit.Picture.
+func (s *Scene) Apply(m kit.FeedMsg, now time.Time) {
 	// The driver's state is read on frames too: a look it took while
 	// something moved pokes the feed, and a frame carries that poke.
 	s.refresh(now)
@@ -125,7 +118,7 @@ func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
 // refresh reads the driver's state and flashes the numbers that changed.
 func (s *Scene) refresh(now time.Time) {
 	old := s.snap
-	s.snap = s.d.snapshot()
+	s.snap = s.d.Snapshot()
 	n := s.snap
 	flash := func(key string, changed bool) {
 		if changed {

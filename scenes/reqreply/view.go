@@ -9,9 +9,6 @@ import (
 	"natslab/scenes/kit"
 )
 
-// View implements scenes.Scene (kit.Base.Frame).
-func (s *Scene) View() string { return s.Frame(s.Animating, s.render) }
-
 // box is one component: its place on the canvas.
 type box struct{ x, y, w, h int }
 
@@ -113,7 +110,8 @@ func (s *Scene) layout() (plan, bool) {
 	return plan{}, false
 }
 
-func (s *Scene) render(now time.Time) string {
+// Draw implements kit.Picture.
+func (s *Scene) Draw(now time.Time) string {
 	c := s.Blank()
 	if c == nil {
 		return ""

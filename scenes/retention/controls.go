@@ -18,63 +18,56 @@ import (
 // maxPublish bounds `publish N`: the picture holds a handful per stream.
 const maxPublish = 100
 
-var controls = []scenes.Control{
-	{Name: "watch", Usage: "watch STREAM", Summary: "show this stream in its policy's column (the newest stream of each policy is shown otherwise)"},
-	{Name: "publish", Usage: "publish [N]", Summary: "publish N messages (default 1) to each stream on screen, to compare what each keeps"},
-	{Name: "reset", Usage: "reset", Summary: "show the newest stream of each policy again, and count acknowledgements from 0"},
-}
-
-var keys = []scenes.KeyBinding{
-	{Key: "p", Control: "publish", Args: []string{"1"}, Help: "publish 1 to each"},
-	{Key: "R", Control: "reset", Help: "reset"},
-}
-
-// do runs one control: typing mistakes are errors saying what to type.
-// publish waits for each acknowledgement.
-func (d *driver) do(control string, args []string) (string, error) {
-	d.ctl.Lock()
-	defer d.ctl.Unlock()
-	switch control {
-	case "watch":
-		if len(args) != 1 {
-			return "", errors.New("watch needs a stream's name (for example: watch INTEREST)")
-		}
-		ctx, cancel := context.WithTimeout(d.Ctx, 3*time.Second)
-		st, err := d.js.Stream(ctx, args[0])
-		cancel()
-		if err != nil {
-			if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrInvalidStreamName) {
-				return "", fmt.Errorf("there is no stream %s: %s", args[0], watch.StreamList(d.Ctx, d.js))
+// Controls implements kit.Driver: typing mistakes are errors saying what
+// to type; publish waits for each acknowledgement.
+func (d *driver) Controls() []kit.Control {
+	return []kit.Control{
+		{Control: scenes.Control{Name: "watch", Usage: "watch STREAM", Summary: "show this stream in its policy's column (the newest stream of each policy is shown otherwise)"}, Run: d.watch},
+		{Control: scenes.Control{Name: "publish", Usage: "publish [N]", Summary: "publish N messages (default 1) to each stream on screen, to compare what each keeps"}, Run: func(args []string) (string, error) {
+			n, err := kit.Count(args, maxPublish, "publish 2")
+			if err != nil {
+				return "", err
 			}
-			return "", fmt.Errorf("cannot read stream %s: %w", args[0], err)
-		}
-		p := watch.Retention(st.CachedInfo().Config.Retention)
-		d.mu.Lock()
-		d.pinned[p] = args[0]
-		d.mu.Unlock()
-		d.poll()
-		return fmt.Sprintf("showing %s in the %s column", args[0], p), nil
-	case "publish":
-		n, err := kit.Count(args, maxPublish, "publish 2")
-		if err != nil {
-			return "", err
-		}
-		return d.publish(n)
-	case "reset":
-		if err := kit.NoArgs("reset", args); err != nil {
-			return "", err
-		}
-		d.mu.Lock()
-		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
-		clear(d.pinned)
-		clear(d.acks)
-		clear(d.notes)
-		d.snap.Story = ""
-		d.mu.Unlock()
-		d.poll()
-		return "reset: the newest stream of each policy, acknowledgements counted from 0", nil
+			return d.publish(n)
+		}},
+		{Control: scenes.Control{Name: "reset", Usage: "reset", Summary: "show the newest stream of each policy again, and count acknowledgements from 0"}, Run: d.reset},
 	}
-	return "", kit.UnknownControl("retention", control, controls)
+}
+
+func (d *driver) watch(args []string) (string, error) {
+	if len(args) != 1 {
+		return "", errors.New("watch needs a stream's name (for example: watch INTEREST)")
+	}
+	ctx, cancel := context.WithTimeout(d.Ctx, 3*time.Second)
+	st, err := d.js.Stream(ctx, args[0])
+	cancel()
+	if err != nil {
+		if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrInvalidStreamName) {
+			return "", fmt.Errorf("there is no stream %s: %s", args[0], watch.StreamList(d.Ctx, d.js))
+		}
+		return "", fmt.Errorf("cannot read stream %s: %w", args[0], err)
+	}
+	p := watch.Retention(st.CachedInfo().Config.Retention)
+	d.mu.Lock()
+	d.pinned[p] = args[0]
+	d.mu.Unlock()
+	d.poll()
+	return fmt.Sprintf("showing %s in the %s column", args[0], p), nil
+}
+
+func (d *driver) reset(args []string) (string, error) {
+	if err := kit.NoArgs("reset", args); err != nil {
+		return "", err
+	}
+	d.mu.Lock()
+	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
+	clear(d.pinned)
+	clear(d.acks)
+	clear(d.notes)
+	d.snap.Story = ""
+	d.mu.Unlock()
+	d.poll()
+	return "reset: the newest stream of each policy, acknowledgements counted from 0", nil
 }
 
 // publish sends n messages to each stream on screen, waiting for each

@@ -37,7 +37,6 @@ type driver struct {
 	feed *kit.Feed
 
 	kick  watch.Kick
-	ctl   sync.Mutex
 	looks watch.Looks
 
 	nc, tap *nats.Conn
@@ -96,7 +95,7 @@ func startDriver(dep broker.Deployment, feed *kit.Feed) (*driver, error) {
 		_, err = d.nc.ChanSubscribe("$JS.EVENT.ADVISORY.>", d.advs)
 	}
 	if err != nil {
-		d.close()
+		d.Close()
 		return nil, err
 	}
 	d.poll()
@@ -113,9 +112,11 @@ func startDriver(dep broker.Deployment, feed *kit.Feed) (*driver, error) {
 	return d, nil
 }
 
-func (d *driver) close() { d.End() }
+// Close implements kit.Driver.
+func (d *driver) Close() { d.End() }
 
-func (d *driver) snapshot() Snapshot {
+// Snapshot implements kit.Driver: it never waits on the network.
+func (d *driver) Snapshot() Snapshot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s := d.snap

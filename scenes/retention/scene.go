@@ -17,19 +17,23 @@ import (
 	"strconv"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/nats-io/nats-server/v2/server"
 
 	"natslab/scenes"
 	"natslab/scenes/kit"
 )
 
+var spec = kit.Spec{
+	Name:    "retention",
+	Summary: "Limits, interest and work-queue streams side by side: what each keeps, and what an acknowledgement removes",
+	Keys: []scenes.KeyBinding{
+		kit.Key("p", "publish 1 to each", "publish", "1"),
+		kit.Key("R", "reset", "reset"),
+	},
+}
+
 func init() {
-	scenes.Register(scenes.Factory{
-		Name:    "retention",
-		Summary: "Limits, interest and work-queue streams side by side: what each keeps, and what an acknowledgement removes",
-		New:     func(env scenes.Env) (scenes.Scene, error) { return scenes.Built(New(env, Options{})) },
-	})
+	kit.Register(spec, func(env scenes.Env) (*Scene, error) { return New(env, Options{}) })
 }
 
 // Options adjust the scene beyond what the lab's Env says.
@@ -47,9 +51,9 @@ func newTiming(speed float64) timing {
 	return timing{leg: s(450), fade: s(1600), flash: s(1100)}
 }
 
-// Scene is the retention scene. It implements scenes.Scene and scenes.Keyed.
+// Scene is the retention scene's picture.
 type Scene struct {
-	kit.Base
+	kit.Scene[Snapshot]
 	t timing
 	d *driver
 
@@ -63,33 +67,31 @@ type Scene struct {
 
 // New starts watching the deployment's streams.
 func New(env scenes.Env, opts Options) (*Scene, error) {
-	feed := kit.NewFeed(256, 2*scenes.FramesPerSecond)
-	d, err := startDriver(env.Deployment, feed)
+	s := &Scene{t: newTiming(opts.Speed)}
+	d, err := kit.Open(&s.Scene, s, env, spec, func(feed *kit.Feed) (*driver, error) { return startDriver(env.Deployment, feed) })
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: controls, Keys: keys, Do: d.do, Close: d.close}), t: newTiming(opts.Speed), d: d}
+	s.d = d
 	for i := range s.gone {
 		s.gone[i] = map[uint64]time.Time{}
 	}
 	s.flashes.Dur = s.t.flash
 	s.movers.Max = 32
-	s.snap = d.snapshot()
+	s.snap = d.Snapshot()
 	return s, nil
 }
 
-// Name implements scenes.Scene.
-func (s *Scene) Name() string { return "retention" }
-
-// Title implements scenes.Scene.
+// Title implements kit.Picture.
 func (s *Scene) Title() string { return "Retention: limits, interest, work queue" }
 
-// Snapshot is what the scene's driver knows now.
-func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
+// Next implements kit.Picture: frames while acknowledgements travel, counts
+// flash or removed cells fade.
+func (s *Scene) Next(now time.Time) time.Duration {
+	return kit.Every(s.moving(now))
+}
 
-// Animating implements scenes.Scene.
-func (s *Scene) Animating() bool {
-	now := s.Clock.Now()
+func (s *Scene) moving(now time.Time) bool {
 	if s.movers.Active(now) || s.flashes.Active(now) {
 		return true
 	}
@@ -103,11 +105,8 @@ func (s *Scene) Animating() bool {
 	return false
 }
 
-// Update implements scenes.Scene: one heartbeat carries the driver's events
-// and, while something moves, frames.
-func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.Beat(msg, s.beat, s.Animating) }
-
-func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
+// Apply implements kit.Picture.
+func (s *Scene) Apply(m kit.FeedMsg, now time.Time) {
 	// The driver's state is read on frames too: a look it took while
 	// something moved pokes the feed, and a frame carries that poke.
 	s.refresh(now)
@@ -178,7 +177,7 @@ func (s *Scene) animate(e kit.Event, now time.Time) {
 // interested) shows for a moment as it goes.
 func (s *Scene) refresh(now time.Time) {
 	old := s.snap
-	s.snap = s.d.snapshot()
+	s.snap = s.d.Snapshot()
 	if old.Story != s.snap.Story && s.snap.Story != "" {
 		s.flashes.Trigger("story", now)
 	}

@@ -10,9 +10,6 @@ import (
 	"natslab/scenes/kit"
 )
 
-// View implements scenes.Scene (kit.Base.Frame).
-func (s *Scene) View() string { return s.Frame(s.Animating, s.render) }
-
 func runes(s string) int { return utf8.RuneCountInString(s) }
 
 // colPlan is where one column's parts were drawn, for the movers.
@@ -65,7 +62,8 @@ func (s *Scene) at(name string) (kit.Point, bool) {
 // Rows the full picture needs: name, rule, the tape (3), the ack floors.
 const headRows = 6
 
-func (s *Scene) render(now time.Time) string {
+// Draw implements kit.Picture.
+func (s *Scene) Draw(now time.Time) string {
 	// One blank column on the left, as the other scenes have.
 	c := s.BlankInset()
 	if c == nil {

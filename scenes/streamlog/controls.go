@@ -19,56 +19,46 @@ import (
 // in the log, and a flood is what `pub --count` is for.
 const maxPublish = 1000
 
-var controls = []scenes.Control{
-	{Name: "watch", Usage: "watch STREAM | watch all", Summary: "show one stream's log, or every stream's (the default)"},
-	{Name: "publish", Usage: "publish [N]", Summary: "publish N messages (default 1) to the stream on screen and wait for each acknowledgement"},
-	{Name: "reset", Usage: "reset", Summary: "start the counts again and forget streams that are gone"},
-}
-
-var keys = []scenes.KeyBinding{
-	{Key: "p", Control: "publish", Args: []string{"1"}, Help: "publish 1"},
-	{Key: "P", Control: "publish", Args: []string{"5"}, Help: "publish 5"},
-	{Key: "R", Control: "reset", Help: "reset"},
-}
-
-// do runs one control: typing mistakes are errors saying what to type.
-// publish waits for each acknowledgement.
-func (d *driver) do(control string, args []string) (string, error) {
-	d.ctl.Lock()
-	defer d.ctl.Unlock()
-	switch control {
-	case "watch":
-		if len(args) != 1 {
-			return "", errors.New("watch needs a stream's name, or all (for example: watch ORDERS)")
-		}
-		return d.watch(args[0])
-	case "publish":
-		n, err := kit.Count(args, maxPublish, "publish 5")
-		if err != nil {
-			return "", err
-		}
-		return d.publish(n)
-	case "reset":
-		if err := kit.NoArgs("reset", args); err != nil {
-			return "", err
-		}
-		d.mu.Lock()
-		d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
-		clear(d.counts)
-		live := d.snap.Streams[:0:0]
-		for _, l := range d.snap.Streams {
-			if l.Gone == "" {
-				d.counts[l.Name] = &TapCounts{}
-				live = append(live, l)
+// Controls implements kit.Driver: typing mistakes are errors saying what
+// to type; publish waits for each acknowledgement.
+func (d *driver) Controls() []kit.Control {
+	return []kit.Control{
+		{Control: scenes.Control{Name: "watch", Usage: "watch STREAM | watch all", Summary: "show one stream's log, or every stream's (the default)"}, Run: func(args []string) (string, error) {
+			if len(args) != 1 {
+				return "", errors.New("watch needs a stream's name, or all (for example: watch ORDERS)")
 			}
-		}
-		d.snap.Streams = live
-		d.snap.Story = ""
-		d.mu.Unlock()
-		d.feed.Poke()
-		return "reset: the counts start again from 0", nil
+			return d.watch(args[0])
+		}},
+		{Control: scenes.Control{Name: "publish", Usage: "publish [N]", Summary: "publish N messages (default 1) to the stream on screen and wait for each acknowledgement"}, Run: func(args []string) (string, error) {
+			n, err := kit.Count(args, maxPublish, "publish 5")
+			if err != nil {
+				return "", err
+			}
+			return d.publish(n)
+		}},
+		{Control: scenes.Control{Name: "reset", Usage: "reset", Summary: "start the counts again and forget streams that are gone"}, Run: d.reset},
 	}
-	return "", kit.UnknownControl("log", control, controls)
+}
+
+func (d *driver) reset(args []string) (string, error) {
+	if err := kit.NoArgs("reset", args); err != nil {
+		return "", err
+	}
+	d.mu.Lock()
+	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
+	clear(d.counts)
+	live := d.snap.Streams[:0:0]
+	for _, l := range d.snap.Streams {
+		if l.Gone == "" {
+			d.counts[l.Name] = &TapCounts{}
+			live = append(live, l)
+		}
+	}
+	d.snap.Streams = live
+	d.snap.Story = ""
+	d.mu.Unlock()
+	d.feed.Poke()
+	return "reset: the counts start again from 0", nil
 }
 
 func (d *driver) watch(name string) (string, error) {

@@ -34,7 +34,6 @@ type driver struct {
 	feed *kit.Feed
 
 	kick  watch.Kick
-	ctl   sync.Mutex // one control at a time
 	looks watch.Looks
 
 	nc   *nats.Conn // asks: stream info, advisories, the scene's publishes
@@ -94,22 +93,22 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, focus string) (*driver, 
 		d.tap, err = d.Connect(dep, "natslab scene log tap", nil)
 	}
 	if err != nil {
-		d.close()
+		d.Close()
 		return nil, err
 	}
 	d.taps = watch.NewTaps(d.tap, d.msgs, tapBuffer, 16<<20)
 	if d.js, err = jetstream.New(d.nc); err != nil {
-		d.close()
+		d.Close()
 		return nil, err
 	}
 	for _, subj := range []string{"$JS.EVENT.ADVISORY.API", "$JS.EVENT.ADVISORY.STREAM.>"} {
 		if _, err := d.nc.ChanSubscribe(subj, d.advs); err != nil {
-			d.close()
+			d.Close()
 			return nil, err
 		}
 	}
 	if d.inbox, err = d.tap.ChanSubscribe("_INBOX.>", d.msgs); err != nil {
-		d.close()
+		d.Close()
 		return nil, err
 	}
 	_ = d.inbox.SetPendingLimits(tapBuffer, 16<<20)
@@ -127,9 +126,11 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, focus string) (*driver, 
 	return d, nil
 }
 
-func (d *driver) close() { d.End() }
+// Close implements kit.Driver.
+func (d *driver) Close() { d.End() }
 
-func (d *driver) snapshot() Snapshot {
+// Snapshot implements kit.Driver: it never waits on the network.
+func (d *driver) Snapshot() Snapshot {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	s := d.snap

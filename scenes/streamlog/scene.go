@@ -19,18 +19,23 @@ import (
 	"strings"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"natslab/scenes"
 	"natslab/scenes/kit"
 )
 
+var spec = kit.Spec{
+	Name:    "log",
+	Summary: "A stream as a log: sequences appended, acks returning, limits sliding the window, refusals, duplicates, restarts",
+	Keys: []scenes.KeyBinding{
+		kit.Key("p", "publish 1", "publish", "1"),
+		kit.Key("P", "publish 5", "publish", "5"),
+		kit.Key("R", "reset", "reset"),
+	},
+	Queue: 512,
+}
+
 func init() {
-	scenes.Register(scenes.Factory{
-		Name:    "log",
-		Summary: "A stream as a log: sequences appended, acks returning, limits sliding the window, refusals, duplicates, restarts",
-		New:     func(env scenes.Env) (scenes.Scene, error) { return scenes.Built(New(env, Options{})) },
-	})
+	kit.Register(spec, func(env scenes.Env) (*Scene, error) { return New(env, Options{}) })
 }
 
 // Options adjust the scene beyond what the lab's Env says.
@@ -51,9 +56,9 @@ func newTiming(speed float64) timing {
 	return timing{leg: s(500), gap: s(140), slide: s(450), fade: s(1400), flash: s(1000), backlog: s(2000), blink: s(900)}
 }
 
-// Scene is the log scene. It implements scenes.Scene and scenes.Keyed.
+// Scene is the log scene's picture.
 type Scene struct {
-	kit.Base
+	kit.Scene[Snapshot]
 	t timing
 	d *driver
 
@@ -110,21 +115,18 @@ func (sl slide) moving(now time.Time) bool { return now.Before(sl.start.Add(sl.d
 
 // New starts watching the deployment's streams.
 func New(env scenes.Env, opts Options) (*Scene, error) {
-	feed := kit.NewFeed(512, 2*scenes.FramesPerSecond)
-	d, err := startDriver(env.Deployment, feed, opts.Stream)
+	s := &Scene{t: newTiming(opts.Speed), anims: map[string]*anim{}}
+	d, err := kit.Open(&s.Scene, s, env, spec, func(feed *kit.Feed) (*driver, error) { return startDriver(env.Deployment, feed, opts.Stream) })
 	if err != nil {
 		return nil, err
 	}
-	s := &Scene{Base: kit.NewBase(kit.Parts{Clock: env.ClockOrWall(), Feed: feed, Controls: controls, Keys: keys, Do: d.do, Close: d.close}), t: newTiming(opts.Speed), d: d, anims: map[string]*anim{}}
+	s.d = d
 	s.flashes.Dur = s.t.flash
 	s.refresh(s.Clock.Now())
 	return s, nil
 }
 
-// Name implements scenes.Scene.
-func (s *Scene) Name() string { return "log" }
-
-// Title implements scenes.Scene.
+// Title implements kit.Picture.
 func (s *Scene) Title() string {
 	if s.snap.Focus != "" {
 		return "A stream is a log: " + s.snap.Focus
@@ -132,12 +134,11 @@ func (s *Scene) Title() string {
 	return "A stream is a log"
 }
 
-// Snapshot is what the scene's driver knows now.
-func (s *Scene) Snapshot() Snapshot { return s.d.snapshot() }
+// Next implements kit.Picture: frames while publishes and acknowledgements
+// travel, the log's end slides, cells flash or fade, or the server blinks.
+func (s *Scene) Next(now time.Time) time.Duration { return kit.Every(s.moving(now)) }
 
-// Animating implements scenes.Scene.
-func (s *Scene) Animating() bool {
-	now := s.Clock.Now()
+func (s *Scene) moving(now time.Time) bool {
 	if s.flashes.Active(now) || now.Before(s.downAt.Add(s.t.blink)) {
 		return true
 	}
@@ -152,11 +153,8 @@ func (s *Scene) Animating() bool {
 	return false
 }
 
-// Update implements scenes.Scene: one heartbeat carries the driver's events
-// and, while something moves, frames.
-func (s *Scene) Update(msg tea.Msg) tea.Cmd { return s.Beat(msg, s.beat, s.Animating) }
-
-func (s *Scene) beat(m kit.FeedMsg, now time.Time) {
+// Apply implements kit.Picture.
+func (s *Scene) Apply(m kit.FeedMsg, now time.Time) {
 	// Events first (publishes set when things land), then the broker's
 	// state (cells appear when their publish lands). The state is read on
 	// frames too: a look the driver took while something moved pokes the
@@ -309,7 +307,7 @@ func cellKey(stream string, seq uint64) string {
 // ones fade where they were.
 func (s *Scene) refresh(now time.Time) {
 	old := s.snap
-	s.snap = s.d.snapshot()
+	s.snap = s.d.Snapshot()
 	if old.Story != s.snap.Story && s.snap.Story != "" {
 		s.flashes.Trigger("story", now)
 	}

@@ -11,9 +11,6 @@ import (
 	"natslab/scenes/kit"
 )
 
-// View implements scenes.Scene (kit.Base.Frame).
-func (s *Scene) View() string { return s.Frame(s.Animating, s.render) }
-
 func runes(s string) int { return utf8.RuneCountInString(s) }
 
 // Rows a lane takes at each level of detail.
@@ -60,7 +57,8 @@ func (g *geometry) at(name string) (kit.Point, bool) {
 
 func (g *geometry) inside(p kit.Point) bool { return g.tape.contains(p) || g.pub.contains(p) }
 
-func (s *Scene) render(now time.Time) string {
+// Draw implements kit.Picture.
+func (s *Scene) Draw(now time.Time) string {
 	// One blank column on the left, as the other scenes have.
 	c := s.BlankInset()
 	if c == nil {
