@@ -2,11 +2,15 @@ package brokertest
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"os"
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // RealCLI returns the path of the real nats CLI, the version pinned as a
@@ -29,28 +33,144 @@ func RunRealCLI(t testing.TB, url string, args ...string) CLIResult {
 	return runRealCLI(t, url, "", t.TempDir(), append([]string{"--no-context"}, args...))
 }
 
+// RealEnv is where a real CLI process runs, as a person's shell would
+// set it up: the server in NATS_URL ("" for none), a working directory
+// ("" for the test's) and a HOME of its own (its contexts and other files).
+type RealEnv struct {
+	URL, Dir, Home string
+}
+
+// RunRealCLIIn runs the real CLI once in env, with no terminal and no
+// input, and waits for it (at most two minutes).
+func RunRealCLIIn(t testing.TB, env RealEnv, args ...string) CLIResult {
+	t.Helper()
+	return runRealCLI(t, env.URL, env.Dir, env.Home, args)
+}
+
 // runRealCLI runs the real CLI against url (in NATS_URL; "" for none) in
 // dir with home as its HOME (and the XDG directories under it).
 func runRealCLI(t testing.TB, url, dir, home string, args []string) CLIResult {
-	bin := RealCLI(t)
-	cmd := exec.Command(bin, args...)
-	cmd.Dir = dir
-	cmd.Env = homeEnv(home)
-	if url != "" {
-		cmd.Env = append(cmd.Env, "NATS_URL="+url)
-	}
-	cmd.Stdin = strings.NewReader("")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := realCommand(t, ctx, RealEnv{URL: url, Dir: dir, Home: home}, args)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	res := CLIResult{Stdout: out.String(), Stderr: errb.String()}
 	var ee *exec.ExitError
-	if errors.As(err, &ee) {
+	switch {
+	case ctx.Err() != nil:
+		t.Fatalf("nats %s did not finish within two minutes\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), res.Stdout, res.Stderr)
+	case errors.As(err, &ee):
 		res.ExitCode = ee.ExitCode()
-	} else if err != nil {
+	case err != nil:
 		t.Fatalf("running the real CLI: %v", err)
 	}
 	return res
+}
+
+func realCommand(t testing.TB, ctx context.Context, env RealEnv, args []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, RealCLI(t), args...)
+	cmd.Dir = env.Dir
+	home := env.Home
+	if home == "" {
+		home = t.TempDir()
+	}
+	cmd.Env = homeEnv(home)
+	if env.URL != "" {
+		cmd.Env = append(cmd.Env, "NATS_URL="+env.URL)
+	}
+	cmd.Stdin = strings.NewReader("")
+	return cmd
+}
+
+// RealProcess is a long-running real CLI command (nats events, service
+// serve) started by StartRealCLI.
+type RealProcess struct {
+	cmd      *exec.Cmd
+	out, err *lineBuffer
+	done     chan struct{} // closed when the process has ended
+}
+
+// StartRealCLI starts the real CLI in env and returns at once; it is
+// interrupted when the test ends, if it has not been stopped before.
+func StartRealCLI(t testing.TB, env RealEnv, args ...string) *RealProcess {
+	t.Helper()
+	cmd := realCommand(t, context.Background(), env, args)
+	p := &RealProcess{cmd: cmd, out: newLineBuffer(), err: newLineBuffer(), done: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = p.out, p.err
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("starting the real CLI: %v", err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(p.done)
+	}()
+	t.Cleanup(p.Stop)
+	return p
+}
+
+// FirstLine waits until the process has written a whole line to either
+// stream (or has ended), and returns it, or "" if it ended without one.
+func (p *RealProcess) FirstLine() string {
+	select {
+	case l := <-p.out.first:
+		return l
+	case l := <-p.err.first:
+		return l
+	case <-p.done:
+		select {
+		case l := <-p.out.first:
+			return l
+		case l := <-p.err.first:
+			return l
+		default:
+			return ""
+		}
+	}
+}
+
+// Stop interrupts the process as Ctrl-C would and waits for it.
+func (p *RealProcess) Stop() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(os.Interrupt)
+	<-p.done
+}
+
+// Output is everything the process wrote so far.
+func (p *RealProcess) Output() (stdout, stderr string) { return p.out.String(), p.err.String() }
+
+// lineBuffer keeps what is written and hands over the first whole line.
+type lineBuffer struct {
+	mu    sync.Mutex
+	b     bytes.Buffer
+	first chan string
+	sent  bool
+}
+
+func newLineBuffer() *lineBuffer { return &lineBuffer{first: make(chan string, 1)} }
+
+func (l *lineBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.b.Write(p)
+	if !l.sent {
+		if line, _, ok := strings.Cut(l.b.String(), "\n"); ok {
+			l.sent = true
+			l.first <- line
+		}
+	}
+	return len(p), nil
+}
+
+func (l *lineBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 var normalizers = []struct {

@@ -199,6 +199,9 @@ func runHelp(c *Call, args []string) error {
 		fmt.Fprint(c.Out, c.S.helpIndex())
 		return nil
 	}
+	if c.S.routesToReal(args) {
+		return c.S.runRealHelp(c, args)
+	}
 	if cmd, ok := natsCommands[args[0]]; ok {
 		return runFisk(c, cmd, append(append([]string{}, args...), "--help"))
 	}

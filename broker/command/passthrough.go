@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -96,6 +97,7 @@ func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
 		Args: words,
 		Conn: conn,
 		Home: home,
+		Dir:  s.workDir,
 		// Long-running commands (service serve, events, object watch)
 		// print first when they are in place: a script's next line waits
 		// for that.
@@ -192,15 +194,33 @@ func (t *tailWriter) lastLine() string {
 	return s
 }
 
+// routesToReal reports whether words (a line) run the real CLI's code
+// rather than the lab's own.
+func (s *Session) routesToReal(words []string) bool {
+	if len(words) == 0 {
+		return false
+	}
+	cmd, ok := natsCommands[words[0]]
+	if !ok {
+		l, ok := realLine(words)
+		return ok && len(l.Path) > 0
+	}
+	c := &Call{Ctx: context.Background(), S: s, Out: io.Discard, Err: io.Discard, Job: &Job{}}
+	app := newApp(c)
+	cmd.build(app, c)
+	_, ok = divert(app.Model(), words)
+	return ok
+}
+
 // runRealHelp prints the real CLI's help for a command the lab runs
-// through it: `help object put` is `nats object put --help`.
+// through it: `help object put` is `nats help object put`.
 func (s *Session) runRealHelp(c *Call, words []string) error {
 	l, ok := realLine(words)
 	if !ok || len(l.Path) == 0 {
 		return errNoRealCommand
 	}
-	args := append(append([]string{}, words...), "--help")
-	return s.runReal(c, args, realcli.Parse(args))
+	l.Flags["help"] = nil // help needs no server
+	return s.runReal(c, append([]string{"help"}, words...), l)
 }
 
 var errNoRealCommand = errors.New("no such command of the real CLI")

@@ -12,15 +12,16 @@ import (
 // was read command by command in natscli v0.5.0's source:
 //
 //   - it refuses by itself, in one line of its own, to prompt, confirm,
-//     pick a stream or consumer from a list, page (stream view) or draw a
-//     graph (stream graph, consumer graph, server graph). The lab lets it
+//     pick a stream or consumer from a list, page (stream view), draw a
+//     graph (stream graph, consumer graph, server graph) or a full-screen
+//     table (server watch servers, accounts, jetstream). The lab lets it
 //     say so and adds a note that names the flag or argument that avoids
-//     the question (explainRealError);
+//     the question, or says to use a terminal of its own
+//     (explainRealError);
 //   - top takes the whole screen with termui, bench draws progress bars
-//     that repaint in place, server watch clears the screen at every
-//     refresh, and context edit and errors edit start $EDITOR: those do not
-//     work in a pipe, so the lab says so before it starts them
-//     (needsTerminal).
+//     that repaint in place, and context edit and errors edit start
+//     $EDITOR, which the lab does not pass on: those do not work in a
+//     pipe, so the lab says so before it starts them (needsTerminal).
 
 // needsTerminal says in one line why the lab does not start a line that
 // needs a terminal of its own, and what to type instead; "" when it runs.
@@ -40,8 +41,6 @@ func needsTerminal(l realcli.Line) string {
 			return ""
 		}
 		return fmt.Sprintf("nats %s draws progress bars that repaint a terminal, which the lab's pane is not: add --no-progress", name)
-	case strings.HasPrefix(name, "server watch "):
-		return fmt.Sprintf("nats %s clears and redraws a terminal at every refresh, which the lab's pane cannot show: run it in a terminal of its own", name)
 	case name == "context edit":
 		return "nats context edit opens your editor, which the lab cannot show: change a context with context add NAME and the flags to set (context add --help lists them)"
 	case name == "errors edit":
@@ -73,6 +72,9 @@ var realRefusals = []struct {
 	}},
 	{"can only graph data on an interactive terminal", func(l realcli.Line) string {
 		return fmt.Sprintf("nats %s draws a live graph across a whole terminal: run it in a terminal of its own", l.Name())
+	}},
+	{"could not determine screen dimensions", func(l realcli.Line) string {
+		return fmt.Sprintf("nats %s draws a table across a whole terminal: run it in a terminal of its own", l.Name())
 	}},
 	{"ensure the account used has system privileges", func(l realcli.Line) string {
 		return "Commands that ask the servers themselves (server list, info, report, ping …) need a user of the system account; the lab's server, like nats-server -js, has none configured"

@@ -37,6 +37,7 @@ type Session struct {
 	// The real CLI (see passthrough.go): the executable to re-run ("" for
 	// this one) and its home.
 	realExe  string
+	workDir  string
 	homeMu   sync.Mutex
 	cliHome  string
 	tempHome string // a home made for this session, removed by Close
@@ -67,6 +68,11 @@ func WithObserver(f func(Event)) Option { return func(s *Session) { s.observer =
 // deployment, a temporary directory for the session. natslab passes
 // CLIHome(its --store) so an external deployment's contexts persist too.
 func WithCLIHome(dir string) Option { return func(s *Session) { s.cliHome = dir } }
+
+// WithWorkDir sets the directory the real CLI's commands read and write
+// relative file names in (object put FILE, backups); by default natslab's
+// own working directory.
+func WithWorkDir(dir string) Option { return func(s *Session) { s.workDir = dir } }
 
 // WithRealCLI sets the natslab executable that runs the real CLI's code
 // (see realcli.ChildArg); by default this process's own.

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -38,14 +37,6 @@ func (s *streamCmd) buildCluster(cmd *fisk.CmdClause, c *Call) {
 	down.Flag("preferred", "The node to prefer as the new leader, for example n2").StringVar(&preferred)
 	down.Flag("force", "Ask even when the stream has no leader now").Short('f').UnNegatableBoolVar(&force)
 	down.Action(act(c, func(c *Call) error { return s.stepDown(c, preferred, force) }))
-
-	cmd.Command("balance", "Spread stream leaders over the cluster's nodes (the real CLI only)").
-		Action(act(c, func(c *Call) error {
-			if url := c.S.dep.ClientURL(); url != "" {
-				return fmt.Errorf("the lab does not have stream cluster balance; the real CLI does: nats --server %s stream cluster balance", url)
-			}
-			return errors.New("the lab does not have stream cluster balance: use stream cluster step-down STREAM on each stream")
-		}))
 }
 
 func (s *streamCmd) stepDown(c *Call, preferred string, force bool) error {

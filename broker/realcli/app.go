@@ -89,10 +89,15 @@ func newApp() (*fisk.Application, *options.Options, error) {
 	return ncli, opts, nil
 }
 
+// Pinned is the natscli version go.mod requires, for builds that carry no
+// module information (test binaries); TestPinnedIsGoModsVersion keeps the
+// two together.
+const Pinned = "v0.5.0"
+
 var version = sync.OnceValue(func() string {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return "development"
+		return Pinned
 	}
 	for _, d := range info.Deps {
 		if d.Path == Module {
@@ -102,7 +107,7 @@ var version = sync.OnceValue(func() string {
 			return d.Version
 		}
 	}
-	return "development"
+	return Pinned
 })
 
 // Version is the real CLI's version as `nats --version` prints it: the

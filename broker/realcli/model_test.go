@@ -1,6 +1,8 @@
 package realcli
 
 import (
+	"os"
+	"regexp"
 	"testing"
 )
 
@@ -94,5 +96,19 @@ func BenchmarkModel(b *testing.B) {
 			b.Fatal(err)
 		}
 		app.Model()
+	}
+}
+
+func TestPinnedIsGoModsVersion(t *testing.T) {
+	mod, err := os.ReadFile("../../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*` + regexp.QuoteMeta(Module) + `\s+(\S+)`).FindSubmatch(mod)
+	if m == nil {
+		t.Fatalf("go.mod does not require %s", Module)
+	}
+	if got := string(m[1]); got != Pinned {
+		t.Errorf("go.mod requires %s %s, realcli.Pinned says %s", Module, got, Pinned)
 	}
 }
