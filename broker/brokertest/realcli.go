@@ -89,15 +89,25 @@ func realCommand(t testing.TB, ctx context.Context, env RealEnv, args []string) 
 type RealProcess struct {
 	cmd      *exec.Cmd
 	out, err *lineBuffer
+	first    *firstLine
 	done     chan struct{} // closed when the process has ended
 }
+
+// firstLine is the first whole line either stream of a process completes.
+type firstLine struct {
+	once sync.Once
+	ch   chan string
+}
+
+func (f *firstLine) offer(line string) { f.once.Do(func() { f.ch <- line }) }
 
 // StartRealCLI starts the real CLI in env and returns at once; it is
 // interrupted when the test ends, if it has not been stopped before.
 func StartRealCLI(t testing.TB, env RealEnv, args ...string) *RealProcess {
 	t.Helper()
 	cmd := realCommand(t, context.Background(), env, args)
-	p := &RealProcess{cmd: cmd, out: newLineBuffer(), err: newLineBuffer(), done: make(chan struct{})}
+	first := &firstLine{ch: make(chan string, 1)}
+	p := &RealProcess{cmd: cmd, out: newLineBuffer(first), err: newLineBuffer(first), first: first, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.out, p.err
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting the real CLI: %v", err)
@@ -111,18 +121,15 @@ func StartRealCLI(t testing.TB, env RealEnv, args ...string) *RealProcess {
 }
 
 // FirstLine waits until the process has written a whole line to either
-// stream (or has ended), and returns it, or "" if it ended without one.
+// stream (or has ended), and returns the first, or "" if it ended without
+// one.
 func (p *RealProcess) FirstLine() string {
 	select {
-	case l := <-p.out.first:
-		return l
-	case l := <-p.err.first:
+	case l := <-p.first.ch:
 		return l
 	case <-p.done:
 		select {
-		case l := <-p.out.first:
-			return l
-		case l := <-p.err.first:
+		case l := <-p.first.ch:
 			return l
 		default:
 			return ""
@@ -144,15 +151,15 @@ func (p *RealProcess) Stop() {
 // Output is everything the process wrote so far.
 func (p *RealProcess) Output() (stdout, stderr string) { return p.out.String(), p.err.String() }
 
-// lineBuffer keeps what is written and hands over the first whole line.
+// lineBuffer keeps what is written and offers its first whole line.
 type lineBuffer struct {
 	mu    sync.Mutex
 	b     bytes.Buffer
-	first chan string
+	first *firstLine
 	sent  bool
 }
 
-func newLineBuffer() *lineBuffer { return &lineBuffer{first: make(chan string, 1)} }
+func newLineBuffer(first *firstLine) *lineBuffer { return &lineBuffer{first: first} }
 
 func (l *lineBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
@@ -161,7 +168,7 @@ func (l *lineBuffer) Write(p []byte) (int, error) {
 	if !l.sent {
 		if line, _, ok := strings.Cut(l.b.String(), "\n"); ok {
 			l.sent = true
-			l.first <- line
+			l.first.offer(line)
 		}
 	}
 	return len(p), nil
