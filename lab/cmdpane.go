@@ -86,6 +86,7 @@ const promptText = "❯ "
 // paneJob is a job started from the pane.
 type paneJob struct {
 	job     *command.Job
+	src     *Source
 	out     *PaneWriter
 	err     *PaneWriter
 	note    *PaneWriter
@@ -207,10 +208,45 @@ func (p *cmdPane) runLine(line string) (cmd tea.Cmd, quit bool) {
 		}
 	}
 	run, bg := command.SplitBackground(line)
-	pj := &paneJob{out: p.sb.Writer(kindOut), err: p.sb.Writer(kindStatus), note: p.sb.Writer(kindNote), bg: bg}
+	src := &Source{}
+	p.sb.Expect(src)
+	pj := &paneJob{src: src, out: p.sb.WriterFrom(src, kindOut), err: p.sb.WriterFrom(src, kindStatus), note: p.sb.WriterFrom(src, kindNote), bg: bg}
 	pj.job = p.sess.StartStreams(p.ctx, run, command.Streams{Out: pj.out, Err: pj.err, Note: pj.note})
+	src.SetJob(pj.job)
 	p.jobs = append(p.jobs, pj)
 	return waitJob(pj), false
+}
+
+// StartBackground runs line as a background job the pane did not start
+// (a lesson's setup): its output comes to the pane, led by a note naming
+// the job, it shows among the running jobs, and stop N ends it; Ctrl-C
+// leaves it alone. Safe from any goroutine.
+func (p *cmdPane) StartBackground(ctx context.Context, line string) *command.Job {
+	src := &Source{}
+	out, errw, note := p.sb.WriterFrom(src, kindOut), p.sb.WriterFrom(src, kindStatus), p.sb.WriterFrom(src, kindNote)
+	j := p.sess.StartStreams(ctx, line, command.Streams{Out: out, Err: errw, Note: note})
+	src.SetJob(j)
+	go func() {
+		<-j.Done()
+		_, _, _ = out.Close(), errw.Close(), note.Close()
+		if err := j.Err(); err != nil {
+			command.ReportError(command.Streams{Out: p.sb.WriterFrom(src, kindOut), Err: p.sb.WriterFrom(src, kindError), Note: p.sb.WriterFrom(src, kindNote)}, err)
+		}
+	}()
+	return j
+}
+
+// running lists the jobs to show as running: the session's numbered jobs
+// (whoever started them), then the pane's unnumbered ones (a lesson
+// opening).
+func (p *cmdPane) running() []*command.Job {
+	jobs := p.sess.Jobs()
+	for _, pj := range p.jobs {
+		if pj.job.ID == 0 {
+			jobs = append(jobs, pj.job)
+		}
+	}
+	return jobs
 }
 
 func waitJob(pj *paneJob) tea.Cmd {
@@ -228,7 +264,7 @@ func (p *cmdPane) jobDone(pj *paneJob) {
 	if err := pj.job.Err(); err != nil {
 		// The real CLI's error (and, after a parse error, the usage), then
 		// the lab's note; ReportError writes whole lines only.
-		command.ReportError(command.Streams{Out: p.sb.Writer(kindOut), Err: p.sb.Writer(kindError), Note: p.sb.Writer(kindNote)}, err)
+		command.ReportError(command.Streams{Out: p.sb.WriterFrom(pj.src, kindOut), Err: p.sb.WriterFrom(pj.src, kindError), Note: p.sb.WriterFrom(pj.src, kindNote)}, err)
 	}
 	if pj.stopped {
 		p.sb.Append(kindNote, fmt.Sprintf("[%d] stopped: %s", pj.job.ID, pj.job.Line))
@@ -239,6 +275,16 @@ func (p *cmdPane) jobDone(pj *paneJob) {
 			break
 		}
 	}
+}
+
+// paneJob is the pane's record of j, or nil for a job the pane did not start.
+func (p *cmdPane) paneJob(j *command.Job) *paneJob {
+	for _, pj := range p.jobs {
+		if pj.job == j {
+			return pj
+		}
+	}
+	return nil
 }
 
 // foreground is the most recent running job Ctrl-C would stop.
@@ -412,7 +458,7 @@ func (p *cmdPane) Follow() { p.follow = true }
 // bar and the hint.
 func (p *cmdPane) extraRows() int {
 	n := 0
-	if len(p.jobs) > 0 {
+	if len(p.running()) > 0 {
 		n++
 	}
 	if p.hint != "" {
@@ -437,7 +483,7 @@ func (p *cmdPane) Lines() []string {
 		out = append(out, title)
 	}
 	out = append(out, body...)
-	if len(p.jobs) > 0 && len(out) < p.h-1 {
+	if len(p.running()) > 0 && len(out) < p.h-1 {
 		out = append(out, p.jobsRow())
 	}
 	if p.hint != "" && len(out) < p.h-1 {
@@ -539,16 +585,19 @@ func (p *cmdPane) paintFor(k lineKind) paint {
 // jobsRow lists the running jobs and what Ctrl-C would stop.
 func (p *cmdPane) jobsRow() string {
 	var parts []string
-	for _, j := range p.jobs {
-		s := fmt.Sprintf("[%d] %s", j.job.ID, j.job.Line)
-		if subj, _ := j.job.Listening(); subj != "" {
-			if d := j.job.Dropped(); d > 0 {
-				s += fmt.Sprintf(" (%d received, %d dropped)", j.job.Received(), d)
+	for _, j := range p.running() {
+		s := j.Line
+		if j.ID != 0 {
+			s = fmt.Sprintf("[%d] %s", j.ID, j.Line)
+		}
+		if subj, _ := j.Listening(); subj != "" {
+			if d := j.Dropped(); d > 0 {
+				s += fmt.Sprintf(" (%d received, %d dropped)", j.Received(), d)
 			} else {
-				s += fmt.Sprintf(" (%d received)", j.job.Received())
+				s += fmt.Sprintf(" (%d received)", j.Received())
 			}
 		}
-		if j.bg {
+		if pj := p.paneJob(j); pj == nil || pj.bg {
 			s += " &"
 		}
 		parts = append(parts, s)

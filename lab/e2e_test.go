@@ -153,8 +153,8 @@ func TestEndToEndInTmux(t *testing.T) {
 
 	// Smaller than the full layout, then back: still working.
 	l.tmux("resize-window", "-x", "50", "-y", "15")
-	l.waitFor("the compact layout", func(s string) bool {
-		return !strings.Contains(s, "lesson:") && strings.Contains(s, "─ commands")
+	l.waitFor("the compact layout, saying what size shows the panes", func(s string) bool {
+		return !strings.Contains(s, "lesson:") && strings.Contains(s, "─ commands") && strings.Contains(s, "80x24+ (now 50x15)")
 	})
 	l.typeLine("pub greet small")
 	l.waitText(`Published 5 bytes to "greet"`)
@@ -247,17 +247,17 @@ func TestEndToEndLessonInTmux(t *testing.T) {
 
 	ticks := []struct {
 		lines []string
-		done  string // the step's line, ticked
+		done  string // what the folded list shows next: the step after it
 	}{
-		{[]string{"nats-server -js"}, "[✓] Turn JetStream on"},
-		{[]string{`stream add EVENTS --subjects "events.>" --defaults`}, "[✓] Create the EVENTS stream on events.>"},
+		{[]string{"nats-server -js"}, "[▸] Create the EVENTS stream on events.>"},
+		{[]string{`stream add EVENTS --subjects "events.>" --defaults`}, "[▸] Store three events on two subjects"},
 		{[]string{
 			`pub events.page_loaded '{"page":"/home"}' --jetstream`,
 			`pub events.input_changed '{"field":"email"}' --jetstream`,
 			`pub events.page_loaded '{"page":"/pricing"}' --jetstream`,
 			"stream info EVENTS",
-		}, "[✓] Store three events on two subjects"},
-		{[]string{`sub "events.>" --all --terminate-at-end`}, "[✓] Replay every stored event"},
+		}, "[▸] Replay every stored event"},
+		{[]string{`sub "events.>" --all --terminate-at-end`}, "✓ Lesson complete"},
 	}
 	for i, tick := range ticks {
 		for _, line := range tick.lines {

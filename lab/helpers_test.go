@@ -161,6 +161,8 @@ var specialKeys = map[string]tea.Key{
 	"f2":        {Code: tea.KeyF2},
 	"f3":        {Code: tea.KeyF3},
 	"f4":        {Code: tea.KeyF4},
+	"f5":        {Code: tea.KeyF5},
+	"f6":        {Code: tea.KeyF6},
 	"ctrl+c":    {Code: 'c', Mod: tea.ModCtrl},
 	"ctrl+d":    {Code: 'd', Mod: tea.ModCtrl},
 	"ctrl+l":    {Code: 'l', Mod: tea.ModCtrl},

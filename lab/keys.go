@@ -41,8 +41,10 @@ type promptKeys struct {
 
 // lessonKeys are the lesson pane's.
 type lessonKeys struct {
-	Up   key.Binding
-	Down key.Binding
+	Up       key.Binding
+	Down     key.Binding
+	PageUp   key.Binding
+	PageDown key.Binding
 }
 
 func defaultRootKeys() rootKeys {
@@ -73,8 +75,10 @@ func defaultPromptKeys() promptKeys {
 
 func defaultLessonKeys() lessonKeys {
 	return lessonKeys{
-		Up:   key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑/↓", "scroll lesson")),
-		Down: key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "scroll lesson")),
+		Up:       key.NewBinding(key.WithKeys("alt+up"), key.WithHelp("alt+↑/↓", "scroll lesson")),
+		Down:     key.NewBinding(key.WithKeys("alt+down"), key.WithHelp("alt+↓", "scroll lesson")),
+		PageUp:   key.NewBinding(key.WithKeys("alt+pgup", "f5"), key.WithHelp("f5/f6", "lesson page up/down")),
+		PageDown: key.NewBinding(key.WithKeys("alt+pgdown", "f6"), key.WithHelp("f6", "lesson page down")),
 	}
 }
 
@@ -93,7 +97,7 @@ func (p *cmdPane) FullHelp() [][]key.Binding {
 func (p *lessonPane) ShortHelp() []key.Binding { return []key.Binding{p.keys.Up} }
 
 // FullHelp is the lesson pane's part of the help overlay.
-func (p *lessonPane) FullHelp() [][]key.Binding { return [][]key.Binding{{p.keys.Up}} }
+func (p *lessonPane) FullHelp() [][]key.Binding { return [][]key.Binding{{p.keys.Up, p.keys.PageUp}} }
 
 // ShortHelp: the log pane only shows; F3 (the root's) opens and closes it.
 func (p *logPane) ShortHelp() []key.Binding { return nil }
@@ -139,7 +143,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	r, p, l := m.keys, m.cmd.keys, m.lesson.keys
 	return [][]key.Binding{
 		{p.Run, p.Complete, p.HistoryPrev, r.Stop, p.Quit, p.ClearScreen},
-		{p.PageUp, p.LineUp, l.Up, r.Escape},
+		{p.PageUp, p.LineUp, l.Up, l.PageUp, r.Escape},
 		{r.ToggleLesson, r.ToggleLog, r.SceneKeys, r.Help},
 	}
 }

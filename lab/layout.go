@@ -9,7 +9,8 @@ import "fmt"
 //     output wants the width), the status bar last;
 //   - full, wide (140x30 and up): the lesson in a column on the right, the
 //     scene above the command pane on the left;
-//   - compact (below 80x24): the command pane and the status bar only;
+//   - compact (below 80x24): the command pane and the status bar, under a
+//     line saying what size brings the scene and the lesson back;
 //   - too small (below 40x8): one line saying what size is needed.
 //
 // The server log, when shown, takes the scene's place.
@@ -27,13 +28,16 @@ type layout struct {
 	tooSmall bool
 	compact  bool
 	wide     bool
+	notice   rect // compact: the line saying what size shows every pane
 	top      rect // the scene (or log) pane
 	lesson   rect // zero when collapsed
 	cmd      rect
 	status   rect
 }
 
-func computeLayout(w, h int, showLesson bool) layout {
+// computeLayout places the panes; reading says a lesson (not the welcome
+// text) is in the lesson pane.
+func computeLayout(w, h int, showLesson, reading bool) layout {
 	l := layout{w: w, h: h}
 	if w < minWidth || h < minHeight {
 		l.tooSmall = true
@@ -42,7 +46,8 @@ func computeLayout(w, h int, showLesson bool) layout {
 	l.status = rect{0, h - 1, w, 1}
 	if w < fullWidth || h < fullHeight {
 		l.compact = true
-		l.cmd = rect{0, 0, w, h - 1}
+		l.notice = rect{0, 0, w, 1}
+		l.cmd = rect{0, 1, w, h - 2}
 		return l
 	}
 	if w >= wideWidth && h >= wideHeight {
@@ -59,6 +64,11 @@ func computeLayout(w, h int, showLesson bool) layout {
 		return l
 	}
 	th := clamp((h*36+50)/100, 7, 20)
+	if showLesson && reading && h >= 30 {
+		// Room to read: the lesson gets over half the height, its text a
+		// page of ten lines or more beside the step to do next.
+		th = clamp(h*60/100, 7, 30)
+	}
 	topW := w
 	if showLesson {
 		lw := clamp((w*42+50)/100, 30, 70)
@@ -71,6 +81,21 @@ func computeLayout(w, h int, showLesson bool) layout {
 }
 
 func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }
+
+// compactLine is the compact layout's notice: the longest of its wordings
+// that fits.
+func compactLine(w, h int) string {
+	for _, s := range []string{
+		fmt.Sprintf("The scene and lesson panes need %dx%d (this window is %dx%d): make it larger to see them", fullWidth, fullHeight, w, h),
+		fmt.Sprintf("scene and lesson need %dx%d (now %dx%d): make it larger", fullWidth, fullHeight, w, h),
+		fmt.Sprintf("scene, lesson need %dx%d+ (now %dx%d)", fullWidth, fullHeight, w, h),
+	} {
+		if len(s) <= w {
+			return s
+		}
+	}
+	return fmt.Sprintf("panes: %dx%d+", fullWidth, fullHeight)
+}
 
 // tooSmallLine is what the lab shows below its minimum size: the longest
 // of its wordings that fits.

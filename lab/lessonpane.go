@@ -24,14 +24,19 @@ type Step struct {
 	Stages  int      // how many hint stages the step has
 }
 
-// lessonPane shows the open lesson: its steps as a checklist, then its
-// text (Markdown, rendered with glamour ahead of time: package prose). In
-// the sandbox it shows the welcome text alone.
+// lessonPane shows the open lesson: the step to do next, then the
+// lesson's text (Markdown, rendered with glamour ahead of time: package
+// prose). In the sandbox it shows the welcome text alone.
 //
-// The steps come first because they say what to type now. Where the pane
-// is tall enough they stay pinned above the scrolling text; where it is
-// not, they scroll with the text, and whenever the step to do next
-// changes the pane scrolls to show it whole.
+// The step list is folded to the step to do next (its commands, what it
+// still lacks, the hints asked for): `lesson` lists them all. It comes
+// first because it says what to type now, and stays pinned above the
+// scrolling text while it takes at most half the pane; a longer one (many
+// hints) scrolls with the text.
+//
+// The pane never jumps under a reader: a step ticking, a hint, a resize
+// keep the text line at the top where it was. Only while the top of the
+// pane shows the step itself does it follow the step to do next.
 //
 // The text's lines (a lookup in package prose, then cut to the pane) are
 // taken again only when the text or the width changes, never when a step
@@ -48,6 +53,7 @@ type lessonPane struct {
 
 	pinned   []string // drawn above the scrolling part, each w-2 wide
 	lines    []string // the scrolling part, each w-2 wide
+	listLen  int      // lines of the step list at the top of the scrolling part (0: pinned)
 	focus    int      // 0: bring the step to do next into view at the next render; -1: leave the scroll alone
 	renderW  int
 	renderH  int
@@ -131,6 +137,10 @@ func (p *lessonPane) Update(msg tea.Msg) tea.Cmd {
 			p.Scroll(-3)
 		case key.Matches(k, p.keys.Down):
 			p.Scroll(3)
+		case key.Matches(k, p.keys.PageUp):
+			p.Scroll(-p.page())
+		case key.Matches(k, p.keys.PageDown):
+			p.Scroll(p.page())
 		}
 	}
 	return nil
@@ -167,35 +177,65 @@ func (p *lessonPane) regionH() int {
 
 func (p *lessonPane) maxOffset() int { return max(len(p.lines)-p.regionH(), 0) }
 
+// page is how far a page key scrolls: the region, less a line kept for
+// context.
+func (p *lessonPane) page() int {
+	p.render()
+	return max(p.regionH()-1, 1)
+}
+
+// minTextPage is how many lines of the lesson's text the pane keeps in
+// view beside the pinned step, where it has the height.
+const minTextPage = 10
+
 func (p *lessonPane) render() {
 	if p.rendered && p.renderW == p.w && p.renderH == p.h {
 		return
 	}
+	// Where the reader is: a line of the text they scrolled to (anchor >=
+	// 0), or the top of the pane, or the step list in the scrolling part.
+	anchor := p.offset - p.listLen
+	if p.renderW == 0 || (p.listLen == 0 && p.offset == 0) {
+		anchor = -1
+	}
 	inner := max(p.w-4, 8) // a space of padding each side
 	innerH := max(p.h-2, 0)
 	md := p.markdownLines(inner)
-	p.pinned, p.lines = nil, nil
+	p.pinned, p.lines, p.listLen = nil, nil, 0
 	from, to := -1, -1 // lines of the scrolling part to bring into view
 	if len(p.steps) == 0 {
 		p.lines = md
 	} else {
 		sep := " " + p.st.Border.Render(strings.Repeat("┄", inner)) + " "
 		list, at, end := p.checklist(inner)
-		if len(list)+1 <= innerH-max(3, innerH*2/5) {
-			// Room for every step, pinned, and a good part of the text.
+		// The step stays pinned while the text keeps a page of ten lines
+		// (half the pane, in a small one); cut short, if need be, to what
+		// fits: lesson and hint print it whole.
+		pinMax := innerH - min(minTextPage, innerH/2) - 1
+		switch {
+		case len(list) <= pinMax:
 			p.pinned = append(list, sep)
 			p.lines = md
-		} else {
+		case pinMax >= 5:
+			cut := p.line(p.st.Dim.Render("… (hint and lesson print it whole)"), inner)
+			p.pinned = append(append(list[:pinMax-1:pinMax-1], cut), sep)
+			p.lines = md
+		default:
 			p.lines = append(append(list, sep), md...)
+			p.listLen = len(list) + 1
 			from, to = at, end
 		}
 	}
 	p.renderW, p.renderH = p.w, p.h
 	p.rendered = true
-	if p.focus >= 0 && from >= 0 {
-		// The step to do next changed: show it whole, with what comes
-		// before it when there is room; from the top of the list when all
-		// of that fits.
+	switch {
+	case anchor >= 0:
+		// Reading the text: keep its line at the top.
+		p.offset = anchor + p.listLen
+	case p.focus >= 0 && from >= 0:
+		// Looking at the steps, and the step to do next changed: show it
+		// whole, with what comes before it when there is room; from the
+		// top of the list when all of that fits.
 		region := p.regionH()
 		switch {
 		case to <= region:
@@ -205,9 +245,11 @@ func (p *lessonPane) render() {
 		default:
 			p.offset = from
 		}
+	case p.listLen == 0:
+		p.offset = 0
 	}
 	p.focus = -1
-	p.offset = min(p.offset, p.maxOffset())
+	p.offset = min(max(p.offset, 0), p.maxOffset())
 }
 
 func (p *lessonPane) blank(inner int) string { return spaces(inner + 2) }
@@ -230,35 +272,34 @@ func (p *lessonPane) wrapped(out []string, inner int, lead, cont, text string, p
 	return out
 }
 
-// checklist draws every step; the step to do next carries its commands,
-// what it still lacks, and its hint once asked. Lines at to end are that
-// step (or, once all are done, the word that the lesson is complete).
+// checklist draws the step to do next, folded: a line saying where the
+// learner is, then that step with its commands, what it still lacks and
+// the hints asked for. Lines at to end are that step (or, once all are
+// done, the word that the lesson is complete).
 func (p *lessonPane) checklist(inner int) (lines []string, at, end int) {
-	done := 0
-	for _, s := range p.steps {
+	done, current := 0, -1
+	for i, s := range p.steps {
 		if s.Done {
 			done++
 		}
+		if s.Current {
+			current = i
+		}
 	}
 	at, end = -1, -1
-	lines = append(lines, p.line(p.st.Title.Render("Steps")+p.st.Dim.Render(" · "+itoa(done)+"/"+itoa(len(p.steps))+" done"), inner))
-	for _, s := range p.steps {
-		mark, paint := "[ ] ", p.st.Out
-		switch {
-		case s.Done:
-			mark, paint = "[✓] ", p.st.Done
-		case s.Current:
-			mark, paint = "[▸] ", p.st.Echo
-			at = len(lines)
-		}
-		lines = p.wrapped(lines, inner, mark, "    ", s.Text, paint)
-		if s.Current {
-			lines = p.details(lines, inner, s, "    ")
-			end = len(lines)
-		}
+	head := p.st.Title.Render("Steps") + p.st.Dim.Render(" · "+itoa(done)+"/"+itoa(len(p.steps))+" done")
+	if current >= 0 {
+		head = p.st.Title.Render("Step "+itoa(current+1)+" of "+itoa(len(p.steps))) + p.st.Dim.Render(" · "+itoa(done)+" done · lesson lists them all")
+	}
+	lines = append(lines, p.line(head, inner))
+	if current >= 0 {
+		s := p.steps[current]
+		at = len(lines)
+		lines = p.wrapped(lines, inner, "[▸] ", "    ", s.Text, p.st.Echo)
+		lines = p.details(lines, inner, s, "    ")
+		end = len(lines)
 	}
 	if p.complete != "" {
-		lines = append(lines, p.blank(inner))
 		at = len(lines)
 		lines = p.completeLines(lines, inner)
 		end = len(lines)
@@ -266,7 +307,9 @@ func (p *lessonPane) checklist(inner int) (lines []string, at, end int) {
 	return lines, at, end
 }
 
-// details are the current step's commands, what it lacks, and its hint.
+// details are the current step's commands, what it lacks, and the newest
+// hint asked for (last: where the pinned step must be cut short, the hint
+// is in the command pane whole).
 func (p *lessonPane) details(lines []string, inner int, s Step, indent string) []string {
 	for _, try := range s.Try {
 		lead := indent + promptText
@@ -281,12 +324,14 @@ func (p *lessonPane) details(lines []string, inner int, s Step, indent string) [
 	if s.Why != "" {
 		lines = p.wrapped(lines, inner, indent+"not yet: ", indent+"  ", s.Why, p.st.Dim)
 	}
-	for i, h := range s.Hints {
+	if n := len(s.Hints); n > 0 {
+		// The newest stage only: the earlier ones are in the command
+		// pane, and the step stays short enough to stay pinned.
 		lead := indent + "hint: "
 		if s.Stages > 1 {
-			lead = indent + "hint " + itoa(i+1) + "/" + itoa(s.Stages) + ": "
+			lead = indent + "hint " + itoa(n) + "/" + itoa(s.Stages) + ": "
 		}
-		lines = p.wrapped(lines, inner, lead, indent+"  ", h, p.st.Note)
+		lines = p.wrapped(lines, inner, lead, indent+"  ", s.Hints[n-1], p.st.Note)
 	}
 	return lines
 }
@@ -335,9 +380,9 @@ func (p *lessonPane) Lines() []string {
 	view := append(append([]string(nil), p.pinned...), p.lines[min(p.offset, end):end]...)
 	note := ""
 	if below := len(p.lines) - end; below > 0 {
-		note = "↓ " + text.Count(below, "more line", "more lines") + " (alt+↓)"
+		note = "↓ " + text.Count(below, "more line", "more lines") + " (f6 or alt+↓)"
 	} else if p.offset > 0 {
-		note = "↑ alt+↑ scrolls back"
+		note = "↑ f5 or alt+↑ scrolls back"
 	}
 	p.frame = box(p.st, p.label, false, view, note, p.w, p.h)
 	p.framed = true

@@ -74,15 +74,15 @@ func TestLessonFlowInThePane(t *testing.T) {
 		t.Errorf("the welcome text is still shown:\n%s", s)
 	}
 	h.run(firstStreamSolution[0])
-	h.waitScreen("[✓] Turn JetStream on", "[▸] Create the EVENTS stream on events.>", "lesson first-stream 1/4")
+	h.waitScreen("Step 2 of 4 · 1 done", "[▸] Create the EVENTS stream on events.>", "lesson first-stream 1/4")
 	h.run(firstStreamSolution[1])
-	h.waitScreen("[✓] Create the EVENTS stream on events.>", "[▸] Store three events", "holds 0 messages", "lesson first-stream 2/4")
+	h.waitScreen("Step 3 of 4 · 2 done", "[▸] Store three events", "holds 0 messages", "lesson first-stream 2/4")
 	for _, line := range firstStreamSolution[2:6] {
 		h.run(line)
 	}
-	h.waitScreen("[✓] Store three events on two subjects", "[▸] Replay every stored event", "lesson first-stream 3/4")
+	h.waitScreen("Step 4 of 4 · 3 done", "[▸] Replay every stored event", "lesson first-stream 3/4")
 	h.run(firstStreamSolution[6])
-	s = h.waitScreen("[✓] Replay every stored event", "✓ Lesson complete: all 4 steps done.", "Type next for lesson 7 · stream-log", "lesson first-stream ✓ 4/4")
+	s = h.waitScreen("Steps · 4/4 done", "✓ Lesson complete: all 4 steps done.", "Type next for lesson 7 · stream-log", "lesson first-stream ✓ 4/4")
 	if strings.Contains(s, "not yet:") || strings.Contains(s, "[▸]") {
 		t.Errorf("a complete lesson has no step to do:\n%s", s)
 	}
@@ -133,11 +133,17 @@ func TestLessonHintWhyAndReset(t *testing.T) {
 	h.run("stream rm EVENTS -f")
 	h.waitScreen("not yet: there is no stream EVENTS", "hint: A stream needs a name")
 	h.run(`stream add EVENTS --subjects "events.>" --defaults`)
-	s := h.waitScreen("[✓] Create the EVENTS stream on events.>", "lesson first-stream 2/4")
+	s := h.waitScreen("Step 3 of 4 · 2 done", "lesson first-stream 2/4")
 	if strings.Contains(s, "hint:") {
 		t.Errorf("the hint stays with its step:\n%s", s)
 	}
-	h.run("lesson reset")
+	h.typeText("lesson reset")
+	h.key("enter")
+	h.pump("lesson reset's question", func() bool { return len(h.m.cmd.confirms) == 1 })
+	if !strings.Contains(h.text(), "Start lesson first-stream over?") {
+		t.Fatalf("lesson reset should ask first:\n%s", h.text())
+	}
+	h.typeText("y")
 	h.waitScreen("[▸] Turn JetStream on", "not yet: JetStream is off", "lesson first-stream 0/4")
 }
 
@@ -148,7 +154,7 @@ func TestLessonTicksFromOutsideThePane(t *testing.T) {
 	h := newHarness(t, 120, 40)
 	h.run("lesson first-stream")
 	h.run("nats-server -js")
-	h.waitScreen("[✓] Turn JetStream on")
+	h.waitScreen("Step 2 of 4 · 1 done")
 	nc, err := h.srv.Connect("outside")
 	if err != nil {
 		t.Fatal(err)
@@ -162,13 +168,13 @@ func TestLessonTicksFromOutsideThePane(t *testing.T) {
 	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "EVENTS", Subjects: []string{"events.>"}}); err != nil {
 		t.Fatal(err)
 	}
-	h.waitScreen("[✓] Create the EVENTS stream on events.>", "lesson first-stream 2/4")
+	h.waitScreen("Step 3 of 4 · 2 done", "lesson first-stream 2/4")
 	for i, subj := range []string{"events.a", "events.b", "events.a"} {
 		if _, err := js.Publish(ctx, subj, []byte(fmt.Sprint(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
-	h.waitScreen("[✓] Store three events on two subjects", "lesson first-stream 3/4")
+	h.waitScreen("Step 4 of 4 · 3 done", "lesson first-stream 3/4")
 }
 
 // namedScene is a test scene that answers to a name of its choosing.
@@ -298,8 +304,11 @@ func TestLessonGolden(t *testing.T) {
 			h.run("hint")
 			h.waitScreen("lesson first-stream 1/4")
 			h.pump("the hint and the reason", func() bool {
-				all := h.m.lesson.all()
-				return strings.Contains(all, "hint:") && strings.Contains(all, "not yet:")
+				hinted := false
+				for _, st := range h.m.lesson.steps {
+					hinted = hinted || len(st.Hints) > 0
+				}
+				return hinted && strings.Contains(h.m.lesson.all(), "not yet:")
 			})
 			h.settle()
 			golden.RequireEqual(t, []byte(h.lessonScreen()))
@@ -336,7 +345,7 @@ func TestLessonProgressSurvivesARestart(t *testing.T) {
 		t.Errorf("no word of the lesson left open:\n%s", h2.text())
 	}
 	h2.run("lesson first-stream")
-	h2.waitScreen("[✓] Turn JetStream on", "lesson first-stream 1/4")
+	h2.waitScreen("Step 2 of 4 · 1 done", "lesson first-stream 1/4")
 }
 
 // A text package prose has no rendering of (a lesson edited without go
@@ -355,5 +364,54 @@ func TestLessonPaneShowsAnUnrenderedTextPlainly(t *testing.T) {
 		if w := ansi.StringWidth(l); w != 30 {
 			t.Errorf("line is %d wide, want 30: %q", w, ansi.Strip(l))
 		}
+	}
+}
+
+// At 120x40 a lesson reads in pages: the step to do next stays pinned,
+// folded to itself, with ten lines or more of the text beside it; a page
+// key moves the text by a page; and the text stays where the reader left
+// it when a step ticks (no jump back to the top).
+func TestLessonReadsInPagesAndNeverJumps(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	withScenes(h)
+	h.run("lesson first-stream")
+	h.waitScreen("[▸] Turn JetStream on")
+	textLines := func() []string {
+		var out []string
+		pane := strings.Split(h.lessonScreen(), "\n")
+		seen := false
+		for _, l := range pane[1 : len(pane)-2] { // inside the borders, without the status bar
+			l = strings.TrimSpace(strings.Trim(l, "│"))
+			if strings.HasPrefix(l, "┄") {
+				seen = true
+				continue
+			}
+			if seen {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	first := textLines()
+	if len(first) < 10 || first[0] != "Persist messages with JetStream" {
+		t.Fatalf("want at least 10 lines of the text below the pinned step, got %d:\n%s", len(first), h.lessonScreen())
+	}
+	if strings.Contains(h.lessonScreen(), "Create the EVENTS stream") {
+		t.Errorf("the step list is folded to the step to do next:\n%s", h.lessonScreen())
+	}
+	h.key("f6")
+	paged := textLines()
+	if paged[0] == first[0] || paged[0] != first[len(first)-1] {
+		t.Fatalf("f6 pages on, keeping the last line for context: was %q … %q, now starts %q", first[0], first[len(first)-1], paged[0])
+	}
+	h.run("nats-server -js")
+	h.waitScreen("[▸] Create the EVENTS stream on events.>", "lesson first-stream 1/4")
+	if got := textLines(); got[0] != paged[0] {
+		t.Fatalf("a step ticked and the text moved from %q to %q:\n%s", paged[0], got[0], h.lessonScreen())
+	}
+	h.key("f5")
+	h.key("f5")
+	if got := textLines(); got[0] != first[0] {
+		t.Errorf("f5 pages back to the top, %q; got %q", first[0], got[0])
 	}
 }

@@ -464,18 +464,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.waitOutput()
 	case jobDoneMsg:
 		m.cmd.jobDone(msg.pj)
-		m.status.SetJobs(len(m.cmd.jobs))
+		m.status.SetJobs(m.runningJobs())
 		return m, m.fetchStats()
 	case completionMsg:
 		m.cmd.applyCompletion(msg)
 		return m, nil
 	case postMsg:
 		cmd := msg.fn(m)
-		m.status.SetJobs(len(m.cmd.jobs))
+		m.status.SetJobs(m.runningJobs())
 		return m, tea.Batch(cmd, m.waitPost())
 	case statsMsg:
 		m.fetching = false
-		msg.f.jobs = len(m.cmd.jobs)
+		msg.f.jobs = m.runningJobs()
 		m.status.SetFacts(msg.f)
 		if m.fetchAgain {
 			m.fetchAgain = false
@@ -527,7 +527,7 @@ func (m *Model) maybeFrame() tea.Cmd {
 
 func (m *Model) resize(w, h int) {
 	m.w, m.h = w, h
-	m.lay = computeLayout(w, h, m.showLesson)
+	m.lay = computeLayout(w, h, m.showLesson, m.tutor != nil && m.tutor.shown != nil)
 	l := m.lay
 	m.scene.SetSize(l.top.w, l.top.h)
 	m.log.SetSize(l.top.w, l.top.h)
@@ -582,11 +582,11 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		} else {
 			m.cmd.Follow()
 		}
-	case key.Matches(k, m.lesson.keys.Up, m.lesson.keys.Down):
+	case key.Matches(k, m.lesson.keys.Up, m.lesson.keys.Down, m.lesson.keys.PageUp, m.lesson.keys.PageDown):
 		return m.lesson.Update(k)
 	default:
 		cmd := m.cmd.Update(k)
-		m.status.SetJobs(len(m.cmd.jobs))
+		m.status.SetJobs(m.runningJobs())
 		return cmd
 	}
 	return nil
@@ -682,3 +682,7 @@ func (m *Model) handleWheel(ms tea.Mouse) {
 	}
 	m.cmd.scroll(n)
 }
+
+// runningJobs is how many numbered jobs run in the session, whoever
+// started them: the pane, or a lesson's setup.
+func (m *Model) runningJobs() int { return len(m.sess.Jobs()) }

@@ -48,7 +48,7 @@ func (m *Model) sceneKey(k tea.KeyPressMsg) (tea.Cmd, bool) {
 	for _, b := range m.scene.bindings() {
 		if key.Matches(k, b.Binding) {
 			cmd, _ := m.cmd.runLine(m.controlLine(b.Control, b.Args))
-			m.status.SetJobs(len(m.cmd.jobs))
+			m.status.SetJobs(m.runningJobs())
 			return cmd, true
 		}
 	}

@@ -59,6 +59,35 @@ type Scrollback struct {
 
 	wake      chan struct{} // one pending wake-up at most
 	lastFlush atomic.Int64  // unix nanos of the UI's last repaint
+
+	last *Source // who wrote the last line (nil: the lab, or the prompt)
+}
+
+// Source is the job a writer's lines come from. When lines from another
+// source came in between, its next lines are led by a note naming the job
+// ("» [2] sub tasks --queue workers"): with several subscribers running,
+// the pane says which one received what, without touching the real CLI's
+// lines.
+type Source struct {
+	mu  sync.Mutex
+	job *command.Job
+}
+
+// SetJob names the job the source's lines come from, once it started.
+func (src *Source) SetJob(j *command.Job) {
+	src.mu.Lock()
+	src.job = j
+	src.mu.Unlock()
+}
+
+// label is the note that introduces the source's lines, "" for none.
+func (src *Source) label() string {
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	if src.job == nil || src.job.ID == 0 {
+		return ""
+	}
+	return fmt.Sprintf("[%d] %s", src.job.ID, src.job.Line)
 }
 
 // NewScrollback keeps the last max lines.
@@ -69,11 +98,22 @@ func NewScrollback(max int) *Scrollback {
 	return &Scrollback{ring: make([]entry, max), wake: make(chan struct{}, 1)}
 }
 
-func (s *Scrollback) push(es ...entry) {
+func (s *Scrollback) push(es ...entry) { s.pushFrom(nil, es...) }
+
+// pushFrom appends lines written by src (nil: the lab itself).
+func (s *Scrollback) pushFrom(src *Source, es ...entry) {
 	if len(es) == 0 {
 		return
 	}
 	s.mu.Lock()
+	if src != s.last {
+		if src != nil {
+			if l := src.label(); l != "" {
+				es = append([]entry{makeEntry([]byte(l), 0, kindNote)}, es...)
+			}
+		}
+		s.last = src
+	}
 	for _, e := range es {
 		idx := (s.start + s.n) % len(s.ring)
 		if s.n == len(s.ring) {
@@ -92,6 +132,14 @@ func (s *Scrollback) push(es ...entry) {
 	}
 }
 
+// Expect says that the lines to come are src's: the echo of the line a job
+// runs has just been shown, so its first lines need no note.
+func (s *Scrollback) Expect(src *Source) {
+	s.mu.Lock()
+	s.last = src
+	s.mu.Unlock()
+}
+
 // Append adds text (one or more lines) of a kind.
 func (s *Scrollback) Append(kind lineKind, text string) {
 	text = strings.TrimSuffix(text, "\n")
@@ -106,6 +154,7 @@ func (s *Scrollback) Append(kind lineKind, text string) {
 func (s *Scrollback) Clear() {
 	s.mu.Lock()
 	s.start, s.n = 0, 0
+	s.last = nil
 	clear(s.ring)
 	s.version++
 	s.mu.Unlock()
@@ -201,9 +250,15 @@ func (s *Scrollback) Writer(kind lineKind) *PaneWriter {
 	return &PaneWriter{sb: s, kind: kind}
 }
 
+// WriterFrom is Writer for the lines of src's job.
+func (s *Scrollback) WriterFrom(src *Source, kind lineKind) *PaneWriter {
+	return &PaneWriter{sb: s, kind: kind, src: src}
+}
+
 // PaneWriter is a Scrollback writer; see Scrollback.Writer.
 type PaneWriter struct {
 	sb      *Scrollback
+	src     *Source
 	kind    lineKind
 	mu      sync.Mutex
 	partial []byte
@@ -232,7 +287,7 @@ func (w *PaneWriter) Write(p []byte) (int, error) {
 		}
 		p = p[i+1:]
 	}
-	w.sb.push(w.batch...)
+	w.sb.pushFrom(w.src, w.batch...)
 	return n, nil
 }
 
@@ -250,7 +305,7 @@ func (w *PaneWriter) Close() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if len(w.partial) > 0 || w.dropped > 0 {
-		w.sb.push(makeEntry(w.partial, w.dropped, w.kind))
+		w.sb.pushFrom(w.src, makeEntry(w.partial, w.dropped, w.kind))
 		w.partial, w.dropped = nil, 0
 	}
 	return nil

@@ -71,7 +71,7 @@ func (m *Model) startLessons() {
 		}
 	}
 	t := &tutorLink{cat: cat, prog: prog, nodes: episode.Nodes(m.dep), kick: make(chan struct{}, 1)}
-	t.tutor = episode.NewTutor(cat, episode.Env{Deployment: m.dep, Session: m.sess, Progress: prog}, episode.ListOptions{})
+	t.tutor = episode.NewTutor(cat, episode.Env{Deployment: m.dep, Session: m.sess, Progress: prog, StartJob: func(ctx context.Context, line string) *command.Job { return m.cmd.StartBackground(ctx, line) }}, episode.ListOptions{})
 	m.tutor = t
 	m.OnEvent(t.tutor.Observe)
 	for _, v := range t.tutor.Verbs() {
@@ -248,7 +248,10 @@ func (t *tutorLink) nextAfter(ep *episode.Episode) string {
 func (m *Model) drawLesson(v lessonView) {
 	t := m.tutor
 	if v.lesson == nil {
-		t.shown = nil
+		if t.shown != nil {
+			t.shown = nil
+			m.resize(m.w, m.h) // the sandbox's layout
+		}
 		m.lesson.SetLesson("lesson: Welcome", assets.Welcome)
 		m.lesson.SetSteps(nil, "")
 		m.status.SetLesson("")
@@ -256,10 +259,14 @@ func (m *Model) drawLesson(v lessonView) {
 	}
 	r := v.report
 	if v.lesson != t.shown {
+		reading := t.shown != nil
 		t.shown, t.shownComplete = v.lesson, r.Complete
 		m.lesson.SetLesson(fmt.Sprintf("lesson %d · %s", v.ep.Number, v.ep.ID), v.ep.Text)
-		if !m.showLesson {
+		switch {
+		case !m.showLesson:
 			m.ShowLesson(true) // a lesson just opened: its pane belongs on screen
+		case !reading:
+			m.resize(m.w, m.h) // the layout for reading a lesson
 		}
 	}
 	if r.Complete && !t.shownComplete {

@@ -37,7 +37,9 @@ func (m *Model) render() string {
 	}
 	m.cmd.setShortHelp(m.shortHelp())
 	panes := []placed{{l.cmd, m.cmd.Lines()}, {l.status, []string{m.status.Line()}}}
-	if !l.compact {
+	if l.compact {
+		panes = append(panes, placed{l.notice, []string{m.st.Dim.Render(fit(compactLine(m.w, m.h), m.w))}})
+	} else {
 		if m.showLog {
 			panes = append(panes, placed{l.top, m.log.Lines()})
 		} else {

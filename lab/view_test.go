@@ -36,7 +36,7 @@ func TestViewGoldenHelp(t *testing.T) {
 }
 
 func TestViewGoldenCompactAndTooSmall(t *testing.T) {
-	for _, sz := range [][2]int{{50, 15}, {30, 6}} {
+	for _, sz := range [][2]int{{78, 20}, {50, 15}, {30, 6}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			h := newHarness(t, sz[0], sz[1])
 			stableScenes(h)
@@ -44,6 +44,17 @@ func TestViewGoldenCompactAndTooSmall(t *testing.T) {
 			h.settle()
 			golden.RequireEqual(t, []byte(h.screen()))
 		})
+	}
+}
+
+// Below the full layout the scene and lesson panes give way to the
+// command pane, and the first line says what size brings them back.
+func TestCompactSaysWhatSizeShowsThePanes(t *testing.T) {
+	h := newHarness(t, 70, 20)
+	h.run("lesson hello")
+	first, _, _ := strings.Cut(h.screen(), "\n")
+	if !strings.Contains(first, "scene and lesson need 80x24 (now 70x20): make it larger") {
+		t.Fatalf("the compact layout should say what size shows the panes:\n%s", h.screen())
 	}
 }
 

@@ -244,6 +244,16 @@ func (c *Call) Notef(format string, a ...any) {
 	_, _ = io.WriteString(c.Note, msg+"\n")
 }
 
+// Confirm asks a yes/no question where the session can ask one (the lab's
+// pane waits for y/N); asked is false where it cannot (a script), and the
+// command then wants its --force.
+func (c *Call) Confirm(question string) (yes, asked bool) {
+	if c.S.confirm == nil {
+		return false, false
+	}
+	return c.S.confirm(question), true
+}
+
 // Statusf writes a status line the way the real CLI logs it: "15:04:05 msg".
 func (c *Call) Statusf(format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)

@@ -35,6 +35,10 @@ type Env struct {
 	// Cluster is how many nodes the deployment runs: 3 with --cluster 3
 	// (0 asks the deployment, see Nodes).
 	Cluster int
+	// StartJob, if set, starts a background line of the setup in Session
+	// where the learner sees its output (the lab's command pane); unset,
+	// what it prints is dropped.
+	StartJob func(ctx context.Context, line string) *command.Job
 }
 
 // Nodes is how many servers a deployment runs: 3 for the lab's cluster
@@ -225,7 +229,12 @@ func (l *Lesson) setup(ctx context.Context) error {
 	for _, line := range l.ep.Start.Setup {
 		line, bg := command.SplitBackground(line)
 		if bg {
-			j := s.Start(context.WithoutCancel(ctx), line, io.Discard, io.Discard)
+			var j *command.Job
+			if l.env.StartJob != nil {
+				j = l.env.StartJob(context.WithoutCancel(ctx), line)
+			} else {
+				j = s.Start(context.WithoutCancel(ctx), line, io.Discard, io.Discard)
+			}
 			select {
 			case <-j.Ready():
 			case <-time.After(setupReady):

@@ -118,7 +118,10 @@ func TestLessonVerbs(t *testing.T) {
 	l.must(`stream add EVENTS --subjects "evts.>" --defaults`)
 	l.must("hint", "Not yet: stream EVENTS captures evts.>, not events.>")
 
-	l.must("lesson reset", "back at its starting state", "▸ Turn JetStream on")
+	if out := l.run("lesson reset"); !strings.Contains(out, "lesson reset --force to go ahead") {
+		t.Errorf("where nothing can ask, lesson reset wants --force: %s", out)
+	}
+	l.must("lesson reset --force", "back at its starting state", "▸ Turn JetStream on")
 	if l.srv.JetStream() {
 		t.Error("reset turns JetStream off again, as the lesson starts")
 	}
@@ -276,7 +279,7 @@ func TestHintsComeInStagesAndHideTheFault(t *testing.T) {
 	if r := l.report(); r.Done != 2 {
 		t.Fatalf("stop 3 stopped the stray worker, so step 2 is done: %+v", r)
 	}
-	l.must("lesson reset")
+	l.must("lesson reset --force")
 	if r := l.report(); r.HintsAsked != 0 {
 		t.Errorf("a reset forgets the hints: %+v", r)
 	}

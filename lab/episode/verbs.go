@@ -1,6 +1,7 @@
 package episode
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -16,7 +17,7 @@ func (t *Tutor) Verbs() []command.Verb {
 		{Name: "lessons", Usage: "lessons", Summary: "List the lessons and how far you got in each", Run: t.runLessons},
 		// The verbs that open a lesson take no job number, so its setup's
 		// jobs are numbered alike however it was opened.
-		{Name: "lesson", Usage: "lesson [ID|reset|leave]", Summary: "Show the open lesson's steps, open lesson ID, start it over (reset) or go back to the sandbox (leave)", Run: t.runLesson, Complete: t.completeLesson, Unnumbered: true},
+		{Name: "lesson", Usage: "lesson [ID|reset [--force]|leave]", Summary: "Show the open lesson's steps, open lesson ID, start it over (reset, asks first) or go back to the sandbox (leave)", Run: t.runLesson, Complete: t.completeLesson, Unnumbered: true},
 		{Name: "next", Usage: "next", Summary: "Open the next lesson", Run: func(c *command.Call, args []string) error { return t.runStep(c, args, +1) }, Unnumbered: true},
 		{Name: "prev", Usage: "prev", Summary: "Open the previous lesson", Run: func(c *command.Call, args []string) error { return t.runStep(c, args, -1) }, Unnumbered: true},
 		{Name: "hint", Usage: "hint", Summary: "Explain the step to do next and what to type", Run: t.runHint},
@@ -47,7 +48,7 @@ func (t *Tutor) runLessons(c *command.Call, args []string) error {
 func (t *Tutor) runLesson(c *command.Call, args []string) error {
 	ctx := keepJob(c.Ctx, c.Job)
 	switch {
-	case len(args) > 1:
+	case len(args) > 1 && !(args[0] == "reset" && len(args) == 2):
 		return fmt.Errorf("lesson takes one word: an ID (lessons lists them), reset or leave")
 	case len(args) == 0:
 		l := t.Lesson()
@@ -57,13 +58,7 @@ func (t *Tutor) runLesson(c *command.Call, args []string) error {
 		WriteStatus(c.Out, l.ep, l.Evaluate(ctx))
 		return nil
 	case args[0] == "reset":
-		l, err := t.Reset(ctx)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(c.Out, "Lesson %s is back at its starting state.\n\n", l.ep.ID)
-		WriteStatus(c.Out, l.ep, l.Evaluate(ctx))
-		return nil
+		return t.runReset(c, ctx, args[1:])
 	case args[0] == "leave" || args[0] == "sandbox":
 		if t.Lesson() == nil {
 			fmt.Fprintln(c.Out, "You are in the sandbox already.")
@@ -80,6 +75,45 @@ func (t *Tutor) runLesson(c *command.Call, args []string) error {
 		return err
 	}
 	WriteStatus(c.Out, l.ep, l.Report())
+	return nil
+}
+
+// runReset is lesson reset [--force]: it asks first, as reset does, since
+// the lesson's streams and the steps done go back to the start.
+func (t *Tutor) runReset(c *command.Call, ctx context.Context, args []string) error {
+	force := false
+	for _, a := range args {
+		if a != "--force" && a != "-f" {
+			return fmt.Errorf("lesson reset takes only --force, not %q", a)
+		}
+		force = true
+	}
+	l := t.Lesson()
+	if l == nil {
+		return errNoLesson
+	}
+	done := t.env.Progress != nil && t.env.Progress.Get(l.ep.ID).Done
+	if !force {
+		q := fmt.Sprintf("Start lesson %s over? Its streams, consumers and jobs go back to how it starts, and its steps are undone.", l.ep.ID)
+		yes, asked := c.Confirm(q)
+		if !asked {
+			return fmt.Errorf("lesson reset starts lesson %s over, erasing its streams: lesson reset --force to go ahead", l.ep.ID)
+		}
+		if !yes {
+			fmt.Fprintf(c.Out, "Lesson %s is as it was.\n", l.ep.ID)
+			return nil
+		}
+	}
+	l, err := t.Reset(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(c.Out, "Lesson %s is back at its starting state.\n", l.ep.ID)
+	if done {
+		fmt.Fprintln(c.Out, "It stays marked done in lessons: you finished it once.")
+	}
+	fmt.Fprintln(c.Out)
+	WriteStatus(c.Out, l.ep, l.Evaluate(ctx))
 	return nil
 }
 

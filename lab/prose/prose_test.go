@@ -1,6 +1,7 @@
 package prose_test
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -93,4 +94,55 @@ func welcome(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return texts[0].Markdown
+}
+
+// A list item reads as one paragraph under its marker: its further lines
+// hang under the item's text (never at the margin, where they would read
+// as new paragraphs), and the source's line breaks inside it are gone.
+func TestListItemsHangUnderTheirMarker(t *testing.T) {
+	md := "- A stream captures subjects; anything published there is stored, whether\n  or not someone listens.\n- Short.\n\n1. **Who listens?** `jobs` lists the lab's subscribers and responders, and more words.\n"
+	lines, err := render.Lines(md, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]string, len(lines))
+	for i, l := range lines {
+		got[i] = strings.TrimRight(ansi.Strip(l), " ")
+	}
+	want := []string{
+		"• A stream captures subjects; anything",
+		"  published there is stored, whether or",
+		"  not someone listens.",
+		"• Short.",
+		"",
+		"1. Who listens? jobs lists the lab's",
+		"   subscribers and responders, and more",
+		"   words.",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	texts, err := render.Texts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	item := regexp.MustCompile(`^ *(• |\d+\. )`)
+	for _, text := range texts {
+		lines, _ := prose.Lines(text.Markdown, 46)
+		inItem := false
+		for i, l := range lines {
+			plain := ansi.Strip(l)
+			if strings.HasSuffix(strings.TrimRight(plain, " "), "-") && i+1 < len(lines) && !strings.HasPrefix(ansi.Strip(lines[i+1]), " ") && strings.TrimSpace(ansi.Strip(lines[i+1])) != "" {
+				t.Errorf("%s at 46: line %d cuts a word after its hyphen: %q", text.Name, i+1, plain)
+			}
+			switch {
+			case strings.TrimSpace(plain) == "":
+				inItem = false
+			case item.MatchString(plain):
+				inItem = true
+			case inItem && !strings.HasPrefix(plain, " "):
+				t.Errorf("%s at 46: line %d continues a list item at the margin: %q", text.Name, i+1, plain)
+			}
+		}
+	}
 }

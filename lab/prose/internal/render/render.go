@@ -8,6 +8,7 @@ package render
 import (
 	"io/fs"
 	"path"
+	"regexp"
 	"strings"
 
 	"charm.land/glamour/v2"
@@ -21,6 +22,7 @@ import (
 // Lines renders markdown for a text column inner cells wide, one string per
 // line, without the blank lines glamour leaves at either end.
 func Lines(markdown string, inner int) ([]string, error) {
+	markdown = protectHyphens(markdown)
 	// Glamour wraps list items a little past its width (the marker is not
 	// counted): narrow the wrap until every line fits, rather than cut.
 	var body string
@@ -41,7 +43,8 @@ func Lines(markdown string, inner int) ([]string, error) {
 		}
 		wrap -= widest - inner - 1
 	}
-	lines := strings.Split(body, "\n")
+	body = strings.ReplaceAll(body, nbHyphen, "-")
+	lines := hangItems(strings.Split(body, "\n"), inner)
 	blank := func(s string) bool { return strings.TrimSpace(ansi.Strip(s)) == "" }
 	for len(lines) > 0 && blank(lines[0]) {
 		lines = lines[1:]
@@ -50,6 +53,131 @@ func Lines(markdown string, inner int) ([]string, error) {
 		lines = lines[:len(lines)-1]
 	}
 	return lines, nil
+}
+
+// nbHyphen is the non-breaking hyphen, one cell wide like "-".
+const nbHyphen = "\u2011"
+
+// ruleRow matches a table's delimiter row or a thematic break.
+var ruleRow = regexp.MustCompile(`^[\s|:-]+$`)
+
+// protectHyphens makes every hyphen inside a word non-breaking, so glamour
+// wraps at spaces only: --flags and compare-and-set stay whole (a command
+// cut after its dashes reads as two). List markers, table rules and
+// dashes standing alone keep theirs; Lines turns them back afterwards.
+func protectHyphens(markdown string) string {
+	lines := strings.Split(markdown, "\n")
+	for i, l := range lines {
+		if ruleRow.MatchString(l) {
+			continue
+		}
+		b := []byte(l)
+		var out strings.Builder
+		lead := len(l) - len(strings.TrimLeft(l, " "))
+		for j, c := range b {
+			marker := j == lead && j+1 < len(b) && b[j+1] == ' '
+			if c == '-' && !marker && j+1 < len(b) && b[j+1] != ' ' {
+				out.WriteString(nbHyphen)
+				continue
+			}
+			out.WriteByte(c)
+		}
+		lines[i] = out.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// itemStart matches the first line of a list item as glamour draws it.
+var itemStart = regexp.MustCompile(`^ *(• |\d+\. )`)
+
+// hangItems rewraps each list item as one paragraph under its marker:
+// glamour keeps the source's line breaks inside an item and starts its
+// further lines at the margin, where they read as new paragraphs.
+func hangItems(lines []string, inner int) []string {
+	var out []string
+	for i := 0; i < len(lines); i++ {
+		m := itemStart.FindString(ansi.Strip(lines[i]))
+		if m == "" {
+			out = append(out, lines[i])
+			continue
+		}
+		item := []string{strings.TrimRight(lines[i], " ")}
+		for i+1 < len(lines) {
+			next := ansi.Strip(lines[i+1])
+			if strings.TrimSpace(next) == "" || itemStart.MatchString(next) {
+				break
+			}
+			i++
+			item = append(item, strings.TrimSpace(lines[i]))
+		}
+		if len(item) == 1 && ansi.StringWidth(item[0]) <= inner {
+			out = append(out, item[0])
+			continue
+		}
+		// The marker is plain text at the start of the raw line.
+		body := strings.TrimPrefix(strings.Join(item, " "), m)
+		indent := strings.Repeat(" ", ansi.StringWidth(m))
+		for j, l := range wrapStyled(body, max(inner-len(indent), 8)) {
+			if j == 0 {
+				out = append(out, m+l)
+			} else {
+				out = append(out, indent+l)
+			}
+		}
+	}
+	return out
+}
+
+// sgr matches one SGR escape sequence (a style change).
+var sgr = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// wrapStyled breaks text at spaces into lines at most width cells wide (a
+// longer word stands alone), closing the styles open at each line's end
+// and opening them again on the next, so no style leaks past a line.
+func wrapStyled(text string, width int) []string {
+	var lines []string
+	var cur strings.Builder
+	col := 0
+	var open []string // SGR sequences in effect at the end of cur
+	flush := func() {
+		l := cur.String()
+		if len(open) > 0 {
+			l += "\x1b[m"
+		}
+		lines = append(lines, l)
+		cur.Reset()
+		col = 0
+		for _, o := range open {
+			cur.WriteString(o)
+		}
+	}
+	for _, word := range strings.Fields(text) {
+		w := ansi.StringWidth(word)
+		if col > 0 && col+1+w > width {
+			flush()
+		}
+		if col > 0 {
+			cur.WriteByte(' ')
+			col++
+		}
+		cur.WriteString(word)
+		col += w
+		for _, seq := range sgr.FindAllString(word, -1) {
+			if seq == "\x1b[m" || seq == "\x1b[0m" {
+				open = nil
+			} else {
+				open = append(open, seq)
+			}
+		}
+	}
+	if col > 0 || cur.Len() > 0 {
+		l := cur.String()
+		if len(open) > 0 {
+			l += "\x1b[m"
+		}
+		lines = append(lines, l)
+	}
+	return lines
 }
 
 // Style is glamour's style for lesson text: attributes and the terminal's
