@@ -415,3 +415,32 @@ func TestLessonReadsInPagesAndNeverJumps(t *testing.T) {
 		t.Errorf("f5 pages back to the top, %q; got %q", first[0], got[0])
 	}
 }
+
+// Episode 5's scene shows what its text says: with the scene's app taken
+// offline beside the learner's subscriber, the three events published
+// meanwhile are counted lost, and only the one after both came back is
+// received.
+func TestOfflineClientSceneCountsTheLoss(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	h.run("lesson offline-client")
+	h.waitScreen("scene: Core NATS", "● online")
+	subscribe := func() {
+		h.typeText(`sub "events.>" &`)
+		h.key("enter")
+		h.pump("the subscriber", func() bool { return len(h.m.sess.Jobs()) == 1 })
+	}
+	subscribe()
+	h.waitScreen("lesson offline-client 1/3")
+	h.run("stop 1")
+	h.run("offline")
+	// The tutor samples who listens after each command: let it see nobody
+	// before the publish, as a learner's typing would.
+	h.waitScreen("not yet: 0 messages reached the server", "○ offline")
+	h.run(`pub events.page_loaded "while you were away" --count 3`)
+	h.waitScreen("lost 3", "received 0", "lesson offline-client 2/3")
+	subscribe()
+	for _, line := range []string{"online", `pub events.page_loaded "back online"`} {
+		h.run(line)
+	}
+	h.waitScreen("lost 3", "received 1", "lesson offline-client ✓ 3/3")
+}
