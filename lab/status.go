@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -31,6 +32,11 @@ type facts struct {
 	jobs      int
 	store     string
 	problem   string // why the facts could not be read, if they could not
+	// An external deployment's client can be reconnecting (a server of
+	// the cluster went away), or connected while JetStream does not answer
+	// (an election, no quorum): neither is JetStream switched off.
+	reconnecting bool
+	jsSilent     bool
 }
 
 // statsPoll is how often the status bar looks for changes made by real
@@ -73,6 +79,10 @@ func (s *statsSource) read() facts {
 		s.nc = nc
 	}
 	f.running = s.nc.IsConnected()
+	if !f.running {
+		f.reconnecting = s.nc.IsReconnecting()
+		return f
+	}
 	js, err := jetstream.New(s.nc)
 	if err != nil {
 		return f
@@ -80,7 +90,11 @@ func (s *statsSource) read() facts {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	ai, err := js.AccountInfo(ctx)
-	if err != nil {
+	switch {
+	case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount):
+		return f // off
+	case err != nil:
+		f.jsSilent = true
 		return f
 	}
 	f.jetstream, f.streams, f.consumers = true, ai.Streams, ai.Consumers
@@ -191,8 +205,12 @@ func (b *statusBar) variants() []string {
 	switch {
 	case !f.running && f.problem != "":
 		js, jsShort = f.problem, f.problem
+	case f.reconnecting:
+		js, jsShort = "reconnecting…", "reconnecting…"
 	case !f.running:
 		js, jsShort = "server stopped", "stopped"
+	case f.jsSilent:
+		js, jsShort = "JetStream not answering", "JS silent"
 	case f.jetstream:
 		js, jsShort = "JetStream on", "JS on"
 	}

@@ -69,3 +69,6 @@ func CommandSpecs() []CommandSpec {
 
 // SubPendingMsgs is how many messages a sub's buffer holds (slow.go).
 const SubPendingMsgs = subPendingMsgs
+
+// JSPublishWindow is how many JetStream publishes pub keeps on their way.
+const JSPublishWindow = jsPublishWindow

@@ -222,6 +222,7 @@ func (p *pubCmd) runCore(c *Call, nc *nats.Conn, pp *preparedPub) error {
 func (p *pubCmd) runJetStream(c *Call, nc *nats.Conn, pp *preparedPub) error {
 	perMessage := p.count <= progressThreshold && !p.quiet
 	var first, last uint64
+	var stream string
 	for i := 1; i <= p.count; i++ {
 		if err := p.pause(c.Ctx, i); err != nil {
 			return err
@@ -234,16 +235,16 @@ func (p *pubCmd) runJetStream(c *Call, nc *nats.Conn, pp *preparedPub) error {
 		resp, err := nc.RequestMsgWithContext(ctx, m)
 		cancel()
 		if err != nil {
-			return c.jsPublishError(m.Subject, err)
+			return storedSoFar(c.jsPublishError(m.Subject, err), i-1, p.count, stream, first, last, sentWhenFailed(err))
 		}
 		ack, err := parsePubAck(resp)
 		if err != nil {
-			return err
+			return storedSoFar(err, i-1, p.count, stream, first, last, noneInFlight)
 		}
 		if first == 0 {
 			first = ack.Sequence
 		}
-		last = ack.Sequence
+		last, stream = ack.Sequence, ack.Stream
 		if perMessage {
 			c.Statusf("Published %d bytes to %q", len(m.Data), m.Subject)
 			msg := fmt.Sprintf("Stored in Stream: %s Sequence: %s", ack.Stream, f(ack.Sequence))
@@ -273,9 +274,11 @@ func (p *pubCmd) runJetStreamAsync(c *Call, nc *nats.Conn, pp *preparedPub) erro
 	var subject, stream string
 	var first, last uint64
 	var failed error
+	stored := 0
 	collect := func(f jetstream.PubAckFuture) bool {
 		select {
 		case ack := <-f.Ok():
+			stored++
 			if first == 0 || ack.Sequence < first {
 				first = ack.Sequence
 			}
@@ -311,10 +314,10 @@ func (p *pubCmd) runJetStreamAsync(c *Call, nc *nats.Conn, pp *preparedPub) erro
 		fut, err := js.PublishMsgAsync(m)
 		if err != nil {
 			drain()
-			if failed != nil {
-				return failed
+			if failed == nil {
+				failed = c.jsPublishError(m.Subject, err)
 			}
-			return c.jsPublishError(m.Subject, err)
+			return storedSoFar(failed, stored, p.count, stream, first, last, windowInFlight)
 		}
 		pending = append(pending, fut)
 		bytes += len(m.Data)
@@ -325,7 +328,7 @@ func (p *pubCmd) runJetStreamAsync(c *Call, nc *nats.Conn, pp *preparedPub) erro
 	}
 	drain()
 	if failed != nil {
-		return failed
+		return storedSoFar(failed, stored, p.count, stream, first, last, windowInFlight)
 	}
 	if !p.quiet {
 		c.Statusf("Published %s messages (%s) to %q in %s", f(p.count), size(bytes), subject, humanDuration(time.Since(start)))
@@ -376,8 +379,23 @@ func publishError(err error) error {
 // case where no stream captures the subject, which the real CLI reports as
 // "no responders available for request".
 func (c *Call) jsPublishError(subject string, err error) error {
-	if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) {
+	noAck := errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse)
+	timedOut := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)
+	if (noAck || timedOut) && c.Ctx.Err() == nil {
+		// A stream that captures the subject but cannot store (no leader,
+		// no quorum): the real CLI's line, and what happened (failover.go).
+		if why, ok := c.streamTrouble(subject); ok {
+			if timedOut {
+				err = nats.ErrTimeout // what the real CLI's request returns
+			}
+			return explain(err, "%s", why)
+		}
+	}
+	if noAck {
 		return c.noStreamCaptures(subject)
+	}
+	if errors.Is(err, nats.ErrDisconnected) {
+		return explain(err, "the connection to the server was lost on the way (the server stopped or restarted); the client reconnects by itself: publish again")
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
 		return fmt.Errorf("no acknowledgement from JetStream within %s: the stream may be unavailable", c.S.timeout)
@@ -402,6 +420,10 @@ func (c *Call) noStreamCaptures(subject string) error {
 	names := js.ListStreams(ctx)
 	for info := range names.Info() {
 		captures = append(captures, fmt.Sprintf("%s captures %s", info.Config.Name, strings.Join(info.Config.Subjects, ", ")))
+	}
+	if err := names.Err(); err != nil {
+		// An empty list that failed says nothing about which streams exist.
+		return fmt.Errorf("no acknowledgement from JetStream for %q, and it does not list its streams right now (%v): its servers may be electing a leader, or too few run for a quorum", subject, err)
 	}
 	if len(captures) == 0 {
 		return fmt.Errorf("no stream captures %q, and there are no streams yet: create one with stream add EVENTS --subjects %q --defaults, or publish without --jetstream", subject, suggestFilter(subject))

@@ -1,0 +1,113 @@
+package command_test
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"natslab/broker"
+	"natslab/broker/brokertest"
+	"natslab/broker/command"
+)
+
+// streamMsgs is how many messages the stream's leader holds, read from the
+// nodes themselves; -1 while it has no leader.
+func streamMsgs(srv *broker.Server, stream string) int {
+	for _, r := range srv.Replicas(stream) {
+		if r.Leader {
+			return int(r.Msgs)
+		}
+	}
+	return -1
+}
+
+// Two of the three nodes stopped: the stream cannot elect a leader. The
+// publish fails as the real CLI's does, and the lab says why (no quorum,
+// not "no stream captures") and that none of the messages was stored.
+func TestJetStreamPublishWithoutQuorumSaysSo(t *testing.T) {
+	l := newLab(t, brokertest.Clustered())
+	l.must(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`)
+	l.must(`pub orders.new one --jetstream`)
+	leader := l.srv.StreamLeader("ORDERS")
+	var stopped []string
+	for _, n := range []string{"n1", "n2", "n3"} {
+		if n != leader {
+			l.must("node stop " + n)
+			stopped = append(stopped, n)
+		}
+	}
+	r := l.run(`pub orders.new "m{{Count}}" --jetstream --count 5`)
+	if r.e == nil {
+		t.Fatalf("a publish without quorum was acknowledged:\n%s", r.all())
+	}
+	note := command.ErrorNote(r.e)
+	if !strings.Contains(note, "stream ORDERS has no quorum: 1 of its 3 replicas run, and it needs 2") || !strings.Contains(note, "none of the 5 messages was acknowledged as stored") {
+		t.Errorf("the notes should say there is no quorum and nothing was stored:\n%s", note)
+	}
+	if s := r.all() + note; strings.Contains(s, "no stream captures") || strings.Contains(s, "no streams yet") {
+		t.Errorf("a stream that exists was said not to:\n%s", s)
+	}
+	if line := command.ErrorLine(r.e); line != "nats: error: nats: no responders available for request" && line != "nats: error: nats: timeout" {
+		t.Errorf("the error line is not one the real CLI prints: %q", line)
+	}
+	// With a node back the stream has its quorum, and held its one message.
+	l.must("node start " + stopped[0])
+	if !broker.WaitFor(10*time.Second, func() bool { return streamMsgs(l.srv, "ORDERS") >= 0 }) {
+		t.Fatal("no leader after a node came back")
+	}
+	if n := streamMsgs(l.srv, "ORDERS"); n != 1 {
+		t.Errorf("the stream holds %d messages, want the one stored before", n)
+	}
+}
+
+// The stream's leader stops while a publish of many runs: the publish
+// fails where the leader went, and the lab says how many were stored,
+// which is what the stream holds (give or take those on their way), and
+// never that no stream captures them.
+func TestJetStreamPublishDuringFailoverCountsWhatWasStored(t *testing.T) {
+	l := newLab(t, brokertest.Clustered())
+	l.must(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`)
+	// The lab's session talks to n1: with n1 leading, stopping the leader
+	// cuts the publisher off, with a window of publishes on their way.
+	if l.srv.StreamLeader("ORDERS") != "n1" {
+		l.must("stream cluster step-down ORDERS --preferred n1")
+	}
+	var out, errb, note syncBuf
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	const total = 500_000
+	j := l.s.StartStreams(ctx, `pub orders.new "m{{Count}}" --jetstream --count 500000`, command.Streams{Out: &out, Err: &errb, Note: &note})
+	if !broker.WaitFor(30*time.Second, func() bool { return streamMsgs(l.srv, "ORDERS") >= 1000 }) {
+		t.Fatal("the publish did not get going")
+	}
+	l.must("node stop leader ORDERS")
+	<-j.Done()
+	err := j.Err()
+	if err == nil {
+		t.Fatalf("the publish went on through the leader's stop:\n%s", errb.String())
+	}
+	notes := command.ErrorNote(err)
+	m := regexp.MustCompile(`(\d+) of the 500000 messages were stored \(in ORDERS, sequences \d+ to \d+\) before a publish failed`).FindStringSubmatch(notes)
+	if m == nil {
+		t.Fatalf("the notes do not say how many were stored:\n%s\n%s", command.ErrorLine(err), notes)
+	}
+	stored, _ := strconv.Atoi(m[1])
+	if !broker.WaitFor(10*time.Second, func() bool { return streamMsgs(l.srv, "ORDERS") >= 0 }) {
+		t.Fatal("no new leader")
+	}
+	if held := streamMsgs(l.srv, "ORDERS"); held < stored || held > stored+command.JSPublishWindow {
+		t.Errorf("the lab says %d were stored, the stream holds %d", stored, held)
+	}
+	if !regexp.MustCompile(`leader|election|quorum|connection to the server was lost`).MatchString(notes) {
+		t.Errorf("the notes do not say what happened:\n%s", notes)
+	}
+	if strings.Contains(notes+command.ErrorLine(err), "no stream captures") {
+		t.Errorf("a stream that exists was said not to:\n%s", notes)
+	}
+	if stored >= total {
+		t.Errorf("all %d stored, yet the publish failed", stored)
+	}
+}

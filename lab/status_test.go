@@ -1,0 +1,65 @@
+package lab
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"natslab/broker"
+	"natslab/broker/brokertest"
+)
+
+func barText(f facts) string { return (&statusBar{f: f}).variants()[0] }
+
+// An external deployment in trouble is not one with JetStream off: while
+// the client reconnects the bar says so, and while JetStream cannot answer
+// (a cluster without quorum) it says that.
+func TestStatusBarTellsReconnectingAndSilenceFromJetStreamOff(t *testing.T) {
+	t.Run("no quorum", func(t *testing.T) {
+		srv := brokertest.Start(t, brokertest.Clustered())
+		ext, err := broker.Dial(broker.ExternalOptions{URL: srv.ClientURL()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := &statsSource{dep: ext}
+		defer src.close()
+		if bar := barText(src.read()); !strings.Contains(bar, "JetStream on") {
+			t.Fatalf("before: %s", bar)
+		}
+		cl := srv.Cluster()
+		for _, n := range []string{"n2", "n3"} {
+			if err := cl.StopNode(n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The status connection may have been on a stopped node: once it
+		// is back on n1, JetStream is there but cannot answer.
+		if !broker.WaitFor(20*time.Second, func() bool { return src.nc != nil && srv.Attached(src.nc) }) {
+			t.Fatal("the status connection did not come back")
+		}
+		bar := barText(src.read())
+		if !strings.Contains(bar, "JetStream not answering") || strings.Contains(bar, "JetStream off") {
+			t.Errorf("without quorum the bar says: %s", bar)
+		}
+	})
+	t.Run("reconnecting", func(t *testing.T) {
+		srv := brokertest.Start(t)
+		ext, err := broker.Dial(broker.ExternalOptions{URL: srv.ClientURL()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := &statsSource{dep: ext}
+		defer src.close()
+		if bar := barText(src.read()); !strings.Contains(bar, "JetStream on") {
+			t.Fatalf("before: %s", bar)
+		}
+		srv.Stop()
+		if !broker.WaitFor(20*time.Second, func() bool { return src.nc.IsReconnecting() }) {
+			t.Fatal("the status connection did not notice")
+		}
+		bar := barText(src.read())
+		if !strings.Contains(bar, "reconnecting…") || strings.Contains(bar, "JetStream off") {
+			t.Errorf("while the client reconnects the bar says: %s", bar)
+		}
+	})
+}
