@@ -86,9 +86,14 @@ func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
 	conn := realcli.Conn{URL: s.dep.ClientURL(), User: cred.User, Password: cred.Password, Token: cred.Token, Creds: cred.Creds}
 	if len(l.Path) > 0 && l.Path[0].Name == "context" {
 		// Contexts are the real CLI's own configuration, managed as in a
-		// fresh shell: context add would save the lab's address and
-		// credentials from the environment into the file, and every
-		// context command would warn of "shell environment overrides".
+		// fresh shell: context add would save the lab's credentials from
+		// the environment into the file, and every context command would
+		// warn of "shell environment overrides". The lab's server is the
+		// one a new context points at unless the line names another, as
+		// nats://127.0.0.1:4222 is in a shell.
+		if _, named := l.Flags["server"]; l.Name() == "context add" && !named && conn.URL != "" {
+			words = append(append([]string{}, words...), "--server", conn.URL)
+		}
 		conn = realcli.Conn{}
 	}
 	tail := &tailWriter{}

@@ -57,7 +57,7 @@ var realRefusals = []struct {
 }{
 	{"cannot ask for confirmation without a terminal", func(l realcli.Line) string {
 		if hasFlag(l, "force") {
-			return fmt.Sprintf("The real CLI asks before %s and the lab gives it no terminal to ask in: add --force to go ahead without asking", l.Name())
+			return fmt.Sprintf("nats %s asks before it goes ahead, and the lab gives the real CLI no terminal to ask in: add --force to go ahead without asking", l.Name())
 		}
 		return fmt.Sprintf("The real CLI wants an answer and the lab gives it no terminal to ask in: give every value on the line (help %s lists the flags)", l.Name())
 	}},

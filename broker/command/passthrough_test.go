@@ -150,6 +150,9 @@ func TestPassthroughKeepsTheUsersConfigOut(t *testing.T) {
 			t.Errorf("the context saved %q:\n%s", leak, saved)
 		}
 	}
+	if !strings.Contains(string(saved), l.srv.ClientURL()) {
+		t.Errorf("a new context does not point at the lab's server:\n%s", saved)
+	}
 	if r := l.must("context info lab"); strings.Contains(r.out+r.err, "WARNING") {
 		t.Errorf("context info warns of environment overrides:\n%s%s", r.out, r.err)
 	}
