@@ -11,9 +11,9 @@ import (
 // Walkthrough), with two changes a script needs: the file is a relative
 // path (no shell expands ~ here), and the lines that ask for confirmation
 // also run with --force, since neither side has a terminal to ask in;
-// a get (and a put that fails half-way) draws a progress bar even without
-// a terminal, at whatever point the transfer has reached when it redraws,
-// so those lines say --no-progress.
+// put and get draw a progress bar even without a terminal, at whatever
+// point the transfer has reached when it redraws (or not at all when it
+// finishes first), so those lines say --no-progress.
 // nats object watch runs until interrupted, so it is left out.
 func TestObjectStoreWalkthrough(t *testing.T) {
 	if testing.Short() {
@@ -26,8 +26,8 @@ func TestObjectStoreWalkthrough(t *testing.T) {
 		Files: map[string][]byte{"Movies/NATS-logo.mov": movie},
 		Lines: []string{
 			"nats object add myobjbucket",
-			"nats object put myobjbucket Movies/NATS-logo.mov",
-			"nats object put --name /Movies/NATS-logo.mov myobjbucket Movies/NATS-logo.mov",
+			"nats object put myobjbucket Movies/NATS-logo.mov --no-progress",
+			"nats object put --name /Movies/NATS-logo.mov myobjbucket Movies/NATS-logo.mov --no-progress",
 			"nats object ls myobjbucket",
 			"nats object get myobjbucket Movies/NATS-logo.mov --no-progress",
 			"nats object get myobjbucket --output copy-of-logo.mov /Movies/NATS-logo.mov --no-progress",
