@@ -102,7 +102,7 @@ func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
 		Args: words,
 		Conn: conn,
 		Home: home,
-		Dir:  s.workDir,
+		Dir:  s.WorkDir(),
 		// Long-running commands (service serve, events, object watch)
 		// print first when they are in place: a script's next line waits
 		// for that.

@@ -37,7 +37,7 @@ type Session struct {
 	// The real CLI (see passthrough.go): the executable to re-run ("" for
 	// this one) and its home.
 	realExe  string
-	workDir  string
+	workDir  string // where its relative file names are (WithWorkDir, SetWorkDir); homeMu guards it
 	homeMu   sync.Mutex
 	cliHome  string
 	tempHome string // a home made for this session, removed by Close
@@ -73,6 +73,22 @@ func WithCLIHome(dir string) Option { return func(s *Session) { s.cliHome = dir 
 // relative file names in (object put FILE, backups); by default natslab's
 // own working directory.
 func WithWorkDir(dir string) Option { return func(s *Session) { s.workDir = dir } }
+
+// SetWorkDir sets the directory the real CLI's commands read and write
+// files in (object put report.txt, object get --output): a lesson's own
+// files while it is open; "" for natslab's working directory.
+func (s *Session) SetWorkDir(dir string) {
+	s.homeMu.Lock()
+	s.workDir = dir
+	s.homeMu.Unlock()
+}
+
+// WorkDir is the directory set by SetWorkDir.
+func (s *Session) WorkDir() string {
+	s.homeMu.Lock()
+	defer s.homeMu.Unlock()
+	return s.workDir
+}
 
 // WithRealCLI sets the natslab executable that runs the real CLI's code
 // (see realcli.ChildArg); by default this process's own.

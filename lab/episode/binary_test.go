@@ -42,7 +42,11 @@ func runBinary(t *testing.T, id, script string, explain bool) binaryRun {
 	if !ok {
 		t.Fatalf("no lesson %s", id)
 	}
-	args := []string{"run", "--store", t.TempDir(), "--listen", "none", "--lesson", id}
+	listen := "none"
+	if ep.Needs.Listener {
+		listen = "127.0.0.1:0"
+	}
+	args := []string{"run", "--store", t.TempDir(), "--listen", listen, "--lesson", id}
 	if ep.Needs.Cluster > 1 {
 		args = append(args, "--cluster", fmt.Sprint(ep.Needs.Cluster))
 	}

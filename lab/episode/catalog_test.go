@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"natslab/broker/brokertest"
 	"natslab/broker/command"
 )
 
@@ -15,6 +16,7 @@ var curriculum = []string{
 	"durable-consumer", "ack-redelivery", "two-consumers", "worker-pool",
 	"retention", "replicas", "kv", "troubleshooting", "sandbox",
 	"push-pull", "durable-ephemeral", "deliver-policies", "max-ack-pending", "exactly-once",
+	"object-store", "services",
 }
 
 func TestCatalogHasTheCurriculum(t *testing.T) {
@@ -42,9 +44,10 @@ func TestCatalogHasTheCurriculum(t *testing.T) {
 // they exist when the lesson's scene is open.
 var sceneControls = map[string]bool{"offline": true, "online": true}
 
-// Every command a step suggests parses in the lab's command language.
+// Every command a step suggests parses in the lab's command language (or
+// the real CLI's, which needs the lab's listener).
 func TestEverySuggestedCommandParses(t *testing.T) {
-	s := command.NewSession(newServer(t))
+	s := command.NewSession(brokertest.Start(t))
 	defer s.Close()
 	tutor := NewTutor(catalog(), Env{Deployment: s.Deployment(), Session: s}, ListOptions{})
 	for _, v := range tutor.Verbs() {

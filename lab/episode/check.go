@@ -44,6 +44,11 @@ type Check struct {
 	// Acks counts acknowledgements sent to a consumer, and whether the
 	// sender asked the server to confirm them (a double ack).
 	Acks *AcksCheck `yaml:"acks"`
+	// Object checks an object store bucket, or an object in it.
+	Object *ObjectCheck `yaml:"object"`
+	// Service asks a micro service's instances for their stats, as
+	// nats service stats does.
+	Service *ServiceCheck `yaml:"service"`
 }
 
 // SubsCheck counts live subscriptions of clients (not the lab's own checker).
@@ -161,6 +166,29 @@ type AcksCheck struct {
 	Count     Cmp  `yaml:"count"` // default >= 1
 }
 
+// ObjectCheck describes an object store bucket, or an object in it.
+type ObjectCheck struct {
+	Bucket   string `yaml:"bucket"`
+	Name     string `yaml:"name"`   // an object; "" for the bucket
+	Absent   bool   `yaml:"absent"` // the bucket (no name) or the object is missing or deleted
+	Sealed   *bool  `yaml:"sealed"`
+	Objects  Cmp    `yaml:"objects"`  // objects in the bucket
+	Watchers Cmp    `yaml:"watchers"` // consumers on the bucket's stream: watches in progress
+	Size     Cmp    `yaml:"size"`     // the object's bytes
+	Chunks   Cmp    `yaml:"chunks"`   // the object's chunks
+}
+
+// ServiceCheck describes a micro service by what its instances answer.
+type ServiceCheck struct {
+	Name      string `yaml:"name"`
+	Instances Cmp    `yaml:"instances"` // running instances; default >= 1
+	Requests  Cmp    `yaml:"requests"`  // requests handled, over all instances
+	Errors    Cmp    `yaml:"errors"`    // errors, over all instances
+	// EachRequests holds for the requests of every instance: ">=1" is
+	// every instance has handled one.
+	EachRequests Cmp `yaml:"each_requests"`
+}
+
 // MessagesCheck counts stored messages.
 type MessagesCheck struct {
 	Stream  string `yaml:"stream"`
@@ -226,6 +254,8 @@ func (c Check) validate() error {
 	count(c.KV != nil)
 	count(c.Published != nil)
 	count(c.Acks != nil)
+	count(c.Object != nil)
+	count(c.Service != nil)
 	if kinds == 0 {
 		return fmt.Errorf("a check says nothing to check")
 	}
@@ -254,6 +284,10 @@ func (c Check) validate() error {
 		return fmt.Errorf("published header is Name: value")
 	case c.Acks != nil && (c.Acks.Stream == "" || c.Acks.Consumer == ""):
 		return fmt.Errorf("acks needs a stream and a consumer")
+	case c.Object != nil && c.Object.Bucket == "":
+		return fmt.Errorf("object needs a bucket")
+	case c.Service != nil && c.Service.Name == "":
+		return fmt.Errorf("service needs a name")
 	case c.Consumer != nil && c.Consumer.Deliver != "" && !deliverPolicies[c.Consumer.Deliver]:
 		return fmt.Errorf("consumer deliver %q is not one of all, last, new, by_start_sequence, by_start_time, last_per_subject", c.Consumer.Deliver)
 	}

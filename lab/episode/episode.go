@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
@@ -35,6 +36,10 @@ type Needs struct {
 	// Cluster is the number of nodes the episode needs (3 for replicas), 0
 	// for a single server.
 	Cluster int `yaml:"cluster"`
+	// Listener: the episode's commands run the real nats CLI (object,
+	// service), which reaches the server over TCP, so the lab must listen
+	// (not --listen none).
+	Listener bool `yaml:"listener"`
 }
 
 // Start is the known state an episode starts from, and returns to on
@@ -45,6 +50,28 @@ type Start struct {
 	// store area, as a learner would type them; a trailing & leaves a job
 	// running (a broken responder for troubleshooting, say).
 	Setup []string `yaml:"setup"`
+	// Files are written into the lesson's working directory, where the
+	// real CLI's commands read and write files (object put report.txt).
+	Files []File `yaml:"files"`
+}
+
+// File is a file a lesson starts with: Text, with {{Line}} replaced by the
+// line's number, written as one line after another until the file holds
+// at least Size bytes (once, when Size is 0).
+type File struct {
+	Name string `yaml:"name"`
+	Text string `yaml:"text"`
+	Size int    `yaml:"size"`
+}
+
+// Content is the file's bytes.
+func (f File) Content() []byte {
+	var b bytes.Buffer
+	for n := 1; n == 1 || b.Len() < f.Size; n++ {
+		b.WriteString(strings.ReplaceAll(f.Text, "{{Line}}", strconv.Itoa(n)))
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
 }
 
 // Step is one thing to do in an episode.
@@ -224,6 +251,11 @@ func (e *Episode) validate() error {
 		return fmt.Errorf("needs an id and a title")
 	case len(e.Steps) == 0:
 		return fmt.Errorf("has no steps")
+	}
+	for _, f := range e.Start.Files {
+		if f.Name == "" || f.Name != filepath.Base(f.Name) || strings.HasPrefix(f.Name, ".") {
+			return fmt.Errorf("start file %q needs a plain file name", f.Name)
+		}
 	}
 	for i, s := range e.Steps {
 		if s.Title == "" || len(s.Hints) == 0 || len(s.Try) == 0 {

@@ -65,6 +65,12 @@ func (s *snapshot) check(c Check, prev mark) (bool, string) {
 	if c.Acks != nil {
 		parts = append(parts, func() (bool, string) { return s.checkAcks(c.Acks) })
 	}
+	if c.Object != nil {
+		parts = append(parts, func() (bool, string) { return s.checkObject(c.Object) })
+	}
+	if c.Service != nil {
+		parts = append(parts, func() (bool, string) { return s.checkService(c.Service) })
+	}
 	for _, p := range parts {
 		if ok, why := p(); !ok {
 			return false, why

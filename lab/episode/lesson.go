@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -74,6 +76,11 @@ type Lesson struct {
 	hints    []int // per step: how many hint stages the learner has seen
 	asked    int   // hints asked for in this lesson
 
+	// prevWorkDir is the session's working directory before the lesson
+	// moved it to its files, restored on Close.
+	prevWorkDir string
+	workDirSet  bool
+
 	checkerBoot       string // the server the checker's connection was last seen on
 	checkerReconnects uint64
 }
@@ -91,6 +98,9 @@ func Begin(ctx context.Context, env Env, ep *Episode, fresh bool) (*Lesson, erro
 	env.Cluster = max(env.Cluster, Nodes(env.Deployment))
 	if ep.Needs.Cluster > env.Cluster {
 		return nil, fmt.Errorf("lesson %s needs a %d-node cluster: start natslab with --cluster %d", ep.ID, ep.Needs.Cluster, ep.Needs.Cluster)
+	}
+	if ep.Needs.Listener && env.Deployment.ClientURL() == "" {
+		return nil, fmt.Errorf("lesson %s runs the real nats CLI, which reaches the server over TCP, and this lab has no listener: start natslab without --listen none", ep.ID)
 	}
 	l := &Lesson{ep: ep, env: env, obs: newObservations(env.Session), replays: map[string]bool{}}
 	l.done = make([]bool, len(ep.Steps))
@@ -145,6 +155,9 @@ func (l *Lesson) enter(ctx context.Context, js, fresh bool) error {
 	if err := use(); err != nil {
 		return fmt.Errorf("cannot start lesson %s: %w", l.ep.ID, err)
 	}
+	if err := l.writeFiles(fresh); err != nil {
+		return fmt.Errorf("cannot start lesson %s: %w", l.ep.ID, err)
+	}
 	if l.nc == nil {
 		if err := l.connect(); err != nil {
 			return err
@@ -163,7 +176,7 @@ func (l *Lesson) enter(ctx context.Context, js, fresh bool) error {
 // connect opens the checker's own connection and listens for JetStream's
 // consumer advisories (redeliveries run out, naks, terms).
 func (l *Lesson) connect() error {
-	nc, err := l.env.Deployment.Connect(checkerName)
+	nc, err := l.env.Deployment.Connect(checkerName, nats.NoEcho()) // its own requests are not traffic a check counts
 	if err != nil {
 		return err
 	}
@@ -219,6 +232,44 @@ func (l *Lesson) watchTraffic(nc *nats.Conn) error {
 		}
 	}
 	return nc.Flush()
+}
+
+// FilesDir is where a lesson's files are, in the lab's store: the working
+// directory of its real CLI commands.
+func FilesDir(d broker.Deployment, id string) string {
+	return filepath.Join(d.StoreDir(), Area(id), "files")
+}
+
+// writeFiles puts the episode's start files in its working directory (all
+// of them afresh when fresh, else those missing) and points the session's
+// real CLI there.
+func (l *Lesson) writeFiles(fresh bool) error {
+	if len(l.ep.Start.Files) == 0 {
+		return nil
+	}
+	dir := FilesDir(l.env.Deployment, l.ep.ID)
+	if fresh {
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range l.ep.Start.Files {
+		path := filepath.Join(dir, f.Name)
+		if _, err := os.Stat(path); err == nil && !fresh {
+			continue
+		}
+		if err := os.WriteFile(path, f.Content(), 0o644); err != nil {
+			return err
+		}
+	}
+	if l.env.Session != nil && !l.workDirSet {
+		l.prevWorkDir, l.workDirSet = l.env.Session.WorkDir(), true
+		l.env.Session.SetWorkDir(dir)
+	}
+	return nil
 }
 
 // setupReady bounds how long a background setup line may take to be in place.
@@ -298,6 +349,9 @@ func (l *Lesson) Reset(ctx context.Context) error {
 func (l *Lesson) Close() {
 	if l.nc != nil {
 		l.nc.Close()
+	}
+	if l.workDirSet {
+		l.env.Session.SetWorkDir(l.prevWorkDir)
 	}
 }
 

@@ -1,0 +1,173 @@
+package episode
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nats.go/micro"
+
+	"natslab/broker/text"
+)
+
+// Checks of the object store and of services.
+
+func (s *snapshot) checkObject(c *ObjectCheck) (bool, string) {
+	ctx, cancel := s.timeout()
+	defer cancel()
+	obs, err := s.l.js.ObjectStore(ctx, c.Bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) || errors.Is(err, jetstream.ErrStreamNotFound) {
+		if c.Absent && c.Name == "" {
+			return true, ""
+		}
+		return false, fmt.Sprintf("there is no object store bucket %s", c.Bucket)
+	}
+	if err != nil {
+		return false, s.jsErr(err)
+	}
+	if c.Name == "" {
+		if c.Absent {
+			return false, "bucket " + c.Bucket + " still exists"
+		}
+		st, err := obs.Status(ctx)
+		if err != nil {
+			return false, s.jsErr(err)
+		}
+		if c.Sealed != nil && st.Sealed() != *c.Sealed {
+			if st.Sealed() {
+				return false, "bucket " + c.Bucket + " is sealed"
+			}
+			return false, "bucket " + c.Bucket + " is not sealed"
+		}
+		if c.Objects.Set() {
+			n := int64(0)
+			list, err := obs.List(ctx)
+			if err != nil && !errors.Is(err, jetstream.ErrNoObjectsFound) {
+				return false, s.jsErr(err)
+			}
+			n = int64(len(list))
+			if !c.Objects.Holds(n) {
+				return false, fmt.Sprintf("bucket %s holds %s, wants %s", c.Bucket, text.Count(n, "object", "objects"), c.Objects.Want())
+			}
+		}
+		if c.Watchers.Set() {
+			info, why := s.stream("OBJ_" + c.Bucket)
+			if info == nil {
+				return false, why
+			}
+			if n := int64(info.State.Consumers); !c.Watchers.Holds(n) {
+				return false, fmt.Sprintf("bucket %s has %s, wants %s", c.Bucket, text.Count(n, "watcher", "watchers"), c.Watchers.Want())
+			}
+		}
+		return true, ""
+	}
+	info, err := obs.GetInfo(ctx, c.Name)
+	if errors.Is(err, jetstream.ErrObjectNotFound) {
+		if c.Absent {
+			return true, ""
+		}
+		return false, fmt.Sprintf("bucket %s has no object %s%s", c.Bucket, c.Name, s.objectNames(obs))
+	}
+	if err != nil {
+		return false, s.jsErr(err)
+	}
+	if c.Absent {
+		return false, fmt.Sprintf("object %s is still in bucket %s", c.Name, c.Bucket)
+	}
+	nums := []numCheck{
+		{c.Size, int64(info.Size), "holds %s", "byte", ""},
+		{c.Chunks, int64(info.Chunks), "is stored in %s", "chunk", ""},
+	}
+	for _, n := range nums {
+		if why := n.fails("object " + c.Name); why != "" {
+			return false, why
+		}
+	}
+	return true, ""
+}
+
+// objectNames lists a bucket's objects for a "no object" reason.
+func (s *snapshot) objectNames(obs jetstream.ObjectStore) string {
+	ctx, cancel := s.timeout()
+	defer cancel()
+	list, err := obs.List(ctx)
+	if err != nil || len(list) == 0 {
+		return " (it holds none)"
+	}
+	var names []string
+	for _, o := range list {
+		names = append(names, o.Name)
+	}
+	sort.Strings(names)
+	return " (it holds " + strings.Join(names, ", ") + ")"
+}
+
+// serviceInstances finds the instances of a micro service from the
+// server's subscription list: each instance listens on
+// $SRV.PING.<name>.<id>.
+func (s *snapshot) serviceInstances(name string) []string {
+	prefix := micro.APIPrefix + "." + micro.PingVerb.String() + "." + name + "."
+	var ids []string
+	seen := map[string]bool{}
+	for _, sd := range s.clientSubs() {
+		if id, ok := strings.CutPrefix(sd.Subject, prefix); ok && !strings.Contains(id, ".") && !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// statsWait bounds how long one instance may take to answer for its stats.
+const statsWait = time.Second
+
+func (s *snapshot) checkService(c *ServiceCheck) (bool, string) {
+	if s.ns == nil {
+		return false, "the server is not running right now"
+	}
+	ids := s.serviceInstances(c.Name)
+	n := int64(len(ids))
+	if want := c.Instances.Or(">=1"); !want.Holds(n) {
+		if n == 0 {
+			return false, fmt.Sprintf("no instance of service %s is running (nothing answers $SRV.PING.%s)", c.Name, c.Name)
+		}
+		return false, fmt.Sprintf("service %s has %s running, wants %s", c.Name, text.Count(n, "instance", "instances"), want.Want())
+	}
+	if !c.Requests.Set() && !c.Errors.Set() && !c.EachRequests.Set() {
+		return true, ""
+	}
+	var requests, errs int64
+	for _, id := range ids {
+		subject := micro.APIPrefix + "." + micro.StatsVerb.String() + "." + c.Name + "." + id
+		msg, err := s.l.nc.Request(subject, nil, statsWait)
+		if err != nil {
+			return false, fmt.Sprintf("instance %s of service %s did not answer for its stats: %v", id, c.Name, err)
+		}
+		var st micro.Stats
+		if err := json.Unmarshal(msg.Data, &st); err != nil {
+			return false, fmt.Sprintf("instance %s of service %s answered %q for its stats", id, c.Name, msg.Data)
+		}
+		var r, e int64
+		for _, ep := range st.Endpoints {
+			r += int64(ep.NumRequests)
+			e += int64(ep.NumErrors)
+		}
+		if !c.EachRequests.Holds(r) {
+			return false, fmt.Sprintf("instance %s of service %s has handled %s, wants %s (each instance)", id, c.Name, text.Count(r, "request", "requests"), c.EachRequests.Want())
+		}
+		requests += r
+		errs += e
+	}
+	if !c.Requests.Holds(requests) {
+		return false, fmt.Sprintf("service %s has handled %s, wants %s", c.Name, text.Count(requests, "request", "requests"), c.Requests.Want())
+	}
+	if !c.Errors.Holds(errs) {
+		return false, fmt.Sprintf("service %s has answered %s, wants %s", c.Name, text.Count(errs, "error", "errors"), c.Errors.Want())
+	}
+	return true, ""
+}
