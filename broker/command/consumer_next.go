@@ -3,7 +3,6 @@ package command
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -168,23 +167,27 @@ func (x *consumerCmd) pullOne(c *Call, nc *nats.Conn, timeout time.Duration) (*n
 	}
 }
 
-// noMessage explains an empty pull with the consumer's own numbers.
+// noMessage is the real CLI's line for an empty pull, with the lab's note
+// on why, from the consumer's own numbers and what its stream holds.
 func (x *consumerCmd) noMessage(c *Call, timeout time.Duration) error {
-	msg := fmt.Sprintf("no message received within %s", f(timeout))
 	ci, err := c.consumerInfo(x.stream, x.consumer)
 	if err != nil {
-		return errors.New(msg)
+		return errNoMessage
 	}
+	within := "within " + f(timeout)
 	cfg := ci.Config
 	switch {
 	case cfg.MaxAckPending > 0 && ci.NumAckPending >= cfg.MaxAckPending:
-		return fmt.Errorf("%s: consumer %s has %s messages awaiting acknowledgement, its maximum (--max-pending), so delivery is paused until some are acknowledged", msg, x.consumer, f(ci.NumAckPending))
+		return explain(errNoMessage, "nothing came %s: consumer %s has %s messages awaiting acknowledgement, its maximum (--max-pending), so delivery is paused until some are acknowledged", within, x.consumer, f(ci.NumAckPending))
 	case ci.NumPending == 0 && ci.NumAckPending > 0:
-		return fmt.Errorf("%s: consumer %s has no new messages; %s delivered but unacknowledged come back once their %s ack wait runs out", msg, x.consumer, f(ci.NumAckPending), f(cfg.AckWait))
+		return explain(errNoMessage, "nothing came %s: consumer %s has no new messages; %s delivered but unacknowledged come back once their %s ack wait runs out", within, x.consumer, f(ci.NumAckPending), f(cfg.AckWait))
 	case ci.NumPending == 0:
-		return fmt.Errorf("%s: consumer %s has delivered everything (0 unprocessed messages); publish more to its stream %s", msg, x.consumer, x.stream)
+		if why := stallNote(c, ci); why != "" {
+			return explain(errNoMessage, "nothing came %s: %s", within, why)
+		}
+		return explain(errNoMessage, "nothing came %s: consumer %s has delivered everything (0 unprocessed messages); publish more to its stream %s", within, x.consumer, x.stream)
 	}
-	return fmt.Errorf("%s: consumer %s still has %s unprocessed messages (waiting pulls %s); try again", msg, x.consumer, f(ci.NumPending), f(ci.NumWaiting))
+	return explain(errNoMessage, "nothing came %s: consumer %s still has %s unprocessed messages (waiting pulls %s); try again", within, x.consumer, f(ci.NumPending), f(ci.NumWaiting))
 }
 
 // printMsg prints one message the way natscli's consumer next does.

@@ -364,7 +364,7 @@ func TestConsumerRedelivery(t *testing.T) {
 	if !strings.Contains(r.out, "tries: 2") || !strings.Contains(r.out, "str seq: 3") || !strings.HasSuffix(r.out, "\nTerminated message\n") {
 		t.Errorf("term:\n%q", r.out)
 	}
-	msg := l.fails("consumer next JOBS WORKER --timeout 300ms", "no message received within 300ms", "delivered everything")
+	msg := l.fails("consumer next JOBS WORKER --timeout 300ms", "nats: error: no message received: nats: timeout", "nothing came within 300ms", "delivered everything")
 	if strings.Contains(msg, "Terminated") {
 		t.Error(msg)
 	}
@@ -626,4 +626,28 @@ func TestAccountInfo(t *testing.T) {
 	if !strings.Contains(l.must("a nfo").out, "Account Information") {
 		t.Error("aliases")
 	}
+}
+
+// An empty pull prints the real CLI's line; the lab's note says why from
+// what the server holds: a filter that matches nothing, a consumer that
+// moved past what its edited filter now matches (edits never rewind), a
+// message given up on after --max-deliver tries.
+func TestConsumerNextSaysWhyNothingCame(t *testing.T) {
+	l := newLab(t)
+	conStream(t, l, jetstream.StreamConfig{Name: "ORDERS", Subjects: []string{"orders.>"}}, "orders.shipped", "order 1 shipped")
+	l.must("consumer add ORDERS shipping --pull --filter orders.shiped --defaults")
+	msg := l.fails("consumer next ORDERS shipping --timeout 300ms", "nats: error: no message received: nats: timeout", "filters orders.shiped, which matches none of the subjects stream ORDERS holds (orders.shipped)")
+	if strings.Contains(msg, "publish more") {
+		t.Errorf("a filter typo is not a reason to publish more: %s", msg)
+	}
+	l.must("consumer edit ORDERS shipping --filter orders.shipped -f")
+	l.fails("consumer next ORDERS shipping --timeout 300ms", "no message received: nats: timeout", "moved past them while its filter matched nothing, and changing a filter does not rewind a consumer")
+	l.must("consumer rm ORDERS shipping -f")
+	l.must("consumer add ORDERS shipping --pull --filter orders.shipped --defaults")
+	l.must("consumer next ORDERS shipping")
+
+	conStream(t, l, jetstream.StreamConfig{Name: "JOBS", Subjects: []string{"jobs.>"}}, "jobs.email", "send")
+	l.must("consumer add JOBS worker --pull --wait 300ms --max-deliver 1 --defaults")
+	l.must("consumer next JOBS worker --no-ack")
+	l.fails("consumer next JOBS worker --timeout 1s", "no message received: nats: timeout", "gave up on a message after 1 delivery (--max-deliver)", "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.JOBS.worker", "other consumers can read it")
 }

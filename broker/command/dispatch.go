@@ -292,6 +292,15 @@ func explainParseError(app *fisk.Application, words []string, err error) error {
 	case errors.Is(err, fisk.ErrUnknownLongFlag), errors.Is(err, fisk.ErrUnknownShortFlag):
 		flag := quoted(msg)
 		if d := suggest(flag, flags); d != "" {
+			var also []string // other flags flag begins, so none is taken for another
+			for _, f := range flags {
+				if f != d && strings.HasPrefix(f, flag) {
+					also = append(also, f)
+				}
+			}
+			if len(also) > 0 {
+				return explain(real(), "%s has no flag %s: did you mean %s? (or %s)", path, flag, d, strings.Join(also, ", "))
+			}
 			return explain(real(), "%s has no flag %s: did you mean %s?", path, flag, d)
 		}
 		return explain(real(), "%s has no flag %s; %s", path, flag, help)

@@ -125,18 +125,21 @@ func ErrorNote(err error) string {
 // suggest returns the candidate closest to word, or "" if none is close
 // enough to be a likely typo.
 func suggest(word string, candidates []string) string {
-	best, bestDist := "", 1<<30
+	best, bestDist, bestTrue := "", 1<<30, 1<<30
 	w := strings.ToLower(word)
 	for _, c := range candidates {
-		d := levenshtein.ComputeDistance(w, strings.ToLower(c))
+		trueDist := levenshtein.ComputeDistance(w, strings.ToLower(c))
+		d := trueDist
 		if strings.HasPrefix(strings.ToLower(c), w) && len(w) >= 2 {
 			d = min(d, 1)
 		}
 		if d == 2 && transposed(w, strings.ToLower(c)) {
 			d = 1
 		}
-		if d < bestDist {
-			best, bestDist = c, d
+		// Among candidates as likely (several that word begins), the
+		// nearest wins: --max-msg is --max-msgs, not --max-msg-size.
+		if d < bestDist || (d == bestDist && trueDist < bestTrue) {
+			best, bestDist, bestTrue = c, d, trueDist
 		}
 	}
 	limit := 2

@@ -2,6 +2,7 @@ package command_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -79,5 +80,26 @@ func TestMarkNotesMarksEveryLine(t *testing.T) {
 	w.Write([]byte("o\nthree\n"))
 	if got, want := b.String(), "» one\n» two\n» three\n"; got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// A server header spelt with other capitals gets a note: header names are
+// case-sensitive, and the stream stored both publishes.
+func TestHeaderCaseGetsANote(t *testing.T) {
+	l := newLab(t)
+	l.must(`stream add ORDERS --subjects "orders.>" --defaults`)
+	var first string
+	for i := range 2 {
+		r := l.must(`pub orders.new "order 1" -H Nats-Msg-ID:ord-1 --jetstream`)
+		if want := fmt.Sprintf("Sequence: %d", i+1); !strings.Contains(r.err, want) {
+			t.Fatalf("publish %d: want %q (no dedupe on Nats-Msg-ID):\n%s", i+1, want, r.err)
+		}
+		first = r.note
+	}
+	if !strings.Contains(first, "header names are case-sensitive: the server acts on Nats-Msg-Id, and Nats-Msg-ID is just another header to it") {
+		t.Errorf("note %q", first)
+	}
+	if r := l.must(`pub orders.new "order 2" -H Nats-Msg-Id:ord-2 --jetstream`); r.note != "" {
+		t.Errorf("the right spelling needs no note: %q", r.note)
 	}
 }

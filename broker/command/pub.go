@@ -169,6 +169,11 @@ func (p *pubCmd) run(c *Call) error {
 	if err != nil {
 		return err
 	}
+	for _, h := range pp.headers {
+		if note := headerCaseNote(h.key); note != "" {
+			c.Notef("%s", note)
+		}
+	}
 	nc, err := c.Conn()
 	if err != nil {
 		return err
