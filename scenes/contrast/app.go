@@ -16,9 +16,8 @@ import (
 // flood) is fetched in batches sized to drain in about drainSteps steps,
 // and past maxPacedBatch without pauses at all. With nothing pending the
 // app waits for new messages with one pull request for up to liveBatch of
-// them, as a real app would, instead of one per message: a pull request
-// is a subscription, a request and an unsubscribe the broker handles, and
-// at 20 messages a second that was a fair share of the lab's CPU.
+// them, as a real app would, instead of one per message: each pull request
+// is a subscription, a request and an unsubscribe for the broker to handle.
 const (
 	drainSteps    = 20
 	maxBatch      = 1000

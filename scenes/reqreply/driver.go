@@ -123,7 +123,7 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, subject string) (*driver
 }
 
 // How often the scene counts the subject's subscriptions: a counter the
-// embedded server keeps, read in process for well under a microsecond.
+// embedded server keeps, cheap to read in process.
 // Often while the taps are on, so that the tap on the subject leaves within
 // milliseconds of the last responder (the next request must bounce, not
 // reach the tap); less often otherwise, to see a responder come.

@@ -33,7 +33,7 @@ import (
 // Epoch is where every scene test's manual clock starts.
 var Epoch = time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
 
-// Scene is what the harness needs of a scene: a kit.Base does the rest.
+// Scene is what the harness needs of a scene: a kit.Scene has it all.
 type Scene interface {
 	scenes.Scene
 	Feed() *kit.Feed
