@@ -308,22 +308,7 @@ func TestALookCostsTwoRequests(t *testing.T) {
 		"consumer add JOBS w --pull --wait 30s --defaults")
 	h.Run("consumer next JOBS w --no-ack")
 	h.Settle("awaiting ack", func(s Snapshot) bool { return len(consumer(s, "w").Out) == 1 })
-	nc := brokertest.Connect(t, h.srv, "api count")
-	js, _ := jetstream.New(nc)
-	api := func() uint64 {
-		ai, err := js.AccountInfo(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ai.API.Total
-	}
-	looks0, api0 := h.Scene.d.looks.Load(), api()
-	for i := 0; i < 3; i++ {
-		if !h.Scene.d.sync(10 * time.Second) {
-			t.Fatal("the driver did not look")
-		}
-	}
-	looks, asked := h.Scene.d.looks.Load()-looks0, api()-api0-1 // less the count's own request
+	looks, asked := kittest.LookCost(t, h.srv, h.Scene.d.looks.Load, h.Scene.d.sync)
 	if looks < 3 || asked > 2*looks {
 		t.Fatalf("%d looks asked %d API requests: want at most two each", looks, asked)
 	}

@@ -69,8 +69,9 @@ type driver struct {
 	beforeDown map[string][2]uint64 // cursor and ack floor of each consumer when the server went down
 	hint       string               // the stream a consumer was last created on, for the automatic choice
 	jsOff      bool
-	syncs      []chan struct{} // closed after the next look (sync)
-	looks      atomic.Uint64   // looks taken, for counting what they cost
+	syncs      []chan struct{}    // closed after the next look (sync)
+	syncReqs   chan chan struct{} // sync asks run to take in its news and look
+	looks      atomic.Uint64      // looks taken, for counting what they cost
 }
 
 // watchChoice is what the watch control asked for.
@@ -87,14 +88,12 @@ const (
 	sigAck
 	sigPublish
 	sigServer
-	sigSync
 )
 
 type signal struct {
 	kind sigKind
 	msg  *nats.Msg
 	up   bool
-	done chan struct{} // sigSync: closed once run has looked
 }
 
 // Polling: never more often than minPoll (5 a second), quickly while a
@@ -109,7 +108,7 @@ const (
 
 func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*driver, error) {
 	d := &driver{Life: watch.NewLife(), dep: dep, feed: feed, clock: clock,
-		sig: make(chan signal, 256), kick: watch.NewKick(), ready: make(chan struct{}), msgs: make(chan *nats.Msg, 1024), ackSubs: map[string][]*nats.Subscription{},
+		sig: make(chan signal, 256), syncReqs: make(chan chan struct{}), kick: watch.NewKick(), ready: make(chan struct{}), msgs: make(chan *nats.Msg, 1024), ackSubs: map[string][]*nats.Subscription{},
 		up: true, structure: true}
 	nc, err := d.Connect(dep, "natslab scene cursor", func(up bool) { d.signal(signal{kind: sigServer, up: up}) })
 	if err != nil {
@@ -162,30 +161,9 @@ func (d *driver) signal(s signal) {
 
 func (d *driver) poke() { d.kick.Poke() }
 
-// sync returns once the driver has handled everything the server sent its
-// connection before the call, and has looked at the broker since: a round
-// trip to the server puts the server's news in d.msgs, and run takes all
-// of it before its next look. It reports false when that took longer than
-// limit.
-func (d *driver) sync(limit time.Duration) bool {
-	if err := d.nc.FlushTimeout(limit); err != nil {
-		return false
-	}
-	done := make(chan struct{})
-	t := time.NewTimer(limit)
-	defer t.Stop()
-	select {
-	case d.sig <- signal{kind: sigSync, done: done}:
-	case <-t.C:
-		return false
-	}
-	select {
-	case <-done:
-		return true
-	case <-t.C:
-		return false
-	}
-}
+// sync returns once run has taken in everything the server sent before
+// the call and looked at the broker since (watch.Sync).
+func (d *driver) sync(limit time.Duration) bool { return watch.Sync(d.nc, d.syncReqs, limit) }
 
 // Snapshot implements kit.Driver: it never waits on the network.
 func (d *driver) Snapshot() Snapshot {
@@ -226,6 +204,9 @@ func (d *driver) run() {
 			d.publish()
 		case <-d.kick:
 			d.busyUntil = time.Now().Add(busyLinger)
+		case done := <-d.syncReqs:
+			d.drain()
+			d.syncs = append(d.syncs, done)
 		case <-timer.C:
 		}
 		d.mu.Lock()
@@ -314,8 +295,6 @@ func (d *driver) handle(s signal) {
 	switch s.kind {
 	case sigServer:
 		d.server(s.up, now)
-	case sigSync:
-		d.syncs = append(d.syncs, s.done)
 	case sigAdvisory:
 		d.advisory(s.msg, now)
 	case sigPull:

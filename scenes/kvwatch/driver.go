@@ -130,29 +130,9 @@ func (d *driver) setUp(up bool) {
 
 func (d *driver) poke() { d.kick.Poke() }
 
-// sync returns once the driver has handled everything the server sent its
-// connection before the call, and has looked at the broker since: a round
-// trip to the server puts the server's news in d.msgs, and run takes all
-// of it before a look. It reports false when that took longer than limit.
-func (d *driver) sync(limit time.Duration) bool {
-	if err := d.nc.FlushTimeout(limit); err != nil {
-		return false
-	}
-	done := make(chan struct{})
-	t := time.NewTimer(limit)
-	defer t.Stop()
-	select {
-	case d.syncs <- done:
-	case <-t.C:
-		return false
-	}
-	select {
-	case <-done:
-		return true
-	case <-t.C:
-		return false
-	}
-}
+// sync returns once run has taken in everything the server sent before
+// the call and looked at the broker since (watch.Sync).
+func (d *driver) sync(limit time.Duration) bool { return watch.Sync(d.nc, d.syncs, limit) }
 
 // Snapshot implements kit.Driver.
 func (d *driver) Snapshot() Snapshot {
@@ -190,26 +170,12 @@ func (d *driver) run() {
 			d.publish()
 		case m := <-d.msgs:
 			d.heard(m)
-			for more := true; more; {
-				select {
-				case m := <-d.msgs:
-					d.heard(m)
-				default:
-					more = false
-				}
-			}
+			d.drain()
 			d.publish()
 		case <-d.kick:
 			d.busyUntil = time.Now().Add(busyLinger)
 		case done := <-d.syncs:
-			for more := true; more; {
-				select {
-				case m := <-d.msgs:
-					d.heard(m)
-				default:
-					more = false
-				}
-			}
+			d.drain()
 			synced = done
 		case <-timer.C:
 		}
@@ -232,6 +198,18 @@ func (d *driver) run() {
 		}
 		now := time.Now()
 		timer.Reset(max(d.nextPoll(now).Sub(now), time.Millisecond))
+	}
+}
+
+// drain takes whatever else the listeners heard, without waiting.
+func (d *driver) drain() {
+	for {
+		select {
+		case m := <-d.msgs:
+			d.heard(m)
+		default:
+			return
+		}
 	}
 }
 

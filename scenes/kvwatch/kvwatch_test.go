@@ -189,21 +189,7 @@ func TestIdleAsksNothing(t *testing.T) {
 func TestALookCostsTwoRequests(t *testing.T) {
 	h := newHarness(t, "kv add profiles", "kv put profiles a 1")
 	h.Settle("a", func(s Snapshot) bool { return key(s, "a").Rev == 1 })
-	js := h.js()
-	api := func() uint64 {
-		ai, err := js.AccountInfo(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ai.API.Total
-	}
-	looks0, api0 := h.Scene.d.looks.Load(), api()
-	for i := 0; i < 3; i++ {
-		if !h.Scene.d.sync(10 * time.Second) {
-			t.Fatal("the driver did not look")
-		}
-	}
-	looks, asked := h.Scene.d.looks.Load()-looks0, api()-api0-1 // less the count's own request
+	looks, asked := kittest.LookCost(t, h.srv, h.Scene.d.looks.Load, h.Scene.d.sync)
 	if looks < 3 || asked > 2*looks {
 		t.Fatalf("%d looks asked %d API requests: want at most two each", looks, asked)
 	}

@@ -140,3 +140,29 @@ func (l *Life) Each(ch <-chan *nats.Msg, f func(m *nats.Msg)) {
 		}
 	})
 }
+
+// Sync is a test's barrier on a driver that handles its news on one loop:
+// it returns once that loop has taken in everything the server sent nc
+// before the call and looked at the broker since. A round trip to the
+// server puts the server's news in the driver's channels; asks hands the
+// loop a channel to close after it has taken what waits there and looked.
+// It reports false when that took longer than limit.
+func Sync(nc *nats.Conn, asks chan<- chan struct{}, limit time.Duration) bool {
+	if err := nc.FlushTimeout(limit); err != nil {
+		return false
+	}
+	done := make(chan struct{})
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case asks <- done:
+	case <-t.C:
+		return false
+	}
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
+	}
+}
