@@ -39,6 +39,9 @@ func Start(t testing.TB, opts ...Option) *broker.Server {
 	for _, f := range opts {
 		f(&o)
 	}
+	if o.Cluster > 1 {
+		holdClusterLock(t)
+	}
 	s, err := broker.Start(o)
 	if err != nil {
 		t.Fatalf("starting the embedded server: %v", err)
