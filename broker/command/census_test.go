@@ -568,7 +568,7 @@ func (c *censusSide) env(words []string) brokertest.RealEnv {
 }
 
 func (c *censusSide) clean(r censusResult) censusResult {
-	for _, p := range []struct{ path, as string }{{c.dir, "WORKDIR"}, {c.home, "HOME"}, {c.url, "SERVER_URL"}} {
+	for _, p := range []struct{ path, as string }{{c.dir, "WORKDIR"}, {c.home, "HOME"}} {
 		r.out = strings.ReplaceAll(r.out, p.path, p.as)
 		r.err = strings.ReplaceAll(r.err, p.path, p.as)
 	}
