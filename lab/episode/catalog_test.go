@@ -16,7 +16,7 @@ var curriculum = []string{
 	"durable-consumer", "ack-redelivery", "two-consumers", "worker-pool",
 	"retention", "replicas", "kv", "troubleshooting", "sandbox",
 	"push-pull", "durable-ephemeral", "deliver-policies", "max-ack-pending", "exactly-once",
-	"object-store", "services",
+	"object-store", "services", "republish",
 }
 
 func TestCatalogHasTheCurriculum(t *testing.T) {

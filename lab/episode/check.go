@@ -103,8 +103,14 @@ type StreamCheck struct {
 	DuplicateWindow   Cmp      `yaml:"duplicate_window"`
 	Consumers         Cmp      `yaml:"consumers"`
 	Replicas          Cmp      `yaml:"replicas"`
-	Current           Cmp      `yaml:"current"`        // replicas up to date, the leader included
-	LeaderChanged     bool     `yaml:"leader_changed"` // since the previous step
+	// RepublishSource and RepublishDestination: the stream republishes
+	// what it stores on the one to the other; RepublishHeaders, headers
+	// only.
+	RepublishSource      string `yaml:"republish_source"`
+	RepublishDestination string `yaml:"republish_destination"`
+	RepublishHeaders     *bool  `yaml:"republish_headers"`
+	Current              Cmp    `yaml:"current"`        // replicas up to date, the leader included
+	LeaderChanged        bool   `yaml:"leader_changed"` // since the previous step
 }
 
 // ConsumerCheck describes a consumer.

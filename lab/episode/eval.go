@@ -427,6 +427,9 @@ func (s *snapshot) checkStream(c *StreamCheck, prev mark) (bool, string) {
 	if c.Discard != "" && discard(cfg.Discard) != c.Discard {
 		return false, fmt.Sprintf("%s discards %s messages when full, not %s ones", name, discard(cfg.Discard), c.Discard)
 	}
+	if why := republishes(name, cfg.RePublish, c); why != "" {
+		return false, why
+	}
 	nums := []numCheck{
 		{c.MaxMsgs, cfg.MaxMsgs, "keeps at most %s (-1 is no limit)", "message", ""},
 		{c.MaxMsgsPerSubject, cfg.MaxMsgsPerSubject, "keeps at most %s per subject (-1 is no limit)", "message", ""},

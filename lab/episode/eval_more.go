@@ -171,3 +171,26 @@ func (s *snapshot) checkService(c *ServiceCheck) (bool, string) {
 	}
 	return true, ""
 }
+
+// republishes says what a stream's republish setting lacks, or "".
+func republishes(name string, rp *jetstream.RePublish, c *StreamCheck) string {
+	if c.RepublishSource == "" && c.RepublishDestination == "" && c.RepublishHeaders == nil {
+		return ""
+	}
+	if rp == nil {
+		return name + " republishes nothing (stream edit with --republish-source and --republish-destination sets it)"
+	}
+	if c.RepublishSource != "" && rp.Source != c.RepublishSource {
+		return fmt.Sprintf("%s republishes what it stores on %s, not %s", name, rp.Source, c.RepublishSource)
+	}
+	if c.RepublishDestination != "" && rp.Destination != c.RepublishDestination {
+		return fmt.Sprintf("%s republishes to %s, not %s", name, rp.Destination, c.RepublishDestination)
+	}
+	if c.RepublishHeaders != nil && rp.HeadersOnly != *c.RepublishHeaders {
+		if rp.HeadersOnly {
+			return name + " republishes headers only, without the bodies"
+		}
+		return name + " republishes whole messages, not headers only (--republish-headers)"
+	}
+	return ""
+}
