@@ -174,14 +174,30 @@ func runScript(ctx context.Context, cfg config, args []string, stdin io.Reader, 
 	if cfg.explain {
 		st.Note = command.MarkNotes(stderr)
 	}
+	// Storage trouble the server logged (a stream left out at start, a
+	// full disk) is said on stderr, and the run fails: its output alone
+	// would look as if all were well.
+	storage := broker.WatchStorage(dep.Log(), "run natslab again")
+	troubled := sayStorageTrouble(storage, stderr)
 	res, err := script.Run(ctx, s, in, st)
+	troubled = sayStorageTrouble(storage, stderr) || troubled
 	if err != nil {
 		return fail(stderr, err)
 	}
-	if res.Failed > 0 {
+	if res.Failed > 0 || troubled {
 		return 1
 	}
 	return 0
+}
+
+// sayStorageTrouble writes one line for each storage problem logged since
+// the last look; it reports whether there was any.
+func sayStorageTrouble(w *broker.TroubleWatch, stderr io.Writer) bool {
+	ts := w.New()
+	for _, t := range ts {
+		fmt.Fprintf(stderr, "natslab: %s\n", t.Line)
+	}
+	return len(ts) > 0
 }
 
 // blankMeans says, for each flag whose value cannot be blank, what to give

@@ -32,7 +32,19 @@ func Serve(ctx context.Context, opts Options, w io.Writer) error {
 	} else {
 		fmt.Fprintln(w, "natslab is serving NATS in-process only (--listen none): nothing outside this process can connect")
 	}
-	<-ctx.Done()
-	fmt.Fprintln(w, "natslab: stopping")
-	return nil
+	// Storage trouble, logged above among the rest, gets a line of its own
+	// (see StorageTrouble), from start-up on.
+	trouble := WatchStorage(s.Log(), "restart natslab serve")
+	for {
+		changed := trouble.Changed()
+		for _, t := range trouble.New() {
+			fmt.Fprintf(w, "natslab: %s\n", t.Line)
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			fmt.Fprintln(w, "natslab: stopping")
+			return nil
+		}
+	}
 }

@@ -67,13 +67,14 @@ type Model struct {
 	keys  rootKeys
 	help  help.Model
 
-	sb     *Scrollback
-	cmd    *cmdPane
-	scene  *scenePane
-	lesson *lessonPane
-	log    *logPane
-	status *statusBar
-	stats  *statsSource
+	sb      *Scrollback
+	cmd     *cmdPane
+	scene   *scenePane
+	lesson  *lessonPane
+	log     *logPane
+	status  *statusBar
+	stats   *statsSource
+	storage *broker.TroubleWatch // storage trouble in the server's log (storage.go)
 
 	w, h       int
 	lay        layout
@@ -156,6 +157,9 @@ func New(opts Options) *Model {
 	m.lesson = newLessonPane(m.st)
 	m.log = newLogPane(m.st, m.dep.Log())
 	m.stats = &statsSource{dep: m.dep, store: opts.StoreDir}
+	if lb := m.dep.Log(); lb != nil {
+		m.storage = broker.WatchStorage(lb, storageRestart)
+	}
 	m.status = &statusBar{st: m.st, guest: opts.Guest}
 	if opts.Guest != "" {
 		m.stats.store = "" // the host's paths mean nothing to a guest
@@ -339,7 +343,7 @@ type (
 // Init starts the waiters: output, posts, server changes, stats.
 func (m *Model) Init() tea.Cmd {
 	m.greet()
-	return tea.Batch(m.waitOutput(), m.waitPost(), m.waitServer(), m.fetchStats(), m.pollStats())
+	return tea.Batch(m.waitOutput(), m.waitPost(), m.waitServer(), m.fetchStats(), m.pollStats(), m.storageNotes())
 }
 
 // waitOutput wakes the UI when output arrived, at most once per frame.
@@ -487,6 +491,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case serverChangedMsg:
 		m.log.Invalidate()
 		return m, tea.Batch(m.fetchStats(), m.waitServer())
+	case storageMsg:
+		return m, m.storageNotes()
 	case logMsg:
 		if msg.gen != m.logGen || !m.showLog {
 			return m, nil

@@ -48,6 +48,9 @@ func (c *Call) streamTrouble(subject string) (why string, ok bool) {
 	case err != nil:
 		return fmt.Sprintf("JetStream does not answer which stream captures %q (%v): its servers may be electing a meta leader, or too few of them run for a quorum", subject, err), true
 	}
+	if t, ok := broker.StreamTrouble(c.S.dep.Log(), name, "restart the server (restart)"); ok {
+		return t.Line, true // a write error, a full disk: it stays so until a restart
+	}
 	if cl := c.S.dep.Cluster(); cl != nil {
 		// Known to JetStream, but no running node holds a copy.
 		return clusterStreamTrouble(cl, name)
