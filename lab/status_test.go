@@ -33,9 +33,14 @@ func TestStatusBarTellsReconnectingAndSilenceFromJetStreamOff(t *testing.T) {
 			}
 		}
 		// The status connection may have been on a stopped node: once it
-		// is back on n1, JetStream is there but cannot answer.
+		// is back on n1, and n1 has noticed that no meta leader is left
+		// (a leader that lost its quorum steps down after a while),
+		// JetStream is there but cannot answer.
 		if !broker.WaitFor(20*time.Second, func() bool { return src.nc != nil && srv.Attached(src.nc) }) {
 			t.Fatal("the status connection did not come back")
+		}
+		if !broker.WaitFor(60*time.Second, func() bool { return cl.MetaLeader() == "" }) {
+			t.Fatal("n1 still leads the meta group without a quorum")
 		}
 		bar := barText(src.read())
 		if !strings.Contains(bar, "JetStream not answering") || strings.Contains(bar, "JetStream off") {
