@@ -48,12 +48,15 @@ func waitConnected(t *testing.T, s *broker.Server, nc *nats.Conn) {
 	}
 }
 
+// waitLeader waits until stream has a leader other than not and a publish
+// on any running node reaches it: right after an election the new leader
+// reports itself a moment before its subscription has reached every node.
 func waitLeader(t *testing.T, s *broker.Server, stream, not string) string {
 	t.Helper()
 	var leader string
 	if !broker.WaitFor(clusterWait, func() bool {
 		leader = s.StreamLeader(stream)
-		return leader != "" && leader != not
+		return leader != "" && leader != not && s.Reachable(stream)
 	}) {
 		t.Fatalf("stream %s elected no new leader (old %q)", stream, not)
 	}
@@ -142,10 +145,12 @@ func TestClusterFailoverElectsNewLeaderLosesNothingAndCatchesUp(t *testing.T) {
 	leader := waitLeader(t, s, "ORDERS", old)
 	waitConnected(t, s, nc)
 
-	// Failover: publishing goes on, and what was acknowledged is there.
+	// Failover: publishing goes on, and what was acknowledged is there. A
+	// client retries a publish nobody answered, as applications do (no
+	// responders means nothing was stored), for at most two seconds.
 	const more = 20
 	for i := 0; i < more; i++ {
-		ack, err := js.Publish(testCtx(t), "orders.new", []byte("more"))
+		ack, err := js.Publish(testCtx(t), "orders.new", []byte("more"), jetstream.WithRetryWait(50*time.Millisecond), jetstream.WithRetryAttempts(40))
 		if err != nil {
 			t.Fatalf("publish %d after failover: %v", i, err)
 		}
@@ -233,6 +238,7 @@ func TestClusterR1StreamOnStoppedNodeIsUnavailableThenBack(t *testing.T) {
 	if err := s.StartNode(home); err != nil {
 		t.Fatal(err)
 	}
+	waitLeader(t, s, "SOLO", "") // its node leads it again, reachable from every node
 	ack, err := js.Publish(testCtx(t), "solo.x", []byte("again"))
 	if err != nil || ack.Sequence != 2 {
 		t.Fatalf("after the node is back: %v %+v", err, ack)
@@ -243,17 +249,17 @@ func TestClusterAreasResetAndRecoveryCoverEveryNode(t *testing.T) {
 	s := brokertest.Start(t, brokertest.Clustered())
 	nc, js := clusterJS(t, s)
 	if _, err := js.CreateStream(testCtx(t), jetstream.StreamConfig{Name: "ORDERS", Subjects: []string{"orders.>"}, Replicas: 3}); err != nil {
-		t.Fatal(err)
+		t.Fatalf("creating ORDERS: %v", err)
 	}
 	if _, err := js.Publish(testCtx(t), "orders.new", nil); err != nil {
-		t.Fatal(err)
+		t.Fatalf("publishing to ORDERS: %v", err)
 	}
 	url := s.ClientURL()
 
 	// A lesson's area starts empty (a new cluster: it elects at once)
 	// and leaves the sandbox alone.
 	if err := s.UseArea("lessons/replicas", true, true); err != nil {
-		t.Fatal(err)
+		t.Fatalf("moving to the lesson's area: %v", err)
 	}
 	if st := s.Stats(); st.Streams != 0 || len(s.Nodes()) != 3 {
 		t.Fatalf("a fresh area holds nothing: %+v", st)
@@ -265,7 +271,7 @@ func TestClusterAreasResetAndRecoveryCoverEveryNode(t *testing.T) {
 	// Back in the sandbox the nodes recover their stores: Raft elects its
 	// leaders after its election timeout, and everything is there.
 	if err := s.UseArea("", true, false); err != nil {
-		t.Fatal(err)
+		t.Fatalf("back to the sandbox: %v", err)
 	}
 	if s.ClientURL() != url {
 		t.Fatalf("a restart moved the ports: %s -> %s", url, s.ClientURL())
@@ -337,7 +343,7 @@ func streamMsgsNamed(t *testing.T, js jetstream.JetStream, name string) uint64 {
 	t.Helper()
 	st, err := js.Stream(testCtx(t), name)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("stream %s: %v", name, err)
 	}
 	return st.CachedInfo().State.Msgs
 }
