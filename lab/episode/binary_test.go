@@ -55,7 +55,7 @@ func runBinary(t *testing.T, id, script string, explain bool) binaryRun {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if strings.Contains(script, "{{follower ") || strings.Contains(script, "{{reply #") {
+	if strings.Contains(script, "follower ") && strings.Contains(script, "{{") || strings.Contains(script, "{{reply #") {
 		return runInteractive(t, ctx, args, script)
 	}
 	file := filepath.Join(t.TempDir(), id+".txt")
@@ -86,8 +86,9 @@ func finish(t *testing.T, err error, out string) binaryRun {
 var leaderOf = regexp.MustCompile(`^\s+"leader": "(n\d)"`)
 
 // runInteractive feeds the script to the binary on its standard input;
-// before a line naming {{follower STREAM}} it asks stream info STREAM
-// --json and waits for the leader's name.
+// before a line naming {{follower STREAM}} (or {{other follower STREAM}},
+// the second one) it asks stream info STREAM --json and waits for the
+// leader's name.
 func runInteractive(t *testing.T, ctx context.Context, args []string, script string) binaryRun {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, brokertest.Build(t, "natslab"), append(args, "-")...)
@@ -112,7 +113,7 @@ func runInteractive(t *testing.T, ctx context.Context, args []string, script str
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	follower := regexp.MustCompile(`\{\{follower (\w+)\}\}`)
+	follower := regexp.MustCompile(`\{\{(other )?follower (\w+)\}\}`)
 	reply := regexp.MustCompile(`\{\{reply #(\d+)\}\}`)
 	for _, line := range strings.Split(script, "\n") {
 		if m := reply.FindStringSubmatch(line); m != nil {
@@ -130,18 +131,22 @@ func runInteractive(t *testing.T, ctx context.Context, args []string, script str
 			line = strings.ReplaceAll(line, m[0], subject)
 		}
 		if m := follower.FindStringSubmatch(line); m != nil {
-			fmt.Fprintf(stdin, "stream info %s --json\n", m[1])
+			fmt.Fprintf(stdin, "stream info %s --json\n", m[2])
 			leader := ""
 			for leader == "" {
 				l, ok := <-lines
 				if !ok {
-					t.Fatalf("the binary ended before saying who leads %s", m[1])
+					t.Fatalf("the binary ended before saying who leads %s", m[2])
 				}
 				if lm := leaderOf.FindStringSubmatch(l); lm != nil {
 					leader = lm[1]
 				}
 			}
-			other := map[string]string{"n1": "n2", "n2": "n3", "n3": "n1"}[leader]
+			next := map[string]string{"n1": "n2", "n2": "n3", "n3": "n1"}
+			other := next[leader]
+			if m[1] != "" {
+				other = next[other] // the second follower
+			}
 			line = strings.ReplaceAll(line, m[0], other)
 		}
 		fmt.Fprintln(stdin, line)

@@ -12,7 +12,9 @@ import (
 // testdata/claims/NAME.txt starts with header lines:
 //
 //	# lesson: ID     the lesson whose starting state the script runs in
-//	# claim: TEXT    words of the lesson's Markdown (spaces collapsed)
+//	# text: ID       the lesson whose text makes the claim, if another
+//	# claim: TEXT    words of the lesson's Markdown (spaces collapsed); one
+//	                 or more, each a claim the run shows
 //	# expect: TEXT   printed somewhere in the run (the lab's notes too)
 //	# expect-not: TEXT  printed nowhere
 //
@@ -31,27 +33,37 @@ func TestLessonClaimsHoldOnTheServer(t *testing.T) {
 		name := strings.TrimSuffix(filepath.Base(f), ".txt")
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			var id, claim string
+			var id, textID string
+			var claims []string
 			var expect, expectNot []string
 			for _, line := range strings.Split(string(raw), "\n") {
 				switch {
 				case strings.HasPrefix(line, "# lesson:"):
 					id = strings.TrimSpace(strings.TrimPrefix(line, "# lesson:"))
+				case strings.HasPrefix(line, "# text:"):
+					textID = strings.TrimSpace(strings.TrimPrefix(line, "# text:"))
 				case strings.HasPrefix(line, "# claim:"):
-					claim = strings.TrimSpace(strings.TrimPrefix(line, "# claim:"))
+					claims = append(claims, strings.TrimSpace(strings.TrimPrefix(line, "# claim:")))
 				case strings.HasPrefix(line, "# expect:"):
 					expect = append(expect, strings.TrimSpace(strings.TrimPrefix(line, "# expect:")))
 				case strings.HasPrefix(line, "# expect-not:"):
 					expectNot = append(expectNot, strings.TrimSpace(strings.TrimPrefix(line, "# expect-not:")))
 				}
 			}
-			ep, ok := catalog().Get(id)
-			if !ok || claim == "" || len(expect)+len(expectNot) == 0 {
+			if textID == "" {
+				textID = id
+			}
+			_, ok := catalog().Get(id)
+			ep, okText := catalog().Get(textID)
+			if !ok || !okText || len(claims) == 0 || len(expect)+len(expectNot) == 0 {
 				t.Fatalf("%s needs # lesson: ID (a lesson), # claim: and an # expect:", f)
 			}
-			if !strings.Contains(collapse(ep.Text), collapse(claim)) {
-				t.Fatalf("lesson %s no longer says %q: update or remove %s", id, claim, f)
+			for _, claim := range claims {
+				if !strings.Contains(collapse(ep.Text), collapse(claim)) {
+					t.Fatalf("lesson %s no longer says %q: update or remove %s", textID, claim, f)
+				}
 			}
+			claim := strings.Join(claims, " / ")
 			r := runBinary(t, id, string(raw), true)
 			for _, want := range expect {
 				if !strings.Contains(r.out, want) {
