@@ -29,8 +29,6 @@ var importRules = []importRule{
 		Why: "the shared text helpers stand alone"},
 	{Of: "broker/realcli", Not: []string{"..."},
 		Why: "the real CLI's child process runs only this"},
-	{Of: "broker/command/jsadmin", Not: []string{"..."},
-		Why: "JetStream API requests stand alone"},
 	{Of: "scenes/...", Not: []string{"lab/..."}, Tests: true,
 		Why: "scenes never import the lab: the lab hosts them"},
 	{Of: "scenes/...", Not: []string{"broker/script", "broker/walkthrough"},

@@ -280,13 +280,13 @@ func tierRows(cols *columns.Writer, name string, t jetstream.Tier) {
 		cols.AddRow("Storage Per Stream", size(t.Limits.StoreMaxStreamBytes))
 	}
 	if t.Limits.MaxStreams == -1 {
-		cols.AddRowf("Streams", "%s of Unlimited", f(t.Streams))
+		cols.AddRowf("Streams", "%s of Unlimited", human(t.Streams))
 	} else {
-		cols.AddRowf("Streams", "%s of %s", f(t.Streams), f(t.Limits.MaxStreams))
+		cols.AddRowf("Streams", "%s of %s", human(t.Streams), human(t.Limits.MaxStreams))
 	}
 	if t.Limits.MaxConsumers == -1 {
 		cols.AddRow("Consumers", "Unlimited")
 	} else {
-		cols.AddRowf("Consumers", "Maximum %s per stream", f(t.Limits.MaxConsumers))
+		cols.AddRowf("Consumers", "Maximum %s per stream", human(t.Limits.MaxConsumers))
 	}
 }

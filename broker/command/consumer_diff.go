@@ -34,21 +34,21 @@ var configFields = []configField{
 	}, never},
 	{"Deliver Policy", deliverPolicyText, never},
 	{"Ack Policy", func(c jetstream.ConsumerConfig) string { return ackPolicyText(c.AckPolicy) }, never},
-	{"Ack Wait", func(c jetstream.ConsumerConfig) string { return f(c.AckWait) }, func(c jetstream.ConsumerConfig) bool { return c.AckWait == 0 }},
+	{"Ack Wait", func(c jetstream.ConsumerConfig) string { return human(c.AckWait) }, func(c jetstream.ConsumerConfig) bool { return c.AckWait == 0 }},
 	{"Replay Policy", func(c jetstream.ConsumerConfig) string { return replayPolicyText(c.ReplayPolicy) }, never},
 	{"Maximum Deliveries", func(c jetstream.ConsumerConfig) string { return unlimited(c.MaxDeliver) }, func(c jetstream.ConsumerConfig) bool { return c.MaxDeliver == 0 }},
 	{"Max Ack Pending", func(c jetstream.ConsumerConfig) string { return unlimited(c.MaxAckPending) }, func(c jetstream.ConsumerConfig) bool { return c.MaxAckPending == 0 }},
-	{"Max Waiting Pulls", func(c jetstream.ConsumerConfig) string { return f(c.MaxWaiting) }, func(c jetstream.ConsumerConfig) bool { return c.MaxWaiting == 0 }},
-	{"Idle Heartbeat", func(c jetstream.ConsumerConfig) string { return f(c.IdleHeartbeat) }, never},
-	{"Flow Control", func(c jetstream.ConsumerConfig) string { return f(c.FlowControl) }, never},
-	{"Headers Only", func(c jetstream.ConsumerConfig) string { return f(c.HeadersOnly) }, never},
-	{"Inactive Threshold", func(c jetstream.ConsumerConfig) string { return f(c.InactiveThreshold) }, func(c jetstream.ConsumerConfig) bool { return c.InactiveThreshold == 0 }},
-	{"Max Pull Expire", func(c jetstream.ConsumerConfig) string { return f(c.MaxRequestExpires) }, never},
-	{"Max Pull Batch", func(c jetstream.ConsumerConfig) string { return f(c.MaxRequestBatch) }, never},
-	{"Max Pull MaxBytes", func(c jetstream.ConsumerConfig) string { return f(c.MaxRequestMaxBytes) }, never},
+	{"Max Waiting Pulls", func(c jetstream.ConsumerConfig) string { return human(c.MaxWaiting) }, func(c jetstream.ConsumerConfig) bool { return c.MaxWaiting == 0 }},
+	{"Idle Heartbeat", func(c jetstream.ConsumerConfig) string { return human(c.IdleHeartbeat) }, never},
+	{"Flow Control", func(c jetstream.ConsumerConfig) string { return human(c.FlowControl) }, never},
+	{"Headers Only", func(c jetstream.ConsumerConfig) string { return human(c.HeadersOnly) }, never},
+	{"Inactive Threshold", func(c jetstream.ConsumerConfig) string { return human(c.InactiveThreshold) }, func(c jetstream.ConsumerConfig) bool { return c.InactiveThreshold == 0 }},
+	{"Max Pull Expire", func(c jetstream.ConsumerConfig) string { return human(c.MaxRequestExpires) }, never},
+	{"Max Pull Batch", func(c jetstream.ConsumerConfig) string { return human(c.MaxRequestBatch) }, never},
+	{"Max Pull MaxBytes", func(c jetstream.ConsumerConfig) string { return human(c.MaxRequestMaxBytes) }, never},
 	{"Backoff", func(c jetstream.ConsumerConfig) string { return backoffText(c.BackOff) }, never},
-	{"Replicas", func(c jetstream.ConsumerConfig) string { return f(c.Replicas) }, func(c jetstream.ConsumerConfig) bool { return c.Replicas == 0 }},
-	{"Memory Storage", func(c jetstream.ConsumerConfig) string { return f(c.MemoryStorage) }, never},
+	{"Replicas", func(c jetstream.ConsumerConfig) string { return human(c.Replicas) }, func(c jetstream.ConsumerConfig) bool { return c.Replicas == 0 }},
+	{"Memory Storage", func(c jetstream.ConsumerConfig) string { return human(c.MemoryStorage) }, never},
 	{"Metadata", func(c jetstream.ConsumerConfig) string { return metadataText(userMetadata(c.Metadata)) }, func(c jetstream.ConsumerConfig) bool { return len(userMetadata(c.Metadata)) == 0 }},
 }
 
@@ -56,7 +56,7 @@ func unlimited(n int) string {
 	if n < 0 {
 		return "unlimited"
 	}
-	return f(n)
+	return human(n)
 }
 
 func metadataText(m map[string]string) string {

@@ -157,7 +157,7 @@ func replayPolicyText(p jetstream.ReplayPolicy) string {
 // renderConsumerInfo writes the configuration and state blocks.
 func renderConsumerInfo(w io.Writer, ci *jetstream.ConsumerInfo) error {
 	cfg := ci.Config
-	cols := newColumns("Information for Consumer %s > %s created %s", ci.Stream, ci.Name, f(ci.Created))
+	cols := newColumns("Information for Consumer %s > %s created %s", ci.Stream, ci.Name, human(ci.Created))
 	cols.AddSectionTitle("Configuration")
 	cols.AddRowIfNotEmpty("Name", cfg.Name)
 	cols.AddRowIf("Durable Name", cfg.Durable, cfg.Durable != "" && cfg.Durable != cfg.Name)
@@ -193,9 +193,9 @@ func renderConsumerInfo(w io.Writer, ci *jetstream.ConsumerInfo) error {
 	cols.AddRowIf("Replicas", cfg.Replicas, cfg.Replicas > 0)
 	cols.AddRowIf("Memory Storage", true, cfg.MemoryStorage)
 	if ci.Paused && cfg.PauseUntil != nil {
-		cols.AddRowf("Paused Until Deadline", "%s (%s remaining)", f(*cfg.PauseUntil), ci.PauseRemaining.Round(time.Second))
+		cols.AddRowf("Paused Until Deadline", "%s (%s remaining)", human(*cfg.PauseUntil), ci.PauseRemaining.Round(time.Second))
 	} else if cfg.PauseUntil != nil && !cfg.PauseUntil.IsZero() {
-		cols.AddRow("Paused Until Deadline", fmt.Sprintf("%s (passed)", f(*cfg.PauseUntil)))
+		cols.AddRow("Paused Until Deadline", fmt.Sprintf("%s (passed)", human(*cfg.PauseUntil)))
 	}
 	if meta := userMetadata(cfg.Metadata); len(meta) > 0 {
 		cols.AddSectionTitle("Metadata")
@@ -214,18 +214,18 @@ func renderConsumerInfo(w io.Writer, ci *jetstream.ConsumerInfo) error {
 		cols.AddRowf("Required API Level", "%s hosted at level %s", req, lvl)
 	}
 	if ci.Delivered.Last == nil {
-		cols.AddRowf("Last Delivered Message", "Consumer sequence: %s Stream sequence: %s", f(ci.Delivered.Consumer), f(ci.Delivered.Stream))
+		cols.AddRowf("Last Delivered Message", "Consumer sequence: %s Stream sequence: %s", human(ci.Delivered.Consumer), human(ci.Delivered.Stream))
 	} else {
-		cols.AddRowf("Last Delivered Message", "Consumer sequence: %s Stream sequence: %s Last delivery: %s ago", f(ci.Delivered.Consumer), f(ci.Delivered.Stream), f(since(ci.TimeStamp, *ci.Delivered.Last)))
+		cols.AddRowf("Last Delivered Message", "Consumer sequence: %s Stream sequence: %s Last delivery: %s ago", human(ci.Delivered.Consumer), human(ci.Delivered.Stream), human(since(ci.TimeStamp, *ci.Delivered.Last)))
 	}
 	if cfg.AckPolicy != jetstream.AckNonePolicy {
 		if ci.AckFloor.Last == nil {
-			cols.AddRowf("Acknowledgment Floor", "Consumer sequence: %s Stream sequence: %s", f(ci.AckFloor.Consumer), f(ci.AckFloor.Stream))
+			cols.AddRowf("Acknowledgment Floor", "Consumer sequence: %s Stream sequence: %s", human(ci.AckFloor.Consumer), human(ci.AckFloor.Stream))
 		} else {
-			cols.AddRowf("Acknowledgment Floor", "Consumer sequence: %s Stream sequence: %s Last Ack: %s ago", f(ci.AckFloor.Consumer), f(ci.AckFloor.Stream), f(since(ci.TimeStamp, *ci.AckFloor.Last)))
+			cols.AddRowf("Acknowledgment Floor", "Consumer sequence: %s Stream sequence: %s Last Ack: %s ago", human(ci.AckFloor.Consumer), human(ci.AckFloor.Stream), human(since(ci.TimeStamp, *ci.AckFloor.Last)))
 		}
 		if cfg.MaxAckPending > 0 {
-			cols.AddRowf("Outstanding Acks", "%s out of maximum %s", f(ci.NumAckPending), f(cfg.MaxAckPending))
+			cols.AddRowf("Outstanding Acks", "%s out of maximum %s", human(ci.NumAckPending), human(cfg.MaxAckPending))
 		} else {
 			cols.AddRow("Outstanding Acks", ci.NumAckPending)
 		}
@@ -234,9 +234,9 @@ func renderConsumerInfo(w io.Writer, ci *jetstream.ConsumerInfo) error {
 	cols.AddRow("Unprocessed Messages", ci.NumPending)
 	if cfg.DeliverSubject == "" {
 		if cfg.MaxWaiting > 0 {
-			cols.AddRowf("Waiting Pulls", "%s of maximum %s", f(ci.NumWaiting), f(cfg.MaxWaiting))
+			cols.AddRowf("Waiting Pulls", "%s of maximum %s", human(ci.NumWaiting), human(cfg.MaxWaiting))
 		} else {
-			cols.AddRowf("Waiting Pulls", "%s of unlimited", f(ci.NumWaiting))
+			cols.AddRowf("Waiting Pulls", "%s of unlimited", human(ci.NumWaiting))
 		}
 	} else {
 		switch {
@@ -249,14 +249,14 @@ func renderConsumerInfo(w io.Writer, ci *jetstream.ConsumerInfo) error {
 		}
 	}
 	if ci.Paused {
-		cols.AddRowf("Paused Until", "%s (%s remaining)", f(ci.TimeStamp.Add(ci.PauseRemaining)), ci.PauseRemaining.Round(time.Second))
+		cols.AddRowf("Paused Until", "%s (%s remaining)", human(ci.TimeStamp.Add(ci.PauseRemaining)), ci.PauseRemaining.Round(time.Second))
 	}
 	if len(ci.PriorityGroups) > 0 && cfg.PriorityPolicy == jetstream.PriorityPolicyPinned {
 		groups := map[string]string{}
 		for _, g := range ci.PriorityGroups {
 			msg := "No client"
 			if g.PinnedClientID != "" {
-				msg = fmt.Sprintf("pinned %s at %s", g.PinnedClientID, f(g.PinnedTS))
+				msg = fmt.Sprintf("pinned %s at %s", g.PinnedClientID, human(g.PinnedTS))
 			}
 			groups[g.Group] = msg
 		}
@@ -276,10 +276,10 @@ func renderClusterInfo(cols *columns.Writer, cl *jetstream.ClusterInfo, ts time.
 	if cl.LeaderSince == nil {
 		cols.AddRow("Leader", cl.Leader)
 	} else {
-		cols.AddRowf("Leader", "%s (%s)", cl.Leader, f(since(ts, *cl.LeaderSince)))
+		cols.AddRowf("Leader", "%s (%s)", cl.Leader, human(since(ts, *cl.LeaderSince)))
 	}
 	for _, r := range cl.Replicas {
-		seen := fmt.Sprintf("seen %s ago", f(r.Active))
+		seen := fmt.Sprintf("seen %s ago", human(r.Active))
 		if r.Active == 0 || r.Active == math.MaxInt64 {
 			seen = "not seen"
 		}
@@ -302,12 +302,12 @@ func backoffText(bo []time.Duration) string {
 		for _, d := range bo[len(bo)-5:] {
 			times = append(times, d.String())
 		}
-		return fmt.Sprintf("%s (%d total)", f(times), len(bo))
+		return fmt.Sprintf("%s (%d total)", human(times), len(bo))
 	}
 	for _, d := range bo {
 		times = append(times, d.String())
 	}
-	return f(times)
+	return human(times)
 }
 
 // clusterText is natscli's cluster column: the leader starred, lagging
@@ -328,5 +328,5 @@ func clusterText(cl *jetstream.ClusterInfo) string {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	return f(names)
+	return human(names)
 }

@@ -67,7 +67,7 @@ func (x *consumerCmd) ls(c *Call) error {
 		if ci.Delivered.Last != nil {
 			last = *ci.Delivered.Last
 		}
-		t.AddRow(ci.Name, ci.Config.Description, f(ci.Created.Local()), ci.NumAckPending, ci.NumPending, f(since(ci.TimeStamp, last)))
+		t.AddRow(ci.Name, ci.Config.Description, human(ci.Created.Local()), ci.NumAckPending, ci.NumPending, human(since(ci.TimeStamp, last)))
 	}
 	// natscli follows this table with two blank lines.
 	fmt.Fprint(c.Out, t.Render(), "\n\n")
@@ -92,7 +92,7 @@ func (x *consumerCmd) report(c *Call) error {
 	if err != nil {
 		return err
 	}
-	t := newTable("Consumer report for %s with %s consumers", si.Config.Name, f(si.State.Consumers))
+	t := newTable("Consumer report for %s with %s consumers", si.Config.Name, human(si.State.Consumers))
 	t.AddHeaders("Consumer", "Mode", "Ack Policy", "Ack Wait", "Ack Pending", "Redelivered", "Unprocessed", "Ack Floor", "API Level", "Cluster")
 	for _, ci := range infos {
 		mode := "Pull"
@@ -110,9 +110,9 @@ func (x *consumerCmd) report(c *Call) error {
 		unprocessed := "0"
 		if ci.NumPending > 0 {
 			pct := math.Min(100, math.Floor(float64(ci.NumPending)/float64(si.State.Msgs)*100))
-			unprocessed = fmt.Sprintf("%s / %0.0f%%", f(ci.NumPending), pct)
+			unprocessed = fmt.Sprintf("%s / %0.0f%%", human(ci.NumPending), pct)
 		}
-		t.AddRow(ci.Name, mode, ackPolicyText(ci.Config.AckPolicy), f(ci.Config.AckWait), f(ci.NumAckPending), f(ci.NumRedelivered), unprocessed, f(ci.AckFloor.Stream), level, clusterText(ci.Cluster))
+		t.AddRow(ci.Name, mode, ackPolicyText(ci.Config.AckPolicy), human(ci.Config.AckWait), human(ci.NumAckPending), human(ci.NumRedelivered), unprocessed, human(ci.AckFloor.Stream), level, clusterText(ci.Cluster))
 	}
 	fmt.Fprint(c.Out, t.Render())
 	fmt.Fprintln(c.Out)

@@ -174,20 +174,20 @@ func (x *consumerCmd) noMessage(c *Call, timeout time.Duration) error {
 	if err != nil {
 		return errNoMessage
 	}
-	within := "within " + f(timeout)
+	within := "within " + human(timeout)
 	cfg := ci.Config
 	switch {
 	case cfg.MaxAckPending > 0 && ci.NumAckPending >= cfg.MaxAckPending:
-		return explain(errNoMessage, "nothing came %s: consumer %s has %s messages awaiting acknowledgement, its maximum (--max-pending), so delivery is paused until some are acknowledged", within, x.consumer, f(ci.NumAckPending))
+		return explain(errNoMessage, "nothing came %s: consumer %s has %s messages awaiting acknowledgement, its maximum (--max-pending), so delivery is paused until some are acknowledged", within, x.consumer, human(ci.NumAckPending))
 	case ci.NumPending == 0 && ci.NumAckPending > 0:
-		return explain(errNoMessage, "nothing came %s: consumer %s has no new messages; %s delivered but unacknowledged come back once their %s ack wait runs out", within, x.consumer, f(ci.NumAckPending), f(cfg.AckWait))
+		return explain(errNoMessage, "nothing came %s: consumer %s has no new messages; %s delivered but unacknowledged come back once their %s ack wait runs out", within, x.consumer, human(ci.NumAckPending), human(cfg.AckWait))
 	case ci.NumPending == 0:
 		if why := stallNote(c, ci); why != "" {
 			return explain(errNoMessage, "nothing came %s: %s", within, why)
 		}
 		return explain(errNoMessage, "nothing came %s: consumer %s has delivered everything (0 unprocessed messages); publish more to its stream %s", within, x.consumer, x.stream)
 	}
-	return explain(errNoMessage, "nothing came %s: consumer %s still has %s unprocessed messages (waiting pulls %s); try again", within, x.consumer, f(ci.NumPending), f(ci.NumWaiting))
+	return explain(errNoMessage, "nothing came %s: consumer %s still has %s unprocessed messages (waiting pulls %s); try again", within, x.consumer, human(ci.NumPending), human(ci.NumWaiting))
 }
 
 // printMsg prints one message the way natscli's consumer next does.
@@ -205,7 +205,7 @@ func (x *consumerCmd) printMsg(c *Call, m *nats.Msg, meta *nats.MsgMetadata) {
 		}
 	} else {
 		fmt.Fprintf(w, "[%s] subj: %s / tries: %d / cons seq: %d / str seq: %d / pending: %s\n",
-			c.Now().Format("15:04:05"), m.Subject, meta.NumDelivered, meta.Sequence.Consumer, meta.Sequence.Stream, f(meta.NumPending))
+			c.Now().Format("15:04:05"), m.Subject, meta.NumDelivered, meta.Sequence.Consumer, meta.Sequence.Stream, human(meta.NumPending))
 	}
 	if len(m.Header) > 0 {
 		fmt.Fprint(w, "\nHeaders:\n\n")

@@ -6,11 +6,14 @@
 // CLI would: bodies and tables to the call's Out, status lines to its Err.
 // The lab's command pane and `natslab run` both sit on top of it.
 //
-// One file per command, as in natscli's cli/ package. Flags are parsed with
-// fisk, the parser natscli itself uses, so spelling and parsing rules are the
-// real CLI's; errors are rewritten into one clear line with a fix.
+// One file per command, as in natscli's cli/ package, each following the
+// real CLI's action step for step: its flags (a part of the real CLI's,
+// parsed with fisk as natscli parses them), its checks, its output and its
+// errors, byte for byte. The lab's explanations are notes apart (Notef,
+// explain). A line the lab's grammar refuses, or that asks for help, goes
+// to the real CLI itself (broker/realcli).
 //
 // It owns the command language and its sessions and jobs; it imports broker
-// and the standalone broker/text, broker/realcli and broker/command/jsadmin,
-// never lab, scenes or assets.
+// and the standalone broker/text and broker/realcli, never lab, scenes or
+// assets.
 package command

@@ -37,6 +37,11 @@ func ErrorLine(err error) string {
 	return "nats: error: " + msg
 }
 
+// errSilent ends a command where the real CLI exits with status 1 having
+// said all it says (os.Exit(1), log.Fatalf after its own line): it counts
+// as a failure, and ReportError prints no error line for it.
+var errSilent = errors.New("exit status 1")
+
 // ReportError writes err as the real CLI reports it (to st.Err) and the
 // lab's note about it, if any (to st.Note); nothing when the real CLI has
 // reported it itself (see Reported).
@@ -44,7 +49,7 @@ func ReportError(st Streams, err error) {
 	if err == nil || Reported(err) {
 		return
 	}
-	if st.Err != nil {
+	if st.Err != nil && !errors.Is(err, errSilent) {
 		_, _ = io.WriteString(st.Err, ErrorLine(err)+"\n")
 	}
 	var pe *parseError

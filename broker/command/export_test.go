@@ -72,3 +72,18 @@ const SubPendingMsgs = subPendingMsgs
 
 // JSPublishWindow is how many JetStream publishes pub keeps on their way.
 const JSPublishWindow = jsPublishWindow
+
+// LabModel is the whole grammar of the lab's nats commands, as one fisk
+// application.
+func LabModel() *fisk.ApplicationModel {
+	c := &Call{S: NewSession(nil), Out: io.Discard, Err: io.Discard, parseOnly: true, Job: &Job{}}
+	app := newApp(c)
+	seen := map[*natsCommand]bool{}
+	for _, nc := range natsCommands {
+		if !seen[nc] {
+			seen[nc] = true
+			nc.build(app, c)
+		}
+	}
+	return app.Model()
+}

@@ -13,9 +13,9 @@ import (
 
 // The real CLI's formats, shared by every command.
 
-// f formats a value as natscli does: thousands separators, humanized
+// human formats a value as natscli's f does: thousands separators, humanized
 // durations, local times.
-func f(v any) string { return columns.F(v) }
+func human(v any) string { return columns.F(v) }
 
 // size formats bytes in IEC units, as natscli does ("427 B", "1.2 KiB").
 func size[T ~int | ~int64 | ~uint64 | ~int32 | ~uint32 | ~uint](n T) string {

@@ -132,14 +132,15 @@ func (c *Call) consumer(stream, name string) (jetstream.Stream, jetstream.Consum
 	return st, con, nil
 }
 
-// confirm asks before destroying data. With force it goes ahead; without
-// a way to ask (a script) it refuses and says to add --force.
+// confirm asks before destroying data, as the real CLI asks in a terminal.
+// With force it goes ahead; without a way to ask (a script) it refuses as
+// the real CLI does without a terminal, and the note says to add --force.
 func (c *Call) confirm(force bool, question, forceHint string) (bool, error) {
 	if force {
 		return true, nil
 	}
 	if c.S.confirm == nil {
-		return false, usageErrorf("%s", forceHint)
+		return false, explain(fatalIf(errNoConfirm, "could not obtain confirmation"), "%s", forceHint)
 	}
 	return c.S.confirm(question), nil
 }

@@ -183,7 +183,7 @@ func (c *Call) kvShowStatus(kv jetstream.KeyValue) error {
 	}
 	cols := newColumns("Information for Key-Value Store Bucket %s", st.Bucket())
 	if nfo != nil {
-		cols = newColumns("Information for Key-Value Store Bucket %s created %s", st.Bucket(), f(nfo.Created))
+		cols = newColumns("Information for Key-Value Store Bucket %s created %s", st.Bucket(), human(nfo.Created))
 	}
 	cols.AddSectionTitle("Configuration")
 	cols.AddRow("Bucket Name", st.Bucket())

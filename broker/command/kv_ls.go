@@ -52,7 +52,7 @@ func (k *kvCmd) lsBuckets(c *Call) error {
 	t := newTable("Key-Value Buckets")
 	t.AddHeaders("Bucket", "Description", "Created", "Size", "Values", "Last Update")
 	for _, s := range found {
-		t.AddRow(strings.TrimPrefix(s.Config.Name, kvStreamPrefix), s.Config.Description, f(s.Created), size(s.State.Bytes), f(s.State.Msgs), f(c.Now().Sub(s.State.LastTime)))
+		t.AddRow(strings.TrimPrefix(s.Config.Name, kvStreamPrefix), s.Config.Description, human(s.Created), size(s.State.Bytes), human(s.State.Msgs), human(c.Now().Sub(s.State.LastTime)))
 	}
 	fmt.Fprintln(c.Out, t.Render())
 	return nil
@@ -117,7 +117,7 @@ func (k *kvCmd) lsVerbose(c *Call, kv jetstream.KeyValue, keys []string) error {
 		if err != nil {
 			return fmt.Errorf("reading key %s: %w", key, c.jsError(err))
 		}
-		row := []any{e.Key(), f(e.Created()), e.Delta(), e.Revision()}
+		row := []any{e.Key(), human(e.Created()), e.Delta(), e.Revision()}
 		if k.displayValue {
 			row = append(row, string(e.Value()))
 		}

@@ -174,10 +174,10 @@ func (k *kvCmd) getRun(c *Call) error {
 		_, err := c.Out.Write(e.Value())
 		return err
 	}
-	fmt.Fprintf(c.Out, "%s > %s revision: %d created @ %s\n\n", e.Bucket(), e.Key(), e.Revision(), f(e.Created()))
+	fmt.Fprintf(c.Out, "%s > %s revision: %d created @ %s\n\n", e.Bucket(), e.Key(), e.Revision(), human(e.Created()))
 	shown := kvPrintable(e.Value())
 	if len(shown) > 120 {
-		fmt.Fprintf(c.Out, "Showing first 120 bytes of %s, use --raw for full data\n\n", f(len(shown)))
+		fmt.Fprintf(c.Out, "Showing first 120 bytes of %s, use --raw for full data\n\n", human(len(shown)))
 		shown = shown[:120]
 	}
 	fmt.Fprintf(c.Out, "%s\n\n", shown)
@@ -302,7 +302,7 @@ func (c *Call) kvHistoryTable(hist []jetstream.KeyValueEntry, bucket, key string
 	t := newTable("History for %s > %s", bucket, key)
 	t.AddHeaders("Key", "Revision", "Op", "Created", "Length", "Value")
 	for _, e := range hist {
-		t.AddRow(e.Key(), e.Revision(), kvOpName(e.Operation()), f(e.Created()), f(len(e.Value())), kvShort(e.Value()))
+		t.AddRow(e.Key(), e.Revision(), kvOpName(e.Operation()), human(e.Created()), human(len(e.Value())), kvShort(e.Value()))
 	}
 	fmt.Fprintln(c.Out, t.Render())
 }

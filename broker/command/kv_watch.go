@@ -192,8 +192,8 @@ func (k *kvCmd) watchEnded(c *Call) error {
 func kvWatchLine(c *Call, e jetstream.KeyValueEntry) {
 	switch e.Operation() {
 	case jetstream.KeyValueDelete, jetstream.KeyValuePurge:
-		fmt.Fprintf(c.Out, "[%s] %s %s > %s\n", f(e.Created()), kvOpName(e.Operation()), e.Bucket(), e.Key())
+		fmt.Fprintf(c.Out, "[%s] %s %s > %s\n", human(e.Created()), kvOpName(e.Operation()), e.Bucket(), e.Key())
 	case jetstream.KeyValuePut:
-		fmt.Fprintf(c.Out, "[%s] %s %s > %s: %s\n", f(e.Created()), kvOpName(e.Operation()), e.Bucket(), e.Key(), e.Value())
+		fmt.Fprintf(c.Out, "[%s] %s %s > %s: %s\n", human(e.Created()), kvOpName(e.Operation()), e.Bucket(), e.Key(), e.Value())
 	}
 }

@@ -130,7 +130,7 @@ func nodeList(c *Call, srv broker.Cluster) error {
 	for _, n := range nodes {
 		status, meta, streams := "down", "", ""
 		if n.Running {
-			status, streams = "up", f(n.Streams)
+			status, streams = "up", human(n.Streams)
 		}
 		if n.MetaLeader {
 			meta = "yes"

@@ -146,7 +146,7 @@ stream info ORDERS
 func TestNodeVerbErrors(t *testing.T) {
 	single := newLab(t, brokertest.InProcessOnly())
 	single.fails("node ls", "single server", "--cluster 3")
-	if r := single.run(`stream add R3 --subjects 'r3.>' --replicas 3 --defaults`); r.e == nil || !strings.Contains(r.e.Error(), "--cluster 3") {
+	if r := single.run(`stream add R3 --subjects 'r3.>' --replicas 3 --defaults`); r.e == nil || !strings.Contains(command.ErrorNote(r.e), "--cluster 3") {
 		t.Fatalf("--replicas 3 on a single server should say how to start a cluster: %v", r.e)
 	}
 

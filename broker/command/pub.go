@@ -219,7 +219,7 @@ func (p *pubCmd) runCore(c *Call, nc *nats.Conn, pp *preparedPub) error {
 		return publishError(err)
 	}
 	if !perMessage && !p.quiet {
-		c.Statusf("Published %s messages (%s) to %q in %s", f(p.count), size(bytes), subject, humanDuration(time.Since(start)))
+		c.Statusf("Published %s messages (%s) to %q in %s", human(p.count), size(bytes), subject, humanDuration(time.Since(start)))
 	}
 	return nil
 }
@@ -252,7 +252,7 @@ func (p *pubCmd) runJetStream(c *Call, nc *nats.Conn, pp *preparedPub) error {
 		last, stream = ack.Sequence, ack.Stream
 		if perMessage {
 			c.Statusf("Published %d bytes to %q", len(m.Data), m.Subject)
-			msg := fmt.Sprintf("Stored in Stream: %s Sequence: %s", ack.Stream, f(ack.Sequence))
+			msg := fmt.Sprintf("Stored in Stream: %s Sequence: %s", ack.Stream, human(ack.Sequence))
 			if ack.Domain != "" {
 				msg += fmt.Sprintf(" Domain: %q", ack.Domain)
 			}
@@ -261,7 +261,7 @@ func (p *pubCmd) runJetStream(c *Call, nc *nats.Conn, pp *preparedPub) error {
 			}
 			c.Statusf("%s", msg)
 		} else if !p.quiet && i == p.count {
-			c.Statusf("Published %s messages to %q, stored in Stream: %s Sequences: %s - %s", f(p.count), m.Subject, ack.Stream, f(first), f(last))
+			c.Statusf("Published %s messages to %q, stored in Stream: %s Sequences: %s - %s", human(p.count), m.Subject, ack.Stream, human(first), human(last))
 		}
 	}
 	return nil
@@ -336,8 +336,8 @@ func (p *pubCmd) runJetStreamAsync(c *Call, nc *nats.Conn, pp *preparedPub) erro
 		return storedSoFar(failed, stored, p.count, stream, first, last, windowInFlight)
 	}
 	if !p.quiet {
-		c.Statusf("Published %s messages (%s) to %q in %s", f(p.count), size(bytes), subject, humanDuration(time.Since(start)))
-		c.Statusf("Stored in Stream: %s Sequences: %s - %s", stream, f(first), f(last))
+		c.Statusf("Published %s messages (%s) to %q in %s", human(p.count), size(bytes), subject, humanDuration(time.Since(start)))
+		c.Statusf("Stored in Stream: %s Sequences: %s - %s", stream, human(first), human(last))
 	}
 	return nil
 }
@@ -445,9 +445,12 @@ func suggestFilter(subject string) string {
 }
 
 // jetStreamOff explains that JetStream is switched off, and how to switch it on.
-func (c *Call) jetStreamOff() error {
+func (c *Call) jetStreamOff() error { return errors.New(c.jetStreamOffNote()) }
+
+// jetStreamOffNote says JetStream is switched off, and how to switch it on.
+func (c *Call) jetStreamOffNote() string {
 	if c.S.dep.Own() {
-		return errors.New("JetStream is off on the lab's server: turn it on with nats-server -js")
+		return "JetStream is off on the lab's server: turn it on with nats-server -js"
 	}
-	return errors.New("JetStream is not enabled for this account on the server the lab is connected to")
+	return "JetStream is not enabled for this account on the server the lab is connected to"
 }

@@ -3,21 +3,23 @@ package command
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
+	"time"
 
 	"github.com/choria-io/fisk"
 	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats.go"
 
-	"natslab/broker/command/jsadmin"
+	"github.com/nats-io/jsm.go"
 )
 
-// The stream command family. It talks to JetStream with jsm.go's api types,
-// those of the library the real CLI is built on, and sends the requests as
-// jsm.go's Manager does (package jsadmin), so that configurations, API
-// requests and the JSON it prints are the real CLI's; the lab's own work is
-// in what happens where the real CLI would prompt, and in the errors.
+// The stream command family, natscli's stream_command.go action for action:
+// it manages streams with jsm.go's Manager, the library the real CLI uses,
+// so that requests, configurations, errors and the JSON it prints are the
+// real CLI's. Where the real CLI would ask (a prompt, a confirmation, a
+// stream picked from a list) and has no terminal, it refuses as the real
+// CLI does; the lab's pane asks instead where it can, and notes say what
+// to type.
 
 func init() {
 	register(&natsCommand{name: "stream", aliases: []string{"str", "st", "ms", "s"}, summary: "Create, inspect and manage JetStream streams", build: buildStream})
@@ -72,7 +74,7 @@ type streamCmd struct {
 	// view
 	pageSize int
 	startID  int
-	since    string
+	since    time.Duration
 	viewRaw  bool
 	viewSubj string
 
@@ -82,8 +84,7 @@ type streamCmd struct {
 	purgeKeep    uint64
 
 	// edit
-	dryRun      bool
-	interactive bool
+	dryRun bool
 }
 
 // streamSub is one sub-command: its name, aliases and summary, and build,
@@ -163,56 +164,67 @@ func streamWanted(c *Call) string {
 	return ""
 }
 
-// streamManager sends JetStream API requests on the session's connection.
-func (c *Call) streamManager() (*jsadmin.Manager, error) {
+// manager is jsm.go's JetStream manager on the session's connection, the
+// library the real CLI manages streams and consumers with, so requests,
+// answers and errors are the real CLI's.
+func (c *Call) manager() (*jsm.Manager, error) {
 	nc, err := c.Conn()
 	if err != nil {
-		return nil, err
+		return nil, c.jsError(err)
 	}
-	return jsadmin.New(nc, c.S.timeout), nil
+	return jsm.New(nc, jsm.WithTimeout(c.S.timeout))
 }
 
-// streamNameError explains what a stream name may hold.
-func streamNameError(name string) error {
-	return usageErrorf("%q is not a valid stream name: names cannot hold spaces, dots, * or > (for example ORDERS)", name)
-}
-
-// needStream explains a missing stream name: the real CLI would offer a list
-// to pick from; the lab names the streams instead.
-func (s *streamCmd) needStream(c *Call, full string) error {
-	if s.stream != "" {
-		if !jsadmin.IsValidName(s.stream) {
-			return streamNameError(s.stream)
-		}
-		return nil
-	}
-	all, err := c.streamNames()
+// askStream is natscli's connectAndAskStream: it connects and selects the
+// stream named (see selectStream), as "could not pick a Stream to operate
+// on" when it cannot.
+func (s *streamCmd) askStream(c *Call) (*jsm.Manager, *jsm.Stream, error) {
+	mgr, err := c.manager()
 	if err != nil {
-		return err
+		return nil, nil, fatalIf(err, "setup failed")
 	}
-	var names []string
-	for _, n := range all {
-		if s.showAll || !jsadmin.IsInternalStream(n) {
-			names = append(names, n)
-		}
+	st, err := c.selectStream(mgr, s.stream, s.showAll)
+	if err != nil {
+		return nil, nil, err
 	}
-	if len(names) == 0 {
-		return usageErrorf("%s needs a stream name, and there are no streams yet: create one with stream add ORDERS --subjects \"orders.>\" --defaults", full)
-	}
-	return usageErrorf("%s needs a stream name: one of %s (for example: %s %s)", full, strings.Join(names, ", "), full, names[0])
+	return mgr, st, nil
 }
 
-// load fetches a stream, with the lab's errors for a name that does not exist.
-func (s *streamCmd) load(c *Call) (*jsadmin.Stream, error) {
-	mgr, err := c.streamManager()
-	if err != nil {
-		return nil, err
+// loadStream loads the stream s names, as the real CLI does after picking
+// it (LoadStream); failures carry the real CLI's prefix.
+func (s *streamCmd) loadStream(c *Call, mgr *jsm.Manager, st *jsm.Stream, format string, a ...any) (*jsm.Stream, error) {
+	if st != nil {
+		return st, nil
 	}
 	st, err := mgr.LoadStream(s.stream)
 	if err != nil {
-		return nil, c.streamAPIError(err, s.stream, "")
+		return nil, c.explainAPI(fatalIf(err, format, a...))
 	}
 	return st, nil
+}
+
+// explainAPI adds the lab's note to a JetStream API error the real CLI
+// prints as it is: what the error code means here and what to do.
+func (c *Call) explainAPI(err error) error {
+	if err == nil {
+		return nil
+	}
+	var aep *api.ApiError
+	if !errors.As(err, &aep) {
+		// natscli often wraps with %s, so the text is what is left to test.
+		if errors.Is(err, nats.ErrNoResponders) || strings.Contains(err.Error(), nats.ErrNoResponders.Error()) {
+			return explain(err, "nobody answers the JetStream API: %s", c.jetStreamOffNote())
+		}
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
+			return explain(err, "JetStream did not answer within %s: the server may be restarting or, in a cluster, electing a new leader; try again in a moment", c.S.timeout)
+		}
+		return err
+	}
+	switch aep.NatsErrorCode() {
+	case streamErrCodeJetStreamOff, streamErrCodeJetStreamOffSrv:
+		return explain(err, "%s", c.jetStreamOffNote())
+	}
+	return err
 }
 
 // JetStream API error codes the lab explains (nats errors ls).
@@ -231,48 +243,3 @@ const (
 	streamErrCodeInvalidConfig    = 10052
 	streamErrCodeNoPeers          = 10005 // no suitable peers for placement
 )
-
-// streamAPIError explains an error from the JetStream API about stream name;
-// action ("could not create Stream") prefixes errors the lab passes
-// through, as the real CLI does.
-func (c *Call) streamAPIError(err error, name, action string) error {
-	if err == nil {
-		return nil
-	}
-	var ae api.ApiError
-	var aep *api.ApiError
-	code := uint16(0)
-	if errors.As(err, &aep) {
-		code = aep.NatsErrorCode()
-	} else if errors.As(err, &ae) {
-		code = ae.NatsErrorCode()
-	}
-	switch {
-	case code == streamErrCodeStreamNotFound:
-		return c.unknownStream(name)
-	case code == streamErrCodeJetStreamOff, code == streamErrCodeJetStreamOffSrv,
-		errors.Is(err, nats.ErrNoResponders), errors.Is(err, nats.ErrJetStreamNotEnabled):
-		return c.jetStreamOff()
-	case strings.Contains(err.Error(), "is not a valid stream name"):
-		return streamNameError(name)
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
-		return fmt.Errorf("JetStream did not answer within %s: the server may be restarting or, in a cluster, electing a new leader; try again in a moment", c.S.timeout)
-	}
-	if e := c.jsError(err); e != err {
-		return e
-	}
-	if action != "" {
-		return fmt.Errorf("%s: %w", action, err)
-	}
-	return err
-}
-
-// streamSplitSubjects accepts subjects as separate flags, or as one flag holding a
-// comma or space separated list, as the real CLI does.
-func streamSplitSubjects(in []string) []string {
-	var out []string
-	for _, s := range in {
-		out = append(out, strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })...)
-	}
-	return out
-}

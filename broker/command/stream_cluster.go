@@ -30,36 +30,29 @@ const (
 
 func (s *streamCmd) buildCluster(cmd *fisk.CmdClause, c *Call) {
 	var preferred string
-	var force bool
 	down := cmd.Command("step-down", "Make the stream's leader stand down, so that its replicas elect another").
 		Alias("stepdown").Alias("sd").Alias("elect").Alias("down").Alias("d")
 	down.Arg("stream", "The replicated stream").StringVar(&s.stream)
 	down.Flag("preferred", "The node to prefer as the new leader, for example n2").StringVar(&preferred)
-	down.Flag("force", "Ask even when the stream has no leader now").Short('f').UnNegatableBoolVar(&force)
-	down.Action(act(c, func(c *Call) error { return s.stepDown(c, preferred, force) }))
+	down.Flag("force", "Ask even when the stream has no leader now").Short('f').UnNegatableBoolVar(&s.force)
+	down.Action(act(c, func(c *Call) error { return s.stepDown(c, preferred) }))
 }
 
-func (s *streamCmd) stepDown(c *Call, preferred string, force bool) error {
-	if err := s.needStream(c, "stream cluster step-down"); err != nil {
+// stepDown is natscli's leaderStandDown.
+func (s *streamCmd) stepDown(c *Call, preferred string) error {
+	mgr, st, err := s.askStream(c)
+	if err != nil {
 		return err
 	}
-	st, err := s.load(c)
-	if err != nil {
+	if st, err = s.loadStream(c, mgr, st, ""); err != nil {
 		return err
 	}
 	info, err := st.LatestInformation()
 	if err != nil {
-		return c.streamAPIError(err, s.stream, "could not request Stream info")
+		return c.explainAPI(err)
 	}
 	if info.Cluster == nil || len(info.Cluster.Replicas) == 0 {
-		return notClustered(c, s.stream, info)
-	}
-	var placement *api.Placement
-	if preferred != "" {
-		if err := checkPreferred(s.stream, preferred, info.Cluster); err != nil {
-			return err
-		}
-		placement = &api.Placement{Preferred: preferred}
+		return notClustered(c, st.Name(), info)
 	}
 	// Right after an election the followers may not be current yet, and a
 	// leader standing down with no current follower (or a preferred one
@@ -69,23 +62,29 @@ func (s *streamCmd) stepDown(c *Call, preferred string, force bool) error {
 		info = latest
 	}
 	leader := info.Cluster.Leader
-	if leader == "" && !force {
-		return fmt.Errorf("stream %q has no current leader (an election may be going on: try again in a moment, or add --force)", s.stream)
+	if leader == "" && !s.force {
+		return explain(fmt.Errorf("stream %q has no current leader", st.Name()), "an election may be going on: try again in a moment, or add --force")
 	} else if leader == "" {
 		leader = "<unknown>"
 	}
-	c.Statusf("Requesting leader step down of %q for stream %q in a %d peer cluster group", leader, s.stream, len(info.Cluster.Replicas)+1)
-	if err := st.LeaderStepDown(placement); err != nil {
-		return c.streamAPIError(err, s.stream, "")
+	var placement *api.Placement
+	if preferred != "" {
+		placement = &api.Placement{Preferred: preferred}
 	}
-
+	c.Statusf("Requesting leader step down of %q for stream %q in a %d peer cluster group", leader, st.Name(), len(info.Cluster.Replicas)+1)
+	if err := st.LeaderStepDown(placement); err != nil {
+		if note := preferredNote(st.Name(), preferred, info.Cluster); note != "" {
+			return explain(err, "%s", note)
+		}
+		return c.explainAPI(err)
+	}
 	start := time.Now()
 	for {
 		if err := sleepCtx(c, stepDownPoll); err != nil {
 			return err
 		}
 		if time.Since(start) > stepDownWait {
-			return fmt.Errorf("stream %q did not elect a new leader in time", s.stream)
+			return fmt.Errorf("stream %q did not elect a new leader in time", st.Name())
 		}
 		latest, err := st.Information()
 		if err != nil || latest.Cluster == nil || latest.Cluster.Leader == "" {
@@ -98,11 +97,7 @@ func (s *streamCmd) stepDown(c *Call, preferred string, force bool) error {
 		}
 	}
 	fmt.Fprintln(c.Out)
-	if err := renderStreamInfo(c.Out, info, false); err != nil {
-		return err
-	}
-	fmt.Fprintln(c.Out)
-	return nil
+	return s.showStream(c, st)
 }
 
 // waitForCurrent waits up to stepDownWait for a follower that could take
@@ -128,29 +123,33 @@ func waitForCurrent(c *Call, read func(...api.JSApiStreamInfoRequest) (*api.Stre
 	return last
 }
 
-// checkPreferred makes sure the preferred node is one of the followers:
-// only a replica can lead, and the leader cannot succeed itself.
-func checkPreferred(stream, preferred string, cl *api.ClusterInfo) error {
+// preferredNote explains a refused --preferred: only a follower can take
+// over, and the leader cannot succeed itself. "" when preferred is one.
+func preferredNote(stream, preferred string, cl *api.ClusterInfo) string {
+	if preferred == "" {
+		return ""
+	}
 	var followers []string
 	for _, r := range cl.Replicas {
 		if r.Name == preferred {
-			return nil
+			return ""
 		}
 		followers = append(followers, r.Name)
 	}
 	if preferred == cl.Leader {
-		return usageErrorf("--preferred %s: %s leads %s already; prefer one of its followers: %s", preferred, preferred, stream, strings.Join(followers, ", "))
+		return fmt.Sprintf("%s leads %s already; prefer one of its followers: %s", preferred, stream, strings.Join(followers, ", "))
 	}
-	return usageErrorf("--preferred %s is not a replica of %s: prefer one of its followers: %s", preferred, stream, strings.Join(followers, ", "))
+	return fmt.Sprintf("%s is not a replica of %s: prefer one of its followers: %s", preferred, stream, strings.Join(followers, ", "))
 }
 
 // notClustered is the real CLI's error for a stream with one replica, with
 // what to do instead.
 func notClustered(c *Call, name string, info *api.StreamInfo) error {
+	err := fmt.Errorf("stream %q is not clustered", name)
 	if info.Cluster == nil || info.Cluster.Name == "" {
-		return fmt.Errorf("stream %q is not clustered: the server is a single node, so there is no other replica to take over (start natslab with --cluster 3)", name)
+		return explain(err, "the server is a single node, so there is no other replica to take over (start natslab with --cluster 3)")
 	}
-	return fmt.Errorf("stream %q is not clustered: it has %d replica, so no other node can take over (stream edit %s --replicas 3 --force replicates it)", name, info.Config.Replicas, name)
+	return explain(err, "it has %d replica, so no other node can take over (stream edit %s --replicas 3 --force replicates it)", info.Config.Replicas, name)
 }
 
 // sleepCtx waits d, or less if the command is stopped.

@@ -1,24 +1,24 @@
 package command
 
 import (
+	"errors"
 	"fmt"
 	"math"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/choria-io/fisk"
+	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/jsm.go/api"
 )
 
-// streamConfigFlags are the flags of stream add and stream edit that describe a
-// stream's configuration.
+// streamConfigFlags are the flags of stream add and stream edit that
+// describe a stream's configuration, as natscli declares them: the same
+// names, types and defaults, so that a value means what it means there.
 type streamConfigFlags struct {
 	subjects                             []string
 	description                          string
 	storage                              string
-	storageSet                           bool
 	compression                          string
 	compressionSet                       bool
 	replicas                             int64
@@ -26,16 +26,17 @@ type streamConfigFlags struct {
 	placementClusterSet                  bool
 	tags                                 []string
 	tagsSet                              bool
-	ack, ackSet                          bool
+	ack                                  bool
 	retention                            string
 	discard                              string
 	discardPerSubject, discardPerSubjSet bool
 	firstSeq                             uint64
 	maxAge                               string
-	maxBytes                             string
+	maxBytesString                       string
+	maxBytes                             int64
 	maxConsumers                         int
-	maxConsumersSet                      bool
-	maxMsgSize                           string
+	maxMsgSizeString                     string
+	maxMsgSize                           int64
 	maxMsgs                              int64
 	maxMsgsPer                           int64
 	dupeWindow                           string
@@ -46,6 +47,7 @@ type streamConfigFlags struct {
 	denyDelete, denyDeleteSet            bool
 	denyPurge, denyPurgeSet              bool
 	allowDirect, allowDirectSet          bool
+	allowMirrorDirect, allowMirrorDirSet bool
 	allowMsgTTL, allowMsgTTLSet          bool
 	allowSchedules, allowSchedulesSet    bool
 	markerTTL                            time.Duration
@@ -60,51 +62,38 @@ type streamConfigFlags struct {
 	limitMaxAckPending                   int
 	persistMode                          string
 	defaults                             bool
-	mirror, configFile                   string
+	mirror                               string
 	sources                              []string
 	noMirror                             bool
-	mirrorSet, sourcesSet, configSet     bool
-	allowMirrorDirect, allowMirrorDirSet bool
 }
 
-// streamRetentions are the spellings --retention accepts, the real CLI's;
-// a note explains the names people expect (workqueue, work-queue).
-var streamRetentions = []string{"limits", "interest", "workq", "work"}
-
-// addConfigFlags declares the configuration flags on add (edit false) or edit.
+// addConfigFlags declares the configuration flags on add (edit false) or
+// edit. Mirrors, sources and --config files are the real CLI's to run.
 func (f *streamConfigFlags) addConfigFlags(cmd *fisk.CmdClause, edit bool) {
 	f.metadata = map[string]string{}
-	cmd.Flag("subjects", "Subjects the stream stores, like orders.> (repeat, or separate with commas)").StringsVar(&f.subjects)
+	cmd.Flag("subjects", "Subjects the stream stores, like orders.> (repeat, or separate with commas)").Default().StringsVar(&f.subjects)
 	cmd.Flag("description", "A description of the stream").StringVar(&f.description)
 	if !edit {
 		cmd.Flag("storage", "Where messages are kept: file or memory").EnumVar(&f.storage, "file", "f", "memory", "m")
-	} else {
-		// Not the real CLI's: there, --storage on edit is an unknown flag.
-		cmd.Flag("storage", "Storage cannot change after a stream is created").Hidden().IsSetByUser(&f.storageSet).StringVar(&f.storage)
 	}
 	cmd.Flag("compression", "Compress file storage: none or s2").IsSetByUser(&f.compressionSet).EnumVar(&f.compression, "none", "s2")
 	cmd.Flag("replicas", "How many servers keep a copy (needs a cluster above 1)").Int64Var(&f.replicas)
 	cmd.Flag("tag", "Place the stream on servers with this tag (repeat for more)").IsSetByUser(&f.tagsSet).StringsVar(&f.tags)
 	cmd.Flag("cluster", "Place the stream in this cluster").IsSetByUser(&f.placementClusterSet).StringVar(&f.placementCluster)
-	cmd.Flag("ack", "Acknowledge each publish (the default)").IsSetByUser(&f.ackSet).Default("true").BoolVar(&f.ack)
-	cmd.Flag("retention", "When messages are removed: limits, interest or workqueue").EnumVar(&f.retention, streamRetentions...)
+	cmd.Flag("ack", "Acknowledge each publish (the default)").Default("true").BoolVar(&f.ack)
+	cmd.Flag("retention", "When messages are removed: limits, interest or work (a work queue)").EnumVar(&f.retention, "limits", "interest", "workq", "work")
 	cmd.Flag("discard", "What a full stream drops: old (oldest messages) or new (refuses new ones)").EnumVar(&f.discard, "new", "old")
 	cmd.Flag("discard-per-subject", "Apply discard new per subject").IsSetByUser(&f.discardPerSubjSet).BoolVar(&f.discardPerSubject)
 	if !edit {
 		cmd.Flag("first-sequence", "The sequence number of the first message").Uint64Var(&f.firstSeq)
 	}
-	cmd.Flag("max-age", "How long messages are kept, like 10s, 1h, 7d or 1w").PlaceHolder("DURATION").StringVar(&f.maxAge)
-	cmd.Flag("max-bytes", "How much data is kept, like 512MB or 1GB").PlaceHolder("BYTES").StringVar(&f.maxBytes)
-	cmd.Flag("max-consumers", "How many consumers may exist").IsSetByUser(&f.maxConsumersSet).Default("-1").IntVar(&f.maxConsumers)
-	cmd.Flag("max-msg-size", "The largest message accepted, like 1MB").PlaceHolder("BYTES").StringVar(&f.maxMsgSize)
-	cmd.Flag("max-msgs", "How many messages are kept").PlaceHolder("COUNT").Int64Var(&f.maxMsgs)
-	cmd.Flag("max-msgs-per-subject", "How many messages are kept per subject").PlaceHolder("COUNT").Int64Var(&f.maxMsgsPer)
-	cmd.Flag("dupe-window", "How long message IDs are remembered to drop duplicates, like 2m").PlaceHolder("DURATION").StringVar(&f.dupeWindow)
-	cmd.Flag("mirror", "Mirror another stream (not in the lab yet)").IsSetByUser(&f.mirrorSet).StringVar(&f.mirror)
-	if edit {
-		cmd.Flag("no-mirror", "Remove the mirror").UnNegatableBoolVar(&f.noMirror)
-	}
-	cmd.Flag("source", "Source messages from other streams (not in the lab yet)").PlaceHolder("STREAM").IsSetByUser(&f.sourcesSet).StringsVar(&f.sources)
+	cmd.Flag("max-age", "How long messages are kept, like 10s, 1h, 7d or 1w").Default("").StringVar(&f.maxAge)
+	cmd.Flag("max-bytes", "How much data is kept, like 512MB or 1GB").PlaceHolder("BYTES").StringVar(&f.maxBytesString)
+	cmd.Flag("max-consumers", "How many consumers may exist").Default("-1").IntVar(&f.maxConsumers)
+	cmd.Flag("max-msg-size", "The largest message accepted, like 1MB").PlaceHolder("BYTES").StringVar(&f.maxMsgSizeString)
+	cmd.Flag("max-msgs", "How many messages are kept").Default("0").Int64Var(&f.maxMsgs)
+	cmd.Flag("max-msgs-per-subject", "How many messages are kept per subject").Default("0").Int64Var(&f.maxMsgsPer)
+	cmd.Flag("dupe-window", "How long message IDs are remembered to drop duplicates, like 2m").Default("").StringVar(&f.dupeWindow)
 	cmd.Flag("allow-batch", "Allow atomic batch publishing").IsSetByUser(&f.allowBatchSet).BoolVar(&f.allowBatch)
 	cmd.Flag("allow-fast", "Allow fast batch publishing").IsSetByUser(&f.allowFastSet).BoolVar(&f.allowFast)
 	cmd.Flag("allow-counter", "Make the stream a distributed counter").IsSetByUser(&f.allowCounterSet).UnNegatableBoolVar(&f.allowCounter)
@@ -133,21 +122,25 @@ func (f *streamConfigFlags) addConfigFlags(cmd *fisk.CmdClause, edit bool) {
 		cmd.Flag("limit-consumer-max-pending", "The most unacknowledged messages a consumer may have").PlaceHolder("PENDING").IntVar(&f.limitMaxAckPending)
 		cmd.Flag("persist-mode", "Persistence mode: default or async").EnumVar(&f.persistMode, "default", "async")
 	}
-	cmd.Flag("config", "Read the configuration from a JSON file (not in the lab yet)").IsSetByUser(&f.configSet).StringVar(&f.configFile)
+	cmd.PreAction(func(*fisk.ParseContext) error { return f.parseLimitStrings() })
 }
 
-// unsupported refuses the flags the lab does not have yet, naming them.
-func (f *streamConfigFlags) unsupported() error {
-	switch {
-	case f.mirrorSet, f.sourcesSet:
-		return usageErrorf("mirrors and sources are not in the lab yet: create the stream with --subjects instead")
-	case f.configSet:
-		return usageErrorf("--config files are not in the lab yet: give the settings as flags, like --subjects and --max-age")
+// parseLimitStrings reads --max-bytes and --max-msg-size as natscli does
+// before any action runs (both as 32-bit numbers of a unit).
+func (f *streamConfigFlags) parseLimitStrings() (err error) {
+	if f.maxBytesString != "" {
+		if f.maxBytes, err = parseBytes(f.maxBytesString, 32); err != nil {
+			return explain(err, "--max-bytes takes a size like 512, 64KB or 1GB (no space before the unit), or -1 for unlimited")
+		}
+	}
+	if f.maxMsgSizeString != "" {
+		if f.maxMsgSize, err = parseBytes(f.maxMsgSizeString, 32); err != nil {
+			return explain(err, "--max-msg-size takes a size like 512, 64KB or 1MB (no space before the unit), or -1 for unlimited")
+		}
 	}
 	return nil
 }
 
-// streamStorage maps --storage to the API's storage type.
 func streamStorage(s string) api.StorageType {
 	if s == "memory" || s == "m" {
 		return api.MemoryStorage
@@ -155,231 +148,195 @@ func streamStorage(s string) api.StorageType {
 	return api.FileStorage
 }
 
-// streamRetention maps --retention to the API's policy.
 func streamRetention(s string) api.RetentionPolicy {
-	switch s {
+	switch strings.ToLower(s) {
 	case "interest":
 		return api.InterestPolicy
-	case "workq", "work":
+	case "work queue", "workq", "work":
 		return api.WorkQueuePolicy
 	}
 	return api.LimitsPolicy
 }
 
 func streamDiscard(s string) api.DiscardPolicy {
-	if s == "new" {
+	if strings.ToLower(s) == "new" {
 		return api.DiscardNew
 	}
 	return api.DiscardOld
 }
 
-var streamSizeRE = regexp.MustCompile(`^(\d+)\s*([A-Za-z]+)$`)
-
-// parseStreamSize reads sizes as the real CLI does: 1024-based units (K, KB,
-// KiB, M, MB, G, GB, T, TB; 1MB is 1,048,576 bytes), a plain number of
-// bytes, or anything negative for unlimited (-1). The lab also takes
-// "unlimited".
-func parseStreamSize(flag, s string, bits int) (int64, error) {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "-") || strings.EqualFold(s, "unlimited") {
-		return -1, nil
-	}
-	bad := usageErrorf("--%s wants a size like 512, 64KB or 1GB (or -1 for unlimited), got %q", flag, s)
-	if n, err := strconv.ParseInt(s, 10, bits); err == nil {
-		return n, nil
-	}
-	m := streamSizeRE.FindStringSubmatch(s)
-	if m == nil {
-		return 0, bad
-	}
-	shift, ok := map[string]uint{"B": 0, "K": 10, "KB": 10, "KIB": 10, "M": 20, "MB": 20, "MIB": 20, "G": 30, "GB": 30, "GIB": 30, "T": 40, "TB": 40, "TIB": 40}[strings.ToUpper(m[2])]
-	if !ok {
-		return 0, bad
-	}
-	n, err := strconv.ParseInt(m[1], 10, bits)
-	if err != nil {
-		return 0, bad
-	}
-	limit := int64(math.MaxInt64)
-	if bits == 32 {
-		limit = math.MaxInt32
-	}
-	if n > limit>>shift {
-		return 0, usageErrorf("--%s %s is too large: the most is %s bytes", flag, s, f(limit))
-	}
-	return n << shift, nil
+// durationError is fisk.ParseDuration's error, explained.
+func durationError(err error, prefix, flag string) error {
+	return explain(fatalIf(err, "%s", prefix), "--%s takes a duration like 10s, 5m, 1h, 7d or 1w (or -1 for unlimited)", flag)
 }
 
-// parseStreamAge reads a duration in the real CLI's syntax (1d, 1w, 10s, 1h30m);
-// -1, 0 and "unlimited" mean no limit.
-func parseStreamAge(flag, s string) (time.Duration, error) {
-	s = strings.TrimSpace(s)
-	if s == "-1" || s == "0" || strings.EqualFold(s, "unlimited") {
-		return 0, nil
+// prepareConfig is natscli's: the configuration of a new stream from the
+// flags, refusing where the real CLI would prompt for a value not given
+// (it has no terminal to ask in here), unless --defaults.
+func (f *streamConfigFlags) prepareConfig(name string, requireSize bool) (api.StreamConfig, error) {
+	var err error
+	if name == "" {
+		return api.StreamConfig{}, explain(fatalIf(errNoPrompt, "invalid input"), `the real CLI asks for the stream's name here, and has no terminal to ask in: name it on the line, for example stream add ORDERS --subjects "orders.>" --defaults`)
 	}
-	d, err := fisk.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, usageErrorf("--%s wants a duration like 10s, 5m, 1h, 7d or 1w (or -1 for unlimited), got %q", flag, s)
-	}
-	return d, nil
-}
-
-// streamDupeWindow is the real CLI's: two minutes, or the maximum age when
-// that is shorter (a window longer than messages live is refused).
-func streamDupeWindow(maxAge time.Duration) time.Duration {
-	if maxAge > 0 && maxAge < 2*time.Minute {
-		return maxAge
-	}
-	return 2 * time.Minute
-}
-
-// newConfig builds a new stream's configuration from the flags. Where the
-// real CLI would prompt, it takes the default and notes it in defaulted,
-// so the caller can say which values were chosen for the learner.
-func (f *streamConfigFlags) newConfig(name string) (cfg api.StreamConfig, defaulted []string, unlimited []string, err error) {
-	note := func(s string) {
-		if !f.defaults {
-			defaulted = append(defaulted, s)
+	if f.mirror == "" && len(f.sources) == 0 {
+		if len(f.subjects) == 0 {
+			return api.StreamConfig{}, explain(fatalIf(errNoPrompt, "invalid input"), `the real CLI asks which subjects the stream stores, and has no terminal to ask in: give them with --subjects, for example --subjects "orders.>"`)
 		}
+		f.subjects = splitSubjects(f.subjects)
 	}
-	noteUnlimited := func(flag string) {
-		if !f.defaults {
-			unlimited = append(unlimited, flag)
+	if f.defaults {
+		if f.storage == "" {
+			f.storage = "file"
 		}
-	}
-	cfg = api.StreamConfig{
-		Name:         name,
-		Description:  f.description,
-		MaxConsumers: f.maxConsumers,
-		NoAck:        !f.ack,
-		AllowDirect:  f.allowDirect,
-		FirstSeq:     f.firstSeq,
-	}
-	cfg.Subjects = streamSplitSubjects(f.subjects)
-	if len(cfg.Subjects) == 0 {
-		// The server's own default for a stream without subjects.
-		cfg.Subjects = []string{name}
-		defaulted = append(defaulted, fmt.Sprintf("--subjects %s (the stream's name)", name))
-	}
-	for _, s := range cfg.Subjects {
-		if err := validateSubject(s, true); err != nil {
-			return cfg, nil, nil, err
+		if f.compression == "" {
+			f.compression = "none"
+		}
+		if f.replicas == 0 {
+			f.replicas = 1
+		}
+		if f.retention == "" {
+			f.retention = "Limits"
+		}
+		if f.discard == "" {
+			f.discard = "Old"
+		}
+		if f.maxMsgs == 0 {
+			f.maxMsgs = -1
+		}
+		if f.maxMsgsPer == 0 {
+			f.maxMsgsPer = -1
+		}
+		if f.maxBytesString == "" {
+			f.maxBytes = -1
+		}
+		if requireSize && f.maxBytesString == "" {
+			f.maxBytes = 256 * 1024 * 1024
+		}
+		if f.maxAge == "" {
+			f.maxAge = "-1"
+		}
+		if f.maxMsgSizeString == "" {
+			f.maxMsgSize = -1
 		}
 	}
 	if f.storage == "" {
-		f.storage = "file"
-		note("--storage file")
+		return api.StreamConfig{}, wouldPromptDefaults(errNoPrompt, "the storage", "--storage file (or memory)")
 	}
-	cfg.Storage = streamStorage(f.storage)
-	if f.compression == "s2" {
-		cfg.Compression = api.S2Compression
+	storage := streamStorage(f.storage)
+	var compression api.Compression
+	if err := compression.UnmarshalJSON([]byte(fmt.Sprintf("%q", f.compression))); err != nil {
+		return api.StreamConfig{}, explain(fatalIf(err, "invalid compression algorithm"), "give --compression none (or s2), or add --defaults")
 	}
-	switch {
-	case f.replicas == 0:
-		f.replicas = 1
-		note("--replicas 1")
-	case f.replicas < 0:
-		return cfg, nil, nil, usageErrorf("--replicas must be 1 or more, got %d", f.replicas)
+	if f.replicas == 0 {
+		return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "the number of replicas", "--replicas 1")
 	}
-	cfg.Replicas = int(f.replicas)
+	if f.replicas <= 0 {
+		return api.StreamConfig{}, explain(errors.New("replicas should be >= 1"), "--replicas counts the servers that keep a copy: 1 on a single server, up to 5 in a cluster")
+	}
 	if f.retention == "" {
-		f.retention = "limits"
-		note("--retention limits")
+		return api.StreamConfig{}, wouldPromptDefaults(errNoPrompt, "the retention policy", "--retention limits (or interest, or work)")
 	}
-	cfg.Retention = streamRetention(f.retention)
 	if f.discard == "" {
-		f.discard = "old"
-		note("--discard old")
+		return api.StreamConfig{}, wouldPromptDefaults(errNoPrompt, "the discard policy", "--discard old (or new)")
 	}
-	cfg.Discard = streamDiscard(f.discard)
-	cfg.DiscardNewPer = f.discardPerSubject
-
-	cfg.MaxMsgs = f.maxMsgs
 	if f.maxMsgs == 0 {
-		noteUnlimited("--max-msgs")
+		return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "the most messages to keep", "--max-msgs -1 (unlimited) or a number")
 	}
-	if cfg.MaxMsgs <= 0 {
-		cfg.MaxMsgs = -1
+	if f.maxMsgsPer == 0 && len(f.subjects) > 0 {
+		return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "the most messages to keep per subject", "--max-msgs-per-subject -1 (unlimited) or a number")
 	}
-	cfg.MaxMsgsPer = f.maxMsgsPer
-	if f.maxMsgsPer == 0 {
-		noteUnlimited("--max-msgs-per-subject")
+	var maxAge time.Duration
+	if f.maxBytes == 0 {
+		return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "the most bytes to keep", "--max-bytes -1 (unlimited) or a size like 1GB")
 	}
-	if cfg.MaxMsgsPer <= 0 {
-		cfg.MaxMsgsPer = -1
-	}
-	cfg.MaxBytes = -1
-	if f.maxBytes == "" {
-		noteUnlimited("--max-bytes")
-	} else if cfg.MaxBytes, err = parseStreamSize("max-bytes", f.maxBytes, 64); err != nil {
-		return cfg, nil, nil, err
-	}
-	if cfg.MaxBytes == 0 {
-		cfg.MaxBytes = -1
+	if f.maxBytes <= 0 {
+		f.maxBytes = -1
 	}
 	if f.maxAge == "" {
-		noteUnlimited("--max-age")
-	} else if cfg.MaxAge, err = parseStreamAge("max-age", f.maxAge); err != nil {
-		return cfg, nil, nil, err
+		return api.StreamConfig{}, wouldPromptDefaults(errNoPrompt, "how long to keep messages", "--max-age -1 (forever) or a duration like 1d")
 	}
-	cfg.MaxMsgSize = -1
-	if f.maxMsgSize == "" {
-		noteUnlimited("--max-msg-size")
-	} else {
-		n, err := parseStreamSize("max-msg-size", f.maxMsgSize, 32)
-		if err != nil {
-			return cfg, nil, nil, err
-		}
-		if n > 0 {
-			cfg.MaxMsgSize = int32(n)
+	if f.maxAge != "-1" {
+		if maxAge, err = fisk.ParseDuration(f.maxAge); err != nil {
+			return api.StreamConfig{}, durationError(err, "invalid maximum age limit format", "max-age")
 		}
 	}
-	if f.dupeWindow == "" {
-		cfg.Duplicates = streamDupeWindow(cfg.MaxAge)
-		note("--dupe-window " + humanDuration(cfg.Duplicates))
-	} else if cfg.Duplicates, err = parseStreamAge("dupe-window", f.dupeWindow); err != nil {
-		return cfg, nil, nil, err
+	if f.maxMsgSize == 0 {
+		return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "the largest message to accept", "--max-msg-size -1 (unlimited) or a size like 1MB")
 	}
-	f.applyOptions(&cfg)
+	if f.maxMsgSize > math.MaxInt32 {
+		return api.StreamConfig{}, fmt.Errorf("max value size %s is too big maximum is %s", human(f.maxMsgSize), human(math.MaxInt32))
+	}
+	var dupeWindow time.Duration
+	if f.dupeWindow == "" && f.mirror == "" {
+		dflt := (2 * time.Minute).String()
+		if maxAge > 0 && maxAge < 2*time.Minute {
+			dflt = maxAge.String()
+		}
+		if !f.defaults {
+			return api.StreamConfig{}, wouldPromptDefaults(errNoPrompt, "the duplicate tracking window", "--dupe-window "+dflt)
+		}
+		f.dupeWindow = dflt
+	}
+	if f.dupeWindow != "" {
+		if dupeWindow, err = fisk.ParseDuration(f.dupeWindow); err != nil {
+			return api.StreamConfig{}, durationError(err, "invalid duplicate window format", "dupe-window")
+		}
+	}
+	if !f.defaults {
+		switch {
+		case !f.allowRollupSet:
+			return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "whether to allow roll-ups", "--allow-rollup or --no-allow-rollup")
+		case !f.denyDeleteSet:
+			return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "whether to allow deleting messages", "--deny-delete or --no-deny-delete")
+		case !f.denyPurgeSet:
+			return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "whether to allow purges", "--deny-purge or --no-deny-purge")
+		}
+	}
+	cfg := api.StreamConfig{
+		Name:                   name,
+		Description:            f.description,
+		Subjects:               f.subjects,
+		MaxMsgs:                f.maxMsgs,
+		MaxMsgsPer:             f.maxMsgsPer,
+		MaxBytes:               f.maxBytes,
+		MaxMsgSize:             int32(f.maxMsgSize),
+		Duplicates:             dupeWindow,
+		MaxAge:                 maxAge,
+		Storage:                storage,
+		Compression:            compression,
+		FirstSeq:               f.firstSeq,
+		NoAck:                  !f.ack,
+		Retention:              streamRetention(f.retention),
+		Discard:                streamDiscard(f.discard),
+		MaxConsumers:           f.maxConsumers,
+		Replicas:               int(f.replicas),
+		RollupAllowed:          f.allowRollup,
+		DenyPurge:              f.denyPurge,
+		DenyDelete:             f.denyDelete,
+		AllowDirect:            f.allowDirect,
+		AllowMsgTTL:            f.allowMsgTTL,
+		AllowAtomicPublish:     f.allowBatch,
+		AllowBatchPublish:      f.allowFast,
+		AllowMsgCounter:        f.allowCounter,
+		AllowMsgSchedules:      f.allowSchedules,
+		SubjectDeleteMarkerTTL: f.markerTTL,
+		MirrorDirect:           f.allowMirrorDirect,
+		DiscardNewPer:          f.discardPerSubject,
+	}
 	if f.limitInactive > 0 {
 		cfg.ConsumerLimits.InactiveThreshold = f.limitInactive
 	}
 	if f.limitMaxAckPending > 0 {
 		cfg.ConsumerLimits.MaxAckPending = f.limitMaxAckPending
 	}
-	if f.persistMode == "async" {
-		cfg.PersistMode = api.AsyncPersistMode
+	if len(f.metadata) > 0 {
+		cfg.Metadata = f.metadata
 	}
 	if f.placementCluster != "" || len(f.tags) > 0 {
 		cfg.Placement = &api.Placement{Cluster: f.placementCluster, Tags: f.tags}
 	}
-	return cfg, defaulted, unlimited, nil
-}
-
-// applyOptions sets the on/off options and the transforms that add and
-// edit share: only those given on the command line.
-func (f *streamConfigFlags) applyOptions(cfg *api.StreamConfig) {
-	set := func(isSet bool, v bool, field *bool) {
-		if isSet {
-			*field = v
-		}
-	}
-	set(f.allowRollupSet, f.allowRollup, &cfg.RollupAllowed)
-	set(f.denyDeleteSet, f.denyDelete, &cfg.DenyDelete)
-	set(f.denyPurgeSet, f.denyPurge, &cfg.DenyPurge)
-	set(f.allowDirectSet, f.allowDirect, &cfg.AllowDirect)
-	set(f.allowMirrorDirSet, f.allowMirrorDirect, &cfg.MirrorDirect)
-	set(f.allowSchedulesSet, f.allowSchedules, &cfg.AllowMsgSchedules)
-	set(f.allowMsgTTLSet, f.allowMsgTTL, &cfg.AllowMsgTTL)
-	set(f.allowBatchSet, f.allowBatch, &cfg.AllowAtomicPublish)
-	set(f.allowFastSet, f.allowFast, &cfg.AllowBatchPublish)
-	set(f.allowCounterSet, f.allowCounter, &cfg.AllowMsgCounter)
-	set(f.discardPerSubjSet, f.discardPerSubject, &cfg.DiscardNewPer)
-	if f.markerTTLSet {
-		cfg.SubjectDeleteMarkerTTL = f.markerTTL
-	}
-	if f.metadataSet {
-		cfg.Metadata = f.metadata
+	if err := f.checkRepubTransform(); err != nil {
+		return api.StreamConfig{}, err
 	}
 	if f.repubSource != "" && f.repubDest != "" {
 		cfg.RePublish = &api.RePublish{Source: f.repubSource, Destination: f.repubDest, HeadersOnly: f.repubHeaders}
@@ -387,34 +344,169 @@ func (f *streamConfigFlags) applyOptions(cfg *api.StreamConfig) {
 	if f.transformSource != "" && f.transformDest != "" {
 		cfg.SubjectTransform = &api.SubjectTransformConfig{Source: f.transformSource, Destination: f.transformDest}
 	}
+	if f.persistMode == "async" {
+		cfg.PersistMode = api.AsyncPersistMode
+	}
+	cfg.Metadata = jsm.FilterServerMetadata(cfg.Metadata)
+	return cfg, nil
 }
 
-// halfSet explains a republish or transform given only half.
-func (f *streamConfigFlags) halfSet() error {
-	if (f.repubSource == "") != (f.repubDest == "") {
-		return usageErrorf("--republish-source and --republish-destination go together: give both")
+// checkRepubTransform is natscli's: a republish or a transform needs both
+// of its halves.
+func (f *streamConfigFlags) checkRepubTransform() error {
+	if (f.repubSource != "" && f.repubDest == "") || (f.repubSource == "" && f.repubDest != "") || (f.repubHeaders && (f.repubSource == "" || f.repubDest == "")) {
+		msg := "must specify both --republish-source and --republish-destination"
+		if f.repubHeaders {
+			msg += " when using --headers-only"
+		}
+		return errors.New(msg)
 	}
-	if (f.transformSource == "") != (f.transformDest == "") {
-		return usageErrorf("--transform-source and --transform-destination go together: give both")
+	if (f.transformSource != "" && f.transformDest == "") || (f.transformSource == "" && f.transformDest != "") {
+		msg := "must specify both --transform-source and --transform-destination"
+		if f.repubHeaders {
+			msg += " when using --headers-only"
+		}
+		return errors.New(msg)
 	}
 	return nil
 }
 
-// streamDefaultsNote is the one status line saying which values the lab chose
-// where the real CLI would have asked.
-func streamDefaultsNote(defaulted, unlimited []string, withDefaults bool) string {
-	if len(defaulted) == 0 && len(unlimited) == 0 {
-		return ""
+// copyAndEdit is natscli's copyAndEditStream: the flags given, applied to a
+// copy of a stream's configuration.
+func (f *streamConfigFlags) copyAndEdit(cfg api.StreamConfig) (api.StreamConfig, error) {
+	var err error
+	if err := f.checkRepubTransform(); err != nil {
+		return cfg, err
 	}
-	parts := strings.Join(defaulted, ", ")
-	if len(unlimited) > 0 {
-		if parts != "" {
-			parts += " and "
+	cfg.NoAck = !f.ack
+	if f.discard != "" {
+		cfg.Discard = streamDiscard(f.discard)
+	}
+	if len(f.subjects) > 0 {
+		cfg.Subjects = splitSubjects(f.subjects)
+	}
+	if f.storage != "" {
+		cfg.Storage = streamStorage(f.storage)
+	}
+	if f.retention != "" {
+		cfg.Retention = streamRetention(f.retention)
+	}
+	if f.maxBytes != 0 {
+		cfg.MaxBytes = f.maxBytes
+	}
+	if f.maxMsgs != 0 {
+		cfg.MaxMsgs = f.maxMsgs
+	}
+	if f.maxMsgsPer != 0 {
+		cfg.MaxMsgsPer = f.maxMsgsPer
+	}
+	if f.maxAge != "" {
+		if cfg.MaxAge, err = fisk.ParseDuration(f.maxAge); err != nil {
+			return api.StreamConfig{}, explain(fmt.Errorf("invalid maximum age limit format: %v", err), "--max-age takes a duration like 10s, 5m, 1h, 7d or 1w")
 		}
-		parts += "no limit for " + strings.Join(unlimited, ", ")
 	}
-	if withDefaults {
-		return fmt.Sprintf("Using %s: pass --subjects to choose", parts)
+	if f.maxMsgSize != 0 {
+		cfg.MaxMsgSize = int32(f.maxMsgSize)
 	}
-	return fmt.Sprintf("Using defaults for what was not given: %s (add --defaults to accept them without this note)", parts)
+	if f.maxConsumers != -1 {
+		cfg.MaxConsumers = f.maxConsumers
+	}
+	if f.dupeWindow != "" {
+		dw, err := fisk.ParseDuration(f.dupeWindow)
+		if err != nil {
+			return api.StreamConfig{}, explain(fmt.Errorf("invalid duplicate window: %v", err), "--dupe-window takes a duration like 30s or 2m")
+		}
+		cfg.Duplicates = dw
+	}
+	if f.replicas != 0 {
+		cfg.Replicas = int(f.replicas)
+	}
+	if cfg.Placement == nil {
+		cfg.Placement = &api.Placement{}
+	}
+	if f.placementClusterSet {
+		cfg.Placement.Cluster = f.placementCluster
+	}
+	if f.tagsSet {
+		if len(f.tags) == 0 || (len(f.tags) == 1 && f.tags[0] == "") {
+			cfg.Placement.Tags = nil
+		} else {
+			cfg.Placement.Tags = f.tags
+		}
+	}
+	if cfg.Placement.Cluster == "" && len(cfg.Placement.Tags) == 0 {
+		cfg.Placement = nil
+	}
+	if len(f.sources) > 0 || f.mirror != "" {
+		return cfg, errors.New("cannot edit mirrors, or sources using the CLI, use --config instead")
+	}
+	if f.description != "" {
+		cfg.Description = f.description
+	}
+	if f.allowRollupSet {
+		cfg.RollupAllowed = f.allowRollup
+	}
+	if f.denyPurgeSet {
+		cfg.DenyPurge = f.denyPurge
+	}
+	if f.denyDeleteSet {
+		cfg.DenyDelete = f.denyDelete
+	}
+	if f.allowDirectSet {
+		cfg.AllowDirect = f.allowDirect
+	}
+	if f.allowMirrorDirSet {
+		cfg.MirrorDirect = f.allowMirrorDirect
+	}
+	if f.allowSchedulesSet {
+		cfg.AllowMsgSchedules = f.allowSchedules
+	}
+	if f.allowMsgTTL {
+		cfg.AllowMsgTTL = f.allowMsgTTL
+	}
+	if f.allowBatchSet {
+		cfg.AllowAtomicPublish = f.allowBatch
+	}
+	if f.allowFastSet {
+		cfg.AllowBatchPublish = f.allowFast
+	}
+	if f.allowCounterSet {
+		cfg.AllowMsgCounter = f.allowCounter
+	}
+	if f.discardPerSubjSet {
+		cfg.DiscardNewPer = f.discardPerSubject
+	}
+	if f.metadataSet {
+		cfg.Metadata = f.metadata
+	}
+	if f.compressionSet {
+		if err = cfg.Compression.UnmarshalJSON([]byte(fmt.Sprintf("%q", f.compression))); err != nil {
+			return cfg, errors.New("invalid compression algorithm")
+		}
+	}
+	if f.noRepub {
+		cfg.RePublish = nil
+	}
+	if !f.noRepub && f.repubSource != "" && f.repubDest != "" {
+		cfg.RePublish = &api.RePublish{Source: f.repubSource, Destination: f.repubDest, HeadersOnly: f.repubHeaders}
+	}
+	if f.noTransform {
+		cfg.SubjectTransform = nil
+	} else {
+		var t api.SubjectTransformConfig
+		if cfg.SubjectTransform != nil {
+			t = *cfg.SubjectTransform
+		}
+		t.Source, t.Destination = f.transformSource, f.transformDest
+		if t.Source != "" && t.Destination != "" {
+			cfg.SubjectTransform = &t
+		}
+	}
+	if f.markerTTLSet {
+		cfg.SubjectDeleteMarkerTTL = f.markerTTL
+	}
+	if f.noMirror {
+		cfg.Mirror = nil
+	}
+	return cfg, nil
 }

@@ -9,61 +9,45 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/nats-io/jsm.go/api"
 
-	"natslab/broker/command/jsadmin"
+	"github.com/nats-io/jsm.go"
 )
 
 func (s *streamCmd) buildEdit(e *fisk.CmdClause, c *Call) {
 	e.Action(act(c, s.edit))
 	e.Arg("stream", "The stream to change").StringVar(&s.stream)
 	e.Flag("force", "Change without asking").Short('f').UnNegatableBoolVar(&s.force)
-	e.Flag("interactive", "Edit the configuration in an editor (not in the lab)").Short('i').UnNegatableBoolVar(&s.interactive)
 	e.Flag("dry-run", "Only show what would change").UnNegatableBoolVar(&s.dryRun)
 	s.cfg.addConfigFlags(e, true)
 	e.Flag("json", "Print the stream information as JSON").Short('j').UnNegatableBoolVar(&s.json)
 }
 
-// edit changes a stream: it shows the difference as the real CLI does, then
-// asks (in the TUI) or needs --force (in a script), since shrinking a limit
-// removes messages.
+// edit is natscli's editAction: the difference between the configuration
+// and the flags applied to it (go-cmp's, as the real CLI prints it), then
+// the change, asked first (in the pane) or refused (in a script) unless
+// --force, since shrinking a limit removes messages.
 func (s *streamCmd) edit(c *Call) error {
-	if err := s.needStream(c, "stream edit"); err != nil {
-		return err
-	}
-	if s.interactive {
-		return usageErrorf("the lab has no editor for stream edit -i: give the changes as flags, like stream edit %s --max-msgs 100", s.stream)
-	}
-	if err := s.cfg.unsupported(); err != nil {
-		return err
-	}
-	if err := s.cfg.halfSet(); err != nil {
-		return err
-	}
-	if s.cfg.storageSet {
-		return usageErrorf("a stream's storage cannot change once it exists: create a new stream with --storage %s and remove this one", s.cfg.storage)
-	}
-	mgr, err := c.streamManager()
+	mgr, st, err := s.askStream(c)
 	if err != nil {
 		return err
 	}
-	st, err := s.load(c)
-	if err != nil {
+	if st, err = s.loadStream(c, mgr, st, "could not request Stream %s configuration", s.stream); err != nil {
 		return err
 	}
+	// A deep copy through JSON, as the real CLI makes it: an empty map
+	// comes back nil, which the diff then shows.
 	input := st.Configuration()
-	// The server's own metadata (version, API level) is not the user's to
-	// edit; with none left, nil, so the diff does not show a change.
-	input.Metadata = jsadmin.FilterServerMetadata(input.Metadata)
-	if len(input.Metadata) == 0 {
-		input.Metadata = nil
-	}
-	cfg, err := streamDeepCopy(input)
+	input.Metadata = jsm.FilterServerMetadata(input.Metadata)
+	ij, err := json.Marshal(input)
 	if err != nil {
 		return err
 	}
-	if err := s.cfg.editConfig(&cfg); err != nil {
+	var cfg api.StreamConfig
+	if err := json.Unmarshal(ij, &cfg); err != nil {
 		return err
 	}
-	// Subject lists that differ only in order are the same.
+	if cfg, err = s.cfg.copyAndEdit(cfg); err != nil {
+		return fatalIf(err, "could not create new configuration for Stream %s", s.stream)
+	}
 	sorted := cmp.Transformer("Sort", func(in []string) []string {
 		out := append([]string(nil), in...)
 		sort.Strings(out)
@@ -78,7 +62,13 @@ func (s *streamCmd) edit(c *Call) error {
 	}
 	fmt.Fprintf(c.Out, "Differences (-old +new):\n%s", diff)
 	if s.dryRun {
-		return nil
+		// The real CLI exits with status 1 here, saying nothing more.
+		return errSilent
+	}
+	if jsm.IsKVBucketStream(s.stream) {
+		if err := s.kvAbstractionWarn(c); err != nil {
+			return err
+		}
 	}
 	hint := fmt.Sprintf("stream edit changes %s as shown above, which may remove messages: add --force to do it without asking (stream edit %s ... --force)", s.stream, s.stream)
 	ok, err := c.confirm(s.force, fmt.Sprintf("Really edit Stream %s", s.stream), hint)
@@ -86,130 +76,10 @@ func (s *streamCmd) edit(c *Call) error {
 		return err
 	}
 	if err := st.UpdateConfiguration(cfg); err != nil {
-		return s.createError(c, mgr, cfg, err, "could not edit Stream "+s.stream)
+		return s.createError(c, mgr, cfg, fatalIf(err, "could not edit Stream %s", s.stream))
 	}
 	if !s.json {
 		fmt.Fprintf(c.Out, "Stream %s was updated\n\n", s.stream)
 	}
-	info, err := st.LatestInformation()
-	if err != nil {
-		return c.streamAPIError(err, s.stream, "")
-	}
-	return s.show(c, info)
-}
-
-func streamDeepCopy(in api.StreamConfig) (api.StreamConfig, error) {
-	var out api.StreamConfig
-	j, err := json.Marshal(in)
-	if err != nil {
-		return out, err
-	}
-	err = json.Unmarshal(j, &out)
-	return out, err
-}
-
-// editConfig applies the flags given to an existing configuration; what
-// was not given stays as it is.
-func (f *streamConfigFlags) editConfig(cfg *api.StreamConfig) error {
-	if f.ackSet {
-		cfg.NoAck = !f.ack
-	}
-	if f.discard != "" {
-		cfg.Discard = streamDiscard(f.discard)
-	}
-	if len(f.subjects) > 0 {
-		cfg.Subjects = streamSplitSubjects(f.subjects)
-		for _, s := range cfg.Subjects {
-			if err := validateSubject(s, true); err != nil {
-				return err
-			}
-		}
-	}
-	if f.retention != "" {
-		cfg.Retention = streamRetention(f.retention)
-	}
-	if f.maxBytes != "" {
-		n, err := parseStreamSize("max-bytes", f.maxBytes, 64)
-		if err != nil {
-			return err
-		}
-		cfg.MaxBytes = n
-		if n == 0 {
-			cfg.MaxBytes = -1
-		}
-	}
-	if f.maxMsgs != 0 {
-		cfg.MaxMsgs = max(f.maxMsgs, -1)
-	}
-	if f.maxMsgsPer != 0 {
-		cfg.MaxMsgsPer = max(f.maxMsgsPer, -1)
-	}
-	if f.maxAge != "" {
-		d, err := parseStreamAge("max-age", f.maxAge)
-		if err != nil {
-			return err
-		}
-		cfg.MaxAge = d
-	}
-	if f.maxMsgSize != "" {
-		n, err := parseStreamSize("max-msg-size", f.maxMsgSize, 32)
-		if err != nil {
-			return err
-		}
-		cfg.MaxMsgSize = int32(n)
-		if n == 0 {
-			cfg.MaxMsgSize = -1
-		}
-	}
-	if f.maxConsumersSet {
-		cfg.MaxConsumers = f.maxConsumers
-	}
-	if f.dupeWindow != "" {
-		d, err := parseStreamAge("dupe-window", f.dupeWindow)
-		if err != nil {
-			return err
-		}
-		cfg.Duplicates = d
-	}
-	if f.replicas < 0 {
-		return usageErrorf("--replicas must be 1 or more, got %d", f.replicas)
-	}
-	if f.replicas != 0 {
-		cfg.Replicas = int(f.replicas)
-	}
-	if cfg.Placement == nil {
-		cfg.Placement = &api.Placement{}
-	}
-	if f.placementClusterSet {
-		cfg.Placement.Cluster = f.placementCluster
-	}
-	if f.tagsSet {
-		cfg.Placement.Tags = f.tags
-		if len(f.tags) == 1 && f.tags[0] == "" {
-			cfg.Placement.Tags = nil
-		}
-	}
-	if cfg.Placement.Cluster == "" && len(cfg.Placement.Tags) == 0 && cfg.Placement.Preferred == "" {
-		cfg.Placement = nil
-	}
-	if f.description != "" {
-		cfg.Description = f.description
-	}
-	if f.compressionSet {
-		cfg.Compression = api.NoCompression
-		if f.compression == "s2" {
-			cfg.Compression = api.S2Compression
-		}
-	}
-	f.applyOptions(cfg)
-	if f.noRepub {
-		cfg.RePublish = nil
-	}
-	if f.noTransform {
-		cfg.SubjectTransform = nil
-	}
-	if f.noMirror {
-		cfg.Mirror = nil
-	}
-	return nil
+	return s.showStream(c, st)
 }

@@ -12,52 +12,42 @@ import (
 	"github.com/choria-io/fisk"
 	"github.com/nats-io/jsm.go/api"
 
-	"natslab/broker/command/jsadmin"
+	"github.com/nats-io/jsm.go"
 )
 
 func (s *streamCmd) buildGet(get *fisk.CmdClause, c *Call) {
 	get.Action(act(c, s.get))
 	get.Arg("stream", "The stream").StringVar(&s.stream)
-	get.Arg("id", "The message's sequence number").IsSetByUser(&s.seqIsSet).Int64Var(&s.seq)
+	get.Arg("id", "The message's sequence number").Int64Var(&s.seq)
 	get.Flag("last-for", "Show the last message on this subject").Short('S').PlaceHolder("SUBJECT").StringVar(&s.lastFor)
 	get.Flag("json", "Print the message as JSON").Short('j').UnNegatableBoolVar(&s.json)
-	get.Flag("translate", "Pipe the body through a program (not in the lab)").StringVar(&s.translate)
 }
 
+// get is natscli's getAction.
 func (s *streamCmd) get(c *Call) error {
-	if err := s.needStream(c, "stream get"); err != nil {
+	mgr, st, err := s.askStream(c)
+	if err != nil {
 		return err
 	}
-	if s.translate != "" {
-		return usageErrorf("--translate runs a program on your machine, which the lab does not do: run the real CLI for that")
+	if s.seq == -1 && s.lastFor == "" {
+		return wouldPrompt(errNoPrompt, "which message to show", fmt.Sprintf("its sequence (stream get %s 1) or --last-for SUBJECT", s.stream))
 	}
-	if s.lastFor != "" {
-		if err := validateSubject(s.lastFor, false); err != nil {
-			return err
-		}
-	}
-	st, err := s.load(c)
-	if err != nil {
+	if st, err = s.loadStream(c, mgr, st, "could not load Stream %s", s.stream); err != nil {
 		return err
 	}
 	var item *api.StoredMsg
-	switch {
-	case s.seqIsSet && s.seq > 0:
+	if s.seq > -1 {
 		item, err = st.ReadMessage(uint64(s.seq))
-	case s.seqIsSet:
-		return usageErrorf("message sequences start at 1, got %d", s.seq)
-	case s.lastFor != "":
+	} else {
 		item, err = st.ReadLastMessageForSubject(s.lastFor)
-	default:
-		return usageErrorf("stream get needs a message sequence or --last-for SUBJECT (%s), for example: stream get %s %d", streamHolds(st), s.stream, max(1, streamFirst(st)))
 	}
 	if err != nil {
-		return s.msgError(c, st, err)
+		return s.msgError(c, st, fatalIf(err, "could not retrieve %s#%d", s.stream, s.seq))
 	}
 	if s.json {
 		return streamJSON(c.Out, item)
 	}
-	fmt.Fprintf(c.Out, "Item: %s#%d received %v (%s) on Subject %s\n\n", s.stream, item.Sequence, item.Time, f(time.Since(item.Time)), item.Subject)
+	fmt.Fprintf(c.Out, "Item: %s#%d received %v (%s) on Subject %s\n\n", s.stream, item.Sequence, item.Time, human(time.Since(item.Time)), item.Subject)
 	if hdrs := streamHeaders(item.Header); len(hdrs) > 0 {
 		fmt.Fprintln(c.Out, "Headers:")
 		for _, h := range hdrs {
@@ -70,28 +60,22 @@ func (s *streamCmd) get(c *Call) error {
 }
 
 // msgError explains a message that is not there, saying what the stream holds.
-func (s *streamCmd) msgError(c *Call, st *jsadmin.Stream, err error) error {
-	if !api.IsNatsError(err, streamErrCodeNoMessage) && !api.IsNatsError(err, streamErrCodeSeqNotFound) {
-		return c.streamAPIError(err, s.stream, fmt.Sprintf("could not retrieve %s#%d", s.stream, s.seq))
+func (s *streamCmd) msgError(c *Call, st *jsm.Stream, err error) error {
+	if s.seq == 0 {
+		return explain(err, "stream sequences start at 1: %s", streamHolds(st))
 	}
-	if s.lastFor != "" && !s.seqIsSet {
-		return fmt.Errorf("stream %s holds no message on subject %s (see which subjects it holds with stream subjects %s)", s.stream, s.lastFor, s.stream)
+	if !api.IsNatsError(err, streamErrCodeNoMessage) && !api.IsNatsError(err, streamErrCodeSeqNotFound) {
+		return c.explainAPI(err)
+	}
+	if s.lastFor != "" && s.seq == -1 {
+		return explain(err, "stream %s holds no message on subject %s (stream subjects %s lists the subjects it holds)", s.stream, s.lastFor, s.stream)
 	}
 	_ = st.Reset()
-	return fmt.Errorf("stream %s has no message %d: %s", s.stream, s.seq, streamHolds(st))
+	return explain(err, "stream %s has no message %d: %s", s.stream, s.seq, streamHolds(st))
 }
 
-// streamFirst is a stream's first stored sequence, from the last info fetched.
-func streamFirst(st *jsadmin.Stream) int64 {
-	info, err := st.LatestInformation()
-	if err != nil || info.State.Msgs == 0 {
-		return 1
-	}
-	return int64(info.State.FirstSeq)
-}
-
-// streamHolds says which sequences a stream holds, for error messages.
-func streamHolds(st *jsadmin.Stream) string {
+// streamHolds says which sequences a stream holds, for notes.
+func streamHolds(st *jsm.Stream) string {
 	info, err := st.LatestInformation()
 	if err != nil {
 		return "its contents are unknown"
@@ -103,7 +87,7 @@ func streamHolds(st *jsadmin.Stream) string {
 	case state.Msgs == 1:
 		return fmt.Sprintf("it holds only message %d", state.FirstSeq)
 	case state.NumDeleted > 0:
-		return fmt.Sprintf("it holds %s messages between %d and %d, with %s removed", f(state.Msgs), state.FirstSeq, state.LastSeq, f(state.NumDeleted))
+		return fmt.Sprintf("it holds %s messages between %d and %d, with %s removed", human(state.Msgs), state.FirstSeq, state.LastSeq, human(state.NumDeleted))
 	}
 	return fmt.Sprintf("it holds %d to %d", state.FirstSeq, state.LastSeq)
 }

@@ -10,10 +10,9 @@ import (
 	"time"
 
 	"github.com/choria-io/fisk"
+	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/natscli/columns"
-
-	"natslab/broker/command/jsadmin"
 )
 
 func (s *streamCmd) buildInfo(info *fisk.CmdClause, c *Call) {
@@ -35,27 +34,43 @@ func (s *streamCmd) buildState(state *fisk.CmdClause, c *Call) {
 	state.Flag("no-select", "Never offer a list of streams (the lab never does)").UnNegatableBoolVar(&s.noSelect)
 }
 
+// info is natscli's infoAction (and stateAction, with --state).
 func (s *streamCmd) info(c *Call) error {
-	full := "stream info"
-	if s.stateOnly && !s.json {
-		full = "stream state"
-	}
-	if err := s.needStream(c, full); err != nil {
-		return err
-	}
-	st, err := s.load(c)
+	mgr, st, err := s.askStream(c)
 	if err != nil {
 		return err
 	}
+	if st, err = s.loadStream(c, mgr, st, "could not request Stream info"); err != nil {
+		return err
+	}
+	if err := s.showStream(c, st); err != nil {
+		return fatalIf(err, "could not show stream")
+	}
+	fmt.Fprintln(c.Out)
+	return nil
+}
+
+// showStream is natscli's: the stream's latest information, as JSON with
+// --json, else its configuration (unless only the state is wanted) and
+// state; and the lab's note on a state that reads oddly.
+func (s *streamCmd) showStream(c *Call, st *jsm.Stream) error {
 	info, err := st.LatestInformation()
 	if err != nil {
-		return c.streamAPIError(err, s.stream, "could not request Stream info")
+		return err
 	}
 	if err := s.show(c, info); err != nil {
 		return err
 	}
-	fmt.Fprintln(c.Out)
+	stateNote(c, info.State)
 	return nil
+}
+
+// stateNote explains a stream emptied by a purge, by acknowledgements or by
+// age, where the first sequence shown is past the last one.
+func stateNote(c *Call, st api.StreamState) {
+	if st.Msgs == 0 && st.LastSeq > 0 && st.FirstSeq > st.LastSeq {
+		c.Notef("First Sequence %s > Last Sequence %s: the stream holds no message now, and the next one stored gets sequence %s", human(st.FirstSeq), human(st.LastSeq), human(st.FirstSeq))
+	}
 }
 
 // show prints a stream's information as the real CLI does after info, add,
@@ -81,9 +96,9 @@ func streamJSON(w io.Writer, v any) error {
 func renderStreamInfo(w io.Writer, info *api.StreamInfo, stateOnly bool) error {
 	var cols *columns.Writer
 	if stateOnly {
-		cols = newColumns("State for Stream %s created %s", info.Config.Name, f(info.Created.Local()))
+		cols = newColumns("State for Stream %s created %s", info.Config.Name, human(info.Created.Local()))
 	} else {
-		cols = newColumns("Information for Stream %s created %s", info.Config.Name, f(info.Created.Local()))
+		cols = newColumns("Information for Stream %s created %s", info.Config.Name, human(info.Created.Local()))
 		addStreamConfig(cols, info.Config)
 	}
 	addStreamClusterInfo(cols, info)
@@ -173,7 +188,7 @@ func addStreamConfig(cols *columns.Writer, cfg api.StreamConfig) {
 	cols.AddRowIf("Consumer Inactive Threshold", cfg.ConsumerLimits.InactiveThreshold, cfg.ConsumerLimits.InactiveThreshold > 0)
 	cols.AddRowIf("Consumer Max Ack Pending", cfg.ConsumerLimits.MaxAckPending, cfg.ConsumerLimits.MaxAckPending > 0)
 
-	if meta := jsadmin.FilterServerMetadata(cfg.Metadata); len(meta) > 0 {
+	if meta := jsm.FilterServerMetadata(cfg.Metadata); len(meta) > 0 {
 		cols.AddSectionTitle("Metadata")
 		cols.AddMapStrings(meta)
 	}
@@ -198,7 +213,7 @@ func addStreamConfig(cols *columns.Writer, cfg api.StreamConfig) {
 func streamSourceText(s *api.StreamSource) string {
 	parts := []string{s.Name}
 	if s.OptStartSeq > 0 {
-		parts = append(parts, fmt.Sprintf("Start Seq: %s", f(s.OptStartSeq)))
+		parts = append(parts, fmt.Sprintf("Start Seq: %s", human(s.OptStartSeq)))
 	}
 	if s.OptStartTime != nil {
 		parts = append(parts, fmt.Sprintf("Start Time: %v", s.OptStartTime))
@@ -218,7 +233,7 @@ func streamSourceText(s *api.StreamSource) string {
 			parts = append(parts, fmt.Sprintf("Consumer Name: %s (%s)", s.Consumer.Name, s.Consumer.DeliverSubject))
 		}
 	}
-	return f(parts)
+	return human(parts)
 }
 
 func addStreamSourceInfo(cols *columns.Writer, s *api.StreamSourceInfo) {
@@ -274,7 +289,7 @@ func addStreamClusterInfo(cols *columns.Writer, info *api.StreamInfo) {
 	if cl.LeaderSince == nil {
 		cols.AddRow("Leader", cl.Leader)
 	} else {
-		cols.AddRowf("Leader", "%s (%s)", cl.Leader, f(streamSince(info.TimeStamp, *cl.LeaderSince)))
+		cols.AddRowf("Leader", "%s (%s)", cl.Leader, human(streamSince(info.TimeStamp, *cl.LeaderSince)))
 	}
 	for _, r := range cl.Replicas {
 		cols.AddRow("Replica", streamReplicaState(r))
@@ -295,7 +310,7 @@ func streamReplicaState(r *api.PeerInfo) []string {
 		state = append(state, "OFFLINE")
 	}
 	if r.Active > 0 && r.Active < math.MaxInt64 {
-		state = append(state, fmt.Sprintf("seen %s ago", f(r.Active)))
+		state = append(state, fmt.Sprintf("seen %s ago", human(r.Active)))
 	} else {
 		state = append(state, "not seen")
 	}
@@ -304,7 +319,7 @@ func streamReplicaState(r *api.PeerInfo) []string {
 	}
 	switch {
 	case r.Lag > 1:
-		state = append(state, fmt.Sprintf("%s operations behind", f(r.Lag)))
+		state = append(state, fmt.Sprintf("%s operations behind", human(r.Lag)))
 	case r.Lag == 1:
 		state = append(state, "1 operation behind")
 	}
@@ -327,23 +342,19 @@ func addStreamState(cols *columns.Writer, info *api.StreamInfo) {
 	cols.AddRow("Messages", st.Msgs)
 	cols.AddRow("Bytes", size(st.Bytes))
 	if st.Lost != nil && len(st.Lost.Msgs) > 0 {
-		cols.AddRowf("Lost Messages", "%s (%s)", f(len(st.Lost.Msgs)), size(st.Lost.Bytes))
+		cols.AddRowf("Lost Messages", "%s (%s)", human(len(st.Lost.Msgs)), size(st.Lost.Bytes))
 	}
 	zero := func(t time.Time) bool { return t.IsZero() || t.Equal(time.Unix(0, 0)) }
 	switch {
-	case st.Msgs == 0 && st.LastSeq > 0 && st.FirstSeq > st.LastSeq:
-		// Emptied by a purge, by acks or by age: the real CLI shows a first
-		// sequence past the last one, which reads like a bug. Say what it means.
-		cols.AddRowf("First Sequence", "%s (none stored: the next message gets %s)", f(st.FirstSeq), f(st.FirstSeq))
 	case zero(st.FirstTime):
 		cols.AddRow("First Sequence", st.FirstSeq)
 	default:
-		cols.AddRowf("First Sequence", "%s @ %s", f(st.FirstSeq), f(st.FirstTime))
+		cols.AddRowf("First Sequence", "%s @ %s", human(st.FirstSeq), human(st.FirstTime))
 	}
 	if zero(st.LastTime) {
 		cols.AddRow("Last Sequence", st.LastSeq)
 	} else {
-		cols.AddRowf("Last Sequence", "%s @ %s", f(st.LastSeq), f(st.LastTime))
+		cols.AddRowf("Last Sequence", "%s @ %s", human(st.LastSeq), human(st.LastTime))
 	}
 	if len(st.Deleted) > 0 {
 		cols.AddRow("Deleted Messages", len(st.Deleted))

@@ -7,7 +7,7 @@ import (
 
 	"github.com/choria-io/fisk"
 
-	"natslab/broker/command/jsadmin"
+	"github.com/nats-io/jsm.go"
 )
 
 func (s *streamCmd) buildLs(ls *fisk.CmdClause, c *Call) {
@@ -17,30 +17,20 @@ func (s *streamCmd) buildLs(ls *fisk.CmdClause, c *Call) {
 	ls.Flag("json", "Print the names as JSON").Short('j').UnNegatableBoolVar(&s.json)
 }
 
-// streamFilter limits a listing to streams capturing a subject ("" for all).
-func (s *streamCmd) streamFilter() (string, error) {
-	if s.filterSubject == "" {
-		return "", nil
-	}
-	if err := validateSubject(s.filterSubject, true); err != nil {
-		return "", err
-	}
-	return s.filterSubject, nil
-}
-
+// ls is natscli's lsAction.
 func (s *streamCmd) ls(c *Call) error {
-	filter, err := s.streamFilter()
+	mgr, err := c.manager()
 	if err != nil {
-		return err
+		return fatalIf(err, "setup failed")
 	}
-	mgr, err := c.streamManager()
-	if err != nil {
-		return err
+	var filter *jsm.StreamNamesFilter
+	if s.filterSubject != "" {
+		filter = &jsm.StreamNamesFilter{Subject: s.filterSubject}
 	}
 	if s.names {
 		names, err := mgr.StreamNames(filter)
 		if err != nil {
-			return c.streamAPIError(err, "", "could not list streams")
+			return c.explainAPI(err)
 		}
 		if s.json {
 			return streamJSON(c.Out, names)
@@ -50,24 +40,21 @@ func (s *streamCmd) ls(c *Call) error {
 		}
 		return nil
 	}
-	all, missing, offline, err := mgr.Streams(filter)
-	if err != nil {
-		return c.streamAPIError(err, "", "could not list streams")
-	}
-	var streams []*jsadmin.Stream
+	var streams []*jsm.Stream
+	var names []string
 	skipped := false
-	for _, st := range all {
+	missing, offline, err := mgr.EachStream(filter, func(st *jsm.Stream) {
 		if !s.showAll && st.IsInternal() {
 			skipped = true
-			continue
+			return
 		}
 		streams = append(streams, st)
+		names = append(names, st.Name())
+	})
+	if err != nil {
+		return c.explainAPI(fmt.Errorf("could not list streams: %s", err))
 	}
 	if s.json {
-		names := []string{}
-		for _, st := range streams {
-			names = append(names, st.Name())
-		}
 		return streamJSON(c.Out, names)
 	}
 	if len(streams) == 0 && len(missing) == 0 && len(offline) == 0 {
@@ -94,9 +81,12 @@ func (s *streamCmd) ls(c *Call) error {
 	t.AddHeaders("Name", "Description", "Created", "Messages", "Size", "Last Message")
 	for _, st := range streams {
 		nfo, _ := st.LatestInformation()
-		t.AddRow(st.Name(), st.Description(), f(nfo.Created.Local()), f(nfo.State.Msgs), size(nfo.State.Bytes), f(streamSince(nfo.TimeStamp, nfo.State.LastTime)))
+		t.AddRow(st.Name(), st.Description(), human(nfo.Created.Local()), human(nfo.State.Msgs), size(nfo.State.Bytes), human(streamSince(nfo.TimeStamp, nfo.State.LastTime)))
 	}
-	fmt.Fprint(c.Out, t.Render())
+	// natscli prints the rendered table (which ends in a newline) with
+	// Fprintln into a buffer, then the buffer with Println: two blank
+	// lines' worth after the table.
+	fmt.Fprintln(c.Out, t.Render())
 	streamRenderMissing(c.Out, missing, offline)
 	fmt.Fprintln(c.Out)
 	return nil

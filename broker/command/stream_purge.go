@@ -1,9 +1,11 @@
 package command
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/choria-io/fisk"
+	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/jsm.go/api"
 )
 
@@ -17,52 +19,49 @@ func (s *streamCmd) buildPurge(p *fisk.CmdClause, c *Call) {
 	p.Flag("keep", "Keep this many of the newest messages").PlaceHolder("MESSAGES").Uint64Var(&s.purgeKeep)
 }
 
-// purge removes messages and shows the state after it. Without --force the
-// lab asks (in the TUI) or, in a script, refuses and says to add --force.
+// purge is natscli's purgeAction: it removes messages and shows the state
+// after it, asking first (in the pane) or refusing (in a script) unless
+// --force.
 func (s *streamCmd) purge(c *Call) error {
-	if err := s.needStream(c, "stream purge"); err != nil {
-		return err
-	}
-	if s.purgeSeq > 0 && s.purgeKeep > 0 {
-		return usageErrorf("--seq and --keep cannot be combined: purge up to a sequence, or keep the newest messages")
-	}
-	if s.purgeSubject != "" {
-		if err := validateSubject(s.purgeSubject, true); err != nil {
-			return err
-		}
-	}
-	st, err := s.load(c)
+	mgr, st, err := s.askStream(c)
 	if err != nil {
 		return err
 	}
-	what := "every message"
-	switch {
-	case s.purgeSubject != "":
-		what = "the messages on " + s.purgeSubject
-	case s.purgeSeq > 0:
-		what = fmt.Sprintf("the messages before sequence %d", s.purgeSeq)
+	if !s.force {
+		what := "every message"
+		switch {
+		case s.purgeSubject != "":
+			what = "the messages on " + s.purgeSubject
+		case s.purgeSeq > 0:
+			what = fmt.Sprintf("the messages before sequence %d", s.purgeSeq)
+		}
+		hint := fmt.Sprintf("stream purge removes %s from %s: add --force to do it without asking (stream purge %s --force)", what, s.stream, s.stream)
+		ok, err := c.confirm(false, fmt.Sprintf("Really purge Stream %s", s.stream), hint)
+		if err != nil || !ok {
+			return err
+		}
 	}
-	hint := fmt.Sprintf("stream purge removes %s from %s: add --force to do it without asking (stream purge %s --force)", what, s.stream, s.stream)
-	ok, err := c.confirm(s.force, fmt.Sprintf("Really purge Stream %s", s.stream), hint)
-	if err != nil || !ok {
+	if jsm.IsKVBucketStream(s.stream) {
+		if err := s.kvAbstractionWarn(c); err != nil {
+			return err
+		}
+	}
+	if st, err = s.loadStream(c, mgr, st, "could not purge Stream"); err != nil {
 		return err
 	}
 	var req *api.JSApiStreamPurgeRequest
 	if s.purgeKeep > 0 || s.purgeSubject != "" || s.purgeSeq > 0 {
+		if s.purgeSeq > 0 && s.purgeKeep > 0 {
+			return explain(errors.New("sequence and keep cannot be combined when purging"), "purge up to a sequence with --seq, or keep the newest messages with --keep, not both")
+		}
 		req = &api.JSApiStreamPurgeRequest{Sequence: s.purgeSeq, Subject: s.purgeSubject, Keep: s.purgeKeep}
 	}
 	resp, err := st.PurgeExt(req)
 	if err != nil {
-		return c.streamAPIError(err, s.stream, "could not purge Stream")
+		return c.explainAPI(fatalIf(err, "could not purge Stream"))
 	}
-	fmt.Fprintf(c.Out, "Purged %d messages from %s\n\n", resp.Purged, s.stream)
-	if err := st.Reset(); err != nil {
-		return c.streamAPIError(err, s.stream, "")
-	}
-	info, err := st.LatestInformation()
-	if err != nil {
-		return c.streamAPIError(err, s.stream, "")
-	}
+	fmt.Fprintf(c.Out, "Purged %d messages from %s\n\n", resp.Purged, st.Name())
+	_ = st.Reset()
 	s.stateOnly = true
-	return s.show(c, info)
+	return s.showStream(c, st)
 }

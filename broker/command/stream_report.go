@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/choria-io/fisk"
+	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/jsm.go/api"
 )
 
@@ -43,27 +44,28 @@ type streamLeader struct {
 	groups        int
 }
 
+// report is natscli's reportAction.
 func (s *streamCmd) report(c *Call) error {
-	filter, err := s.streamFilter()
+	mgr, err := c.manager()
 	if err != nil {
-		return err
+		return fatalIf(err, "setup failed")
 	}
-	mgr, err := c.streamManager()
-	if err != nil {
-		return err
+	fmt.Fprint(c.Out, "Obtaining Stream stats\n\n")
+	var filter *jsm.StreamNamesFilter
+	if s.filterSubject != "" {
+		filter = &jsm.StreamNamesFilter{Subject: s.filterSubject}
 	}
 	all, missing, offline, err := mgr.Streams(filter)
 	if err != nil {
-		return c.streamAPIError(err, "", "could not list streams")
+		return c.explainAPI(err)
 	}
-	fmt.Fprint(c.Out, "Obtaining Stream stats\n\n")
 
 	var stats []streamStat
 	leaders := map[string]*streamLeader{}
 	for _, st := range all {
 		info, err := st.LatestInformation()
 		if err != nil {
-			return c.streamAPIError(err, st.Name(), "could not get stream info for "+st.Name())
+			return c.explainAPI(fatalIf(err, "could not get stream info for %s", st.Name()))
 		}
 		if cl := info.Cluster; cl != nil {
 			if s.cluster != "" && cl.Name != s.cluster {
@@ -121,7 +123,7 @@ func (s *streamCmd) report(c *Call) error {
 				placement = fmt.Sprintf("cluster: %s ", p.Cluster)
 			}
 			if len(p.Tags) > 0 {
-				placement += "tags: " + f(p.Tags)
+				placement += "tags: " + human(p.Tags)
 			}
 		}
 		lost := "0"
@@ -133,9 +135,9 @@ func (s *streamCmd) report(c *Call) error {
 			continue
 		}
 		if st.lostMsgs > 0 {
-			lost = fmt.Sprintf("%s (%s)", f(st.lostMsgs), size(st.lostBytes))
+			lost = fmt.Sprintf("%s (%s)", human(st.lostMsgs), size(st.lostBytes))
 		}
-		t.AddRow(st.name, st.storage, placement, f(st.consumers), f(st.msgs), size(st.bytes), lost, f(st.deleted), st.apiLevel, streamPeers(st.cluster))
+		t.AddRow(st.name, st.storage, placement, human(st.consumers), human(st.msgs), size(st.bytes), lost, human(st.deleted), st.apiLevel, streamPeers(st.cluster))
 	}
 	fmt.Fprintln(c.Out, t.Render())
 	if s.leaders && len(leaders) > 0 {
@@ -176,7 +178,7 @@ func streamPeers(cl *api.ClusterInfo) string {
 		compact[i] += "!"
 	}
 	sort.Strings(compact)
-	return f(compact)
+	return human(compact)
 }
 
 // streamCompactNames drops the domain parts all names share (n1.lab.local,
@@ -242,7 +244,7 @@ func streamLeadersTable(leaders map[string]*streamLeader) string {
 		if l.groups > 0 {
 			dots = max(1, int(math.Round(float64(l.groups)/float64(perCluster[l.cluster])*100/10)))
 		}
-		t.AddRow(l.name, l.cluster, f(l.groups), strings.Repeat("*", dots))
+		t.AddRow(l.name, l.cluster, human(l.groups), strings.Repeat("*", dots))
 	}
 	return t.Render()
 }

@@ -65,12 +65,13 @@ func TestStreamClusterStepDownErrors(t *testing.T) {
 	l := newLab(t, brokertest.Clustered(), brokertest.InProcessOnly())
 	l.must(`stream add SOLO --subjects 'solo.>' --replicas 1 --defaults`)
 	l.fails("stream cluster step-down SOLO", `stream "SOLO" is not clustered`, "1 replica", "--replicas 3")
-	l.fails("stream cluster step-down NOPE", "NOPE not found")
-	l.fails("stream cluster step-down", "needs a stream name", "SOLO")
+	const pick = "nats: error: could not pick a Stream to operate on: cannot pick a Stream without a terminal and no Stream name supplied\n"
+	l.fails("stream cluster step-down NOPE", pick, "no stream NOPE")
+	l.fails("stream cluster step-down", pick, "name the stream", "SOLO")
 	l.fails("stream cluster balance", "--listen none") // the real CLI's, which needs a listener
 	l.fails("stream cluster", "step-down")
 	l.must(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`)
-	l.fails("stream cluster step-down ORDERS --preferred n9", "--preferred n9 is not a replica of ORDERS", "followers")
+	l.fails("stream cluster step-down ORDERS --preferred n9", "nats: error: preferred server \"n9\" not known (10005)\n", "n9 is not a replica of ORDERS", "followers")
 	leader := l.srv.StreamLeader("ORDERS")
 	l.fails("stream cluster step-down ORDERS --preferred "+leader, leader+" leads ORDERS already")
 

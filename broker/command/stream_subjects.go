@@ -17,20 +17,15 @@ func (s *streamCmd) buildSubjects(cmd *fisk.CmdClause, c *Call) {
 	cmd.Flag("names", "Print only the subjects").UnNegatableBoolVar(&s.names)
 }
 
+// subjects is natscli's subjectsAction.
 func (s *streamCmd) subjects(c *Call) error {
-	if err := s.needStream(c, "stream subjects"); err != nil {
-		return err
-	}
-	if err := validateSubject(s.subjectFilter, true); err != nil {
-		return err
-	}
-	mgr, err := c.streamManager()
+	mgr, _, err := s.askStream(c)
 	if err != nil {
 		return err
 	}
 	subs, err := mgr.StreamContainedSubjects(s.stream, s.subjectFilter)
 	if err != nil {
-		return c.streamAPIError(err, s.stream, "")
+		return c.explainAPI(err)
 	}
 	if s.json {
 		return streamJSON(c.Out, subs)
@@ -76,7 +71,7 @@ func streamSubjectsTable(title string, names []string, counts map[string]uint64)
 	}
 	t := newTable("%s", title)
 	cols := 1
-	switch width := longest + len(f(most)); {
+	switch width := longest + len(human(most)); {
 	case width < 20:
 		cols = 3
 		t.AddHeaders("Subject", "Count", "Subject", "Count", "Subject", "Count")
@@ -97,7 +92,7 @@ func streamSubjectsTable(title string, names []string, counts map[string]uint64)
 			n := padded[r+k*rows]
 			count := ""
 			if counts[n] > 0 {
-				count = f(counts[n])
+				count = human(counts[n])
 			}
 			row = append(row, n, count)
 		}

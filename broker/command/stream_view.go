@@ -1,6 +1,7 @@
 package command
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -16,29 +17,33 @@ func (s *streamCmd) buildView(v *fisk.CmdClause, c *Call) {
 	v.Arg("stream", "The stream").StringVar(&s.stream)
 	v.Arg("size", "Messages per page, up to 25").Default("10").IntVar(&s.pageSize)
 	v.Flag("id", "Start at this sequence").IntVar(&s.startID)
-	v.Flag("since", "Start with messages this recent, like 5m or 1d3h").PlaceHolder("DURATION").StringVar(&s.since)
+	v.Flag("since", "Start with messages this recent, like 5m or 1d3h").PlaceHolder("DURATION").DurationVar(&s.since)
 	v.Flag("raw", "Print only the bodies").UnNegatableBoolVar(&s.viewRaw)
-	v.Flag("translate", "Pipe bodies through a program (not in the lab)").StringVar(&s.translate)
 	v.Flag("subject", "Only messages on this subject or filter").StringVar(&s.viewSubj)
 }
 
-// view prints a stream's messages. The real CLI needs a terminal and
-// leaves a consumer behind; the lab reads message by message with the
-// stream's get API, which creates nothing. In the TUI it asks before each
-// next page; in a script it prints them all.
+// view pages through a stream's messages. The real CLI needs a terminal to
+// page in and refuses without one (a script): so does the lab. In the pane
+// it pages, asking before each next page as the real CLI does; it reads
+// message by message with the stream's get API, where the real CLI leaves
+// a consumer behind.
 func (s *streamCmd) view(c *Call) error {
-	if err := s.needStream(c, "stream view"); err != nil {
-		return err
-	}
-	if s.translate != "" {
-		return usageErrorf("--translate runs a program on your machine, which the lab does not do: run the real CLI for that")
-	}
-	if s.pageSize < 1 {
-		return usageErrorf("the page size must be 1 or more (up to %d), got %d", streamViewMaxPage, s.pageSize)
+	if c.S.confirm == nil {
+		return explain(errors.New("interactive stream paging requires a valid terminal"), "stream view pages through a stream in a terminal; in a script, stream get %s SEQUENCE shows one message, sub --stream %s --all -T prints them all", orName(s.stream), orName(s.stream))
 	}
 	if s.pageSize > streamViewMaxPage {
 		c.Statusf("Page size is limited to %d, setting to %d...", streamViewMaxPage, streamViewMaxPage)
 		s.pageSize = streamViewMaxPage
+	}
+	mgr, st, err := s.askStream(c)
+	if err != nil {
+		return err
+	}
+	if _, err = s.loadStream(c, mgr, st, ""); err != nil {
+		return err
+	}
+	if s.pageSize < 1 {
+		return usageErrorf("the page size must be 1 or more (up to %d), got %d", streamViewMaxPage, s.pageSize)
 	}
 	if s.startID < 0 {
 		return usageErrorf("--id must be a sequence of 1 or more, got %d", s.startID)
@@ -50,17 +55,7 @@ func (s *streamCmd) view(c *Call) error {
 		}
 		filter = s.viewSubj
 	}
-	var since time.Duration
-	if s.since != "" {
-		d, err := fisk.ParseDuration(s.since)
-		if err != nil || d <= 0 {
-			return usageErrorf("--since wants a duration like 30s, 5m, 1h or 1d, got %q", s.since)
-		}
-		since = d
-	}
-	if _, err := s.load(c); err != nil {
-		return err
-	}
+	since := s.since
 
 	req := api.JSApiMsgGetRequest{Seq: uint64(max(s.startID, 1)), NextFor: filter}
 	if since > 0 {
@@ -73,7 +68,7 @@ func (s *streamCmd) view(c *Call) error {
 			if api.IsNatsError(err, streamErrCodeNoMessage) {
 				return nil, nil
 			}
-			return nil, c.streamAPIError(err, s.stream, "could not read the stream")
+			return nil, c.explainAPI(err)
 		}
 		req = api.JSApiMsgGetRequest{Seq: m.Sequence + 1, NextFor: filter}
 		return m, nil
@@ -103,7 +98,7 @@ func (s *streamCmd) printViewed(c *Call, m *api.StoredMsg) {
 		fmt.Fprintln(c.Out, string(m.Data))
 		return
 	}
-	fmt.Fprintf(c.Out, "[%d] Subject: %s Received: %s\n", m.Sequence, m.Subject, f(m.Time))
+	fmt.Fprintf(c.Out, "[%d] Subject: %s Received: %s\n", m.Sequence, m.Subject, human(m.Time))
 	if hdrs := streamHeaders(m.Header); len(hdrs) > 0 {
 		fmt.Fprintln(c.Out)
 		for _, h := range hdrs {
@@ -111,4 +106,12 @@ func (s *streamCmd) printViewed(c *Call, m *api.StoredMsg) {
 		}
 	}
 	streamBody(c.Out, m.Data)
+}
+
+// orName is a name for a note's example: the one given, or a placeholder.
+func orName(s string) string {
+	if s == "" {
+		return "STREAM"
+	}
+	return s
 }

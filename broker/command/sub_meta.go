@@ -61,7 +61,7 @@ func parseAckSubject(reply string) (jsMeta, bool) {
 	return jsMeta{stream: t[0], seq: seq, pending: pending, ts: ts}, true
 }
 
-// appendComma appends n with thousands separators, as natscli's f() prints
+// appendComma appends n with thousands separators, as natscli's human() prints
 // counts ("200,000").
 func appendComma(b []byte, n uint64) []byte {
 	if n < 1000 {

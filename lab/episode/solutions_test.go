@@ -39,7 +39,9 @@ func TestSeedSolutionsAreVerbatim(t *testing.T) {
 				continue
 			}
 			n++
-			if !commands[line] {
+			// The seed answered the real CLI's prompts in a terminal;
+			// where none is (a script, the lab), --defaults answers them.
+			if !commands[strings.TrimSuffix(line, " --defaults")] {
 				t.Errorf("%s: %q is not one of its seed's commands as written", id, line)
 			}
 		}

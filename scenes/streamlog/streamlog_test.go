@@ -29,7 +29,7 @@ func TestEpisodeStreamLog(t *testing.T) {
 	}
 	h.Run(`nats-server -js`)
 	h.Settle("no stream yet", func(s Snapshot) bool { return strings.Contains(s.Problem, "no stream yet") })
-	h.add(`stream add ORDERS --subjects "orders.>" --storage file --retention limits`, "ORDERS")
+	h.add(`stream add ORDERS --subjects "orders.>" --storage file --retention limits --defaults`, "ORDERS")
 	if l := orders(h.Scene.snap); l.Storage != "file" || l.Retain != "limits" || l.Last != 0 {
 		t.Fatalf("ORDERS as the scene shows it: %+v", l)
 	}
