@@ -160,6 +160,13 @@ func (s *Scrollback) Clear() {
 	s.mu.Unlock()
 }
 
+// lastIndex is the absolute index of the newest line.
+func (s *Scrollback) lastIndex() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.total - 1
+}
+
 // Version changes whenever the content does.
 func (s *Scrollback) Version() uint64 {
 	s.mu.Lock()
@@ -242,6 +249,25 @@ func rowsFor(width, w int) int {
 	return (width + w - 1) / w
 }
 
+// replace puts e in place of the line at absolute index idx, if it is
+// still kept; else it appends e.
+func (s *Scrollback) replace(idx uint64, e entry) {
+	s.mu.Lock()
+	oldest := s.total - uint64(s.n)
+	if idx < oldest || idx >= s.total {
+		s.mu.Unlock()
+		s.push(e)
+		return
+	}
+	s.ring[(s.start+int(idx-oldest))%len(s.ring)] = e
+	s.version++
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
 // Writer returns an io.Writer for one stream of one job: it keeps a
 // partial last line of its own, so jobs writing at once never splice each
 // other's lines. Call Close when the job ends, to keep a final line that
@@ -264,7 +290,13 @@ type PaneWriter struct {
 	partial []byte
 	dropped int // bytes of the current line beyond maxLineBytes
 	batch   []entry
+	last    uint64 // absolute index of the last line this writer pushed
+	wrote   bool   // it pushed one
 }
+
+// redraw is how the real CLI's progress bar draws over its previous line:
+// cursor up, erase the line.
+var redraw = []byte("\x1b[A\x1b[K")
 
 // Write appends every complete line in p; it never blocks on the UI.
 func (w *PaneWriter) Write(p []byte) (int, error) {
@@ -278,17 +310,41 @@ func (w *PaneWriter) Write(p []byte) (int, error) {
 			w.keep(p)
 			break
 		}
+		var line []byte
 		if len(w.partial) == 0 && w.dropped == 0 {
-			w.batch = append(w.batch, makeEntry(p[:i], 0, w.kind))
+			line = p[:i]
 		} else {
 			w.keep(p[:i])
-			w.batch = append(w.batch, makeEntry(w.partial, w.dropped, w.kind))
-			w.partial, w.dropped = w.partial[:0], 0
+			line = w.partial
 		}
+		if rest, ok := bytes.CutPrefix(line, redraw); ok {
+			// A redrawn line (the real CLI's progress bar) replaces this
+			// writer's last line rather than piling up below it.
+			w.flushBatch()
+			if w.wrote {
+				w.sb.replace(w.last, makeEntry(rest, w.dropped, w.kind))
+			} else {
+				w.batch = append(w.batch, makeEntry(rest, w.dropped, w.kind))
+			}
+		} else {
+			w.batch = append(w.batch, makeEntry(line, w.dropped, w.kind))
+		}
+		w.partial, w.dropped = w.partial[:0], 0
 		p = p[i+1:]
 	}
-	w.sb.pushFrom(w.src, w.batch...)
+	w.flushBatch()
 	return n, nil
+}
+
+// flushBatch pushes the lines gathered so far and remembers where the
+// last one went.
+func (w *PaneWriter) flushBatch() {
+	if len(w.batch) == 0 {
+		return
+	}
+	w.sb.pushFrom(w.src, w.batch...)
+	w.last, w.wrote = w.sb.lastIndex(), true
+	w.batch = w.batch[:0]
 }
 
 func (w *PaneWriter) keep(p []byte) {

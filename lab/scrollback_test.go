@@ -154,3 +154,25 @@ func TestFloodKeepsMemoryBounded(t *testing.T) {
 		t.Errorf("kept %d lines", n)
 	}
 }
+
+// TestRedrawnLinesReplaceTheirLast: the real CLI's progress bar redraws
+// its line (cursor up, erase line) every 250ms; in the pane each frame
+// replaces the last.
+func TestRedrawnLinesReplaceTheirLast(t *testing.T) {
+	sb := NewScrollback(10)
+	out := sb.Writer(kindOut)
+	other := sb.Writer(kindStatus)
+	out.Write([]byte("  0.00% ║░░║ [1 in 1ms]\n"))
+	other.Write([]byte("15:04:05 a status line between\n"))
+	out.Write([]byte("\x1b[A\x1b[K 50.00% ║▒░║ [2 in 2ms]\n\x1b[A\x1b[K done! [4 in 3ms]\n"))
+	got := strings.Join(sb.Lines(), "|")
+	if want := " done! [4 in 3ms]|15:04:05 a status line between"; got != want {
+		t.Errorf("lines %q, want %q", got, want)
+	}
+	// A redraw with nothing of its own above it is kept, without its codes.
+	fresh := sb.Writer(kindOut)
+	fresh.Write([]byte("\x1b[A\x1b[Kfirst\n"))
+	if lines := sb.Lines(); lines[len(lines)-1] != "first" {
+		t.Errorf("a lone redraw: %q", lines[len(lines)-1])
+	}
+}

@@ -168,7 +168,7 @@ type walker struct {
 // walk follows the complete words of a line through cmd's grammar; nil when
 // a word does not fit (nothing sensible to offer then).
 func (s *Session) walk(ctx context.Context, cmd *natsCommand, words []string) *walker {
-	c := &Call{Ctx: ctx, S: s, Out: io.Discard, Err: io.Discard, Job: &Job{}}
+	c := &Call{Ctx: ctx, S: s, Out: io.Discard, Err: io.Discard, Job: &Job{}, timeout: s.timeout}
 	app := newApp(c)
 	cmd.build(app, c)
 	return walkModel(app.Model(), words)

@@ -79,7 +79,6 @@ type consumerCmd struct {
 	raw        bool
 	ackDelay   time.Duration
 	count      int
-	timeout    time.Duration
 
 	force bool
 }
@@ -129,7 +128,6 @@ func buildConsumer(app *fisk.Application, c *Call) {
 	next.Flag("raw", "Print only the message bodies").Short('r').UnNegatableBoolVar(&x.raw)
 	next.Flag("wait", "Pause a random time up to this long before acknowledging").PlaceHolder("WAIT").DurationVar(&x.ackDelay)
 	next.Flag("count", "How many messages to pull, one after another").Default("1").IntVar(&x.count)
-	next.Flag("timeout", "How long to wait for each message (the real CLI's global --timeout)").PlaceHolder("DURATION").DurationVar(&x.timeout)
 
 	report := cons.Command("report", "Tables every consumer of a stream with its progress").Action(act(c, x.report))
 	report.Arg("stream", "The stream to report on").StringVar(&x.stream)

@@ -22,7 +22,7 @@ func (x *consumerCmd) next(c *Call) error {
 	if x.count < 1 {
 		return usageErrorf("--count must be 1 or more, got %d", x.count)
 	}
-	if x.ackDelay < 0 || x.timeout < 0 {
+	if x.ackDelay < 0 || c.timeout < 0 {
 		return usageErrorf("--wait and --timeout cannot be negative")
 	}
 	if x.term {
@@ -48,10 +48,7 @@ func (x *consumerCmd) next(c *Call) error {
 	if err != nil {
 		return err
 	}
-	timeout := x.timeout
-	if timeout == 0 {
-		timeout = c.S.timeout
-	}
+	timeout := c.timeout
 	for i := 0; i < x.count; i++ {
 		m, err := x.pullOne(c, nc, timeout)
 		if err != nil {
@@ -101,7 +98,7 @@ func (x *consumerCmd) pullOne(c *Call, nc *nats.Conn, timeout time.Duration) (*n
 		if err := nc.PublishRequest(subj, inbox, body); err != nil {
 			return c.jsError(err)
 		}
-		return c.jsError(nc.FlushTimeout(c.S.timeout))
+		return c.jsError(nc.FlushTimeout(c.timeout))
 	}
 	if err := request(); err != nil {
 		return nil, err

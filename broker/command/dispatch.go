@@ -146,7 +146,7 @@ func (s *Session) Check(line string) error {
 	if _, ok := s.verb(words[0]); ok {
 		return nil
 	}
-	c := &Call{S: s, Out: io.Discard, Err: io.Discard, parseOnly: true, Job: &Job{Line: line}}
+	c := &Call{S: s, Out: io.Discard, Err: io.Discard, parseOnly: true, Job: &Job{Line: line}, timeout: s.timeout}
 	if s.noLocalFiles {
 		if err := refuseLocalFiles(realcli.Parse(words)); err != nil {
 			return err
@@ -192,6 +192,11 @@ func newApp(c *Call) *fisk.Application {
 	app.UsageWriter(c.Out)
 	app.ErrorWriter(io.Discard)
 	app.Terminate(func(int) { panic(terminated{}) })
+	if c.timeout == 0 {
+		c.timeout = c.S.timeout
+	}
+	// The real CLI's one global flag the lab's commands honour.
+	app.Flag("timeout", "How long to wait for answers from NATS").Default(c.timeout.String()).DurationVar(&c.timeout)
 	return app
 }
 
@@ -200,6 +205,10 @@ func runFisk(c *Call, cmd *natsCommand, words []string) (err error) {
 	cmd.build(app, c)
 	if l, ok := divert(app.Model(), words); ok {
 		return c.S.runReal(c, words, l)
+	}
+	// Help is the real CLI's: its words, every sub-command and flag.
+	if asksHelp(words) && c.S.dep.ClientURL() != "" {
+		return c.S.runReal(c, words, realcli.Parse(words))
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -210,8 +219,8 @@ func runFisk(c *Call, cmd *natsCommand, words []string) (err error) {
 			panic(r)
 		}
 	}()
-	if err := switchValues(app, words); err != nil {
-		return err
+	if note := switchValues(app, words); note != "" {
+		c.Notef("%s", note)
 	}
 	_, err = app.Parse(words)
 	if err == nil {
@@ -221,17 +230,62 @@ func runFisk(c *Call, cmd *natsCommand, words []string) (err error) {
 	if errors.As(err, &ae) {
 		return ae.err
 	}
-	return explainParseError(app, words, err)
+	labErr := explainParseError(app, words, err)
+	if c.parseOnly || c.S.dep.ClientURL() == "" {
+		// Without a listener the real CLI cannot be started safely (a
+		// line it parses would connect to whatever listens on its
+		// default port): the lab reports the parse error itself.
+		return labErr
+	}
+	// The lab's grammar is a part of the real CLI's: a line it refuses is
+	// the real CLI's to refuse (with its own error and usage), or to run
+	// (a flag the lab has no code for). The lab's note comes after.
+	if err := c.S.runReal(c, words, realcli.Parse(words)); err != nil {
+		if note := ErrorNote(labErr); note != "" {
+			return explain(err, "%s", note)
+		}
+		return err
+	}
+	return nil
 }
 
-// switchValues refuses "--raw=maybe" and "--raw=true": fisk gives a switch
-// no value, so the text after = would become the next argument (a subject
-// to listen on forever). A switch is written on its own, or as --no-NAME.
-func switchValues(app *fisk.Application, words []string) error {
+// runRealLine runs the call's line with the real CLI, for a case where
+// only the real CLI's own words (its usage) will do; ok is false when the
+// lab has no listener to start it safely with.
+func (c *Call) runRealLine() (err error, ok bool) {
+	if c.S.dep.ClientURL() == "" || c.parseOnly {
+		return nil, false
+	}
+	words, err := SplitWords(c.Job.Line)
+	if err != nil {
+		return err, true
+	}
+	return c.S.runReal(c, words, realcli.Parse(words)), true
+}
+
+// asksHelp reports whether words ask for help (--help, -h, --help-long …)
+// before any "--".
+func asksHelp(words []string) bool {
+	for _, w := range words {
+		switch w {
+		case "--":
+			return false
+		case "--help", "-h", "--help-long", "--help-man", "--help-llm":
+			return true
+		}
+	}
+	return false
+}
+
+// switchValues explains "--raw=maybe" and "--raw=true": fisk gives a
+// switch no value, so the text after = becomes the next argument (another
+// subject to listen on, for sub), as in the real CLI. A switch is written
+// on its own, or as --no-NAME. "" when the line has none.
+func switchValues(app *fisk.Application, words []string) string {
 	var flags []*fisk.FlagModel
 	for _, w := range words {
 		if w == "--" {
-			return nil
+			return ""
 		}
 		name, value, ok := strings.Cut(strings.TrimPrefix(w, "--"), "=")
 		if !ok || !strings.HasPrefix(w, "--") {
@@ -240,7 +294,7 @@ func switchValues(app *fisk.Application, words []string) error {
 		if flags == nil {
 			ctx, _ := app.ParseContext(words)
 			if ctx == nil || ctx.SelectedCommand == nil {
-				return nil
+				return ""
 			}
 			flags = ctx.SelectedCommand.Model().Flags
 		}
@@ -249,12 +303,12 @@ func switchValues(app *fisk.Application, words []string) error {
 				continue
 			}
 			if f.Negatable {
-				return usageErrorf("--%s is a switch and takes no value (got %q): write --%s to turn it on, --no-%s to turn it off", name, value, f.Name, f.Name)
+				return fmt.Sprintf("--%s is a switch and takes no value: %q was read as one more argument; write --%s to turn it on, --no-%s to turn it off", name, value, f.Name, f.Name)
 			}
-			return usageErrorf("--%s is a switch and takes no value (got %q): write --%s on its own", name, value, f.Name)
+			return fmt.Sprintf("--%s is a switch and takes no value: %q was read as one more argument; write --%s on its own", name, value, f.Name)
 		}
 	}
-	return nil
+	return ""
 }
 
 // explainParseError reports a line fisk refuses as the real CLI reports it

@@ -1,13 +1,43 @@
 package command_test
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
 
+	"natslab/broker/command"
+)
+
+// A switch given a value (--raw=maybe): fisk, in the real CLI as in the
+// lab, sets the switch and reads the value as one more argument. The lab
+// says so in a note.
 func TestSwitchesTakeNoValueInEveryCommand(t *testing.T) {
 	l := newLab(t)
-	l.fails("pub greet hi --jetstream=maybe", "--jetstream is a switch", "on its own")
-	l.fails("sub greet --raw=maybe", "--raw is a switch")
-	l.fails("pub greet hi --templates=false", "--no-templates")
+	r := l.run("pub greet hi --jetstream=maybe")
+	if r.e == nil || !strings.Contains(r.err, "error: unexpected argument maybe\n") {
+		t.Errorf("want the real CLI's error: %v\n%s", r.e, r.all())
+	}
+	if !strings.Contains(r.note, "--jetstream is a switch") || !strings.Contains(r.note, "on its own") {
+		t.Errorf("note %q", r.note)
+	}
+	r = l.run("pub greet hi --templates=false")
+	if r.e == nil || !strings.Contains(r.note, "--no-templates") {
+		t.Errorf("--templates=false: %v, note %q", r.e, r.note)
+	}
 	l.must("pub greet hi --no-templates")
+
+	// sub reads "maybe" as a second subject, and listens on both.
+	var note syncBuf
+	j := l.s.StartStreams(context.Background(), "sub greet --raw=maybe", command.Streams{Note: &note})
+	waitReady(t, j)
+	if subj, _ := j.Listening(); subj != "greet maybe" {
+		t.Errorf("listening on %q, want greet and maybe", subj)
+	}
+	j.Stop()
+	<-j.Done()
+	if !strings.Contains(note.String(), "--raw is a switch") {
+		t.Errorf("note %q", note.String())
+	}
 }
 
 func TestUnknownWordsSuggestTheNearestCommand(t *testing.T) {
@@ -19,7 +49,7 @@ func TestUnknownWordsSuggestTheNearestCommand(t *testing.T) {
 	// learner who meant --max-msgs does not set the message size.
 	l.must(`stream add ORDERS --subjects "orders.>" --defaults`)
 	l.fails("stream edit ORDERS --max-msg 5 -f", "error: unknown long flag '--max-msg'", "did you mean --max-msgs? (or --max-msg-size, --max-msgs-per-subject)")
-	l.fails("pub", "needs <subject>", `pub greet "Hello NATS!"`)
-	l.fails("pub greet hi --count x", `--count wants a whole number`)
+	l.fails("pub", "error: required argument 'subject' not provided", "needs <subject>", `pub greet "Hello NATS!"`)
+	l.fails("pub greet hi --count x", `nats: error: strconv.ParseFloat: parsing "x": invalid syntax`, `--count wants a whole number`)
 	l.fails(`pub greet 'oops`, "quote is not closed")
 }

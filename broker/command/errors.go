@@ -46,7 +46,13 @@ var errSilent = errors.New("exit status 1")
 // lab's note about it, if any (to st.Note); nothing when the real CLI has
 // reported it itself (see Reported).
 func ReportError(st Streams, err error) {
-	if err == nil || Reported(err) {
+	if err == nil {
+		return
+	}
+	if Reported(err) {
+		if n := ErrorNote(err); n != "" && st.Note != nil {
+			_, _ = io.WriteString(st.Note, n+"\n")
+		}
 		return
 	}
 	if st.Err != nil && !errors.Is(err, errSilent) {

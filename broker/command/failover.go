@@ -39,7 +39,7 @@ func (c *Call) streamTrouble(subject string) (why string, ok bool) {
 	if err != nil {
 		return "", false
 	}
-	ctx, cancel := context.WithTimeout(c.Ctx, min(c.S.timeout, diagnoseTimeout))
+	ctx, cancel := context.WithTimeout(c.Ctx, min(c.timeout, diagnoseTimeout))
 	defer cancel()
 	name, err := js.StreamNameBySubject(ctx, subject)
 	switch {

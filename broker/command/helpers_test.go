@@ -82,8 +82,8 @@ func (l *lab) must(line string) result {
 }
 
 // fails runs a line that should fail, and returns the real CLI's error
-// line and the lab's note about it, one line each: together they must hold
-// all of want. Whether the error line is the real CLI's own is for the
+// line (or, where the real CLI itself ran, all it printed on stderr) and
+// the lab's note about it: together they must hold all of want. Whether the error line is the real CLI's own is for the
 // differential tests (*_realcli_test.go) to say.
 func (l *lab) fails(line string, want ...string) string {
 	l.t.Helper()
@@ -92,7 +92,10 @@ func (l *lab) fails(line string, want ...string) string {
 		l.t.Fatalf("%s: want an error, got none\n%s", line, r.all())
 	}
 	msg := command.ErrorLine(r.e)
-	if strings.Contains(msg, "\n") {
+	if command.Reported(r.e) {
+		// The real CLI ran and printed its own error (and usage).
+		msg = strings.TrimRight(r.err, "\n")
+	} else if strings.Contains(msg, "\n") {
 		l.t.Errorf("%s: error is more than one line: %q", line, msg)
 	}
 	if n := command.ErrorNote(r.e); n != "" {

@@ -192,7 +192,7 @@ func (c *Call) waitAttached(srv broker.Cluster) {
 	if nc == nil || nc.IsClosed() {
 		return
 	}
-	broker.WaitFor(c.S.timeout, func() bool { return srv.Attached(nc) })
+	broker.WaitFor(c.timeout, func() bool { return srv.Attached(nc) })
 }
 
 func joinAnd(parts []string) string {

@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -10,8 +9,8 @@ import (
 	"time"
 
 	"github.com/choria-io/fisk"
+	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 )
 
 func init() {
@@ -19,25 +18,24 @@ func init() {
 	examples["publish"] = `pub greet "Hello NATS!"`
 }
 
-// progressThreshold is where the real CLI stops printing a line per message
-// (it shows a progress bar instead; the lab prints one summary).
-const progressThreshold = 20
-
-// jsPublishWindow bounds asynchronous JetStream publishes in flight.
-const jsPublishWindow = 256
-
+// pubCmd is natscli's pub: what the line asked for. Scheduled messages
+// and atomic batches are the real CLI's to run (the lab declares neither).
 type pubCmd struct {
-	subject   string
-	body      string
-	bodyIsSet bool
-	replyTo   string
-	headers   []string
-	count     int
-	jetstream bool
-	quiet     bool
-	sleep     time.Duration
-	jitter    time.Duration
-	templates bool
+	subject    string
+	body       string
+	bodyIsSet  bool
+	replyTo    string
+	headers    []string
+	count      int
+	forceStdin bool
+	jetstream  bool
+	quiet      bool
+	sleep      time.Duration
+	jitter     time.Duration
+	sendOn     string
+	templates  bool
+
+	lastPub time.Time
 }
 
 func buildPub(app *fisk.Application, c *Call) {
@@ -48,113 +46,124 @@ func buildPub(app *fisk.Application, c *Call) {
 	cmd.Flag("reply", "Reply subject to send with the message").PlaceHolder("SUBJECT").StringVar(&p.replyTo)
 	cmd.Flag("header", "Adds a header in K:V form; repeat for more").PlaceHolder("K:V").Short('H').StringsVar(&p.headers)
 	cmd.Flag("count", "Number of messages to publish").Default("1").IntVar(&p.count)
+	cmd.Flag("force-stdin", "Read the body from standard input, which the lab leaves empty").UnNegatableBoolVar(&p.forceStdin)
 	cmd.Flag("jetstream", "Publish to JetStream and wait for the stream's acknowledgement").Short('J').UnNegatableBoolVar(&p.jetstream)
 	cmd.Flag("jitter", "Adds a random delay up to this long between messages, on top of --sleep").PlaceHolder("DURATION").DurationVar(&p.jitter)
 	cmd.Flag("quiet", "Print nothing when all goes well").Short('q').UnNegatableBoolVar(&p.quiet)
-	cmd.Flag("sleep", "Pause between messages").PlaceHolder("DURATION").DurationVar(&p.sleep)
+	cmd.Flag("send-on", "When to send what standard input holds: eof or newline").Default("eof").EnumVar(&p.sendOn, "newline", "eof")
+	cmd.Flag("sleep", "Pause between messages").DurationVar(&p.sleep)
 	cmd.Flag("templates", "Expand templates in the body and subject").Default("true").BoolVar(&p.templates)
 }
 
-type preparedPub struct {
-	subject *msgTemplate
-	body    *msgTemplate
-	headers []headerTemplate
+// publisher is natscli's Publisher, shared by pub and request: the body,
+// subject and header templates, standard input, and the progress bar.
+type publisher struct {
+	subject, body *msgTemplate
+	headers       []string
+	headerTmpl    map[string]*msgTemplate
+	templates     bool
+	useStdin      bool
+	sendOnNewLine bool
+	progress      *progressBar
 }
 
-type headerTemplate struct {
-	key string
-	val *msgTemplate
+// newPublisher is natscli's NewPublisher. The lab gives commands no
+// standard input: a line without a body reads an empty one, as the real
+// CLI does from a pipe that holds nothing.
+func newPublisher(c *Call, subject, body string, bodyIsSet bool, headers []string, count int, raw, templates bool, sendOn string) *publisher {
+	p := &publisher{subject: newTemplate(subject), body: newTemplate(body), headers: headers, headerTmpl: map[string]*msgTemplate{},
+		templates: templates, useStdin: !bodyIsSet, sendOnNewLine: sendOn == "newline"}
+	if count > progressMin && !raw {
+		p.progress = newProgressBar(c.Out, count)
+	}
+	return p
 }
 
-func (p *pubCmd) prepare() (*preparedPub, error) {
-	if p.count < 1 {
-		return nil, usageErrorf("--count must be 1 or more, got %d", p.count)
+// stop ends the progress bar, if any, once its last frame is drawn.
+func (p *publisher) stop() {
+	if p.progress != nil {
+		p.progress.Stop()
 	}
-	if p.sleep < 0 || p.jitter < 0 {
-		return nil, usageErrorf("--sleep and --jitter cannot be negative")
-	}
-	pp := &preparedPub{}
-	var err error
-	subj, body := p.subject, p.body
+}
+
+// stdinBody is what standard input gives: nothing, and end of file. With
+// --send-on newline there is then nothing to send at all.
+func (p *publisher) stdinBody() (body string, nothing bool) {
+	return "", p.sendOnNewLine
+}
+
+// parseTemplates is natscli's ParseTemplates: the body and subject of
+// message i, with the real CLI's line for a template that fails (which it
+// then sends as typed).
+func (p *publisher) parseTemplates(c *Call, body string, i int) (string, string) {
 	if !p.templates {
-		subj, body = escapeTemplate(subj), escapeTemplate(body)
+		return body, p.subject.text
 	}
-	if pp.subject, err = compileTemplate(subj); err != nil {
+	if body != p.body.text {
+		p.body = newTemplate(body)
+	}
+	now := c.Now()
+	b, berr := p.body.expand(i, "", now)
+	s, serr := p.subject.expand(i, "", now)
+	if berr != nil {
+		c.Statusf("Could not parse body template: %s", berr)
+		c.Notef("templates look like {{Count}}, {{TimeStamp}}, {{ID}} or {{Random 5 10}}; the body was sent as typed")
+	}
+	if serr != nil {
+		c.Statusf("Could not parse subject template: %s", serr)
+	}
+	return b, s
+}
+
+// prepareMsg is natscli's PrepareMsg: the message with its headers, each
+// K:V, whose values may be templates.
+func (p *publisher) prepareMsg(c *Call, subj, replyTo string, body []byte, seq int) (*nats.Msg, error) {
+	msg := nats.NewMsg(subj)
+	msg.Reply = replyTo
+	msg.Data = body
+	if err := p.addHeaders(c, msg.Header, seq, ""); err != nil {
 		return nil, err
 	}
-	if pp.subject.t == nil {
-		if err := validateSubject(p.subject, false); err != nil {
-			return nil, err
+	return msg, nil
+}
+
+// addHeaders is natscli's parseStringsToHeader.
+func (p *publisher) addHeaders(c *Call, h nats.Header, seq int, request string) error {
+	for _, hdr := range p.headers {
+		k, v, ok := strings.Cut(hdr, ":")
+		if !ok {
+			return explain(fmt.Errorf("invalid header %q", hdr), "headers are K:V, for example -H Nats-Msg-Id:ord-1")
 		}
-	}
-	if pp.body, err = compileTemplate(body); err != nil {
-		return nil, err
-	}
-	if p.replyTo != "" {
-		if err := validateSubject(p.replyTo, false); err != nil {
-			return nil, err
+		t := p.headerTmpl[hdr]
+		if t == nil {
+			t = newTemplate(strings.TrimSpace(v))
+			p.headerTmpl[hdr] = t
 		}
-	}
-	for _, h := range p.headers {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, usageErrorf("invalid header %q: headers are K:V, for example -H Nats-Msg-Id:ord-1", h)
-		}
-		vt, err := compileTemplate(strings.TrimSpace(v))
+		val, err := t.expand(seq, request, c.Now())
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("failed to parse Header template for %s: %s", k, err)
 		}
-		pp.headers = append(pp.headers, headerTemplate{key: strings.TrimSpace(k), val: vt})
+		h.Add(strings.TrimSpace(k), val)
 	}
-	return pp, nil
+	return nil
 }
 
-// escapeTemplate makes text render literally through compileTemplate.
-func escapeTemplate(s string) string {
-	if !strings.Contains(s, "{{") {
-		return s
-	}
-	return `{{"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"}}`
-}
-
-// message builds message number i (counting from 1).
-func (pp *preparedPub) message(i int, replyTo string, now time.Time) (*nats.Msg, error) {
-	subj, err := pp.subject.expand(i, "", now)
-	if err != nil {
-		return nil, err
-	}
-	if pp.subject.t != nil {
-		if err := validateSubject(subj, false); err != nil {
-			return nil, err
-		}
-	}
-	body, err := pp.body.expand(i, "", now)
-	if err != nil {
-		return nil, err
-	}
-	m := &nats.Msg{Subject: subj, Reply: replyTo, Data: []byte(body)}
-	if len(pp.headers) > 0 {
-		m.Header = nats.Header{}
-		for _, h := range pp.headers {
-			v, err := h.val.expand(i, "", now)
-			if err != nil {
-				return nil, err
-			}
-			m.Header.Add(h.key, v)
-		}
-	}
-	return m, nil
-}
-
-func (p *pubCmd) pause(ctx context.Context, i int) error {
-	if i == 1 || (p.sleep == 0 && p.jitter == 0) {
+// pause is natscli's pauseBetweenPublishes: publishes --sleep (plus up to
+// --jitter) apart, counted from when the previous one began.
+func (p *pubCmd) pause(ctx context.Context) error {
+	defer func() { p.lastPub = time.Now() }()
+	if p.lastPub.IsZero() {
 		return ctx.Err()
 	}
 	d := p.sleep
 	if p.jitter > 0 {
-		d += time.Duration(rand.Int64N(int64(p.jitter)))
+		d += rand.N(p.jitter)
 	}
-	t := time.NewTimer(d)
+	st := d - time.Since(p.lastPub)
+	if st <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(st)
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
@@ -164,276 +173,218 @@ func (p *pubCmd) pause(ctx context.Context, i int) error {
 	}
 }
 
+// run is natscli's publishAction.
 func (p *pubCmd) run(c *Call) error {
-	pp, err := p.prepare()
-	if err != nil {
-		return err
-	}
-	for _, h := range pp.headers {
-		if note := headerCaseNote(h.key); note != "" {
-			c.Notef("%s", note)
-		}
-	}
 	nc, err := c.Conn()
 	if err != nil {
 		return err
 	}
-	if p.jetstream {
-		if p.count > progressThreshold && p.sleep == 0 && p.jitter == 0 {
-			return p.runJetStreamAsync(c, nc, pp)
-		}
-		return p.runJetStream(c, nc, pp)
+	if p.count < 1 {
+		p.count = 1
 	}
-	return p.runCore(c, nc, pp)
+	pub := newPublisher(c, p.subject, p.body, p.bodyIsSet, p.headers, p.count, false, p.templates, p.sendOn)
+	defer pub.stop()
+	for _, h := range p.headers {
+		if k, _, ok := strings.Cut(h, ":"); ok {
+			if note := headerCaseNote(strings.TrimSpace(k)); note != "" {
+				c.Notef("%s", note)
+			}
+		}
+	}
+	if pub.useStdin && !p.quiet {
+		c.Statusf("Reading payload from STDIN")
+		c.Notef("the lab gives commands no standard input, so the body is empty: put it on the line, for example pub %s 'hello'", p.subject)
+	}
+	if pub.useStdin {
+		body, nothing := pub.stdinBody()
+		if nothing {
+			return nil
+		}
+		p.body = body
+	}
+	if p.jetstream {
+		return p.publishJetStream(c, nc, pub)
+	}
+	return p.publishCore(c, nc, pub)
 }
 
-func (p *pubCmd) runCore(c *Call, nc *nats.Conn, pp *preparedPub) error {
-	perMessage := p.count <= progressThreshold && !p.quiet
-	start := time.Now()
-	var bytes int
-	var subject string
+// publishCore is natscli's publishNatsMsg.
+func (p *pubCmd) publishCore(c *Call, nc *nats.Conn, pub *publisher) error {
 	for i := 1; i <= p.count; i++ {
-		if err := p.pause(c.Ctx, i); err != nil {
-			return err
-		}
-		m, err := pp.message(i, p.replyTo, c.Now())
+		body, subj := pub.parseTemplates(c, p.body, i)
+		msg, err := pub.prepareMsg(c, subj, p.replyTo, []byte(body), i)
 		if err != nil {
 			return err
 		}
-		if err := nc.PublishMsg(m); err != nil {
-			return publishError(err)
+		if err := p.pause(c.Ctx); err != nil {
+			return err
 		}
-		bytes += len(m.Data)
-		subject = m.Subject
-		if perMessage {
-			if err := nc.Flush(); err != nil {
-				return publishError(err)
-			}
-			c.Statusf("Published %d bytes to %q", len(m.Data), m.Subject)
+		if err := nc.PublishMsg(msg); err != nil {
+			return c.publishError(err, msg)
 		}
-	}
-	if err := nc.FlushTimeout(c.S.timeout); err != nil {
-		return publishError(err)
-	}
-	if err := nc.LastError(); err != nil {
-		return publishError(err)
-	}
-	if !perMessage && !p.quiet {
-		c.Statusf("Published %s messages (%s) to %q in %s", human(p.count), size(bytes), subject, humanDuration(time.Since(start)))
+		nc.Flush()
+		if err := nc.LastError(); err != nil {
+			return c.publishError(err, msg)
+		}
+		if pub.progress != nil {
+			pub.progress.Increment()
+		} else if !p.quiet {
+			c.Statusf("Published %d bytes to %q", len(body), subj)
+		}
+		if i == 1 && strings.ContainsAny(subj, "*>") {
+			c.Notef("%s; the server took it as a literal subject", subjectNote(subj, false))
+		}
 	}
 	return nil
 }
 
-func (p *pubCmd) runJetStream(c *Call, nc *nats.Conn, pp *preparedPub) error {
-	perMessage := p.count <= progressThreshold && !p.quiet
+// jsPublishWindow is how many JetStream publishes are on their way at
+// once: one, as the real CLI publishes, each waiting for its
+// acknowledgement.
+const jsPublishWindow = 1
+
+// publishJetStream is natscli's doJetstream: one request at a time, each
+// waiting for the stream's acknowledgement.
+func (p *pubCmd) publishJetStream(c *Call, nc *nats.Conn, pub *publisher) error {
 	var first, last uint64
 	var stream string
 	for i := 1; i <= p.count; i++ {
-		if err := p.pause(c.Ctx, i); err != nil {
+		if err := p.pause(c.Ctx); err != nil {
 			return err
 		}
-		m, err := pp.message(i, p.replyTo, c.Now())
+		body, subj := pub.parseTemplates(c, p.body, i)
+		msg, err := pub.prepareMsg(c, subj, p.replyTo, []byte(body), i)
 		if err != nil {
 			return err
+		}
+		if pub.progress == nil && !p.quiet {
+			c.Statusf("Published %d bytes to %q", len(body), subj)
 		}
 		ctx, cancel := c.Timeout()
-		resp, err := nc.RequestMsgWithContext(ctx, m)
+		resp, err := nc.RequestMsgWithContext(ctx, msg)
 		cancel()
 		if err != nil {
-			return storedSoFar(c.jsPublishError(m.Subject, err), i-1, p.count, stream, first, last, sentWhenFailed(err))
+			return storedSoFar(c.jsPublishError(err, msg), i-1, p.count, stream, first, last, sentWhenFailed(err))
 		}
-		ack, err := parsePubAck(resp)
+		ack, err := jsm.ParsePubAck(resp)
 		if err != nil {
-			return storedSoFar(err, i-1, p.count, stream, first, last, noneInFlight)
+			return storedSoFar(c.explainAPI(err), i-1, p.count, stream, first, last, noneInFlight)
 		}
 		if first == 0 {
 			first = ack.Sequence
 		}
 		last, stream = ack.Sequence, ack.Stream
-		if perMessage {
-			c.Statusf("Published %d bytes to %q", len(m.Data), m.Subject)
-			msg := fmt.Sprintf("Stored in Stream: %s Sequence: %s", ack.Stream, human(ack.Sequence))
+		if pub.progress != nil {
+			pub.progress.Increment()
+		} else if !p.quiet {
+			line := fmt.Sprintf("Stored in Stream: %s Sequence: %s", ack.Stream, human(ack.Sequence))
 			if ack.Domain != "" {
-				msg += fmt.Sprintf(" Domain: %q", ack.Domain)
+				line += fmt.Sprintf(" Domain: %q", ack.Domain)
 			}
 			if ack.Duplicate {
-				msg += " Duplicate: true"
+				line += " Duplicate: true"
 			}
-			c.Statusf("%s", msg)
-		} else if !p.quiet && i == p.count {
-			c.Statusf("Published %s messages to %q, stored in Stream: %s Sequences: %s - %s", human(p.count), m.Subject, ack.Stream, human(first), human(last))
+			if ack.Value != "" {
+				line += fmt.Sprintf(" Counter Value: %s", ack.Value)
+			}
+			c.Statusf("%s", line)
 		}
 	}
 	return nil
 }
 
-// runJetStreamAsync publishes many messages with a bounded window of acks in
-// flight: far faster than one request at a time, and every ack is checked.
-func (p *pubCmd) runJetStreamAsync(c *Call, nc *nats.Conn, pp *preparedPub) error {
-	js, err := jetstream.New(nc, jetstream.WithPublishAsyncMaxPending(jsPublishWindow), jetstream.WithPublishAsyncTimeout(c.S.timeout))
-	if err != nil {
-		return err
-	}
-	start := time.Now()
-	var bytes int
-	var subject, stream string
-	var first, last uint64
-	var failed error
-	stored := 0
-	collect := func(f jetstream.PubAckFuture) bool {
-		select {
-		case ack := <-f.Ok():
-			stored++
-			if first == 0 || ack.Sequence < first {
-				first = ack.Sequence
-			}
-			if ack.Sequence > last {
-				last = ack.Sequence
-			}
-			stream = ack.Stream
-			return true
-		case err := <-f.Err():
-			if failed == nil {
-				failed = c.jsPublishError(f.Msg().Subject, err)
-			}
-			return false
-		}
-	}
-	pending := make([]jetstream.PubAckFuture, 0, jsPublishWindow)
-	drain := func() {
-		for _, fut := range pending {
-			collect(fut)
-		}
-		pending = pending[:0]
-	}
-	for i := 1; i <= p.count && failed == nil; i++ {
-		if err := c.Ctx.Err(); err != nil {
-			drain()
-			return err
-		}
-		m, err := pp.message(i, p.replyTo, c.Now())
-		if err != nil {
-			drain()
-			return err
-		}
-		fut, err := js.PublishMsgAsync(m)
-		if err != nil {
-			drain()
-			if failed == nil {
-				failed = c.jsPublishError(m.Subject, err)
-			}
-			return storedSoFar(failed, stored, p.count, stream, first, last, windowInFlight)
-		}
-		pending = append(pending, fut)
-		bytes += len(m.Data)
-		subject = m.Subject
-		if len(pending) == cap(pending) {
-			drain()
-		}
-	}
-	drain()
-	if failed != nil {
-		return storedSoFar(failed, stored, p.count, stream, first, last, windowInFlight)
-	}
-	if !p.quiet {
-		c.Statusf("Published %s messages (%s) to %q in %s", human(p.count), size(bytes), subject, humanDuration(time.Since(start)))
-		c.Statusf("Stored in Stream: %s Sequences: %s - %s", stream, human(first), human(last))
-	}
-	return nil
-}
-
-// pubAck is the stream's answer to a JetStream publish.
-type pubAck struct {
-	Stream    string `json:"stream"`
-	Sequence  uint64 `json:"seq"`
-	Duplicate bool   `json:"duplicate,omitempty"`
-	Domain    string `json:"domain,omitempty"`
-	Error     *struct {
-		Code        int    `json:"code"`
-		ErrCode     int    `json:"err_code"`
-		Description string `json:"description"`
-	} `json:"error,omitempty"`
-}
-
-func parsePubAck(m *nats.Msg) (*pubAck, error) {
-	var ack pubAck
-	if err := json.Unmarshal(m.Data, &ack); err != nil {
-		return nil, fmt.Errorf("the server's reply is not a publish acknowledgement: %q", string(m.Data))
-	}
-	if ack.Error != nil {
-		return nil, fmt.Errorf("the stream refused the message: %s (%d)", ack.Error.Description, ack.Error.ErrCode)
-	}
-	if ack.Stream == "" {
-		return nil, fmt.Errorf("the server's reply is not a publish acknowledgement: %q", string(m.Data))
-	}
-	return &ack, nil
-}
-
-// publishError explains a core publish failure.
-func publishError(err error) error {
+// publishError adds the lab's note to a failed core publish: the real
+// CLI prints nats.go's error as it is.
+func (c *Call) publishError(err error, msg *nats.Msg) error {
 	switch {
-	case errors.Is(err, nats.ErrReconnectBufExceeded), errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting):
-		return fmt.Errorf("the server is not reachable right now, so nothing was published (is it restarting? try again in a moment)")
 	case errors.Is(err, nats.ErrMaxPayload):
-		return fmt.Errorf("the message is larger than the server's max payload: publish something smaller")
+		return explain(err, "the message is %s with its headers; the server takes at most %s (its max_payload): publish something smaller", size(msgSize(msg)), size(c.maxPayload()))
+	case errors.Is(err, nats.ErrBadSubject), errors.Is(err, nats.ErrInvalidMsg):
+		return explain(err, "%s", subjectNote(msg.Subject, false))
+	case strings.Contains(err.Error(), "maximum control line exceeded"):
+		return explain(err, "the subject, reply subject and headers' sizes travel on one protocol line, which the server caps at 4096 bytes (its max_control_line): the subject here is %s long", size(len(msg.Subject)))
+	case errors.Is(err, nats.ErrDisconnected):
+		return explain(err, "the connection to the server was lost on the way (the server stopped or restarted); the client reconnects by itself: publish again")
+	case errors.Is(err, nats.ErrReconnectBufExceeded), errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting):
+		return explain(err, "the server is not reachable right now, so nothing was published (is it restarting? try again in a moment)")
 	}
 	return err
 }
 
-// jsPublishError explains a failed JetStream publish: above all the common
-// case where no stream captures the subject, which the real CLI reports as
-// "no responders available for request".
-func (c *Call) jsPublishError(subject string, err error) error {
-	noAck := errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse)
+// msgSize is the size of a message as max_payload counts it: its body and
+// headers.
+func msgSize(msg *nats.Msg) int {
+	n := len(msg.Data)
+	if len(msg.Header) > 0 {
+		for k, vs := range msg.Header {
+			for _, v := range vs {
+				n += len(k) + len(v) + 4
+			}
+		}
+		n += len("NATS/1.0\r\n\r\n")
+	}
+	return n
+}
+
+// maxPayload is the most the server accepts in one message.
+func (c *Call) maxPayload() int64 {
+	nc, err := c.Conn()
+	if err != nil {
+		return 0
+	}
+	return nc.MaxPayload()
+}
+
+// jsPublishError adds the lab's note to a failed JetStream publish: above
+// all the common case where no stream captures the subject, which the real
+// CLI reports as nats.go's "no responders available for request".
+func (c *Call) jsPublishError(err error, msg *nats.Msg) error {
+	noAck := errors.Is(err, nats.ErrNoResponders)
 	timedOut := errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout)
+	if timedOut {
+		err = nats.ErrTimeout // what the real CLI's request returns
+	}
 	if (noAck || timedOut) && c.Ctx.Err() == nil {
 		// A stream that captures the subject but cannot store (no leader,
 		// no quorum): the real CLI's line, and what happened (failover.go).
-		if why, ok := c.streamTrouble(subject); ok {
-			if timedOut {
-				err = nats.ErrTimeout // what the real CLI's request returns
-			}
+		if why, ok := c.streamTrouble(msg.Subject); ok {
 			return explain(err, "%s", why)
 		}
 	}
 	if noAck {
-		return c.noStreamCaptures(subject)
-	}
-	if errors.Is(err, nats.ErrDisconnected) {
-		return explain(err, "the connection to the server was lost on the way (the server stopped or restarted); the client reconnects by itself: publish again")
-	}
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
-		return fmt.Errorf("no acknowledgement from JetStream within %s: the stream may be unavailable", c.S.timeout)
-	}
-	return publishError(err)
-}
-
-// noStreamCaptures says why a JetStream publish to subject went nowhere.
-func (c *Call) noStreamCaptures(subject string) error {
-	js, err := c.JS()
-	if err != nil {
-		return err
-	}
-	ctx, cancel := c.Timeout()
-	defer cancel()
-	if _, err := js.AccountInfo(ctx); err != nil {
-		if errors.Is(err, jetstream.ErrJetStreamNotEnabled) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) || errors.Is(err, nats.ErrNoResponders) {
-			return c.jetStreamOff()
+		if note := c.noStreamCapturesNote(msg.Subject); note != "" {
+			return explain(err, "%s", note)
 		}
 	}
-	var captures []string
-	names := js.ListStreams(ctx)
-	for info := range names.Info() {
-		captures = append(captures, fmt.Sprintf("%s captures %s", info.Config.Name, strings.Join(info.Config.Subjects, ", ")))
+	if timedOut {
+		return explain(err, "no acknowledgement from JetStream within %s: the stream may be unavailable", c.timeout)
 	}
-	if err := names.Err(); err != nil {
-		// An empty list that failed says nothing about which streams exist.
-		return fmt.Errorf("no acknowledgement from JetStream for %q, and it does not list its streams right now (%v): its servers may be electing a leader, or too few run for a quorum", subject, err)
+	return c.publishError(err, msg)
+}
+
+// noStreamCapturesNote says why a JetStream publish to subject went
+// nowhere: no stream captures it, and which streams capture what.
+func (c *Call) noStreamCapturesNote(subject string) string {
+	mgr, err := c.manager()
+	if err != nil {
+		return ""
+	}
+	if !mgr.IsJetStreamEnabled() {
+		return c.jetStreamOffNote()
+	}
+	streams, _, _, err := mgr.Streams(nil)
+	if err != nil {
+		// A listing that failed says nothing about which streams exist.
+		return fmt.Sprintf("no acknowledgement from JetStream for %q, and it does not list its streams right now (%v): its servers may be electing a leader, or too few run for a quorum", subject, err)
+	}
+	var captures []string
+	for _, st := range streams {
+		captures = append(captures, fmt.Sprintf("%s captures %s", st.Name(), strings.Join(st.Subjects(), ", ")))
 	}
 	if len(captures) == 0 {
-		return fmt.Errorf("no stream captures %q, and there are no streams yet: create one with stream add EVENTS --subjects %q --defaults, or publish without --jetstream", subject, suggestFilter(subject))
+		return fmt.Sprintf("no stream captures %q, and there are no streams yet: create one with stream add EVENTS --subjects %q --defaults, or publish without --jetstream", subject, suggestFilter(subject))
 	}
-	return fmt.Errorf("no stream captures %q (%s): add its subject to a stream, or publish without --jetstream", subject, strings.Join(captures, "; "))
+	return fmt.Sprintf("no stream captures %q (%s): add its subject to a stream, or publish without --jetstream", subject, strings.Join(captures, "; "))
 }
 
 // suggestFilter turns orders.new into "orders.>".

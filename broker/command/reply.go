@@ -51,91 +51,76 @@ func buildReply(app *fisk.Application, c *Call) {
 	cmd.Flag("count", "Stops after this many requests").UintVar(&r.count)
 }
 
+// run is natscli's reply: it answers every request until --count requests
+// were answered or the job is stopped, then drains and exits, as the real
+// CLI does (which then exits with status 1).
 func (r *replyCmd) run(c *Call) error {
-	if err := validateSubject(r.subject, true); err != nil {
-		return err
-	}
-	if r.sleep < 0 {
-		return usageErrorf("--sleep cannot be negative")
-	}
-	if r.echo && (r.body != "" || r.command != "") || r.body != "" && r.command != "" {
-		return usageErrorf("choose one way to answer: a body, --echo or --command")
-	}
-	body, err := compileTemplate(r.body)
-	if err != nil {
-		return err
-	}
-	var headers []headerTemplate
-	for _, h := range r.headers {
-		k, v, ok := strings.Cut(h, ":")
-		if !ok || strings.TrimSpace(k) == "" {
-			return usageErrorf("invalid header %q: headers are K:V, for example -H Service:clock", h)
-		}
-		t, err := compileTemplate(strings.TrimSpace(v))
-		if err != nil {
-			return err
-		}
-		headers = append(headers, headerTemplate{key: strings.TrimSpace(k), val: t})
-	}
-	var command []string
-	if r.command != "" {
-		if command, err = shellquote.Split(r.command); err != nil || len(command) == 0 {
-			return usageErrorf("--command %q does not parse as a command line: check its quotes, for example --command 'date -u'", r.command)
-		}
-	}
 	if r.body == "" && r.command == "" && !r.echo {
 		c.Statusf("No body or command supplied, enabling echo mode")
 		r.echo = true
 	}
-
+	var command []string
+	if r.command != "" {
+		var err error
+		if command, err = shellquote.Split(r.command); err != nil || len(command) == 0 {
+			return explain(fmt.Errorf("could not parse command: %v", err), "--command is a command line, for example --command 'date -u'")
+		}
+	}
 	nc, err := c.S.Connect("natslab reply " + r.subject)
 	if err != nil {
 		return err
 	}
 	defer nc.Close()
-	var sub *nats.Subscription
-	if r.queue == "" {
-		sub, err = nc.SubscribeSync(r.subject)
-	} else {
-		sub, err = nc.QueueSubscribeSync(r.subject, r.queue)
-	}
+	// The real CLI ignores a refused subscription: it says it listens,
+	// and waits for requests that cannot come.
+	sub, err := nc.QueueSubscribeSync(r.subject, r.queue)
 	if err != nil {
-		return subscribeError(r.subject, err)
+		c.Notef("%s", ErrorNote(subscribeError(r.subject, err)))
+		c.Statusf("Listening on %q in group %q", r.subject, r.queue)
+		c.Ready()
+		<-c.Ctx.Done()
+		c.Statusf("\nDraining...")
+		c.Statusf("Exiting")
+		return c.Ctx.Err()
 	}
 	if r.count > 0 {
 		// The server stops sending after that many; others in the group get the rest.
 		sub.AutoUnsubscribe(int(r.count))
 	}
-	if err := nc.Flush(); err != nil {
-		return subscribeError(r.subject, err)
-	}
+	nc.Flush()
 	if err := nc.LastError(); err != nil {
 		return subscribeError(r.subject, err)
 	}
 	c.listen(r.subject, r.queue)
 	c.Statusf("Listening on %q in group %q", r.subject, r.queue)
 	c.Ready()
-
+	body := newTemplate(r.body)
+	pub := &publisher{headers: r.headers, headerTmpl: map[string]*msgTemplate{}}
 	for i := 0; r.count == 0 || uint(i) < r.count; i++ {
 		m, err := sub.NextMsgWithContext(c.Ctx)
 		if err != nil {
 			if c.Ctx.Err() != nil {
-				return nil
+				break
 			}
-			return publishError(err)
+			return subscribeError(r.subject, err)
 		}
-		if err := r.answer(c, m, i, body, headers, command); err != nil {
+		if err := r.answer(c, m, i, body, pub, command); err != nil {
 			return err
 		}
 	}
 	nc.Flush()
-	c.Statusf("Draining...")
+	c.Statusf("\nDraining...")
+	nc.Drain()
 	c.Statusf("Exiting")
-	return nil
+	if c.Ctx.Err() != nil {
+		return c.Ctx.Err() // stopped on purpose
+	}
+	return errSilent
 }
 
-// answer prints request number i and replies to it.
-func (r *replyCmd) answer(c *Call, m *nats.Msg, i int, body *msgTemplate, headers []headerTemplate, command []string) error {
+// answer prints request number i and replies to it, as natscli's handler
+// does.
+func (r *replyCmd) answer(c *Call, m *nats.Msg, i int, body *msgTemplate, pub *publisher, command []string) error {
 	c.received(m.Subject, "", 0)
 	c.Statusf("[#%d] Received on subject %q:", i, m.Subject)
 	for k, v := range text.Headers(m.Header) {
@@ -152,19 +137,13 @@ func (r *replyCmd) answer(c *Call, m *nats.Msg, i int, body *msgTemplate, header
 		case <-t.C:
 		}
 	}
-	if m.Reply == "" {
-		c.Statusf("Not replying: this message was published, not sent as a request (try: req %s 'hello')", m.Subject)
-		return nil
-	}
-	now := c.Now()
 	reply := nats.NewMsg(m.Reply)
-	for _, h := range headers {
-		v, err := h.val.expand(i, string(m.Data), now)
-		if err != nil {
-			c.Statusf("%s", err)
-			continue
+	if len(r.headers) > 0 {
+		if err := pub.addHeaders(c, reply.Header, i, ""); err != nil {
+			// The real CLI sends no reply then, and says nothing.
+			c.Notef("no reply sent: %s", err)
+			return nil
 		}
-		reply.Header.Add(h.key, v)
 	}
 	switch {
 	case r.echo:
@@ -178,14 +157,17 @@ func (r *replyCmd) answer(c *Call, m *nats.Msg, i int, body *msgTemplate, header
 	case command != nil:
 		reply.Data = r.runCommand(c, m, i, command)
 	default:
-		text, err := body.expand(i, string(m.Data), now)
+		text, err := body.expand(i, string(m.Data), c.Now())
 		if err != nil {
-			c.Statusf("Could not expand the body template: %s", err)
+			c.Statusf("Could not parse body template: %s", err)
 		}
 		reply.Data = []byte(text)
 	}
 	if err := m.RespondMsg(reply); err != nil {
 		c.Statusf("Could not publish reply: %s", err)
+		if errors.Is(err, nats.ErrMsgNoReply) {
+			c.Notef("this message was published, not sent as a request, so there is nobody to answer (try: req %s 'hello')", m.Subject)
+		}
 	}
 	return nil
 }
@@ -203,23 +185,20 @@ func (r *replyCmd) runCommand(c *Call, m *nats.Msg, i int, command []string) []b
 		for t, tok := range tokens {
 			word = strings.ReplaceAll(word, "{{"+strconv.Itoa(t)+"}}", tok)
 		}
-		tmpl, err := compileTemplate(word)
-		if err == nil {
-			word, err = tmpl.expand(i, string(m.Data), now)
-		}
+		word, err := newTemplate(word).expand(i, string(m.Data), now)
 		if err != nil {
 			c.Statusf("Could not parse command template: %s", err)
 		}
 		args[n] = word
 	}
-	ctx, cancel := context.WithTimeout(c.Ctx, c.S.timeout)
+	ctx, cancel := context.WithTimeout(c.Ctx, c.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Env = append(os.Environ(), "NATS_REQUEST_SUBJECT="+m.Subject, "NATS_REQUEST_BODY="+string(m.Data))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			err = fmt.Errorf("it ran longer than %s and was stopped", c.S.timeout)
+			err = fmt.Errorf("it ran longer than %s and was stopped", c.timeout)
 		}
 		c.Statusf("Command %q failed to run: %s", strings.Join(args, " "), err)
 	}

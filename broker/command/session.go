@@ -243,6 +243,10 @@ type Call struct {
 	Note io.Writer // the lab's notes; see Notef
 	Job  *Job
 
+	// timeout bounds a request to the broker: the session's, or the real
+	// CLI's global --timeout given on the line.
+	timeout time.Duration
+
 	parseOnly bool // Check: parse, never run
 }
 
@@ -291,7 +295,7 @@ func (c *Call) JS() (jetstream.JetStream, error) {
 
 // Timeout is a context bounded by the session's request timeout.
 func (c *Call) Timeout() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(c.Ctx, c.S.timeout)
+	return context.WithTimeout(c.Ctx, c.timeout)
 }
 
 // Now is the session's clock.
@@ -334,7 +338,7 @@ func (s *Session) StartStreams(ctx context.Context, line string, st Streams) *Jo
 	s.jobsMu.Unlock()
 	s.emit(Event{Kind: JobStarted, Job: j.ID, Line: j.Line})
 	go func() {
-		err := s.exec(&Call{Ctx: ctx, S: s, Out: out, Err: errw, Note: note, Job: j})
+		err := s.exec(&Call{Ctx: ctx, S: s, Out: out, Err: errw, Note: note, Job: j, timeout: s.timeout})
 		if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			// Stopped on purpose: not a failure.
 			err = nil

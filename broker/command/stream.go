@@ -66,10 +66,8 @@ type streamCmd struct {
 	reverse       bool
 
 	// get, rmm
-	seq       int64
-	seqIsSet  bool
-	lastFor   string
-	translate string
+	seq     int64
+	lastFor string
 
 	// view
 	pageSize int
@@ -172,7 +170,7 @@ func (c *Call) manager() (*jsm.Manager, error) {
 	if err != nil {
 		return nil, c.jsError(err)
 	}
-	return jsm.New(nc, jsm.WithTimeout(c.S.timeout))
+	return jsm.New(nc, jsm.WithTimeout(c.timeout))
 }
 
 // askStream is natscli's connectAndAskStream: it connects and selects the
@@ -216,7 +214,7 @@ func (c *Call) explainAPI(err error) error {
 			return explain(err, "nobody answers the JetStream API: %s", c.jetStreamOffNote())
 		}
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
-			return explain(err, "JetStream did not answer within %s: the server may be restarting or, in a cluster, electing a new leader; try again in a moment", c.S.timeout)
+			return explain(err, "JetStream did not answer within %s: the server may be restarting or, in a cluster, electing a new leader; try again in a moment", c.timeout)
 		}
 		return err
 	}

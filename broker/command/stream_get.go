@@ -137,7 +137,7 @@ func (c *Call) streamMsgGet(ctx context.Context, stream string, req api.JSApiMsg
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.S.timeout)
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	msg, err := nc.RequestWithContext(ctx, fmt.Sprintf(api.JSApiMsgGetT, stream), body)
 	if err != nil {

@@ -3,6 +3,7 @@ package command
 import (
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -22,7 +23,6 @@ type subCmd struct {
 	raw            bool
 	translate      string
 	ack            bool
-	matchReplies   bool
 	inbox          bool
 	count          uint
 	dump           string
@@ -38,14 +38,9 @@ type subCmd struct {
 	stream         string
 	ignore         []string
 	wait           time.Duration
-	reportSubjects bool
-	reportSubs     bool
-	reportTop      int
 	timestamps     bool
 	delta          bool
-	graph          bool
 	direct         bool
-	jetstream      bool
 
 	// Worked out by check.
 	useJS    bool          // read from a stream
@@ -61,7 +56,6 @@ func buildSub(app *fisk.Application, c *Call) {
 	cmd.Flag("raw", "Prints only the bodies").Short('r').UnNegatableBoolVar(&s.raw)
 	cmd.Flag("translate", "Pipes each body through this command before printing it").PlaceHolder("COMMAND").StringVar(&s.translate)
 	cmd.Flag("ack", "Acknowledges JetStream messages that ask for it").BoolVar(&s.ack)
-	cmd.Flag("match-replies", "Pairs requests with their replies (use the real CLI)").Hidden().UnNegatableBoolVar(&s.matchReplies)
 	cmd.Flag("inbox", "Listens on a new unique inbox subject").Short('i').UnNegatableBoolVar(&s.inbox)
 	cmd.Flag("count", "Stops after this many messages").UintVar(&s.count)
 	cmd.Flag("dump", "Writes each message as JSON to a file in this directory; - writes them to the output, NUL-separated").PlaceHolder("DIRECTORY").StringVar(&s.dump)
@@ -75,88 +69,60 @@ func buildSub(app *fisk.Application, c *Call) {
 	cmd.Flag("last-per-subject", "Reads the latest message of each subject in the stream").UnNegatableBoolVar(&s.lastPerSubject)
 	cmd.Flag("terminate-at-end", "Stops once everything the stream held has been printed").Short('T').UnNegatableBoolVar(&s.terminate)
 	cmd.Flag("stream", "Reads from this stream").PlaceHolder("STREAM").StringVar(&s.stream)
-	cmd.Flag("jetstream", "Reads from the stream that stores the subject (from its first message unless --new, --last…)").UnNegatableBoolVar(&s.jetstream)
-	cmd.Flag("js", "Same as --jetstream").Hidden().UnNegatableBoolVar(&s.jetstream)
 	cmd.Flag("ignore-subject", "Skips messages on these subjects (wildcards allowed)").Short('I').PlaceHolder("SUBJECT").StringsVar(&s.ignore)
 	cmd.Flag("wait", "Stops after this long without a message").PlaceHolder("DURATION").DurationVar(&s.wait)
-	cmd.Flag("report-subjects", "Live report of the busiest subjects (use the real CLI)").Hidden().UnNegatableBoolVar(&s.reportSubjects)
-	cmd.Flag("report-subscriptions", "Live report of active subscriptions (use the real CLI)").Hidden().UnNegatableBoolVar(&s.reportSubs)
-	cmd.Flag("report-top", "Subjects in the live report").Hidden().Default("10").IntVar(&s.reportTop)
 	cmd.Flag("timestamp", "Shows when each message was received (stored, for a stream)").Short('t').UnNegatableBoolVar(&s.timestamps)
 	cmd.Flag("delta-time", "Shows how long after the start each message came").Short('d').UnNegatableBoolVar(&s.delta)
-	cmd.Flag("graph", "Graphs message rates (use the real CLI)").Hidden().UnNegatableBoolVar(&s.graph)
 	cmd.Flag("direct", "Reads the stream with direct gets, leaving no consumer behind").UnNegatableBoolVar(&s.direct)
 }
 
-// check rejects combinations that cannot work, before anything is sent.
-func (s *subCmd) check(c *Call) error {
-	for _, f := range []struct {
-		set  bool
-		name string
-	}{{s.graph, "--graph"}, {s.reportSubjects, "--report-subjects"}, {s.reportSubs, "--report-subscriptions"}, {s.matchReplies, "--match-replies"}} {
-		if f.set {
-			return c.realCLIOnly(f.name)
-		}
-	}
-	deliver := s.deliverFlags()
-	if len(deliver) == 2 && s.all && s.startSeq > 0 {
-		// "From the start, beginning at sequence N" is clear enough.
-		s.all, deliver = false, deliver[1:]
-	}
-	if len(deliver) > 1 {
-		return usageErrorf("%s choose where reading starts: give only one of them", strings.Join(deliver, " and "))
-	}
-	s.useJS = len(deliver) > 0 || s.durable != "" || s.stream != "" || s.direct || s.jetstream
-	if s.since != "" {
-		d, err := fisk.ParseDuration(s.since)
-		if err != nil || d <= 0 {
-			return usageErrorf("--since wants how long ago to start, like 30s, 10m, 2h or 1d, got %q", s.since)
-		}
-		s.sinceDur = d
-	}
-	if s.durable != "" && len(s.subjects) > 0 {
-		return usageErrorf("--durable reads the subjects its consumer filters on: drop %s, for example: sub --stream ORDERS --durable %s", strings.Join(s.subjects, " "), s.durable)
-	}
-	if s.durable != "" && s.stream == "" {
-		return usageErrorf("--durable needs the stream the consumer belongs to, for example: sub --stream ORDERS --durable %s", s.durable)
-	}
-	if s.durable != "" && s.direct {
-		return usageErrorf("--direct reads without a consumer, so it cannot go with --durable: drop one of them")
+// check is natscli's validateInputs, up to the stream lookup: the same
+// combinations refused, in the same order, in the same words; the lab's
+// note says what to type instead.
+func (s *subCmd) check() error {
+	s.useJS = s.startSeq > 0 || s.durable != "" || s.all || s.deliverNew || s.last || s.since != "" || s.lastPerSubject || s.stream != "" || s.direct
+	if len(s.subjects) > 0 && s.durable != "" {
+		return explain(errors.New("cannot specify both subjects and a durable consumer"), "--durable reads the subjects its consumer filters on: drop %s, for example: sub --stream ORDERS --durable %s", strings.Join(s.subjects, " "), s.durable)
 	}
 	switch {
 	case len(s.subjects) == 0 && s.inbox:
 		// The inbox is made once connected.
 	case len(s.subjects) == 0 && s.stream == "":
-		return usageErrorf("sub needs a subject to listen on, for example: sub \"orders.>\" (or --stream NAME to read a stream, or --inbox)")
+		return explain(errors.New("subject is required"), `sub needs a subject to listen on, for example: sub "orders.>"`)
 	case len(s.subjects) > 1 && s.useJS:
-		return usageErrorf("reading a stream takes one subject (%s given): use a wildcard like \"orders.>\" to cover several", strings.Join(s.subjects, ", "))
-	}
-	for _, subj := range s.subjects {
-		if err := validateSubject(subj, true); err != nil {
-			return err
-		}
-	}
-	for _, subj := range s.ignoreSubjects() {
-		if err := validateSubject(subj, true); err != nil {
-			return err
-		}
+		return explain(errors.New("streams subscribe support only 1 subject"), `reading a stream takes one subject (%s given): use a wildcard like "orders.>" to cover several`, strings.Join(s.subjects, ", "))
 	}
 	if s.terminate && !s.useJS {
-		return usageErrorf("--terminate-at-end (-T) stops at the end of a stream, and a live subscription has no end: add --all to read the stream, for example: sub %q --all -T", s.firstSubjectOr("orders.>"))
+		return explain(errors.New("--terminate-at-end is only supported for JetStream subscriptions"), "-T stops at the end of a stream, and a live subscription has no end: add --all to read the stream, for example: sub %q --all -T", s.firstSubjectOr("orders.>"))
 	}
 	if s.inbox && s.useJS {
-		return usageErrorf("--inbox listens on a new subject no stream stores: drop --inbox, or drop the stream flags")
+		return explain(errors.New("generating inboxes is not compatible with JetStream subscriptions"), "--inbox listens on a new subject no stream stores: drop --inbox, or drop the stream flags")
 	}
 	if s.queue != "" && s.useJS {
-		return usageErrorf("--queue groups live subscribers; a stream is shared through a consumer instead: drop --queue, or create one with consumer add and use --durable")
+		return explain(errors.New("queue group subscriptions are not supported with JetStream"), "--queue groups live subscribers; a stream is shared through a consumer instead: drop --queue, or create one with consumer add and use --durable")
 	}
 	if s.dump == "-" && s.inbox {
-		return usageErrorf("--dump=- and --inbox cannot go together: the inbox name would be lost in the dump; dump to a directory instead")
+		return explain(errors.New("generating inboxes is not compatible with dumping to stdout using null terminated strings"), "dump to a directory instead")
 	}
 	if s.timestamps && s.delta {
-		return usageErrorf("--timestamp (-t) and --delta-time (-d) both label each message: choose one")
+		return explain(errors.New("timestamp and delta-time flags are mutually exclusive"), "--timestamp (-t) and --delta-time (-d) both label each message: choose one")
+	}
+	if s.dump != "" && s.dump != "-" {
+		if err := os.MkdirAll(s.dump, 0o700); err != nil {
+			return explain(err, "choose another directory with --dump DIR")
+		}
 	}
 	return nil
+}
+
+// sinceDuration is --since as natscli reads it, when a read starts.
+func (s *subCmd) sinceDuration() (time.Duration, error) {
+	d, err := fisk.ParseDuration(s.since)
+	if err != nil {
+		return 0, explain(err, "--since takes how long ago to start, like 30s, 10m, 2h or 1d")
+	}
+	s.sinceDur = d
+	return d, nil
 }
 
 // deliverFlags lists the flags given that choose where a stream read starts.
@@ -192,18 +158,17 @@ func (s *subCmd) firstSubjectOr(def string) string {
 	return def
 }
 
-// realCLIOnly says a flag of the real CLI is not in the lab, and how to use it anyway.
-func (c *Call) realCLIOnly(flag string) error {
-	url := c.S.dep.ClientURL()
-	if url == "" {
-		return usageErrorf("the lab does not have sub %s (it redraws a full screen); run natslab with a listener and use the real CLI", flag)
-	}
-	return usageErrorf("the lab does not have sub %s (it redraws a full screen); run the real CLI against the lab: nats --server %s sub %s ...", flag, url, flag)
-}
-
+// run is natscli's subscribe.
 func (s *subCmd) run(c *Call) error {
-	if err := s.check(c); err != nil {
-		return err
+	if len(s.subjects) == 0 && s.stream == "" && !s.inbox {
+		// The real CLI says so on stdout, then fails as a parse error
+		// does: "error: required argument" and its usage.
+		const note = `sub needs a subject to listen on, for example: sub "orders.>" (or --stream NAME to read a stream, or --inbox)`
+		if err, ok := c.runRealLine(); ok {
+			return explain(err, note)
+		}
+		fmt.Fprintln(c.Out, "No subjects or --stream flag provided.")
+		return explain(&parseError{msg: "required argument"}, note)
 	}
 	name := "natslab sub"
 	if len(s.subjects) > 0 {
@@ -215,6 +180,9 @@ func (s *subCmd) run(c *Call) error {
 	}
 	defer nc.Close()
 	c.watchSlow(nc)
+	if err := s.check(); err != nil {
+		return err
+	}
 	if len(s.subjects) == 0 && s.inbox {
 		s.subjects = []string{nc.NewRespInbox()}
 	}

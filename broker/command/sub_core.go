@@ -1,7 +1,7 @@
 package command
 
 import (
-	"fmt"
+	"errors"
 	"strings"
 
 	"github.com/nats-io/nats.go"
@@ -56,10 +56,19 @@ func (s *subCmd) runCore(c *Call, nc *nats.Conn, sk *subSink) error {
 	return s.await(c, sk)
 }
 
-// subscribeError explains why the server refused a subscription.
+// subscribeError adds the lab's note to a refused subscription; the real
+// CLI prints nats.go's error as it is.
 func subscribeError(subject string, err error) error {
-	if strings.Contains(strings.ToLower(err.Error()), "permissions violation") {
-		return fmt.Errorf("the server does not allow this user to subscribe to %q: %v", subject, err)
+	switch {
+	case strings.Contains(strings.ToLower(err.Error()), "permissions violation"):
+		return explain(err, "the server does not allow this user to subscribe to %q", subject)
+	case errors.Is(err, nats.ErrBadSubject):
+		if note := subjectNote(subject, true); note != "" {
+			return explain(err, "%s", note)
+		}
+		return explain(err, "%q is not a subject NATS accepts", subject)
+	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting):
+		return explain(err, "the server is not reachable right now (is it restarting? try again in a moment)")
 	}
-	return publishError(err)
+	return err
 }

@@ -3,7 +3,6 @@ package command
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -11,9 +10,10 @@ import (
 	"github.com/synadia-io/orbit.go/jetstreamext"
 )
 
-// directBatch is how many messages one direct get returns. The real CLI
-// asks for one at a time.
-const directBatch = 256
+// directBatch is how many messages one direct get returns: one, as the
+// real CLI asks, since the server's headers on each (Nats-Num-Pending,
+// Nats-Last-Sequence), which sub prints, depend on the batch.
+const directBatch = 1
 
 // directIdle is how often a direct read looks for new messages when no
 // publish woke it up sooner.
@@ -94,22 +94,20 @@ func (s *subCmd) runDirect(c *Call, nc *nats.Conn, js jetstream.JetStream, st je
 		return c.jsError(err)
 	}
 	cfg, state := info.Config, info.State
-	r := &directReader{c: c, js: js, st: st, stream: s.stream, filter: filter, batch: cfg.AllowDirect}
+	// Like the real CLI, a direct read goes through the whole stream, in
+	// order, whatever subject was named (only --last-per-subject filters).
+	r := &directReader{c: c, js: js, st: st, stream: s.stream, filter: ">", batch: cfg.AllowDirect}
 	shown := filter
 	if filter == "" {
-		r.filter = ">"
-		shown = strings.Join(cfg.Subjects, ", ")
+		shown = human(cfg.Subjects)
 	}
 	s.directStatus(c, shown)
+	if filter != "" && filter != ">" && !s.lastPerSubject {
+		c.Notef("a direct read shows every message of stream %s, as the real CLI's does, not only those on %s", s.stream, filter)
+	}
 
 	wake := make(chan struct{}, 1)
-	var wakeSubjects []string
-	if filter != "" {
-		wakeSubjects = []string{filter}
-	} else {
-		wakeSubjects = cfg.Subjects
-	}
-	for _, subj := range wakeSubjects {
+	for _, subj := range cfg.Subjects {
 		sub, err := nc.Subscribe(subj, func(*nats.Msg) {
 			select {
 			case wake <- struct{}{}:
@@ -125,34 +123,36 @@ func (s *subCmd) runDirect(c *Call, nc *nats.Conn, js jetstream.JetStream, st je
 	c.listen(shown, "")
 	c.Ready()
 
-	seq := max(state.FirstSeq, 1)
+	// Where the real CLI starts; it asks for its first batch there, which
+	// is sequence 0 on a stream that never held a message: JetStream
+	// refuses that.
+	seq := state.FirstSeq
 	var since time.Time
 	switch {
 	case s.startSeq > 0:
 		seq = s.startSeq
+	case s.last:
+		seq = state.LastSeq
+	case s.all:
 	case s.deliverNew:
 		seq = state.LastSeq + 1
-	case s.last:
-		seq = state.LastSeq + 1
-		ctx, cancel := c.Timeout()
-		m, err := st.GetLastMsgForSubject(ctx, r.filter)
-		cancel()
-		if err == nil {
-			seq = m.Sequence
-		} else if !errors.Is(err, jetstream.ErrMsgNotFound) {
-			return c.jsError(err)
-		}
 	case s.since != "":
 		since = c.Now().Add(-s.sinceDur)
+		seq = state.LastSeq + 1
 	case s.lastPerSubject:
-		if !cfg.AllowDirect {
-			return usageErrorf("--last-per-subject reads stream %s with direct gets, and the stream does not allow them (allow_direct is off): read it with --all instead", s.stream)
+		subjects := []string{filter}
+		if filter == "" {
+			subjects = cfg.Subjects
 		}
-		next, err := s.lastPerSubjectDirect(c, r, state.LastSeq, sk)
+		next, err := s.lastPerSubjectDirect(c, r, subjects, state.LastSeq, sk)
 		if err != nil || next == 0 {
 			return err
 		}
 		seq = next
+	}
+	if seq == 0 {
+		return explain(errors.New("invalid option: sequence number has to be greater than 0"),
+			"stream %s has never held a message, so there is no sequence to start at; the real CLI asks for sequence 0 and JetStream refuses", s.stream)
 	}
 	return s.directLoop(c, r, seq, since, wake, sk)
 }
@@ -198,7 +198,7 @@ func (s *subCmd) directLoop(c *Call, r *directReader, seq uint64, since time.Tim
 
 // lastPerSubjectDirect prints the latest message of each subject, and
 // returns where to read on from (0 when the read has ended).
-func (s *subCmd) lastPerSubjectDirect(c *Call, r *directReader, upTo uint64, sk *subSink) (uint64, error) {
+func (s *subCmd) lastPerSubjectDirect(c *Call, r *directReader, subjects []string, upTo uint64, sk *subSink) (uint64, error) {
 	if upTo == 0 {
 		if s.terminate {
 			s.nothingToRead(c, r.filter)
@@ -206,9 +206,9 @@ func (s *subCmd) lastPerSubjectDirect(c *Call, r *directReader, upTo uint64, sk 
 		}
 		return 1, nil
 	}
-	ctx, cancel := context.WithTimeout(c.Ctx, c.S.timeout)
+	ctx, cancel := context.WithTimeout(c.Ctx, c.timeout)
 	defer cancel()
-	msgs, err := jetstreamext.GetLastMsgsFor(ctx, r.js, r.stream, []string{r.filter}, jetstreamext.GetLastMsgsUpToSeq(upTo))
+	msgs, err := jetstreamext.GetLastMsgsFor(ctx, r.js, r.stream, subjects, jetstreamext.GetLastMsgsUpToSeq(upTo), jetstreamext.GetLastMsgsBatchSize(directBatch))
 	if err != nil {
 		return 0, c.jsError(err)
 	}
@@ -243,13 +243,13 @@ func (s *subCmd) directStatus(c *Call, subject string) {
 		c.Statusf("%s %s starting with sequence %d %s", pre, subject, s.startSeq, suffix)
 	case s.last:
 		c.Statusf("%s %s starting with the last message received %s", pre, subject, suffix)
+	case s.all:
+		c.Statusf("%s %s starting with the first message received %s", pre, subject, suffix)
 	case s.deliverNew:
 		c.Statusf("%s %s delivering any new messages received %s", pre, subject, suffix)
 	case s.since != "":
-		c.Statusf("%s %s starting with messages since %s %s", pre, subject, humanDuration(s.sinceDur), suffix)
+		c.Statusf("%s %s starting with messages since %s %s", pre, subject, human(s.sinceDur), suffix)
 	case s.lastPerSubject:
 		c.Statusf("%s %s for the last messages for each subject in the Stream %s", pre, subject, suffix)
-	default:
-		c.Statusf("%s %s starting with the first message received %s", pre, subject, suffix)
 	}
 }

@@ -23,63 +23,63 @@ func (s *subCmd) runJetStream(c *Call, nc *nats.Conn, sk *subSink) error {
 	}
 	filter := s.firstSubjectOr("")
 	if s.stream == "" {
-		if s.stream, err = s.streamFor(c, js, filter); err != nil {
-			return err
+		ctx, cancel := c.Timeout()
+		s.stream, err = js.StreamNameBySubject(ctx, filter)
+		cancel()
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			return explain(fmt.Errorf("no stream found with subject: %s", filter), "%s", c.noStreamForNote(js, filter, s.streamFlags()))
+		}
+		if err != nil {
+			return c.jsError(err)
 		}
 	}
 	ctx, cancel := c.Timeout()
 	st, err := js.Stream(ctx, s.stream)
 	cancel()
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		return c.unknownStream(s.stream)
+		mgr, merr := c.manager()
+		if merr == nil {
+			if names, lerr := mgr.StreamNames(nil); lerr == nil {
+				return explain(err, "%s", streamChoiceNote(s.stream, names))
+			}
+		}
+		return err
 	}
 	if errors.Is(err, jetstream.ErrInvalidStreamName) {
-		return usageErrorf("%q is not a valid stream name: names cannot hold spaces, dots, * or > (for example ORDERS)", s.stream)
+		return explain(err, "stream names cannot hold spaces, dots, * or > (for example ORDERS)")
 	}
 	if err != nil {
 		return c.jsError(err)
 	}
+	if s.direct && s.durable != "" {
+		return explain(errors.New("cannot use direct get when a durable name is supplied"), "--direct reads without a consumer, so it cannot go with --durable: drop one of them")
+	}
 	cfg := st.CachedInfo().Config
+	s.direct = s.durable == "" && (s.direct || cfg.Retention == jetstream.WorkQueuePolicy || cfg.Retention == jetstream.InterestPolicy)
+	if s.direct && !cfg.AllowDirect {
+		return explain(fmt.Errorf("cannot enable direct gets: allow_direct is not set to true for stream %s", s.stream),
+			"a %s stream is read without a consumer, by direct gets, so that reading takes nothing away; allow them with stream edit %s --allow-direct --force", strings.ToLower(cfg.Retention.String()), s.stream)
+	}
 	if filter != "" && len(cfg.Subjects) > 0 && !collidesAny(filter, cfg.Subjects) {
-		return usageErrorf("stream %s stores %s, so it holds nothing on %q: subscribe to one of those subjects", s.stream, strings.Join(cfg.Subjects, ", "), filter)
+		c.Notef("stream %s stores %s, so it holds nothing on %q", s.stream, strings.Join(cfg.Subjects, ", "), filter)
+	}
+	if s.since != "" {
+		if _, err := s.sinceDuration(); err != nil {
+			return err
+		}
 	}
 	switch {
 	case s.durable != "":
 		return s.runDurable(c, js, st, sk)
-	case s.direct || cfg.Retention == jetstream.WorkQueuePolicy || cfg.Retention == jetstream.InterestPolicy:
+	case s.direct:
 		return s.runDirect(c, nc, js, st, filter, sk)
 	}
 	return s.runOrdered(c, nc, st, filter, sk)
 }
 
-// streamFor finds the one stream that stores subject.
-func (s *subCmd) streamFor(c *Call, js jetstream.JetStream, subject string) (string, error) {
-	ctx, cancel := c.Timeout()
-	defer cancel()
-	var names []string
-	l := js.StreamNames(ctx, jetstream.WithStreamListSubject(subject))
-	for n := range l.Name() {
-		names = append(names, n)
-	}
-	if err := l.Err(); err != nil {
-		return "", c.jsError(err)
-	}
-	sort.Strings(names)
-	switch len(names) {
-	case 1:
-		return names[0], nil
-	case 0:
-		return "", c.noStreamFor(js, subject, s.streamFlags())
-	}
-	return "", usageErrorf("%q is stored by several streams (%s): choose one with --stream NAME", subject, strings.Join(names, ", "))
-}
-
-// streamFlags names the flags that made sub read a stream, for hints.
+// streamFlags names the flags that made sub read a stream, for notes.
 func (s *subCmd) streamFlags() string {
 	flags := s.deliverFlags()
-	if s.jetstream {
-		flags = append(flags, "--jetstream")
-	}
 	if s.direct {
 		flags = append(flags, "--direct")
 	}
@@ -89,9 +89,9 @@ func (s *subCmd) streamFlags() string {
 	return strings.Join(flags, " ")
 }
 
-// noStreamFor explains that no stream stores subject, and what does exist;
+// noStreamForNote says that no stream stores subject, and what does exist;
 // flags are what to drop for live messages instead.
-func (c *Call) noStreamFor(js jetstream.JetStream, subject, flags string) error {
+func (c *Call) noStreamForNote(js jetstream.JetStream, subject, flags string) string {
 	ctx, cancel := c.Timeout()
 	defer cancel()
 	var captures []string
@@ -99,14 +99,11 @@ func (c *Call) noStreamFor(js jetstream.JetStream, subject, flags string) error 
 	for info := range l.Info() {
 		captures = append(captures, fmt.Sprintf("%s stores %s", info.Config.Name, strings.Join(info.Config.Subjects, ", ")))
 	}
-	if err := l.Err(); err != nil {
-		return c.jsError(err)
-	}
 	if len(captures) == 0 {
-		return fmt.Errorf("no stream found with subject %s: there are no streams yet, so nothing was stored; create one with stream add EVENTS --subjects %q --defaults, or drop %s to receive live messages", subject, suggestFilter(subject), flags)
+		return fmt.Sprintf("there are no streams yet, so nothing was stored; create one with stream add EVENTS --subjects %q --defaults, or drop %s to receive live messages", suggestFilter(subject), flags)
 	}
 	sort.Strings(captures)
-	return fmt.Errorf("no stream found with subject %s (%s): subscribe to a stored subject, or drop %s to receive live messages", subject, strings.Join(captures, "; "), flags)
+	return fmt.Sprintf("%s: subscribe to a stored subject, or drop %s to receive live messages", strings.Join(captures, "; "), flags)
 }
 
 func collidesAny(subject string, subjects []string) bool {
@@ -126,14 +123,14 @@ func (s *subCmd) startStatus(c *Call, subject string) {
 		c.Statusf("Subscribing to subject %s starting at sequence %d %s", subject, s.startSeq, suffix)
 	case s.last:
 		c.Statusf("Subscribing to subject %s from last received message %s", subject, suffix)
+	case s.all:
+		c.Statusf("Subscribing to subject %s from first received message %s", subject, suffix)
 	case s.deliverNew:
 		c.Statusf("Subscribing to subject %s for new messages %s", subject, suffix)
 	case s.since != "":
-		c.Statusf("Subscribing to subject %s since %s %s", subject, humanDuration(s.sinceDur), suffix)
+		c.Statusf("Subscribing to subject %s since %s %s", subject, human(s.sinceDur), suffix)
 	case s.lastPerSubject:
 		c.Statusf("Subscribing to subject %s for last message per subject %s", subject, suffix)
-	default:
-		c.Statusf("Subscribing to subject %s from first received message %s", subject, suffix)
 	}
 }
 
@@ -144,6 +141,8 @@ func (s *subCmd) deliverOpts(c *Call) []nats.SubOpt {
 		return []nats.SubOpt{nats.StartSequence(s.startSeq)}
 	case s.last:
 		return []nats.SubOpt{nats.DeliverLast()}
+	case s.all:
+		return []nats.SubOpt{nats.DeliverAll()}
 	case s.deliverNew:
 		return []nats.SubOpt{nats.DeliverNew()}
 	case s.since != "":
@@ -164,7 +163,7 @@ func (s *subCmd) runOrdered(c *Call, nc *nats.Conn, st jetstream.Stream, filter 
 		shown = ">"
 	}
 	s.startStatus(c, shown)
-	ljs, err := nc.JetStream(nats.MaxWait(c.S.timeout))
+	ljs, err := nc.JetStream(nats.MaxWait(c.timeout))
 	if err != nil {
 		return err
 	}
@@ -177,7 +176,7 @@ func (s *subCmd) runOrdered(c *Call, nc *nats.Conn, st jetstream.Stream, filter 
 	}
 	sub, err := ljs.Subscribe(filter, sk.ordered, opts...)
 	if err != nil {
-		return c.consumerError(err)
+		return c.consumerError(fmt.Errorf("failed to create consumer: %w", err))
 	}
 	defer sub.Unsubscribe()
 	c.listen(shown, "")
@@ -193,37 +192,37 @@ func (s *subCmd) runOrdered(c *Call, nc *nats.Conn, st jetstream.Stream, filter 
 	return s.await(c, sk)
 }
 
-// nothingToRead says why -T ended without a message.
+// nothingToRead ends -T where there is nothing to read, with a note: the
+// real CLI keeps waiting there (its -T acts on a message that says none
+// is left, and none comes).
 func (s *subCmd) nothingToRead(c *Call, subject string) {
-	if s.deliverNew {
-		c.Statusf("Nothing to read: --new waits for messages stored from now on, and -T ends at once")
-		return
-	}
+	const waits = "; the real CLI would wait here for a message that never comes, the lab ends"
 	switch {
+	case s.deliverNew:
+		c.Notef("--new waits for messages stored from now on, so -T has nothing to end on%s", waits)
 	case s.startSeq > 0:
-		c.Statusf("Nothing to read: stream %s holds no messages on %s from sequence %d on", s.stream, subject, s.startSeq)
+		c.Notef("stream %s holds no messages on %s from sequence %d on%s", s.stream, subject, s.startSeq, waits)
 	case s.since != "":
-		c.Statusf("Nothing to read: stream %s holds no messages on %s stored in the last %s", s.stream, subject, humanDuration(s.sinceDur))
+		c.Notef("stream %s holds no messages on %s stored in the last %s%s", s.stream, subject, human(s.sinceDur), waits)
 	default:
-		c.Statusf("Nothing to read: stream %s holds no messages on %s", s.stream, subject)
+		c.Notef("stream %s holds no messages on %s%s", s.stream, subject, waits)
 	}
 }
 
-// consumerError explains why a consumer could not be made.
+// consumerError adds the lab's note to the server's refusal of a consumer.
 func (c *Call) consumerError(err error) error {
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) {
-		return fmt.Errorf("the server refused the consumer: %s", apiErr.Description)
-	}
-	var legacyErr nats.JetStreamError
-	if errors.As(err, &legacyErr) && legacyErr.APIError() != nil {
-		return fmt.Errorf("the server refused the consumer: %s", legacyErr.APIError().Description)
+		return explain(err, "the server refused the consumer: %s", apiErr.Description)
 	}
 	return c.jsError(err)
 }
 
-// pullBatch is how many messages a durable consumer may hold in the client;
-// --count lowers it so that few messages wait unprinted when sub stops.
+// pullBatch is how many messages a durable consumer may hold in the
+// client; --count lowers it, so that few messages are fetched past the
+// count. (The real CLI fetches 500 and prints those it already holds when
+// --count is reached, as many as the timing gives: the lab stops at the
+// count.)
 const pullBatch = 500
 
 // runDurable reads through a named consumer, created when missing. As the
@@ -234,6 +233,7 @@ const pullBatch = 500
 func (s *subCmd) runDurable(c *Call, js jetstream.JetStream, st jetstream.Stream, sk *subSink) error {
 	ctx, cancel := c.Timeout()
 	defer cancel()
+	s.startStatus(c, ">")
 	cons, err := st.Consumer(ctx, s.durable)
 	if errors.Is(err, jetstream.ErrNotPullConsumer) {
 		return s.runPushDurable(c, js, sk)
@@ -241,22 +241,26 @@ func (s *subCmd) runDurable(c *Call, js jetstream.JetStream, st jetstream.Stream
 	var info *jetstream.ConsumerInfo
 	switch {
 	case errors.Is(err, jetstream.ErrConsumerNotFound):
-		s.startStatus(c, ">")
-		cfg := jetstream.ConsumerConfig{Name: s.durable, AckPolicy: jetstream.AckNonePolicy, FilterSubject: ">", HeadersOnly: s.headersOnly || s.subjectsOnly}
+		cfg := jetstream.ConsumerConfig{Name: s.durable, AckPolicy: jetstream.AckNonePolicy, HeadersOnly: s.headersOnly || s.subjectsOnly, FilterSubject: ">"}
 		s.consumerStart(c, &cfg)
 		if cons, err = st.CreateConsumer(ctx, cfg); err != nil {
-			return c.consumerError(err)
+			return c.consumerError(fmt.Errorf("failed to create durable consumer %q: %w", s.durable, err))
 		}
-		info = cons.CachedInfo()
+		if info, err = cons.Info(ctx); err != nil {
+			return fmt.Errorf("error fetching consumer info: %w", err)
+		}
 	case errors.Is(err, jetstream.ErrInvalidConsumerName):
-		return usageErrorf("%q is not a valid consumer name: names cannot hold spaces, dots, * or > (for example NEW)", s.durable)
+		return explain(fmt.Errorf("error loading durable consumer %q: %w", s.durable, err), "consumer names cannot hold spaces, dots, * or > (for example NEW)")
 	case err != nil:
-		return c.jsError(err)
+		return c.jsError(fmt.Errorf("error loading durable consumer %q: %w", s.durable, err))
 	default:
 		if info, err = cons.Info(ctx); err != nil {
-			return c.jsError(err)
+			return fmt.Errorf("error fetching consumer info: %w", err)
 		}
 		c.Statusf("Subscribing to JetStream Stream %q using existing pull consumer %q", s.stream, s.durable)
+	}
+	if len(info.Config.FilterSubjects) > 1 {
+		return explain(errors.New("cannot subscribe to multi filter consumers"), "consumer %s filters on %s; read it with consumer next %s %s", s.durable, strings.Join(info.Config.FilterSubjects, ", "), s.stream, s.durable)
 	}
 	ack := info.Config.AckPolicy != jetstream.AckNonePolicy
 	batch := pullBatch
@@ -291,7 +295,10 @@ func (s *subCmd) runPushDurable(c *Call, js jetstream.JetStream, sk *subSink) er
 		return c.jsError(err)
 	}
 	c.Statusf("Subscribing to JetStream Stream %q using existing push consumer %q", s.stream, s.durable)
-	c.Statusf("Push consumers are deprecated: for new consumers use consumer add --pull")
+	c.Statusf("Detected push consumer %q on stream %q — push consumers are deprecated and will be removed in a future release. Please update to use a pull-based consumer.", s.durable, s.stream)
+	if len(info.Config.FilterSubjects) > 1 {
+		return explain(errors.New("cannot subscribe to multi filter consumers"), "consumer %s filters on %s", s.durable, strings.Join(info.Config.FilterSubjects, ", "))
+	}
 	ack := info.Config.AckPolicy != jetstream.AckNonePolicy
 	cc, err := pc.Consume(func(m jetstream.Msg) { sk.pulled(m, ack) })
 	if err != nil {
@@ -314,7 +321,7 @@ func drainConsumer(c *Call, sk *subSink, cc jetstream.ConsumeContext) {
 	cc.Drain()
 	select {
 	case <-cc.Closed():
-	case <-time.After(c.S.timeout):
+	case <-time.After(c.timeout):
 	}
 }
 
@@ -325,6 +332,8 @@ func (s *subCmd) consumerStart(c *Call, cfg *jetstream.ConsumerConfig) {
 		cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, s.startSeq
 	case s.last:
 		cfg.DeliverPolicy = jetstream.DeliverLastPolicy
+	case s.all:
+		cfg.DeliverPolicy = jetstream.DeliverAllPolicy
 	case s.deliverNew:
 		cfg.DeliverPolicy = jetstream.DeliverNewPolicy
 	case s.since != "":

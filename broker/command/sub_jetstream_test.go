@@ -75,20 +75,28 @@ func TestSubAllHonoursCount(t *testing.T) {
 	}
 }
 
+// TestSubTerminateOnEmptyStreamEndsAtOnce: where the real CLI's -T waits
+// for a message that never comes, the lab ends, and its note says why.
 func TestSubTerminateOnEmptyStreamEndsAtOnce(t *testing.T) {
 	l := newLab(t)
 	addStream(t, l, jetstream.StreamConfig{Name: "EMPTY", Subjects: []string{"empty.>"}})
-	addStream(t, l, jetstream.StreamConfig{Name: "ALERTS", Subjects: []string{"alerts.>"}, Retention: jetstream.InterestPolicy})
-	for _, line := range []string{`sub 'empty.>' --all -T`, `sub 'alerts.>' --all -T`, `sub empty.x --new -T`, `sub --stream EMPTY --last-per-subject -T`} {
+	for _, line := range []string{`sub 'empty.>' --all -T`, `sub empty.x --new -T`, `sub --stream EMPTY --last-per-subject -T`} {
 		start := time.Now()
 		r := l.must(line)
 		if d := time.Since(start); d > 2*time.Second {
 			t.Errorf("%s took %s on an empty stream", line, d)
 		}
-		if r.out != "" || !strings.Contains(r.err, "Nothing to read") {
-			t.Errorf("%s: stdout %q stderr %q", line, r.out, r.err)
+		if r.out != "" || !strings.Contains(r.note, "the real CLI would wait here") {
+			t.Errorf("%s: stdout %q note %q", line, r.out, r.note)
 		}
 	}
+	// An interest stream that never held a message: the real CLI's direct
+	// read asks for sequence 0, which JetStream refuses.
+	addStream(t, l, jetstream.StreamConfig{Name: "ALERTS", Subjects: []string{"alerts.>"}, Retention: jetstream.InterestPolicy, AllowDirect: true})
+	l.fails(`sub 'alerts.>' --all -T`, "nats: error: invalid option: sequence number has to be greater than 0", "never held a message")
+	// Without allow_direct the real CLI cannot read it at all.
+	addStream(t, l, jetstream.StreamConfig{Name: "NODIRECT", Subjects: []string{"nodirect.>"}, Retention: jetstream.InterestPolicy})
+	l.fails(`sub 'nodirect.>' --all -T`, "nats: error: cannot enable direct gets: allow_direct is not set to true for stream NODIRECT", "--allow-direct")
 }
 
 func TestSubWorkQueueReadsWithoutConsuming(t *testing.T) {
@@ -96,18 +104,23 @@ func TestSubWorkQueueReadsWithoutConsuming(t *testing.T) {
 	addStream(t, l, jetstream.StreamConfig{Name: "WQ", Subjects: []string{"wq.>"}, Retention: jetstream.WorkQueuePolicy, AllowDirect: true},
 		[2]string{"wq.a", "one"}, [2]string{"wq.b", "two"}, [2]string{"wq.a", "three"})
 	r := l.must(`sub 'wq.>' --all -T`)
-	want := "[#1] Received JetStream message (direct): stream: WQ seq 1 / subject: wq.a / time: DATE\none\n\n\n" +
-		"[#2] Received JetStream message (direct): stream: WQ seq 2 / subject: wq.b / time: DATE\ntwo\n\n\n" +
-		"[#3] Received JetStream message (direct): stream: WQ seq 3 / subject: wq.a / time: DATE\nthree\n\n\n"
+	// The server's headers of each direct get come first, as the real CLI
+	// prints them.
+	head := func(seq, pending int, subject string) string {
+		return fmt.Sprintf("[#%d] Received JetStream message (direct): stream: WQ seq %d / subject: %s / time: DATE\n"+
+			"Nats-Last-Sequence: 0\nNats-Num-Pending: %d\nNats-Sequence: %d\nNats-Stream: WQ\nNats-Subject: %s\nNats-Time-Stamp: DATE\n\n", seq, seq, subject, pending, seq, subject)
+	}
+	want := head(1, 2, "wq.a") + "one\n\n\n" + head(2, 1, "wq.b") + "two\n\n\n" + head(3, 0, "wq.a") + "three\n\n\n"
 	if got := brokertest.Normalize(r.out); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
-	// A filter, and a stream without allow_direct (one message per request).
-	addStream(t, l, jetstream.StreamConfig{Name: "WQ2", Subjects: []string{"wq2.>"}, Retention: jetstream.WorkQueuePolicy},
+	// A subject filter: the real CLI's direct read shows the whole stream
+	// all the same, and the note says so.
+	addStream(t, l, jetstream.StreamConfig{Name: "WQ2", Subjects: []string{"wq2.>"}, Retention: jetstream.WorkQueuePolicy, AllowDirect: true},
 		[2]string{"wq2.a", "one"}, [2]string{"wq2.b", "two"}, [2]string{"wq2.a", "three"})
 	r = l.must(`sub 'wq2.a' --all -T --raw`)
-	if r.out != "one\nthree\n" {
-		t.Errorf("filtered direct read printed %q", r.out)
+	if r.out != "one\ntwo\nthree\n" || !strings.Contains(r.note, "not only those on wq2.a") {
+		t.Errorf("filtered direct read printed %q, note %q", r.out, r.note)
 	}
 	// Both streams still hold everything.
 	nc := brokertest.Connect(t, l.srv, "check")
@@ -159,14 +172,15 @@ func TestSubLiveJetStreamAndLast(t *testing.T) {
 	if strings.Count(r.out, "\n") != 4 {
 		t.Errorf("--since 1h:\n%s", r.out)
 	}
-	// --jetstream (or --js) reads the stream from the start, like --stream.
-	for _, line := range []string{`sub "events.>" --jetstream -T`, `sub "events.>" --js -T`} {
-		r = l.must(line)
-		if strings.Count(r.out, "Received JetStream message: stream: EVENTS") != 4 {
-			t.Errorf("%s:\n%s", line, r.out)
-		}
+	// --stream alone reads from the start, without a status line.
+	r = l.must(`sub --stream EVENTS -T`)
+	if strings.Count(r.out, "Received JetStream message: stream: EVENTS") != 4 || r.err != "" {
+		t.Errorf("--stream -T:\n%s%s", r.err, r.out)
 	}
-	// --direct reads without a consumer, in the direct format.
+	// --direct reads without a consumer, in the direct format, where the
+	// stream allows direct gets.
+	l.fails(`sub "events.>" --direct --all -T`, "nats: error: cannot enable direct gets: allow_direct is not set to true for stream EVENTS")
+	l.must(`stream edit EVENTS --allow-direct -f`)
 	r = l.must(`sub "events.>" --direct --all -T`)
 	if strings.Count(r.out, "Received JetStream message (direct): stream: EVENTS seq ") != 4 {
 		t.Errorf("--direct:\n%s", r.out)
@@ -191,18 +205,17 @@ func TestSubDurableIsEphemeral(t *testing.T) {
 			cfg.Durable, cfg.Name, cfg.AckPolicy, cfg.InactiveThreshold, cfg.FilterSubject)
 	}
 	r = l.must(`sub --stream EVENTS --durable READER -T`)
-	if !strings.Contains(r.err, `using existing pull consumer "READER"`) || !strings.Contains(r.err, "Nothing to read") || strings.Contains(r.out, "seq: ") {
+	if !strings.Contains(r.err, `using existing pull consumer "READER"`) || !strings.Contains(r.note, "the real CLI would wait here") || strings.Contains(r.out, "seq: ") {
 		t.Errorf("second read within the threshold:\n%s%s", r.err, r.out)
 	}
 }
 
 func TestSubJetStreamErrors(t *testing.T) {
 	l := newLab(t)
-	l.fails(`sub nosuch.subject --all`, "no stream found with subject nosuch.subject", "stream add")
+	l.fails(`sub nosuch.subject --all`, "nats: error: no stream found with subject: nosuch.subject", "stream add")
 	seedEvents(t, l)
-	l.fails(`sub nosuch.subject --all`, "no stream found with subject nosuch.subject", "EVENTS stores events.>")
-	l.fails(`sub --stream NOPE --all`, "stream NOPE not found", "EVENTS")
-	l.fails(`sub orders.x --stream EVENTS`, "stores events.>")
+	l.fails(`sub nosuch.subject --all`, "nats: error: no stream found with subject: nosuch.subject", "EVENTS stores events.>")
+	l.fails(`sub --stream NOPE --all`, "nats: error: nats: API error: code=404 err_code=10059 description=stream not found", "no stream NOPE", "EVENTS")
 	off := newLab(t, brokertest.WithoutJetStream())
 	off.fails(`sub events.x --all`, "JetStream is off")
 }
@@ -266,7 +279,7 @@ func TestSubAcksPushedMessages(t *testing.T) {
 
 	// The same push consumer read with --durable: nothing left, -T ends.
 	r = l.must(`sub --stream EVENTS --durable PUSHY -T`)
-	if !strings.Contains(r.err, `using existing push consumer "PUSHY"`) || !strings.Contains(r.err, "Nothing to read") {
+	if !strings.Contains(r.err, `using existing push consumer "PUSHY"`) || !strings.Contains(r.note, "the real CLI would wait here") {
 		t.Errorf("--durable on a push consumer:\n%s%s", r.err, r.out)
 	}
 }

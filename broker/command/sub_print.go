@@ -81,7 +81,7 @@ func (p *msgPrinter) core(ctr uint, m *nats.Msg) {
 	p.line = append(b, '\n')
 	p.w.Write(p.line)
 	if !p.subjectsOnly {
-		p.headersAndBody(m.Header, m.Data, m.Subject, "", false)
+		p.headersAndBody(m.Header, m.Data, m.Subject, "")
 	}
 }
 
@@ -109,7 +109,7 @@ func (p *msgPrinter) jetStream(ctr uint, subject, reply string, hdr nats.Header,
 	p.line = append(b, '\n')
 	p.w.Write(p.line)
 	if !p.subjectsOnly {
-		p.headersAndBody(hdr, data, subject, meta.stream, false)
+		p.headersAndBody(hdr, data, subject, meta.stream)
 	}
 }
 
@@ -118,7 +118,7 @@ func (p *msgPrinter) jetStream(ctr uint, subject, reply string, hdr nats.Header,
 // separators and without a pending count.
 func (p *msgPrinter) direct(ctr uint, m *jetstream.RawStreamMsg, stream string) {
 	if p.dump != "" {
-		p.dumpMsg(m.Subject, "", messageHeaders(m.Header), m.Data, strconv.FormatUint(m.Sequence, 10), ctr)
+		p.dumpMsg(m.Subject, "", m.Header, m.Data, strconv.FormatUint(m.Sequence, 10), ctr)
 		return
 	}
 	if p.raw {
@@ -135,40 +135,15 @@ func (p *msgPrinter) direct(ctr uint, m *jetstream.RawStreamMsg, stream string) 
 	p.line = append(b, '\n')
 	p.w.Write(p.line)
 	if !p.subjectsOnly {
-		p.headersAndBody(m.Header, m.Data, m.Subject, stream, true)
+		p.headersAndBody(m.Header, m.Data, m.Subject, stream)
 	}
-}
-
-// directGetHeaders are added by the server to a direct get's answer; they
-// describe the transport, not the message, so the lab does not print them.
-var directGetHeaders = map[string]bool{
-	"Nats-Stream": true, "Nats-Sequence": true, "Nats-Time-Stamp": true, "Nats-Subject": true,
-	"Nats-Num-Pending": true, "Nats-Last-Sequence": true, "Nats-Up-To-Sequence": true,
-}
-
-// messageHeaders drops the direct-get headers; nil when none are left.
-func messageHeaders(h nats.Header) nats.Header {
-	var out nats.Header
-	for k, v := range h {
-		if directGetHeaders[k] {
-			continue
-		}
-		if out == nil {
-			out = nats.Header{}
-		}
-		out[k] = v
-	}
-	return out
 }
 
 // headersAndBody prints "Key: value" lines, a blank line, then the body.
 // Headers are sorted: the real CLI prints them in random order.
-func (p *msgPrinter) headersAndBody(hdr nats.Header, data []byte, subject, stream string, skipDirect bool) {
+func (p *msgPrinter) headersAndBody(hdr nats.Header, data []byte, subject, stream string) {
 	p.keys = p.keys[:0]
 	for k := range hdr {
-		if skipDirect && directGetHeaders[k] {
-			continue
-		}
 		p.keys = append(p.keys, k)
 	}
 	if len(p.keys) > 0 {
@@ -260,27 +235,27 @@ func (p *msgPrinter) dumpMsg(subject, reply string, hdr nats.Header, data []byte
 // does: the command line may use {{Subject}} and {{Stream}}; it runs
 // without a shell, and is killed if the job stops or it takes too long.
 type translator struct {
-	tmpl    *template.Template
-	subject string
-	stream  string
-	timeout time.Duration
+	tmpl     *template.Template
+	parseErr error // the command line does not parse: every message says so
+	subject  string
+	stream   string
+	timeout  time.Duration
 }
 
-func newTranslator(command string, timeout time.Duration) (*translator, error) {
+func newTranslator(command string, timeout time.Duration) *translator {
 	t := &translator{timeout: timeout}
 	funcs := template.FuncMap{
 		"Subject": func() string { return t.subject },
 		"Stream":  func() string { return t.stream },
 	}
-	tmpl, err := template.New("translate").Funcs(funcs).Parse(command)
-	if err != nil {
-		return nil, usageErrorf("--translate %q does not parse: %s (it may use {{Subject}} and {{Stream}})", command, templateError(err))
-	}
-	t.tmpl = tmpl
-	return t, nil
+	t.tmpl, t.parseErr = template.New("translate").Funcs(funcs).Parse(command)
+	return t
 }
 
 func (t *translator) run(ctx context.Context, data []byte, subject, stream string) ([]byte, error) {
+	if t.parseErr != nil {
+		return data, t.parseErr
+	}
 	t.subject, t.stream = subject, stream
 	var line strings.Builder
 	if err := t.tmpl.Execute(&line, nil); err != nil {

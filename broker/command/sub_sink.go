@@ -58,11 +58,7 @@ func newSubSink(c *Call, s *subCmd) (*subSink, error) {
 		p.stamps = 'd'
 	}
 	if s.translate != "" {
-		t, err := newTranslator(s.translate, c.S.timeout)
-		if err != nil {
-			return nil, err
-		}
-		p.translate = t
+		p.translate = newTranslator(s.translate, c.timeout)
 	}
 	if s.dump != "" && s.dump != "-" {
 		if err := os.MkdirAll(s.dump, 0o700); err != nil {

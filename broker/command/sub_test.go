@@ -162,16 +162,20 @@ func TestSubInbox(t *testing.T) {
 
 func TestSubUsageErrors(t *testing.T) {
 	l := newLab(t)
-	l.fails(`sub`, "needs a subject", `sub "orders.>"`)
-	l.fails(`sub greet -T`, "--terminate-at-end", "--all")
-	l.fails(`sub greet --all --new`, "--all and --new")
-	l.fails(`sub 'a b'`, "space")
-	l.fails(`sub greet --queue w --all`, "--queue")
-	l.fails(`sub --durable NEW`, "--stream")
-	l.fails(`sub greet --since yesterday`, "--since", "10m")
-	l.fails(`sub greet --graph`, "real CLI")
-	l.fails(`sub greet -t -d`, "choose one")
-	l.fails(`sub a b --all`, "one subject")
+	r := l.run(`sub`)
+	if r.e == nil || r.out != "No subjects or --stream flag provided.\n" && !strings.HasPrefix(r.out, "No subjects or --stream flag provided.\nusage: nats subscribe") {
+		t.Errorf("sub alone: %v\n%s", r.e, r.all())
+	}
+	l.fails(`sub`, "error: required argument", "needs a subject", `sub "orders.>"`)
+	l.fails(`sub --durable NEW`, "error: required argument", "needs a subject")
+	l.fails(`sub greet -T`, "nats: error: --terminate-at-end is only supported for JetStream subscriptions", "--all")
+	l.fails(`sub greet --all --new`, "nats: error: no stream found with subject: greet", "no streams yet")
+	l.fails(`sub 'a b'`, "nats: error: nats: invalid subject", "space")
+	l.fails(`sub greet --queue w --all`, "nats: error: queue group subscriptions are not supported with JetStream", "--queue")
+	l.fails(`sub greet -t -d`, "nats: error: timestamp and delta-time flags are mutually exclusive", "choose one")
+	l.fails(`sub a b --all`, "nats: error: streams subscribe support only 1 subject", "one subject")
+	l.must(`stream add GREET --subjects greet --defaults`)
+	l.fails(`sub greet --since yesterday`, "nats: error: invalid duration", "--since", "10m")
 }
 
 func TestSubScriptWaitsForReady(t *testing.T) {
@@ -210,13 +214,29 @@ func addStream(t testing.TB, l *lab, cfg jetstream.StreamConfig, msgs ...[2]stri
 	}
 }
 
+// TestSwitchesTakeNoValue: fisk reads "--raw=maybe" as --raw and the
+// argument "maybe", in the real CLI as in the lab; the note says so.
 func TestSwitchesTakeNoValue(t *testing.T) {
 	l := newLab(t)
-	// The parser would read "maybe" as the subject and subscribe forever.
-	l.fails(`sub --raw=maybe`, "--raw is a switch", "--raw on its own")
-	l.fails(`sub greet --ack=false`, "--no-ack")
-	l.fails(`req svc.x --templates=false`, "--no-templates")
-	l.fails(`reply svc.x --echo=yes`, "--echo is a switch")
+	for line, want := range map[string]string{
+		`sub --raw=maybe`:            "--raw on its own",
+		`sub greet --ack=false`:      "--no-ack",
+		`reply svc.x --echo=yes`:     "--echo is a switch",
+		`sub greet --headers-only=1`: "--headers-only is a switch",
+	} {
+		var note syncBuf
+		j := l.s.StartStreams(context.Background(), line, command.Streams{Note: &note})
+		waitReady(t, j)
+		j.Stop()
+		waitDone(t, j)
+		if !strings.Contains(note.String(), want) {
+			t.Errorf("%s: note %q lacks %q", line, note.String(), want)
+		}
+	}
+	r := l.must(`req svc.x --templates=false`) // "false" is the body
+	if !strings.Contains(r.note, "--no-templates") {
+		t.Errorf("note %q", r.note)
+	}
 }
 
 func TestSubCountInQueueGroupLosesNothing(t *testing.T) {

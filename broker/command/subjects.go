@@ -44,3 +44,12 @@ func validateSubject(subject string, wildcards bool) error {
 	}
 	return nil
 }
+
+// subjectNote is the lab's explanation of what is odd about a subject (a
+// space, an empty token; a wildcard, unless wildcards), or "".
+func subjectNote(subject string, wildcards bool) string {
+	if err := validateSubject(subject, wildcards); err != nil {
+		return err.Error()
+	}
+	return ""
+}

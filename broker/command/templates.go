@@ -2,27 +2,34 @@ package command
 
 import (
 	"bytes"
-	"fmt"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
 	"github.com/nats-io/nuid"
 )
 
-// msgTemplate is a message body (or header value, or subject) with the real
-// CLI's template functions: {{Count}}, {{TimeStamp}}, {{Unix}}, {{UnixNano}},
-// {{Time}}, {{ID}}, {{Random a b}}, and {{Request}} in replies. Text without
-// "{{" is used as is and costs nothing per message.
+// The real CLI's message templates (natscli's PubReplyBodyTemplate), used
+// by pub, request and reply for bodies, subjects and header values:
+// {{Count}}, {{TimeStamp}}, {{Unix}}, {{UnixNano}}, {{Time}}, {{ID}},
+// {{Random a b}}, the same as fields ({{.Count}}), and {{Request}} in a
+// reply when the request has a body. A template that does not parse or
+// run yields its text unchanged and the error, as the real CLI does.
+
+// msgTemplate is one text, parsed once: the real CLI parses it again for
+// every message, which gives the same result.
 type msgTemplate struct {
 	text string
-	t    *template.Template
-	vars *templateVars
+
+	mu      sync.Mutex
+	plain   *template.Template // without Request
+	request *template.Template // with Request, for a request with a body
+	vars    templateVars
 }
 
-// templateVars are what the functions return for one message. Fields with
-// the same names let {{.Count}} work too, as it does in the real CLI.
+// templateVars are what the functions and fields give for one message.
 type templateVars struct {
 	Cnt, Count     int
 	Unix, UnixNano int64
@@ -33,13 +40,46 @@ type templateVars struct {
 
 func (v *templateVars) ID() string { return nuid.Next() }
 
-func compileTemplate(text string) (*msgTemplate, error) {
-	m := &msgTemplate{text: text}
-	if !strings.Contains(text, "{{") {
-		return m, nil
+// newTemplate prepares text; text without "{{" is used as it is.
+func newTemplate(text string) *msgTemplate {
+	return &msgTemplate{text: text}
+}
+
+// expand renders the template for message number ctr (counting from 1),
+// in answer to request (the request's body, for reply). On an error the
+// text comes back unchanged, with the error.
+func (m *msgTemplate) expand(ctr int, request string, now time.Time) (string, error) {
+	if !strings.Contains(m.text, "{{") {
+		return m.text, nil
 	}
-	v := &templateVars{}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.vars = templateVars{Cnt: ctr, Count: ctr, Unix: now.Unix(), UnixNano: now.UnixNano(),
+		TimeStamp: now.Format(time.RFC3339), Time: now.Format(time.Kitchen), Request: request}
+	t, err := m.parsed(request != "")
+	if err != nil {
+		return m.text, err
+	}
+	var b bytes.Buffer
+	if err := t.Execute(&b, &m.vars); err != nil {
+		return m.text, err
+	}
+	return b.String(), nil
+}
+
+// parsed is the text parsed with the functions the real CLI offers: Request
+// only when there is a request body.
+func (m *msgTemplate) parsed(withRequest bool) (*template.Template, error) {
+	slot := &m.plain
+	if withRequest {
+		slot = &m.request
+	}
+	if *slot != nil {
+		return *slot, nil
+	}
+	v := &m.vars
 	funcs := template.FuncMap{
+		"Random":    randomString,
 		"Count":     func() int { return v.Count },
 		"Cnt":       func() int { return v.Count },
 		"Unix":      func() int64 { return v.Unix },
@@ -47,56 +87,31 @@ func compileTemplate(text string) (*msgTemplate, error) {
 		"TimeStamp": func() string { return v.TimeStamp },
 		"Time":      func() string { return v.Time },
 		"ID":        func() string { return nuid.Next() },
-		"Random":    randomString,
-		"Request":   func() string { return v.Request },
 	}
-	t, err := template.New("body").Funcs(funcs).Parse(text)
+	if withRequest {
+		funcs["Request"] = func() string { return v.Request }
+	}
+	t, err := template.New("body").Funcs(funcs).Parse(m.text)
 	if err != nil {
-		return nil, usageErrorf("the template %q does not parse: %s (templates look like {{Count}} or {{Random 5 10}})", text, templateError(err))
+		return nil, err
 	}
-	m.t, m.vars = t, v
-	return m, nil
-}
-
-// expand renders the template for message number count. Not safe for
-// concurrent use: one template per running command.
-func (m *msgTemplate) expand(count int, request string, now time.Time) (string, error) {
-	if m.t == nil {
-		return m.text, nil
-	}
-	*m.vars = templateVars{Cnt: count, Count: count, Unix: now.Unix(), UnixNano: now.UnixNano(),
-		TimeStamp: now.Format(time.RFC3339), Time: now.Format(time.Kitchen), Request: request}
-	var b bytes.Buffer
-	if err := m.t.Execute(&b, m.vars); err != nil {
-		return m.text, fmt.Errorf("the template %q failed: %s", m.text, templateError(err))
-	}
-	return b.String(), nil
-}
-
-func templateError(err error) string {
-	msg := err.Error()
-	if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, "template: ") {
-		msg = msg[i+2:]
-	}
-	return strings.TrimPrefix(msg, "template: body:")
+	*slot = t
+	return t, nil
 }
 
 const randomAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
-// randomString is at least min and at most max characters long.
-func randomString(min, max int) string {
-	if min < 0 {
-		min = 0
+// randomString is natscli's RandomString: between shortest and longest
+// characters (either order), capped so a typo cannot exhaust memory.
+func randomString(shortest, longest uint) string {
+	if shortest > longest {
+		shortest, longest = longest, shortest
 	}
-	if max < min {
-		max = min
-	}
-	if max > 1<<20 {
-		max = 1 << 20
-	}
-	n := min
-	if max > min {
-		n += rand.IntN(max - min + 1)
+	longest = min(longest, 1<<20)
+	shortest = min(shortest, longest)
+	n := int(shortest)
+	if longest > shortest {
+		n += rand.IntN(int(longest-shortest) + 1)
 	}
 	b := make([]byte, n)
 	for i := range b {
