@@ -185,10 +185,13 @@ var comparableRules = []struct {
 }
 
 // Comparable is Normalize plus what else differs between two servers and
-// two runs: server IDs, ports, transfer rates, and the padding and rules of tables whose
-// column widths follow from normalised values.
+// two runs: server IDs, ports, transfer rates, go-cmp's spaces, and the
+// padding and rules of tables whose column widths follow from normalised
+// values.
 func Comparable(s string) string {
-	s = Normalize(s)
+	// go-cmp's diffs (stream edit, consumer edit) space their lines with a
+	// random mix of spaces and no-break spaces, on purpose.
+	s = strings.ReplaceAll(Normalize(s), "\u00a0", " ")
 	for _, r := range comparableRules {
 		s = r.re.ReplaceAllString(s, r.with)
 	}
