@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"regexp"
@@ -89,24 +90,34 @@ func realCommand(t testing.TB, ctx context.Context, env RealEnv, args []string) 
 type RealProcess struct {
 	cmd      *exec.Cmd
 	out, err *lineBuffer
-	first    *firstLine
+	first    *FirstLine
 	done     chan struct{} // closed when the process has ended
 }
 
-// firstLine is the first whole line either stream of a process completes.
-type firstLine struct {
+// FirstLine catches the first whole line written to any of its writers
+// (a process's stdout and stderr, say): the one completed first.
+type FirstLine struct {
 	once sync.Once
 	ch   chan string
 }
 
-func (f *firstLine) offer(line string) { f.once.Do(func() { f.ch <- line }) }
+// NewFirstLine makes a FirstLine; Writer gives it writers.
+func NewFirstLine() *FirstLine { return &FirstLine{ch: make(chan string, 1)} }
+
+// Writer is a writer whose first whole line FirstLine may catch.
+func (f *FirstLine) Writer() io.Writer { return newLineBuffer(f) }
+
+// Line is the first whole line, once written; it blocks until then.
+func (f *FirstLine) Line() <-chan string { return f.ch }
+
+func (f *FirstLine) offer(line string) { f.once.Do(func() { f.ch <- line }) }
 
 // StartRealCLI starts the real CLI in env and returns at once; it is
 // interrupted when the test ends, if it has not been stopped before.
 func StartRealCLI(t testing.TB, env RealEnv, args ...string) *RealProcess {
 	t.Helper()
 	cmd := realCommand(t, context.Background(), env, args)
-	first := &firstLine{ch: make(chan string, 1)}
+	first := NewFirstLine()
 	p := &RealProcess{cmd: cmd, out: newLineBuffer(first), err: newLineBuffer(first), first: first, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.out, p.err
 	if err := cmd.Start(); err != nil {
@@ -155,11 +166,11 @@ func (p *RealProcess) Output() (stdout, stderr string) { return p.out.String(), 
 type lineBuffer struct {
 	mu    sync.Mutex
 	b     bytes.Buffer
-	first *firstLine
+	first *FirstLine
 	sent  bool
 }
 
-func newLineBuffer(first *firstLine) *lineBuffer { return &lineBuffer{first: first} }
+func newLineBuffer(first *FirstLine) *lineBuffer { return &lineBuffer{first: first} }
 
 func (l *lineBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()

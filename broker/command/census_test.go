@@ -578,15 +578,16 @@ func (c *censusSide) clean(r censusResult) censusResult {
 // start runs a long-running line and returns its first line and a stop.
 func (c *censusSide) start(line string) (first func() string, stop func()) {
 	if c.s != nil {
-		lw := &firstLineWriter{first: make(chan string, 1)}
-		j := c.s.StartStreams(context.Background(), line, command.Streams{Out: lw, Err: lw})
+		first := brokertest.NewFirstLine()
+		w := first.Writer() // one writer for both: the line completed first
+		j := c.s.StartStreams(context.Background(), line, command.Streams{Out: w, Err: w})
 		return func() string {
 				select {
-				case l := <-lw.first:
+				case l := <-first.Line():
 					return c.clean(censusResult{out: l}).out
 				case <-j.Done():
 					select {
-					case l := <-lw.first:
+					case l := <-first.Line():
 						return c.clean(censusResult{out: l}).out
 					default:
 						return ""
@@ -611,27 +612,6 @@ func errorLines(s string) string {
 		}
 	}
 	return strings.Join(out, "\n")
-}
-
-// firstLineWriter hands over the first whole line written to it.
-type firstLineWriter struct {
-	mu    sync.Mutex
-	buf   strings.Builder
-	first chan string
-	sent  bool
-}
-
-func (w *firstLineWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf.Write(p)
-	if !w.sent {
-		if line, _, ok := strings.Cut(w.buf.String(), "\n"); ok {
-			w.sent = true
-			w.first <- line
-		}
-	}
-	return len(p), nil
 }
 
 func runCensusFamily(t *testing.T, f censusFamily, report func(leaf, why string)) {

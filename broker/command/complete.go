@@ -144,12 +144,12 @@ func (s *Session) helpCandidates(rest []string, word string) []string {
 		return s.firstWords(word)
 	}
 	// The real CLI's grammar has every sub-command, the lab's own included.
-	cur := findCommand(realcli.Model().Commands, rest[0])
+	cur := realcli.Find(realcli.Model().Commands, rest[0])
 	if cur == nil {
 		return nil
 	}
 	for _, w := range rest[1:] {
-		if cur = findCommand(cur.Commands, w); cur == nil {
+		if cur = realcli.Find(cur.Commands, w); cur == nil {
 			return nil
 		}
 	}
@@ -177,7 +177,7 @@ func (s *Session) walk(ctx context.Context, cmd *natsCommand, words []string) *w
 // walkModel follows words through the grammar m; nil when a word does not
 // fit.
 func walkModel(m *fisk.ApplicationModel, words []string) *walker {
-	top := findCommand(m.Commands, words[0])
+	top := realcli.Find(m.Commands, words[0])
 	if top == nil {
 		return nil
 	}
@@ -197,7 +197,7 @@ func walkModel(m *fisk.ApplicationModel, words []string) *walker {
 		}
 		cur := w.cur()
 		if len(visibleCommands(cur)) > 0 {
-			sub := findCommand(cur.Commands, word)
+			sub := realcli.Find(cur.Commands, word)
 			if sub == nil {
 				return nil
 			}
@@ -404,21 +404,6 @@ func subCommandNames(c *fisk.CmdModel) []string {
 		out = append(out, sc.Name)
 	}
 	return out
-}
-
-// findCommand finds a command by name or alias.
-func findCommand(cmds []*fisk.CmdModel, name string) *fisk.CmdModel {
-	for _, c := range cmds {
-		if c.Name == name {
-			return c
-		}
-		for _, a := range c.Aliases {
-			if a == name {
-				return c
-			}
-		}
-	}
-	return nil
 }
 
 func withPrefix(list []string, prefix string) []string {
