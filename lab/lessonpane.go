@@ -252,8 +252,6 @@ func (p *lessonPane) render() {
 	p.offset = min(max(p.offset, 0), p.maxOffset())
 }
 
-func (p *lessonPane) blank(inner int) string { return spaces(inner + 2) }
-
 // line pads one drawn line into the pane's inner width.
 func (p *lessonPane) line(s string, inner int) string { return " " + fit(s, inner) + " " }
 
