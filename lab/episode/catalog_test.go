@@ -16,8 +16,11 @@ var curriculum = []string{
 	"durable-consumer", "ack-redelivery", "two-consumers", "worker-pool",
 	"retention", "replicas", "kv", "troubleshooting", "sandbox",
 	"push-pull", "durable-ephemeral", "deliver-policies", "max-ack-pending", "exactly-once",
-	"object-store", "services", "republish",
+	"republish", "object-store", "services",
 }
+
+// numbered are the episodes whose numbers leave room for parts to come.
+var numbered = map[string]int{"republish": 28, "object-store": 31, "services": 32}
 
 func TestCatalogHasTheCurriculum(t *testing.T) {
 	c := catalog()
@@ -25,8 +28,12 @@ func TestCatalogHasTheCurriculum(t *testing.T) {
 		t.Fatalf("episodes:\n got %s\nwant %s", got, strings.Join(curriculum, " "))
 	}
 	for i, e := range c.Episodes {
-		if e.Number != i+1 {
-			t.Errorf("%s is number %d, want %d", e.ID, e.Number, i+1)
+		want, ok := numbered[e.ID]
+		if !ok {
+			want = i + 1
+		}
+		if e.Number != want {
+			t.Errorf("%s is number %d, want %d", e.ID, e.Number, want)
 		}
 		if e.Part == "" || e.Summary == "" {
 			t.Errorf("%s needs a part and a summary", e.ID)
