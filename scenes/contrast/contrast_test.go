@@ -367,3 +367,65 @@ func TestControlsFromManyGoroutines(t *testing.T) {
 		t.Fatalf("61 published: the core side counts %d (received %d, lost %d, dropped %d)", s.Published, s.Core.Received, s.Core.Lost, s.Core.Dropped)
 	}
 }
+
+// In JetStream mode the scene publishes as a JetStream publisher does,
+// waiting for the stream's acknowledgement: with the server that holds the
+// stream stopped, the messages reach the other servers (the tap sees them)
+// but no stream stores them, and the scene says so instead of showing
+// nothing lost.
+func TestJetStreamPublishShowsWhatTheStreamNeverStored(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a three-node cluster")
+	}
+	h := newHarness(t, Options{Mode: JetStream}, brokertest.Clustered())
+	h.Until("ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Online })
+	if out := h.Do("publish", "2"); !strings.Contains(out, "the stream acknowledged all 2") {
+		t.Fatalf("publish 2 with the stream up: %q", out)
+	}
+	cluster := h.srv.Cluster()
+	holder := cluster.StreamLeader(StreamName)
+	if holder == "" {
+		t.Fatal("no node leads EVENTS")
+	}
+	if err := cluster.StopNode(holder); err != nil {
+		t.Fatal(err)
+	}
+	out := h.Do("publish", "3")
+	if !strings.Contains(out, "published 3 messages on events.click, 3 not stored") {
+		t.Fatalf("publish 3 with %s, the stream's server, stopped: %q", holder, out)
+	}
+	h.Settle("3 not stored", func(s Snapshot) bool { return s.JS.NotStored == 3 })
+	if v := h.View(120, 14); !strings.Contains(v, "not stored 3") {
+		t.Fatalf("the screen does not show the 3 not stored:\n%s", v)
+	}
+	// Back up, the stream shows they were never stored: the next message
+	// takes the sequence after the first two.
+	if err := cluster.StartNode(holder); err != nil {
+		t.Fatal(err)
+	}
+	js, err := jetstream.New(brokertest.Connect(t, h.srv, "test publisher"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// While the stream's server starts again, a publish goes unanswered:
+	// try again as a client does, with a message id so that a try the
+	// stream did store is not stored twice.
+	var ack *jetstream.PubAck
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		ack, err = js.Publish(ctx, "events.marker", nil, jetstream.WithMsgID("marker"))
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("publish once %s is back: %v", holder, err)
+		}
+	}
+	if ack.Sequence != 3 {
+		t.Fatalf("the next message took sequence %d, want 3: the stream stored what the scene said it did not", ack.Sequence)
+	}
+	h.Do("reset")
+	h.Settle("reset", func(s Snapshot) bool { return s.JS.NotStored == 0 })
+}

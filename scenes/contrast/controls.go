@@ -45,7 +45,7 @@ func (d *driver) Controls() []kit.Control {
 			}
 			return d.online()
 		}},
-		{Control: scenes.Control{Name: "publish", Usage: "publish [N]", Summary: "publish N messages (default 1) on " + PublishSubject}, Run: d.publishControl},
+		{Control: scenes.Control{Name: "publish", Usage: "publish [N]", Summary: "publish N messages (default 1) on " + PublishSubject + "; with the JetStream side shown, the stream acknowledges each it stores"}, Run: d.publishControl},
 		{Control: scenes.Control{Name: "reset", Usage: "reset", Summary: "start the counts again, both apps online, the consumer at the end of the stream"}, Run: func(args []string) (string, error) {
 			if err := kit.NoArgs("reset", args); err != nil {
 				return "", err
@@ -85,10 +85,22 @@ func (d *driver) publishControl(args []string) (string, error) {
 		}
 		n = v
 	}
-	if err := d.publish(n); err != nil {
+	res, err := d.publish(n)
+	if err != nil {
+		if res.notStored > 0 {
+			return "", fmt.Errorf("%w (%d of the %d sent not stored)", err, res.notStored, res.n)
+		}
 		return "", err
 	}
-	return fmt.Sprintf("published %s on %s", text.Count(n, "message", "messages"), PublishSubject), nil
+	said := fmt.Sprintf("published %s on %s", text.Count(n, "message", "messages"), PublishSubject)
+	switch {
+	case !res.jetstream:
+	case res.notStored == 0:
+		said += fmt.Sprintf(", the stream acknowledged %s", text.Plural(n, "it", "all "+strconv.Itoa(n)))
+	default:
+		said += fmt.Sprintf(", %d not stored: %s", res.notStored, notStoredWhy(res.why))
+	}
+	return said, nil
 }
 
 func (d *driver) anyOnline() bool {
@@ -239,6 +251,7 @@ func (d *driver) reset() (string, error) {
 	d.coreReceived.Store(0)
 	d.coreLost.Store(0)
 	d.jsReceived.Store(0)
+	d.notStored.Store(0)
 	d.zeroDrops()
 	d.feed.Poke()
 	return said, nil

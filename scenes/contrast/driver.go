@@ -2,6 +2,7 @@ package contrast
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -56,12 +57,14 @@ type driver struct {
 	sentinel              *nats.Msg           // put in tapCh to know when the tap is through it
 	drops                 drops               // guarded by mu
 	api                   jetstream.JetStream // on sceneNC
+	pubJS                 jetstream.JetStream // on sceneNC: the publisher's, whose acknowledgements time out
 	appJS                 jetstream.JetStream // on jsNC
 
 	published    atomic.Uint64
 	coreReceived atomic.Uint64
 	coreLost     atomic.Uint64
 	jsReceived   atomic.Uint64
+	notStored    atomic.Uint64
 	coreOnline   atomic.Bool
 	bodies       atomic.Uint64 // numbers the scene's own messages
 	pollKick     watch.Kick
@@ -89,6 +92,9 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, pace time.Duration) (*dr
 		return fail(err)
 	}
 	if d.api, err = jetstream.New(d.sceneNC); err != nil {
+		return fail(err)
+	}
+	if d.pubJS, err = jetstream.New(d.sceneNC, jetstream.WithPublishAsyncTimeout(ackWait)); err != nil {
 		return fail(err)
 	}
 	if err := d.startCore(); err != nil {
@@ -145,23 +151,98 @@ func (d *driver) Snapshot() Snapshot {
 	s.Published += app + tap
 	s.Core = CoreState{Online: d.coreOnline.Load(), Received: d.coreReceived.Load(), Lost: d.coreLost.Load() + tap, Dropped: app}
 	s.JS.Received = d.jsReceived.Load()
+	s.JS.NotStored = d.notStored.Load()
 	s.Sampled = d.feed.Dropped()
 	return s
 }
 
-// publish sends n messages from the scene's own publisher.
-func (d *driver) publish(n int) error {
+// ackWait is how long a JetStream publish waits for the stream's
+// acknowledgement before the scene counts the message as not stored, as a
+// publisher must (and would publish it again).
+const ackWait = 2 * time.Second
+
+// published is what one publish control did.
+type published struct {
+	n         int   // messages sent
+	jetstream bool  // as JetStream publishes, each waiting for the stream's acknowledgement
+	notStored int   // of those, how many no stream acknowledged
+	why       error // the first reason one was not acknowledged
+}
+
+// publish sends n messages from the scene's own publisher. While the
+// JetStream side is shown they are JetStream publishes: the stream
+// acknowledges each one it stores, so one it never stored (its server down,
+// no stream capturing the subject) is counted and said rather than taken
+// for stored. In Core mode they are plain publishes, as Core NATS knows no
+// acknowledgement.
+func (d *driver) publish(n int) (published, error) {
 	if !d.AwaitConnected(d.sceneNC, 3*time.Second) {
-		return watch.ErrUnreachable
+		return published{}, watch.ErrUnreachable
+	}
+	d.mu.Lock()
+	viaJS := d.mode.showsJS() && d.js.Active
+	d.mu.Unlock()
+	if viaJS {
+		return d.publishJetStream(n)
 	}
 	for i := 0; i < n; i++ {
 		body := fmt.Appendf(nil, "event %d", d.bodies.Add(1))
 		if err := d.sceneNC.Publish(PublishSubject, body); err != nil {
-			return fmt.Errorf("publish failed after %d of %d: %w", i, n, err)
+			return published{}, fmt.Errorf("publish failed after %d of %d: %w", i, n, err)
 		}
 	}
 	if err := d.sceneNC.FlushTimeout(10 * time.Second); err != nil {
-		return fmt.Errorf("the server did not confirm the publishes: %w", err)
+		return published{}, fmt.Errorf("the server did not confirm the publishes: %w", err)
 	}
-	return nil
+	return published{n: n}, nil
+}
+
+// publishJetStream publishes n messages without waiting for each
+// acknowledgement in turn, then collects them all; the publisher's
+// ackWait bounds how long a missing one is waited for.
+func (d *driver) publishJetStream(n int) (published, error) {
+	res := published{jetstream: true}
+	futures := make([]jetstream.PubAckFuture, 0, n)
+	var stopped error
+	for range n {
+		body := fmt.Appendf(nil, "event %d", d.bodies.Add(1))
+		f, err := d.pubJS.PublishAsync(PublishSubject, body)
+		if err != nil {
+			stopped = err
+			break
+		}
+		futures = append(futures, f)
+	}
+	res.n = len(futures)
+	for _, f := range futures {
+		select {
+		case <-f.Ok():
+		case err := <-f.Err():
+			res.notStored++
+			if res.why == nil {
+				res.why = err
+			}
+			d.feed.Send(kit.Event{Kind: kit.Lost, Subject: PublishSubject, Client: jsApp})
+			d.notStored.Add(1)
+		case <-d.Ctx.Done():
+			return res, d.Ctx.Err()
+		}
+	}
+	d.feed.Poke()
+	d.kickPoll()
+	if stopped != nil {
+		return res, fmt.Errorf("publish stopped after %d of %d: %s", res.n, n, notStoredWhy(stopped))
+	}
+	return res, nil
+}
+
+// notStoredWhy says why a JetStream publish got no acknowledgement.
+func notStoredWhy(err error) string {
+	switch {
+	case errors.Is(err, jetstream.ErrNoStreamResponse), errors.Is(err, nats.ErrNoResponders):
+		return "no stream answered: no stream captures " + PublishSubject + ", or its server is down"
+	case errors.Is(err, jetstream.ErrAsyncPublishTimeout), errors.Is(err, jetstream.ErrTooManyStalledMsgs):
+		return "no acknowledgement within " + ackWait.String() + " (the stream's server is down or busy): a publisher publishes them again"
+	}
+	return "JetStream: " + err.Error()
 }

@@ -166,6 +166,9 @@ func tail(subject string) string {
 
 func (s *Scene) animate(e kit.Event, now time.Time) {
 	t := s.t
+	if e.Kind == kit.Lost && e.Client == jsApp {
+		return // a publish no stream acknowledged: its counter flashes
+	}
 	switch e.Kind {
 	case kit.Published, kit.Lost:
 		label := tail(e.Subject)
@@ -234,6 +237,7 @@ func (s *Scene) refresh(now time.Time) {
 	flash("core.lost", n.Core.Lost > old.Core.Lost)
 	flash("js.received", n.JS.Received > old.JS.Received)
 	flash("js.pending", n.JS.Pending != old.JS.Pending)
+	flash("js.notstored", n.JS.NotStored > old.JS.NotStored)
 	flash("core.status", n.Core.Online != old.Core.Online)
 	flash("js.status", n.JS.Online != old.JS.Online)
 	if n.Sampled > old.Sampled {

@@ -85,4 +85,5 @@ type JSState struct {
 	Pending    uint64 // the consumer's NumPending, as the broker says
 	AckPending uint64 // the consumer's NumAckPending
 	Known      bool   // Pending has been read from the broker
+	NotStored  uint64 // the scene's own JetStream publishes no stream acknowledged since the last reset
 }

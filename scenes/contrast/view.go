@@ -280,6 +280,9 @@ func (s *Scene) counts(js bool) (status string, statusRole kit.Role, cs []count)
 		if j.AckPending > 0 {
 			cs = append(cs, count{"ack pending", j.AckPending, kit.Warn, "js.ackpending"})
 		}
+		if j.NotStored > 0 {
+			cs = append(cs, count{"not stored", j.NotStored, kit.Bad, "js.notstored"})
+		}
 		return
 	}
 	status, statusRole = "● online", kit.Good
