@@ -119,6 +119,7 @@ func (c *cluster) node(name string) (*node, error) {
 // plus its name, its store, its ports and routes to the other nodes.
 func (s *Server) nodeOptions(n *node) *server.Options {
 	o := s.serverOptions()
+	s.addLabUser(o)
 	o.ServerName = n.name
 	o.StoreDir = filepath.Join(s.clusterDir(), n.name)
 	o.Host, o.Port = n.host, n.port

@@ -14,8 +14,12 @@ import (
 // the words a learner reads differ.
 type Deployment interface {
 	// Connect opens a new client connection named name (the name shows in
-	// the server's connection list and log).
+	// the server's connection list and log): the lab's own, which gets in
+	// whatever a lesson's configuration asks of clients.
 	Connect(name string, extra ...nats.Option) (*nats.Conn, error)
+	// ConnectAs opens a connection that presents cred and nothing more, as
+	// a learner's client does: refused where the server refuses cred.
+	ConnectAs(name string, cred Credentials, extra ...nats.Option) (*nats.Conn, error)
 	// ClientURL is what a real nats client should use to reach the
 	// deployment, or "" when nothing outside this process can.
 	ClientURL() string
@@ -80,6 +84,15 @@ type Deployment interface {
 	// Reset erases every stream, consumer and bucket of the lab's server
 	// and starts it again; ErrNotEmbedded for an external deployment.
 	Reset() error
+	// Configure runs the lab's server with a lesson's configuration, in
+	// nats-server's syntax ("" for the lab's plain settings); ReloadConfig
+	// reads the configuration file again; Config is the file's path and
+	// text (see config.go). The configuration belongs to the store area:
+	// UseArea starts another one plain. ErrNotEmbedded (and "") for an
+	// external deployment; ErrClusterConfig with --cluster.
+	Configure(conf string) error
+	ReloadConfig() error
+	Config() (path, text string)
 	// Cluster is the lab's three-node cluster (natslab --cluster 3), or nil
 	// for a single server and an external deployment.
 	Cluster() Cluster

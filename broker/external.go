@@ -80,6 +80,34 @@ func (e *External) Connect(name string, extra ...nats.Option) (*nats.Conn, error
 	return nc, nil
 }
 
+// ConnectAs implements Deployment: the URL, presenting cred instead of
+// what natslab was given.
+func (e *External) ConnectAs(name string, cred Credentials, extra ...nats.Option) (*nats.Conn, error) {
+	opts := []nats.Option{
+		nats.Name(name),
+		nats.Timeout(e.opts.ConnectTimeout),
+		nats.MaxReconnects(-1),
+		nats.ReconnectBufSize(-1),
+		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}),
+	}
+	opts = append(append(opts, credentialOptions(cred)...), extra...)
+	nc, err := nats.Connect(e.opts.URL, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("cannot connect to %s: %w", RedactURL(e.opts.URL), RedactError(err))
+	}
+	return nc, nil
+}
+
+// Configure implements Deployment: an external deployment's configuration
+// is its operators' business.
+func (e *External) Configure(string) error { return ErrNotEmbedded }
+
+// ReloadConfig implements Deployment.
+func (e *External) ReloadConfig() error { return ErrNotEmbedded }
+
+// Config implements Deployment.
+func (e *External) Config() (string, string) { return "", "" }
+
 // ClientURL implements Deployment: the URL as given, its user info masked.
 func (e *External) ClientURL() string { return RedactURL(e.opts.URL) }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nkeys"
 )
 
 // Options configure the embedded server.
@@ -61,6 +62,15 @@ type Server struct {
 	changed   chan struct{}
 	closed    bool
 	cluster   *cluster // nil for the single server
+
+	// conf is the configuration file's text for the current area ("" for
+	// the lab's plain settings; see config.go); accountsRan says whether
+	// the server running now has accounts.
+	conf        string
+	accountsRan bool
+	// labKey is the lab's own user (see labUser): an nkey whose seed
+	// never leaves this process.
+	labKey nkeys.KeyPair
 }
 
 // ErrNotEmbedded is what a lab verb that needs the embedded server says when
@@ -103,7 +113,7 @@ func Start(opts Options) (*Server, error) {
 	if opts.ReadyTimeout == 0 {
 		opts.ReadyTimeout = 10 * time.Second
 	}
-	s := &Server{opts: opts, listen: spec, lock: lock, log: opts.Log, jetstream: opts.JetStream, port: spec.port, changed: make(chan struct{})}
+	s := &Server{opts: opts, listen: spec, lock: lock, log: opts.Log, jetstream: opts.JetStream, port: spec.port, changed: make(chan struct{}), labKey: newLabKey()}
 	if !spec.none && spec.port != 0 && !portFree(spec.host, spec.port) {
 		if !spec.fallback {
 			lock.release()
@@ -157,7 +167,10 @@ func (s *Server) start() error {
 	if s.cluster != nil {
 		return s.startCluster()
 	}
-	o := s.serverOptions()
+	o, err := s.options()
+	if err != nil {
+		return err
+	}
 	ns, err := server.NewServer(o)
 	if err != nil {
 		return fmt.Errorf("cannot configure nats-server: %w", err)
@@ -179,6 +192,7 @@ func (s *Server) start() error {
 	}
 	s.mu.Lock()
 	s.ns = ns
+	s.accountsRan = hasAccounts(o)
 	if !s.listen.none {
 		if addr, ok := ns.Addr().(*net.TCPAddr); ok {
 			s.port = addr.Port
@@ -380,10 +394,24 @@ func (s *Server) InProcessConn() (net.Conn, error) {
 }
 
 // Connect opens an in-process client connection named name.
+// It is the lab's own connection: it presents the lab's nkey user, which
+// the lab adds wherever the server requires clients to authenticate, so it
+// gets in whatever natslab's --token or --user or a lesson's configuration
+// asks. A learner's client connects with ConnectAs.
 func (s *Server) Connect(name string, extra ...nats.Option) (*nats.Conn, error) {
-	opts := []nats.Option{
+	opts := append(s.connectOptions(name), nats.InProcessServer(s), s.labNkey())
+	opts = append(opts, extra...)
+	nc, err := nats.Connect("", opts...)
+	if err != nil {
+		return nil, fmt.Errorf("cannot connect to the lab's server: %w", err)
+	}
+	return nc, nil
+}
+
+// connectOptions are what every connection the lab makes is.
+func (s *Server) connectOptions(name string) []nats.Option {
+	return []nats.Option{
 		nats.Name(name),
-		nats.InProcessServer(s),
 		nats.MaxReconnects(-1),
 		nats.ReconnectWait(50 * time.Millisecond),
 		nats.ReconnectBufSize(-1), // never buffer publishes while the server is down: say so instead
@@ -391,18 +419,6 @@ func (s *Server) Connect(name string, extra ...nats.Option) (*nats.Conn, error) 
 		// terminal the TUI draws on. Commands that care pass their own.
 		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}),
 	}
-	if s.opts.Token != "" {
-		opts = append(opts, nats.Token(s.opts.Token))
-	}
-	if s.opts.User != "" {
-		opts = append(opts, nats.UserInfo(s.opts.User, s.opts.Password))
-	}
-	opts = append(opts, extra...)
-	nc, err := nats.Connect("", opts...)
-	if err != nil {
-		return nil, fmt.Errorf("cannot connect to the lab's server: %w", err)
-	}
-	return nc, nil
 }
 
 // Stats counts streams, consumers and connections from the server itself.
@@ -484,11 +500,27 @@ func (s *Server) UseArea(area string, jetstream, fresh bool) error {
 	s.mu.Lock()
 	s.area = area
 	s.jetstream = jetstream
+	s.conf = ""
 	s.mu.Unlock()
 	if fresh {
 		if err := os.RemoveAll(s.JetStreamDir()); err != nil {
 			return errors.Join(fmt.Errorf("cannot erase %s: %w", s.JetStreamDir(), err), s.start())
 		}
+		return s.start()
+	}
+	// An area returned to keeps its configuration file, edits and all, as
+	// a nats-server started again with it would; one that no longer
+	// parses is set aside for the lab's plain settings.
+	if raw, err := os.ReadFile(s.configPath()); err == nil {
+		s.mu.Lock()
+		s.conf = string(raw)
+		s.mu.Unlock()
+		if err := s.start(); err == nil {
+			return nil
+		}
+		s.mu.Lock()
+		s.conf = ""
+		s.mu.Unlock()
 	}
 	return s.start()
 }

@@ -76,7 +76,6 @@ var censusRefused = map[string]string{
 // the native commands. The census logs them; when one matches, it fails
 // so that its entry goes.
 var censusKnownDifferences = map[string]string{
-	"account info":  "the lab's connection is in-process: Client IP, Connected URL and Connected Address say so",
 	"consumer edit": "the lab prints its own summary of the change, not the go-cmp diff of the configuration",
 }
 

@@ -612,7 +612,9 @@ func TestAccountInfo(t *testing.T) {
 		"Account Information\n\n",
 		"Account: $G ($G)",
 		"Connected Server Version: " + l.srv.Version(),
-		"Connected URL: in-process (other clients use " + l.srv.ClientURL() + ")",
+		// The session's connection is a client's, over TCP, as the real
+		// CLI's is.
+		"Connected URL: " + l.srv.ClientURL(),
 		"JetStream Account Information:",
 		"Streams: 1\n",
 		"Consumers: 1\n",

@@ -201,6 +201,9 @@ func newApp(c *Call) *fisk.Application {
 }
 
 func runFisk(c *Call, cmd *natsCommand, words []string) (err error) {
+	if l, ok := asAnotherClient(words); ok {
+		return c.S.runReal(c, words, l)
+	}
 	app := newApp(c)
 	cmd.build(app, c)
 	if l, ok := divert(app.Model(), words); ok {

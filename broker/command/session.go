@@ -133,7 +133,7 @@ func (s *Session) conn() (*nats.Conn, error) {
 	if s.nc != nil && !s.nc.IsClosed() {
 		return s.nc, nil
 	}
-	nc, err := s.dep.Connect("natslab")
+	nc, err := s.dep.ConnectAs("natslab", s.dep.Credentials())
 	if err != nil {
 		return nil, err
 	}
@@ -187,8 +187,12 @@ func (s *Session) Reconnecting(restart func() error) error {
 
 // Connect opens a connection of its own for a long-running command, so a
 // slow subscriber never holds up the rest of the lab.
+//
+// The session's connections are a client's, as the real CLI's are: they
+// present what natslab's clients must (its --token or --user), not the
+// lab's own user, so a lesson's users and permissions hold for them too.
 func (s *Session) Connect(name string) (*nats.Conn, error) {
-	return s.dep.Connect(name)
+	return s.dep.ConnectAs(name, s.dep.Credentials())
 }
 
 // Event is something the lab around the session may want to know: lesson

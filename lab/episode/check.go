@@ -49,6 +49,19 @@ type Check struct {
 	// Service asks a micro service's instances for their stats, as
 	// nats service stats does.
 	Service *ServiceCheck `yaml:"service"`
+	// Refused counts what the server refused and logged since the lesson
+	// started: a client that failed to authenticate, a publish or a
+	// subscription its user's permissions deny.
+	Refused *RefusedCheck `yaml:"refused"`
+}
+
+// RefusedCheck counts the server's refusals by its own log lines
+// ("authentication error", "Publish Violation", "Subscription Violation").
+type RefusedCheck struct {
+	What    string `yaml:"what"`    // login, publish or subscribe
+	User    string `yaml:"user"`    // the user refused ("" for any)
+	Subject string `yaml:"subject"` // publish, subscribe: the subject refused, exactly ("" for any)
+	Count   Cmp    `yaml:"count"`   // default >= 1
 }
 
 // SubsCheck counts live subscriptions of clients (not the lab's own checker).
@@ -262,6 +275,7 @@ func (c Check) validate() error {
 	count(c.Acks != nil)
 	count(c.Object != nil)
 	count(c.Service != nil)
+	count(c.Refused != nil)
 	if kinds == 0 {
 		return fmt.Errorf("a check says nothing to check")
 	}
@@ -294,6 +308,8 @@ func (c Check) validate() error {
 		return fmt.Errorf("object needs a bucket")
 	case c.Service != nil && c.Service.Name == "":
 		return fmt.Errorf("service needs a name")
+	case c.Refused != nil && c.Refused.What != "login" && c.Refused.What != "publish" && c.Refused.What != "subscribe":
+		return fmt.Errorf("refused what %q is not one of login, publish, subscribe", c.Refused.What)
 	case c.Consumer != nil && c.Consumer.Deliver != "" && !deliverPolicies[c.Consumer.Deliver]:
 		return fmt.Errorf("consumer deliver %q is not one of all, last, new, by_start_sequence, by_start_time, last_per_subject", c.Consumer.Deliver)
 	}

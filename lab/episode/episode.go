@@ -53,6 +53,11 @@ type Start struct {
 	// Files are written into the lesson's working directory, where the
 	// real CLI's commands read and write files (object put report.txt).
 	Files []File `yaml:"files"`
+	// Config is the lab's server configuration for the lesson, in
+	// nats-server's syntax (users, permissions, accounts, mappings):
+	// applied before the setup lines, shown by config, and changed by the
+	// learner as nats-server's is (edit, reload).
+	Config string `yaml:"config"`
 }
 
 // File is a file a lesson starts with: Text, with {{Line}} replaced by the

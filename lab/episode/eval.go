@@ -71,6 +71,9 @@ func (s *snapshot) check(c Check, prev mark) (bool, string) {
 	if c.Service != nil {
 		parts = append(parts, func() (bool, string) { return s.checkService(c.Service) })
 	}
+	if c.Refused != nil {
+		parts = append(parts, func() (bool, string) { return s.checkRefused(c.Refused) })
+	}
 	for _, p := range parts {
 		if ok, why := p(); !ok {
 			return false, why

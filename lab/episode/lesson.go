@@ -83,6 +83,10 @@ type Lesson struct {
 
 	checkerBoot       string // the server the checker's connection was last seen on
 	checkerReconnects uint64
+
+	// logStart is where the server's log stood when the lesson started:
+	// refused checks count the refusals it logged since.
+	logStart uint64
 }
 
 // ErrNotEmbedded: lessons need the lab's own server.
@@ -158,6 +162,11 @@ func (l *Lesson) enter(ctx context.Context, js, fresh bool) error {
 	if err := l.writeFiles(fresh); err != nil {
 		return fmt.Errorf("cannot start lesson %s: %w", l.ep.ID, err)
 	}
+	if fresh && l.ep.Start.Config != "" {
+		if err := srv.Configure(l.ep.Start.Config); err != nil {
+			return fmt.Errorf("cannot start lesson %s: %w", l.ep.ID, err)
+		}
+	}
 	if l.nc == nil {
 		if err := l.connect(); err != nil {
 			return err
@@ -169,6 +178,7 @@ func (l *Lesson) enter(ctx context.Context, js, fresh bool) error {
 		}
 	}
 	l.obs.reset()
+	l.logStart = srv.Log().Total()
 	l.start = l.takeMark(l.snapshot(ctx))
 	return nil
 }

@@ -1,0 +1,118 @@
+package command
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+func init() {
+	addBuiltin(Verb{
+		Name:     "config",
+		Usage:    "config [reload|add TEXT]",
+		Summary:  "Show the lab's nats-server configuration file, read it again after an edit (reload), or add TEXT to it and reload",
+		Run:      runConfig,
+		Complete: func(args []string) []string { return configWords(args) },
+	})
+}
+
+func configWords(args []string) []string {
+	if len(args) > 0 {
+		return nil
+	}
+	return []string{"reload", "add"}
+}
+
+// runConfig shows or changes the configuration the lab's server runs
+// with: a lesson's users, permissions and mappings are nats-server's own
+// configuration, read and reloaded the way nats-server does.
+func runConfig(c *Call, args []string) error {
+	if err := embeddedOnly(c, "config"); err != nil {
+		return err
+	}
+	dep := c.S.dep
+	switch {
+	case len(args) == 0:
+		path, text := dep.Config()
+		if path != "" {
+			fmt.Fprintf(c.Out, "# %s\n", path)
+		}
+		fmt.Fprint(c.Out, text)
+		return nil
+	case args[0] == "reload" && len(args) == 1:
+		return c.S.reloadConfig(c, dep.ReloadConfig)
+	case args[0] == "add" && len(args) > 1:
+		add := rawAfter(c.Job.Line, "add")
+		path, _ := dep.Config()
+		if path == "" {
+			return c.S.reloadConfig(c, func() error { return dep.Configure(add) })
+		}
+		old, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		text := string(old)
+		if !strings.HasSuffix(text, "\n") {
+			text += "\n"
+		}
+		if err := os.WriteFile(path, []byte(text+add+"\n"), 0o644); err != nil {
+			return err
+		}
+		return c.S.reloadConfig(c, dep.ReloadConfig)
+	case args[0] == "add":
+		return usageErrorf("config add takes the text to add, in nats-server's syntax: config add mappings { \"greet.*\": \"hello.{{wildcard(1)}}\" }")
+	}
+	return usageErrorf("config takes reload, add TEXT, or nothing (to show the file), not %q", strings.Join(args, " "))
+}
+
+// rawAfter is what follows word in line as typed: quotes and braces kept,
+// as the configuration syntax needs them.
+func rawAfter(line, word string) string {
+	i := strings.Index(line, word)
+	return strings.TrimSpace(line[i+len(word):])
+}
+
+// reloadConfig applies a configuration change and prints what the server
+// logged about it (its Reloaded: lines, as nats-server --signal reload
+// logs), then waits for the session's connection to be back: nats-server
+// closes the connections of an account whose settings it rebuilt, and
+// clients reconnect.
+func (s *Session) reloadConfig(c *Call, apply func() error) error {
+	log := s.dep.Log()
+	mark := log.Total()
+	if err := apply(); err != nil {
+		return err
+	}
+	lines, _ := log.Since(mark)
+	reloaded := false
+	for _, l := range lines {
+		if strings.Contains(l, "Reloaded") {
+			fmt.Fprintln(c.Out, l)
+			reloaded = true
+		}
+	}
+	if !reloaded {
+		c.Statusf("The server restarted with the configuration (accounts are set up at start)")
+	}
+	s.awaitConn()
+	return nil
+}
+
+// awaitConn returns once the session's connection, if it has one, is
+// connected and answers, or after the session's timeout.
+func (s *Session) awaitConn() {
+	s.connMu.Lock()
+	nc := s.nc
+	s.connMu.Unlock()
+	if nc == nil {
+		return
+	}
+	deadline := time.Now().Add(s.timeout)
+	for time.Now().Before(deadline) && !nc.IsClosed() {
+		if nc.IsConnected() && nc.FlushTimeout(time.Second) == nil {
+			return
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
