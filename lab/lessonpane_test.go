@@ -427,7 +427,19 @@ func TestOfflineClientSceneCountsTheLoss(t *testing.T) {
 	subscribe := func() {
 		h.typeText(`sub "events.>" &`)
 		h.key("enter")
-		h.pump("the subscriber", func() bool { return len(h.m.sess.Jobs()) == 1 })
+		// In place: subscribed, as a script's next line waits for.
+		h.pump("the subscriber", func() bool {
+			jobs := h.m.sess.Jobs()
+			if len(jobs) != 1 {
+				return false
+			}
+			select {
+			case <-jobs[0].Ready():
+				return true
+			default:
+				return false
+			}
+		})
 	}
 	subscribe()
 	h.waitScreen("lesson offline-client 1/3")

@@ -325,7 +325,7 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 	}
 	switch {
 	case !want.Holds(best.count):
-		return false, fmt.Sprintf("%s received %d %s%s, wants %s", who, best.count, what, since, want.Want())
+		return false, fmt.Sprintf("%s received %d %s%s, wants %s", who, best.count, what, since, want.Want()) + s.refusedWhy("subscribe", rc.Filter)
 	case !rc.Members.Holds(best.members):
 		one, many, of := "subscriber", "subscribers", ""
 		switch {
@@ -852,7 +852,7 @@ func (s *snapshot) checkPublished(c *PublishedCheck) (bool, string) {
 	if misspelt != "" {
 		why += fmt.Sprintf("; they carried %s: header names are case-sensitive, so that is a different header", misspelt)
 	}
-	return false, why
+	return false, why + s.refusedWhy("publish", c.Subject)
 }
 
 func (s *snapshot) checkAcks(c *AcksCheck) (bool, string) {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/nats-io/nats-server/v2/server"
+
 	"natslab/broker/text"
 )
 
@@ -72,4 +74,35 @@ func (s *snapshot) checkRefused(c *RefusedCheck) (bool, string) {
 		what += " to " + c.Subject
 	}
 	return false, fmt.Sprintf("the server %s %s, wants %s", what, text.Count(n, "time", "times"), want.Want())
+}
+
+// refusedWhy explains a check that found nothing with what the server
+// refused since the lesson started: a subscription to subject (or a
+// publish matching it), else logins. "" when it refused nothing.
+func (s *snapshot) refusedWhy(what, subject string) string {
+	lines, _ := s.l.env.Deployment.Log().Since(s.l.logStart)
+	rs := refusals(lines)
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i]
+		if r.what != what || subject == "" {
+			continue
+		}
+		if r.subject == subject || (what == "publish" && server.SubjectMatchesFilter(r.subject, subject)) {
+			verb := "a publish to"
+			if what == "subscribe" {
+				verb = "a subscription to"
+			}
+			return fmt.Sprintf("; the server refused %s %s %s: a permissions violation (config shows each user's permissions)", r.user, verb, r.subject)
+		}
+	}
+	logins := 0
+	for _, r := range rs {
+		if r.what == "login" {
+			logins++
+		}
+	}
+	if logins > 0 {
+		return fmt.Sprintf("; the server refused %s: a client needs a user it knows (--user and --password)", text.Count(logins, "login", "logins"))
+	}
+	return ""
 }
