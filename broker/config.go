@@ -309,3 +309,23 @@ func credentialOptions(cred Credentials) []nats.Option {
 	}
 	return opts
 }
+
+// Mappings are the subject mappings the running server applies in its
+// global account, as its /accountz endpoint reports them: source →
+// destinations with their weights (percent).
+func (m *Monitor) Mappings() (map[string][]server.MapDest, error) {
+	az, err := m.ns.Accountz(&server.AccountzOptions{Account: server.DEFAULT_GLOBAL_ACCOUNT})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]server.MapDest{}
+	if az.Account == nil {
+		return out, nil
+	}
+	for src, dests := range az.Account.Mappings {
+		for _, d := range dests {
+			out[src] = append(out[src], *d)
+		}
+	}
+	return out, nil
+}

@@ -53,6 +53,18 @@ type Check struct {
 	// started: a client that failed to authenticate, a publish or a
 	// subscription its user's permissions deny.
 	Refused *RefusedCheck `yaml:"refused"`
+	// Mapping: the running server maps a subject (its configuration's
+	// mappings, as its account reports them).
+	Mapping *MappingCheck `yaml:"mapping"`
+}
+
+// MappingCheck describes a subject mapping of the server's.
+type MappingCheck struct {
+	Source      string `yaml:"source"`
+	Destination string `yaml:"destination"` // one of its destinations ("" for any)
+	Weight      Cmp    `yaml:"weight"`      // that destination's weight, percent
+	// Destinations counts the source's destinations (weighted: several).
+	Destinations Cmp `yaml:"destinations"`
 }
 
 // RefusedCheck counts the server's refusals by its own log lines
@@ -276,6 +288,7 @@ func (c Check) validate() error {
 	count(c.Object != nil)
 	count(c.Service != nil)
 	count(c.Refused != nil)
+	count(c.Mapping != nil)
 	if kinds == 0 {
 		return fmt.Errorf("a check says nothing to check")
 	}
@@ -308,6 +321,8 @@ func (c Check) validate() error {
 		return fmt.Errorf("object needs a bucket")
 	case c.Service != nil && c.Service.Name == "":
 		return fmt.Errorf("service needs a name")
+	case c.Mapping != nil && c.Mapping.Source == "":
+		return fmt.Errorf("mapping needs a source")
 	case c.Refused != nil && c.Refused.What != "login" && c.Refused.What != "publish" && c.Refused.What != "subscribe":
 		return fmt.Errorf("refused what %q is not one of login, publish, subscribe", c.Refused.What)
 	case c.Consumer != nil && c.Consumer.Deliver != "" && !deliverPolicies[c.Consumer.Deliver]:

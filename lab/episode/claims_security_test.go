@@ -59,3 +59,40 @@ func TestClaimAPermissionsViolationKeepsTheConnection(t *testing.T) {
 		t.Fatal("the refused message reached a subscriber")
 	}
 }
+
+func TestClaimAMappingReloadKeepsClientsConnected(t *testing.T) {
+	claimIn(t, "subject-mapping", "Connected clients stay connected, and the mapping applies to what they publish from now on.")
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "nats.conf")
+	write := func(text string) {
+		if err := os.WriteFile(conf, []byte("host: 127.0.0.1\nport: -1\n"+text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("")
+	opts, err := server.ProcessConfigFile(conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.NoSigs = true
+	s := startNATS(t, func(o *server.Options) { *o = *opts })
+	nc := connect(t, s)
+	sub, err := nc.SubscribeSync("orders.>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Flush()
+	write(`mappings { "orders.*": "orders.{{partition(3,1)}}.{{wildcard(1)}}" }` + "\n")
+	if err := s.Reload(); err != nil { // nats-server --signal reload
+		t.Fatal(err)
+	}
+	if err := nc.Publish("orders.7", nil); err != nil {
+		t.Fatal(err)
+	}
+	if m, err := sub.NextMsg(5 * time.Second); err != nil || m.Subject != "orders.0.7" {
+		t.Fatalf("after the reload: %v %v", m, err)
+	}
+	if st := nc.Stats(); st.Reconnects != 0 {
+		t.Fatalf("the client reconnected %d times", st.Reconnects)
+	}
+}

@@ -74,6 +74,9 @@ func (s *snapshot) check(c Check, prev mark) (bool, string) {
 	if c.Refused != nil {
 		parts = append(parts, func() (bool, string) { return s.checkRefused(c.Refused) })
 	}
+	if c.Mapping != nil {
+		parts = append(parts, func() (bool, string) { return s.checkMapping(c.Mapping) })
+	}
 	for _, p := range parts {
 		if ok, why := p(); !ok {
 			return false, why

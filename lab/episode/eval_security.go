@@ -3,6 +3,7 @@ package episode
 import (
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -105,4 +106,40 @@ func (s *snapshot) refusedWhy(what, subject string) string {
 		return fmt.Sprintf("; the server refused %s: a client needs a user it knows (--user and --password)", text.Count(logins, "login", "logins"))
 	}
 	return ""
+}
+
+func (s *snapshot) checkMapping(c *MappingCheck) (bool, string) {
+	if s.ns == nil {
+		return false, "the server is not running right now"
+	}
+	all, err := s.ns.Mappings()
+	if err != nil {
+		return false, fmt.Sprintf("the server does not say its mappings: %v", err)
+	}
+	dests, ok := all[c.Source]
+	if !ok {
+		var srcs []string
+		for src := range all {
+			srcs = append(srcs, src)
+		}
+		sort.Strings(srcs)
+		return false, fmt.Sprintf("the server maps no subject %s (it maps %s; config shows the file, config add adds to it)", c.Source, listOr(srcs, "none"))
+	}
+	if !c.Destinations.Holds(int64(len(dests))) {
+		return false, fmt.Sprintf("the server maps %s to %s, wants %s", c.Source, text.Count(len(dests), "destination", "destinations"), c.Destinations.Want())
+	}
+	if c.Destination == "" {
+		return true, ""
+	}
+	var have []string
+	for _, d := range dests {
+		if d.Subject == c.Destination {
+			if !c.Weight.Holds(int64(d.Weight)) {
+				return false, fmt.Sprintf("the server sends %d%% of %s to %s, wants %s", d.Weight, c.Source, d.Subject, c.Weight.Want())
+			}
+			return true, ""
+		}
+		have = append(have, d.Subject)
+	}
+	return false, fmt.Sprintf("the server maps %s to %s, not %s", c.Source, strings.Join(have, " and "), c.Destination)
 }
