@@ -110,6 +110,17 @@ func TestRequestTimesOutClearly(t *testing.T) {
 		t.Errorf("printed %q %q", r.err, r.out)
 	}
 	wantLines(t, "note", r.note, "no reply", "svc.slow", "300ms", "--timeout")
+	// A timeout shows that something listens (else: no responders) and no
+	// answer came back: not that a service got the request and kept
+	// quiet (a lost answer, or one it may not publish, looks the same).
+	for _, want := range []string{"no responders", "slow", "lost"} {
+		if !strings.Contains(r.note, want) {
+			t.Errorf("note %q lacks %q", r.note, want)
+		}
+	}
+	if strings.Contains(r.note, "did not answer in time") {
+		t.Errorf("a timeout does not show that a service received the request: %q", r.note)
+	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("--timeout 300ms took %s", d)
 	}
