@@ -557,13 +557,13 @@ func (d *driver) ask(body string, timeout time.Duration) (string, error) {
 	case err != nil:
 		d.mu.Lock()
 		d.snap.Unanswered++
-		d.snap.Story = "no reply within " + timeout.String() + ": a responder got the request but did not answer"
+		d.snap.Story = "no reply within " + timeout.String() + ": something listens, but no answer came back in time"
 		d.mu.Unlock()
 		d.feed.Poke()
 		if d.Ctx.Err() != nil {
 			return "", errors.New("the scene closed")
 		}
-		return "no reply on " + subject + " within " + timeout.String() + ": someone listens there but did not answer in time", nil
+		return "no reply on " + subject + " within " + timeout.String() + ": something listens there, but no answer came back in time (a slow or silent responder, or an answer lost on the way)", nil
 	}
 	d.mu.Lock()
 	d.feed.Send(kit.Event{Kind: kit.Delivered, Client: ownRequester, Note: inbox})

@@ -181,3 +181,19 @@ func TestTapLeavesBeforeTheNextRequest(t *testing.T) {
 		}
 	}
 }
+
+// A request that times out shows only that something listens and no
+// answer came back in time: not that the listener got it and kept quiet
+// (a lost reply, or one the responder may not publish, looks the same).
+func TestUnansweredAskClaimsNoMoreThanATimeout(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.Start(`sub time`)
+	h.Settle("a listener", func(s Snapshot) bool { return len(s.Responders) == 1 })
+	out := h.Do("ask")
+	h.Settle("unanswered", func(s Snapshot) bool { return s.Unanswered == 1 })
+	for _, said := range []string{out, h.Scene.snap.Story} {
+		if !strings.Contains(said, "no answer came back") || strings.Contains(said, "did not answer") || strings.Contains(said, "got the request") {
+			t.Errorf("a timeout claims more than it shows: %q", said)
+		}
+	}
+}
