@@ -554,17 +554,9 @@ func (p *cmdPane) appendRows(rows []string, e entry) []string {
 	if e.width <= w {
 		return append(rows, paint.Render(e.text)+spaces(w-e.width))
 	}
-	if len(e.text) == e.width { // ASCII: cut by bytes
-		for s := e.text; s != ""; {
-			n := min(w, len(s))
-			rows = append(rows, paint.Render(s[:n])+spaces(w-n))
-			s = s[n:]
-		}
-		return rows
-	}
-	for _, l := range strings.Split(ansi.Hardwrap(e.text, w, true), "\n") {
-		rows = append(rows, fit(paint.Render(l), w))
-	}
+	wrapEntry(e, w, func(row string, width int) {
+		rows = append(rows, paint.Render(row)+spaces(max(w-width, 0)))
+	})
 	return rows
 }
 

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -688,5 +689,35 @@ func TestScrollReachesTheOldestWrappedLine(t *testing.T) {
 	body := strings.Split(s, "\n")[10] // under the top panes (9 rows) and the rule
 	if !strings.HasPrefix(body, "line 00") {
 		t.Errorf("scrolled past the first line: top row %q", body)
+	}
+}
+
+// TestLongLinesWrapBetweenWords: a line longer than the command pane (a
+// hint, a note) breaks at a space, so each word reads whole; a word longer
+// than a row is cut; and scrolling back still reaches the first row.
+func TestLongLinesWrapBetweenWords(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	h.run("clear")
+	hint := "Hint 2 of 3: A queue group shares the work only among members with the very same group name. One worker's group is misspelt, so it is a group of its own and gets a copy of every job."
+	long := strings.Repeat("x", 130)
+	h.m.sb.Append(kindOut, hint)
+	h.m.sb.Append(kindNote, "see "+long+" end")
+	s := h.screen()
+	var rows []string
+	for _, r := range strings.Split(s, "\n") {
+		rows = append(rows, strings.TrimRight(r, " "))
+	}
+	joined := strings.Join(rows, "\n")
+	for _, word := range strings.Fields(hint) {
+		found := false
+		for _, r := range rows {
+			found = found || slices.Contains(strings.Fields(r), word)
+		}
+		if !found {
+			t.Errorf("the word %q is cut between rows:\n%s", word, joined)
+		}
+	}
+	if !strings.Contains(joined, "Hint 2 of 3: A queue group") || !strings.Contains(joined, "\nx") || !strings.Contains(joined, "xx end") && !strings.Contains(joined, "x end") {
+		t.Errorf("a word longer than a row is cut to the row, the rest on the next:\n%s", joined)
 	}
 }

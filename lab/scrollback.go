@@ -213,7 +213,7 @@ func (s *Scrollback) tail(bottom uint64, rows, w int) []entry {
 	for i := bottom; got < rows; i-- {
 		e := s.ring[(s.start+int(i-oldest))%len(s.ring)]
 		out = append(out, e)
-		got += rowsFor(e.width, w)
+		got += rowsFor(e, w)
 		if i == oldest {
 			break
 		}
@@ -234,7 +234,7 @@ func (s *Scrollback) fullFrom(rows, w int) uint64 {
 	oldest := s.total - uint64(s.n)
 	got := 0
 	for i := range s.n {
-		got += rowsFor(s.ring[(s.start+i)%len(s.ring)].width, w)
+		got += rowsFor(s.ring[(s.start+i)%len(s.ring)], w)
 		if got >= rows {
 			return oldest + uint64(i)
 		}
@@ -242,11 +242,66 @@ func (s *Scrollback) fullFrom(rows, w int) uint64 {
 	return s.total - 1
 }
 
-func rowsFor(width, w int) int {
-	if width <= w || w <= 0 {
+// rowsFor is how many rows e takes at width w (as wrapEntry cuts it).
+func rowsFor(e entry, w int) int {
+	if e.width <= w || w <= 0 {
 		return 1
 	}
-	return (width + w - 1) / w
+	n := 0
+	wrapEntry(e, w, func(string, int) { n++ })
+	return n
+}
+
+// wrapEntry cuts a line wider than w into rows of at most w cells, each
+// passed to row with its width. It breaks at a space, so the words of a
+// sentence (a hint, a note) read whole, and cuts a word only when it is
+// wider than a row. The space a row breaks at is dropped; other spaces
+// (indents, columns) stay.
+func wrapEntry(e entry, w int, row func(text string, width int)) {
+	if e.width <= w || w <= 0 {
+		row(e.text, e.width)
+		return
+	}
+	ascii := len(e.text) == e.width
+	cells := func(s string) int {
+		if ascii {
+			return len(s)
+		}
+		return ansi.StringWidth(s)
+	}
+	var b strings.Builder
+	col, started := 0, false
+	for word := range strings.SplitSeq(e.text, " ") {
+		ww := cells(word)
+		if started && col+1+ww <= w {
+			b.WriteByte(' ')
+			b.WriteString(word)
+			col += 1 + ww
+			continue
+		}
+		if started {
+			row(b.String(), col)
+			b.Reset()
+		}
+		for ww > w {
+			var head string
+			if ascii {
+				head, word = word[:w], word[w:]
+			} else {
+				head = ansi.Truncate(word, w, "")
+				if head == "" { // a character wider than the row
+					_, n := utf8.DecodeRuneInString(word)
+					head = word[:n]
+				}
+				word = word[len(head):]
+			}
+			row(head, cells(head))
+			ww = cells(word)
+		}
+		b.WriteString(word)
+		col, started = ww, true
+	}
+	row(b.String(), col)
 }
 
 // replace puts e in place of the line at absolute index idx, if it is
