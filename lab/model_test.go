@@ -717,6 +717,9 @@ func TestLongLinesWrapBetweenWords(t *testing.T) {
 			t.Errorf("the word %q is cut between rows:\n%s", word, joined)
 		}
 	}
+	if !strings.Contains(joined, "queue-groups") {
+		t.Errorf("the scene list breaks a scene's name at its hyphen:\n%s", joined)
+	}
 	if !strings.Contains(joined, "Hint 2 of 3: A queue group") || !strings.Contains(joined, "\nx") || !strings.Contains(joined, "xx end") && !strings.Contains(joined, "x end") {
 		t.Errorf("a word longer than a row is cut to the row, the rest on the next:\n%s", joined)
 	}

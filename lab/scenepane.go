@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"natslab/scenes"
 	"natslab/scenes/kit"
@@ -126,7 +125,7 @@ func (p *scenePane) intro(w, h int) string {
 	}
 	b.WriteString("\n " + p.st.Accent.Render(pic) + "\n\n")
 	wrap := func(text string) {
-		for _, l := range strings.Split(ansi.Wordwrap(text, max(w-2, 10), ""), "\n") {
+		for _, l := range strings.Split(wordWrap(text, max(w-2, 10)), "\n") {
 			b.WriteString(" " + l + "\n")
 		}
 	}
@@ -136,7 +135,7 @@ func (p *scenePane) intro(w, h int) string {
 		return b.String()
 	}
 	intro := "Scenes draw what happens on the broker, whoever causes it. Open one:"
-	introLines := strings.Count(ansi.Wordwrap(intro, max(w-2, 10), ""), "\n") + 1
+	introLines := strings.Count(wordWrap(intro, max(w-2, 10)), "\n") + 1
 	if 3+introLines+len(list) > h { // a blank line, the picture, a blank line, the text, the list
 		names := make([]string, len(list))
 		for i, f := range list {
