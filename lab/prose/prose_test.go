@@ -146,3 +146,30 @@ func TestListItemsHangUnderTheirMarker(t *testing.T) {
 		}
 	}
 }
+
+// A command wider than the pane stays a command: its code line breaks at a
+// space and goes on indented under it, never at the margin, where it would
+// read as the lesson's text.
+func TestLongCommandsHangUnderThemselves(t *testing.T) {
+	md := "A pull consumer.\n\n```\nconsumer add JOBS worker --pull --wait 3s --max-deliver 3 --defaults\nconsumer info JOBS worker\n```\n\nText after.\n"
+	lines, err := render.Lines(md, 46)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]string, len(lines))
+	for i, l := range lines {
+		got[i] = strings.TrimRight(ansi.Strip(l), " ")
+	}
+	want := []string{
+		"A pull consumer.",
+		"",
+		"  consumer add JOBS worker --pull --wait 3s",
+		"    --max-deliver 3 --defaults",
+		"  consumer info JOBS worker",
+		"",
+		"Text after.",
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

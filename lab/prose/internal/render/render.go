@@ -22,7 +22,7 @@ import (
 // Lines renders markdown for a text column inner cells wide, one string per
 // line, without the blank lines glamour leaves at either end.
 func Lines(markdown string, inner int) ([]string, error) {
-	markdown = protectHyphens(markdown)
+	markdown = protectHyphens(hangCode(markdown, inner-codeMargin))
 	// Glamour wraps list items a little past its width (the marker is not
 	// counted): narrow the wrap until every line fits, rather than cut.
 	var body string
@@ -85,6 +85,49 @@ func protectHyphens(markdown string) string {
 		lines[i] = out.String()
 	}
 	return strings.Join(lines, "\n")
+}
+
+// codeMargin is the code blocks' margin in Style.
+const codeMargin = 2
+
+// hangCode breaks each line of a fenced code block that is wider than
+// width at spaces, its further parts indented two more than the line, so a
+// long command reads as one (glamour would go on at the margin, where it
+// reads as text). A word wider than a line stays whole.
+func hangCode(markdown string, width int) string {
+	lines := strings.Split(markdown, "\n")
+	var out []string
+	fenced := false
+	for _, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fenced = !fenced
+			out = append(out, l)
+			continue
+		}
+		if !fenced || ansi.StringWidth(l) <= width {
+			out = append(out, l)
+			continue
+		}
+		indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
+		lead := indent
+		cur, col := lead, len(lead)
+		for _, word := range strings.Fields(l) {
+			w := ansi.StringWidth(word)
+			if col > len(lead) && col+1+w > width {
+				out = append(out, cur)
+				lead = indent + "  "
+				cur, col = lead, len(lead)
+			}
+			if col > len(lead) {
+				cur += " "
+				col++
+			}
+			cur += word
+			col += w
+		}
+		out = append(out, cur)
+	}
+	return strings.Join(out, "\n")
 }
 
 // itemStart matches the first line of a list item as glamour draws it.
