@@ -18,6 +18,12 @@ type ListOptions struct {
 func StatusText(st Status, e *Episode, p *Progress, o ListOptions) string {
 	switch st {
 	case Done:
+		// Started over after finishing: the mark stays, beside the new round.
+		if p != nil {
+			if n := p.Get(e.ID).StepsDone; n < len(e.Steps) {
+				return fmt.Sprintf("done, again %d/%d", n, len(e.Steps))
+			}
+		}
 		return "done"
 	case InProgress:
 		if p != nil {

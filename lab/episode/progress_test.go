@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -134,4 +135,33 @@ func mustGet(t *testing.T, id string) *Episode {
 		t.Fatalf("no episode %s", id)
 	}
 	return e
+}
+
+// A lesson finished once and then started over is listed as done, with
+// where the new round is: the mark is kept, and the list does not claim
+// the lesson's steps are done now.
+func TestDoneLessonStartedOverShowsTheNewRound(t *testing.T) {
+	p, err := OpenProgress(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	hello := mustGet(t, "hello")
+	if err := p.Update("hello", func(e *EpisodeProgress) { e.StepsDone, e.Done = len(hello.Steps), true }); err != nil {
+		t.Fatal(err)
+	}
+	if got := StatusText(p.StatusOf(hello, 1), hello, p, ListOptions{}); got != "done" {
+		t.Errorf("finished: %q, want done", got)
+	}
+	if err := p.Update("hello", func(e *EpisodeProgress) { e.StepsDone = 0 }); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("done, again 0/%d", len(hello.Steps))
+	if got := StatusText(p.StatusOf(hello, 1), hello, p, ListOptions{}); got != want {
+		t.Errorf("started over: %q, want %q", got, want)
+	}
+	var list bytes.Buffer
+	WriteList(&list, catalog(), p, ListOptions{})
+	if !regexp.MustCompile(`hello +`+want+` +Hello NATS`).MatchString(list.String()) || !strings.Contains(list.String(), "\n1 of ") {
+		t.Errorf("the list:\n%s", list.String())
+	}
 }

@@ -110,7 +110,7 @@ func (t *Tutor) runReset(c *command.Call, ctx context.Context, args []string) er
 	}
 	fmt.Fprintf(c.Out, "Lesson %s is back at its starting state.\n", l.ep.ID)
 	if done {
-		fmt.Fprintln(c.Out, "It stays marked done in lessons: you finished it once.")
+		fmt.Fprintln(c.Out, "lessons still marks it done (you finished it once), beside how far you get this time.")
 	}
 	fmt.Fprintln(c.Out)
 	WriteStatus(c.Out, l.ep, l.Evaluate(ctx))
