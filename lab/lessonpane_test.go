@@ -289,6 +289,19 @@ func TestOpenLessonAtStart(t *testing.T) {
 	}
 }
 
+// Below 80x24 there is no lesson pane: the greeting still says where the
+// steps are (lesson lists them), not only the pane it cannot show.
+func TestOpenLessonAtStartCompact(t *testing.T) {
+	srv, store := newTestServer(t)
+	m := newTestModel(t, srv, store)
+	OpenLesson("first-stream")(m)
+	h := startHarness(t, m, srv, store, 70, 20)
+	h.waitScreen("lesson first-stream 0/4")
+	if text := h.text(); !strings.Contains(text, "lesson lists them") {
+		t.Errorf("at 70x20 the greeting sends the learner to a pane that is not there:\n%s", text)
+	}
+}
+
 // Goldens of the lesson pane (and the status bar) at the sizes the lab must
 // read well at: a step with its commands, what the broker still lacks and
 // the hint; and a complete lesson. Update with: go test ./lab -run

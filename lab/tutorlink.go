@@ -131,7 +131,7 @@ func OpenLesson(id string) func(*Model) {
 		}
 		ep := l.Episode()
 		m.later = append(m.later, fmt.Sprintf("Lesson %d · %s: %s.", ep.Number, ep.ID, ep.Title),
-			"Its steps are in the lesson pane: hint helps, lesson leave goes back to the sandbox.")
+			"Its steps are in the lesson pane (lesson lists them too): hint helps, lesson leave goes back to the sandbox.")
 	}
 }
 

@@ -154,7 +154,7 @@ func (w *Workshop) openIn(c *connection, ep *episode.Episode) {
 		c.model.Note("natslab: your instructor opened lesson " + ep.ID + ", but it did not open: " + err.Error())
 		return
 	}
-	c.model.Note(fmt.Sprintf("Your instructor opened lesson %d · %s: %s. Its steps are in the lesson pane.", ep.Number, ep.ID, ep.Title))
+	c.model.Note(fmt.Sprintf("Your instructor opened lesson %d · %s: %s. Its steps are in the lesson pane (lesson lists them too).", ep.Number, ep.ID, ep.Title))
 }
 
 // Spotlight is name's screen as last drawn, and its size; ok is false
