@@ -74,7 +74,9 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 		}
 	}
 	s.AddVerb(Sleep)
-	st = command.Streams{Out: lockedWriter(st.Out), Err: lockedWriter(st.Err), Note: lockedWriter(st.Note)}
+	sp := &speakers{note: st.Note}
+	raw := st
+	st = sp.streams(raw, &speaker{})
 	var res Result
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), command.MaxLineLength+1)
@@ -91,7 +93,13 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 		res.Lines++
 		line, bg := command.SplitBackground(line)
 		if bg {
-			j := s.StartStreams(ctx, line, st)
+			// The job's first lines wait for its name (the lock), which
+			// the session gives it as it starts.
+			who := &speaker{}
+			writeMu.Lock()
+			j := s.StartStreams(ctx, line, sp.streams(raw, who))
+			who.name = fmt.Sprintf("[%d] %s", j.ID, j.Line)
+			writeMu.Unlock()
 			background = append(background, j)
 			select {
 			case <-j.Ready():
@@ -163,25 +171,45 @@ func totalReceived(jobs []*command.Job) uint64 {
 	return n
 }
 
-type syncWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (s syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
-}
-
 var writeMu sync.Mutex
 
-// lockedWriter serialises writes from concurrent jobs. One lock for every
-// stream keeps a status line, its body and a note in order when they share
-// a terminal. A nil writer stays nil: what goes to it is dropped.
-func lockedWriter(w io.Writer) io.Writer {
-	if w == nil {
-		return nil
+// speakers serialise the writes of the script's commands and jobs (one
+// lock for every stream keeps a status line, its body and a note in order
+// when they share a terminal), and, when notes are wanted, lead a job's
+// lines with a note naming it whenever someone else wrote last: two
+// subscribers on one subject then say which of them received a message,
+// as the lab's command pane does.
+type speakers struct {
+	note io.Writer // nil: no notes, the real CLI's lines alone
+	last *speaker
+}
+
+// speaker is who writes: a job (named "[N] LINE"), or the script's
+// foreground commands (no name).
+type speaker struct{ name string }
+
+func (sp *speakers) streams(st command.Streams, who *speaker) command.Streams {
+	wrap := func(w io.Writer) io.Writer {
+		if w == nil {
+			return nil
+		}
+		return spokenWriter{sp: sp, who: who, w: w}
 	}
-	return syncWriter{mu: &writeMu, w: w}
+	return command.Streams{Out: wrap(st.Out), Err: wrap(st.Err), Note: wrap(st.Note)}
+}
+
+type spokenWriter struct {
+	sp  *speakers
+	who *speaker
+	w   io.Writer
+}
+
+func (s spokenWriter) Write(p []byte) (int, error) {
+	writeMu.Lock()
+	defer writeMu.Unlock()
+	if s.sp.last != s.who && s.who.name != "" && s.sp.note != nil {
+		fmt.Fprintln(s.sp.note, s.who.name)
+	}
+	s.sp.last = s.who
+	return s.w.Write(p)
 }
