@@ -659,8 +659,8 @@ func (s *snapshot) movedPast(ci *jetstream.ConsumerInfo, filters []string) strin
 	if n == 0 {
 		return ""
 	}
-	return fmt.Sprintf("stream %s holds %s on %s that it never delivered and never will: it moved past them while its filter matched nothing, and changing a filter does not rewind a consumer (remove it and add it again)",
-		ci.Stream, text.Count(n, "message", "messages"), strings.Join(filters, ", "))
+	return fmt.Sprintf("stream %s holds %s on %s that it never delivered and never will: it moved past %s while its filter matched nothing, and changing a filter does not rewind a consumer (remove it and add it again)",
+		ci.Stream, text.Count(n, "message", "messages"), strings.Join(filters, ", "), text.Plural(n, "it", "them"))
 }
 
 // unacked says why an ack floor stays behind: messages await
