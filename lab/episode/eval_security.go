@@ -74,6 +74,9 @@ func (s *snapshot) checkRefused(c *RefusedCheck) (bool, string) {
 	if c.Subject != "" {
 		what += " to " + c.Subject
 	}
+	if n == 0 {
+		return false, fmt.Sprintf("the server has not %s yet", what)
+	}
 	return false, fmt.Sprintf("the server %s %s, wants %s", what, text.Count(n, "time", "times"), want.Want())
 }
 
