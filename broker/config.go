@@ -329,3 +329,25 @@ func (m *Monitor) Mappings() (map[string][]server.MapDest, error) {
 	}
 	return out, nil
 }
+
+// AccountStat is what the running server counts of one account: its
+// clients' connections and the messages they published.
+type AccountStat struct {
+	Conns     int
+	Published int64
+}
+
+// Account reports an account's numbers as the server's /accstatz
+// endpoint does; ok is false when the server has no such account.
+func (m *Monitor) Account(name string) (st AccountStat, ok bool, err error) {
+	az, err := m.ns.AccountStatz(&server.AccountStatzOptions{Accounts: []string{name}, IncludeUnused: true})
+	if err != nil {
+		return AccountStat{}, false, err
+	}
+	for _, a := range az.Accounts {
+		if a.Account == name {
+			return AccountStat{Conns: a.Conns, Published: a.Received.Msgs}, true, nil
+		}
+	}
+	return AccountStat{}, false, nil
+}

@@ -265,3 +265,40 @@ func TestEachAreaKeepsItsOwnConfiguration(t *testing.T) {
 		t.Fatal("the area's configuration file should be back")
 	}
 }
+
+func TestConfigureAccountsIsolateAndCount(t *testing.T) {
+	s := brokertest.Start(t)
+	boot := s.Monitor().ID()
+	if err := s.Configure(`accounts { SHOP: { users: [ {user: shop, password: shop-pw} ] }, AUDIT: { users: [ {user: audit, password: audit-pw} ] } }`); err != nil {
+		t.Fatal(err)
+	}
+	if s.Monitor().ID() == boot {
+		t.Fatal("accounts added should restart the server")
+	}
+	audit, err := s.ConnectAs("audit", broker.Credentials{User: "audit", Password: "audit-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer audit.Close()
+	sub, err := audit.SubscribeSync("orders.>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	audit.Flush()
+	shop, err := s.ConnectAs("shop", broker.Credentials{User: "shop", Password: "shop-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shop.Close()
+	shop.Publish("orders.new", nil)
+	shop.Flush()
+	if st, ok, err := s.Monitor().Account("SHOP"); err != nil || !ok || st.Published != 1 || st.Conns != 1 {
+		t.Fatalf("SHOP: %+v %v %v", st, ok, err)
+	}
+	if _, ok, _ := s.Monitor().Account("NOPE"); ok {
+		t.Fatal("an account that does not exist was found")
+	}
+	if _, err := sub.NextMsg(100 * time.Millisecond); err == nil {
+		t.Fatal("a message crossed from SHOP to AUDIT without an export")
+	}
+}

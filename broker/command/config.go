@@ -93,7 +93,7 @@ func (s *Session) reloadConfig(c *Call, apply func() error) error {
 		}
 	}
 	if !reloaded {
-		c.Statusf("The server restarted with the configuration (accounts are set up at start)")
+		c.Statusf("The lab restarted its server with the configuration (where accounts change, it restarts rather than reloads)")
 	}
 	s.awaitConn()
 	return nil

@@ -56,6 +56,14 @@ type Check struct {
 	// Mapping: the running server maps a subject (its configuration's
 	// mappings, as its account reports them).
 	Mapping *MappingCheck `yaml:"mapping"`
+	// Account counts what the server counts of an account's clients.
+	Account *AccountCheck `yaml:"account"`
+}
+
+// AccountCheck describes an account by the server's own numbers.
+type AccountCheck struct {
+	Name      string `yaml:"name"`
+	Published Cmp    `yaml:"published"` // messages its clients published, since the server started
 }
 
 // MappingCheck describes a subject mapping of the server's.
@@ -289,6 +297,7 @@ func (c Check) validate() error {
 	count(c.Service != nil)
 	count(c.Refused != nil)
 	count(c.Mapping != nil)
+	count(c.Account != nil)
 	if kinds == 0 {
 		return fmt.Errorf("a check says nothing to check")
 	}
@@ -321,6 +330,8 @@ func (c Check) validate() error {
 		return fmt.Errorf("object needs a bucket")
 	case c.Service != nil && c.Service.Name == "":
 		return fmt.Errorf("service needs a name")
+	case c.Account != nil && c.Account.Name == "":
+		return fmt.Errorf("account needs a name")
 	case c.Mapping != nil && c.Mapping.Source == "":
 		return fmt.Errorf("mapping needs a source")
 	case c.Refused != nil && c.Refused.What != "login" && c.Refused.What != "publish" && c.Refused.What != "subscribe":

@@ -77,6 +77,9 @@ func (s *snapshot) check(c Check, prev mark) (bool, string) {
 	if c.Mapping != nil {
 		parts = append(parts, func() (bool, string) { return s.checkMapping(c.Mapping) })
 	}
+	if c.Account != nil {
+		parts = append(parts, func() (bool, string) { return s.checkAccount(c.Account) })
+	}
 	for _, p := range parts {
 		if ok, why := p(); !ok {
 			return false, why

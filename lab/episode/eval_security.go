@@ -146,3 +146,20 @@ func (s *snapshot) checkMapping(c *MappingCheck) (bool, string) {
 	}
 	return false, fmt.Sprintf("the server maps %s to %s, not %s", c.Source, strings.Join(have, " and "), c.Destination)
 }
+
+func (s *snapshot) checkAccount(c *AccountCheck) (bool, string) {
+	if s.ns == nil {
+		return false, "the server is not running right now"
+	}
+	st, ok, err := s.ns.Account(c.Name)
+	if err != nil {
+		return false, fmt.Sprintf("the server does not say how account %s is: %v", c.Name, err)
+	}
+	if !ok {
+		return false, fmt.Sprintf("the server has no account %s (config shows the accounts it has)", c.Name)
+	}
+	if !c.Published.Holds(st.Published) {
+		return false, fmt.Sprintf("clients of account %s published %s, wants %s", c.Name, text.Count(st.Published, "message", "messages"), c.Published.Want())
+	}
+	return true, ""
+}
