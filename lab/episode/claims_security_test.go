@@ -77,19 +77,19 @@ func TestClaimAMappingReloadKeepsClientsConnected(t *testing.T) {
 	opts.NoSigs = true
 	s := startNATS(t, func(o *server.Options) { *o = *opts })
 	nc := connect(t, s)
-	sub, err := nc.SubscribeSync("orders.>")
+	sub, err := nc.SubscribeSync("jobs.>")
 	if err != nil {
 		t.Fatal(err)
 	}
 	nc.Flush()
-	write(`mappings { "orders.*": "orders.{{partition(3,1)}}.{{wildcard(1)}}" }` + "\n")
+	write(`mappings { "jobs.*": "jobs.{{partition(3,1)}}.{{wildcard(1)}}" }` + "\n")
 	if err := s.Reload(); err != nil { // nats-server --signal reload
 		t.Fatal(err)
 	}
-	if err := nc.Publish("orders.7", nil); err != nil {
+	if err := nc.Publish("jobs.7", nil); err != nil {
 		t.Fatal(err)
 	}
-	if m, err := sub.NextMsg(5 * time.Second); err != nil || m.Subject != "orders.0.7" {
+	if m, err := sub.NextMsg(5 * time.Second); err != nil || m.Subject != "jobs.0.7" {
 		t.Fatalf("after the reload: %v %v", m, err)
 	}
 	if st := nc.Stats(); st.Reconnects != 0 {
