@@ -137,13 +137,7 @@ func TestLabStopsWhenItsTerminalCloses(t *testing.T) {
 	term.WaitText("Stored in Stream: KEEP Sequence: 1")
 	pid := term.ChildPID("natslab")
 	term.Tmux("kill-server")
-	deadline := time.Now().Add(30 * time.Second)
-	for syscall.Kill(pid, 0) == nil {
-		if time.Now().After(deadline) {
-			t.Fatal("natslab still runs after its terminal closed")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitGone(t, pid, 30*time.Second) // natslab ends once its terminal closed
 	cmd := exec.Command(bin, "run", "--store", store, "--listen", "none", "-")
 	cmd.Stdin = strings.NewReader("stream get KEEP 1\n")
 	out, err := cmd.CombinedOutput()

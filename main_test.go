@@ -75,46 +75,20 @@ func TestServeSurvivesSIGKILLWithEveryAcknowledgedMessage(t *testing.T) {
 }
 
 func TestLabSurvivesSIGKILLWithEveryAcknowledgedMessage(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("tmux is not installed (.ci/run installs it)")
-	}
 	store := t.TempDir()
 	port := freePort(t)
-	sock := fmt.Sprintf("natslab-crash-%d", os.Getpid())
 	bin := natslabBinary(t)
-	tmux := func(args ...string) *exec.Cmd {
-		return exec.Command("tmux", append([]string{"-L", sock, "-f", "/dev/null"}, args...)...)
-	}
-	if out, err := tmux("new-session", "-d", "-s", "lab", "-x", "120", "-y", "40", fmt.Sprintf("%s --store %s --listen 127.0.0.1:%d", bin, store, port)).CombinedOutput(); err != nil {
-		t.Fatalf("tmux: %v\n%s", err, out)
-	}
-	t.Cleanup(func() { tmux("kill-server").Run() })
+	term := brokertest.StartTerminal(t, 120, 40, "HOME="+t.TempDir())
 	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		if nc, err := nats.Connect(url); err == nil {
-			nc.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			out, _ := tmux("capture-pane", "-p", "-t", "lab").Output()
-			t.Fatalf("the lab did not start listening on %s; screen:\n%s", url, out)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	out, err := exec.Command("pgrep", "-f", "^"+bin+" --store "+store).Output()
-	if err != nil {
-		t.Fatalf("cannot find the lab's process: %v", err)
-	}
-	var pid int
-	fmt.Sscan(string(out), &pid)
+	term.Type(fmt.Sprintf("%s --store %s --listen 127.0.0.1:%d", bin, store, port))
+	// The status bar shows the URL once the server listens on it.
+	term.WaitText(fmt.Sprintf("127.0.0.1:%d", port), "JetStream on")
+	pid := term.ChildPID("natslab")
 	acked := publishUntilKilled(t, url, func() {
 		if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
-		for syscall.Kill(pid, 0) == nil {
-			time.Sleep(10 * time.Millisecond)
-		}
+		waitGone(t, pid, 30*time.Second)
 	})
 	checkAcknowledgedSurvived(t, store, acked)
 }

@@ -1,6 +1,7 @@
 package brokertest
 
 import (
+	"bufio"
 	"fmt"
 	"net"
 	"os"
@@ -18,8 +19,9 @@ import (
 // there leaves the terminal to the shell afterwards, and the test can look
 // at what it left behind (stty -a, the screen, $?).
 type Terminal struct {
-	t    testing.TB
-	sock string
+	t       testing.TB
+	sock    string
+	printed <-chan struct{}
 }
 
 var terminals atomic.Int64
@@ -38,6 +40,7 @@ func StartTerminal(t testing.TB, w, h int, env ...string) *Terminal {
 	args = append(args, "PS1=$ ", "sh")
 	x.Tmux(args...)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.sock, "-f", "/dev/null", "kill-server").Run() })
+	x.printed = WatchTmux(t, x.sock)
 	x.WaitFor("the shell's prompt", func(s string) bool { return strings.Contains(s, "$") })
 	return x
 }
@@ -68,20 +71,76 @@ func (x *Terminal) Keys(keys ...string) {
 	x.Tmux(append([]string{"send-keys"}, keys...)...)
 }
 
-// WaitFor looks at the screen until cond holds, failing the test with the
-// screen after 30 s. It returns the screen that satisfied cond.
+// WaitFor looks at the screen until cond holds, again each time the
+// program in the pane prints, failing the test with the screen after 30 s.
+// It returns the screen that satisfied cond.
 func (x *Terminal) WaitFor(what string, cond func(screen string) bool) string {
 	x.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	return WaitScreen(x.t, what, x.printed, x.Screen, cond)
+}
+
+// WatchTmux follows the panes of the tmux server on socket sock through a
+// control-mode client: the channel receives a value (coalesced) each time
+// a program prints to its terminal, and is closed when the server ends.
+// A control-mode client leaves the window's size alone.
+func WatchTmux(t testing.TB, sock string) <-chan struct{} {
+	t.Helper()
+	cmd := exec.Command("tmux", "-L", sock, "-f", "/dev/null", "-C", "attach")
+	in, err := cmd.StdinPipe() // control mode lasts while its input is open
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("tmux control mode: %v", err)
+	}
+	printed := make(chan struct{}, 1)
+	go func() {
+		defer close(printed)
+		r := bufio.NewReader(out)
+		for {
+			line, err := r.ReadString('\n')
+			if strings.HasPrefix(line, "%output ") || strings.HasPrefix(line, "%extended-output ") {
+				select {
+				case printed <- struct{}{}:
+				default:
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		in.Close()
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	return printed
+}
+
+// WaitScreen reads a screen with look until cond holds, again each time
+// printed says the program printed, failing the test after 30 s.
+func WaitScreen(t testing.TB, what string, printed <-chan struct{}, look func() string, cond func(screen string) bool) string {
+	t.Helper()
+	timeout := time.NewTimer(30 * time.Second)
+	defer timeout.Stop()
 	for {
-		s := x.Screen()
+		s := look()
 		if cond(s) {
 			return s
 		}
-		if time.Now().After(deadline) {
-			x.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+		select {
+		case _, open := <-printed:
+			if !open {
+				printed = nil // the terminal is gone: only the timeout is left
+			}
+		case <-timeout.C:
+			t.Fatalf("timed out waiting for %s; screen:\n%s", what, look())
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -109,21 +168,19 @@ func (x *Terminal) ShellPID() int {
 }
 
 // ChildPID waits until the shell runs a program named name and returns its
-// process id.
+// process id. It looks again each time something prints: the program's
+// start does, as does its first drawing.
 func (x *Terminal) ChildPID(name string) int {
 	x.t.Helper()
 	shell := x.ShellPID()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	pid := 0
+	x.WaitFor("the shell to run "+name, func(string) bool {
 		out, _ := exec.Command("pgrep", "-P", strconv.Itoa(shell), "-x", name).Output()
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(out))); err == nil {
-			return pid
-		}
-		if time.Now().After(deadline) {
-			x.t.Fatalf("the shell runs no %s; screen:\n%s", name, x.Screen())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		var err error
+		pid, err = strconv.Atoi(strings.TrimSpace(string(out)))
+		return err == nil
+	})
+	return pid
 }
 
 // TerminalModes runs stty -a in the shell and returns its settings, one
