@@ -44,7 +44,7 @@ func TestEndToEndNewLessonsInTmux(t *testing.T) {
 				t.Fatal(err)
 			}
 			sub := t.TempDir()
-			l, exitFile := startTmuxLab(t, bin, sub, filepath.Join(sub, "store"), "--lesson", id)
+			l := startTmuxLab(t, bin, sub, filepath.Join(sub, "store"), "--lesson", id)
 			l.waitText(fmt.Sprintf("lesson %s 0/%d", id, len(ep.Steps)))
 			p := &player{l: l}
 			for _, line := range strings.Split(string(raw), "\n") {
@@ -56,7 +56,7 @@ func TestEndToEndNewLessonsInTmux(t *testing.T) {
 			done := fmt.Sprintf("lesson %s ✓ %d/%d", id, len(ep.Steps), len(ep.Steps))
 			l.waitText(done)
 			l.typeLine("quit")
-			if code := waitExit(t, exitFile); code != "0" {
+			if code := l.waitExit(); code != "0" {
 				t.Fatalf("natslab exited %s", code)
 			}
 		})

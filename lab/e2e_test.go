@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 
+	"natslab/broker/brokertest"
 	"natslab/lab/episode"
 )
 
@@ -20,9 +22,11 @@ import (
 // installed (.ci/run installs it).
 
 type tmuxLab struct {
-	t    *testing.T
-	sock string
-	dir  string
+	t        *testing.T
+	sock     string
+	dir      string
+	exitFile string          // where the shell writes natslab's exit status
+	printed  <-chan struct{} // the pane printed something
 }
 
 func (l *tmuxLab) tmux(args ...string) string {
@@ -43,19 +47,11 @@ func (l *tmuxLab) typeLine(text string) {
 	l.tmux("send-keys", "Enter")
 }
 
+// waitFor reads the screen until cond holds, again each time the pane
+// prints.
 func (l *tmuxLab) waitFor(what string, cond func(screen string) bool) string {
 	l.t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		s := l.screen()
-		if cond(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			l.t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return brokertest.WaitScreen(l.t, what, l.printed, l.screen, cond)
 }
 
 func (l *tmuxLab) waitText(want ...string) string {
@@ -70,33 +66,39 @@ func (l *tmuxLab) waitText(want ...string) string {
 	})
 }
 
-// start runs the binary in a new tmux server at 120x40; the exit status is
-// written to a file when it ends.
-func startTmuxLab(t *testing.T, bin, dir, store string, args ...string) (*tmuxLab, string) {
+// startTmuxLab runs the binary in a new tmux server at 120x40; when it
+// ends, the shell writes its exit status to a file and signals the tmux
+// channel "exited".
+func startTmuxLab(t *testing.T, bin, dir, store string, args ...string) *tmuxLab {
 	t.Helper()
 	l := &tmuxLab{t: t, sock: fmt.Sprintf("natslab-e2e-%d-%d", os.Getpid(), time.Now().UnixNano()), dir: dir}
-	exitFile := filepath.Join(dir, fmt.Sprintf("exit-%d", time.Now().UnixNano()))
+	l.exitFile = filepath.Join(dir, fmt.Sprintf("exit-%d", time.Now().UnixNano()))
 	extra := ""
 	for _, a := range args {
 		extra += fmt.Sprintf(" %q", a)
 	}
-	script := fmt.Sprintf("HOME=%q %q --store %q --listen 127.0.0.1:0%s; echo $? > %q; sleep 60", dir, bin, store, extra, exitFile)
+	script := fmt.Sprintf("HOME=%q %q --store %q --listen 127.0.0.1:0%s; echo $? > %q; tmux -L %q wait-for -S exited; sleep 60",
+		dir, bin, store, extra, l.exitFile, l.sock)
 	l.tmux("new-session", "-d", "-x", "120", "-y", "40", "sh", "-c", script)
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", l.sock, "kill-server").Run() })
-	return l, exitFile
+	l.printed = brokertest.WatchTmux(t, l.sock)
+	return l
 }
 
-func waitExit(t *testing.T, exitFile string) string {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if b, err := os.ReadFile(exitFile); err == nil && len(b) > 0 {
-			return strings.TrimSpace(string(b))
-		}
-		time.Sleep(100 * time.Millisecond)
+// waitExit waits for natslab to end and returns its exit status.
+func (l *tmuxLab) waitExit() string {
+	l.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// A signal sent before anyone waits is kept for the first waiter.
+	if out, err := exec.CommandContext(ctx, "tmux", "-L", l.sock, "wait-for", "exited").CombinedOutput(); err != nil {
+		l.t.Fatalf("natslab did not exit: %v %s; screen:\n%s", err, out, l.screen())
 	}
-	t.Fatal("natslab did not exit")
-	return ""
+	b, err := os.ReadFile(l.exitFile)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
 }
 
 var urlRE = regexp.MustCompile(`nats://127\.0\.0\.1:\d+`)
@@ -115,7 +117,7 @@ func TestEndToEndInTmux(t *testing.T) {
 		t.Fatalf("building natslab: %v\n%s", err, out)
 	}
 	store := filepath.Join(dir, "store")
-	l, exitFile := startTmuxLab(t, bin, dir, store)
+	l := startTmuxLab(t, bin, dir, store)
 
 	s := l.waitText("Type help for the commands", "JetStream on")
 	url := urlRE.FindString(s)
@@ -164,7 +166,7 @@ func TestEndToEndInTmux(t *testing.T) {
 	l.waitText("│ EVENTS │")
 
 	l.typeLine("quit")
-	if code := waitExit(t, exitFile); code != "0" {
+	if code := l.waitExit(); code != "0" {
 		t.Fatalf("natslab exited %s", code)
 	}
 	// The terminal is restored: the shell line after natslab is plain text.
@@ -173,14 +175,14 @@ func TestEndToEndInTmux(t *testing.T) {
 	}
 
 	// A new start on the same store shows the same stream, and the history.
-	l2, exit2 := startTmuxLab(t, bin, dir, store)
+	l2 := startTmuxLab(t, bin, dir, store)
 	l2.waitText("Type help for the commands")
 	l2.typeLine("stream ls")
 	l2.waitText("│ EVENTS │", "│ 1        │")
 	l2.tmux("send-keys", "Up")
 	l2.waitText("❯ stream ls")
 	l2.tmux("send-keys", "C-u", "C-d")
-	if code := waitExit(t, exit2); code != "0" {
+	if code := l2.waitExit(); code != "0" {
 		t.Fatalf("natslab exited %s after ctrl+d", code)
 	}
 }
@@ -242,7 +244,7 @@ func TestEndToEndLessonInTmux(t *testing.T) {
 	dir := t.TempDir()
 	bin := buildNatslab(t, dir)
 	store := filepath.Join(dir, "store")
-	l, exitFile := startTmuxLab(t, bin, dir, store, "--lesson", "first-stream")
+	l := startTmuxLab(t, bin, dir, store, "--lesson", "first-stream")
 	l.waitText("lesson 6 · first-stream", "[▸] Turn JetStream on", "JetStream off", "lesson first-stream 0/4", "without JetStream")
 
 	ticks := []struct {
@@ -286,7 +288,7 @@ func TestEndToEndLessonInTmux(t *testing.T) {
 	})
 
 	l.typeLine("quit")
-	if code := waitExit(t, exitFile); code != "0" {
+	if code := l.waitExit(); code != "0" {
 		t.Fatalf("natslab exited %s", code)
 	}
 	out, err := exec.Command(bin, "lessons", "--store", store).CombinedOutput()
