@@ -78,7 +78,7 @@ func TestInstructorsCommands(t *testing.T) {
 		t.Errorf("spotlight nobody:\n%s", view(m))
 	}
 	typeInstructor(m, "spotlight ada")
-	waitUntil(t, "ada's screen in the spotlight", func() bool {
+	waitDrawn(t, ada.out, "ada's screen in the spotlight", func() bool {
 		s := view(m)
 		return strings.Contains(s, "spotlight: ada's screen (120x40), read-only") && strings.Contains(s, "for ada alone: your own lab")
 	})
@@ -110,7 +110,7 @@ func TestInstructorsCommands(t *testing.T) {
 		t.Errorf("tab completion: %q, want %q", got, "open hello ada ")
 	}
 	m.Update(tea.KeyPressMsg{Code: tea.KeyEnter})
-	waitUntil(t, "ada in hello", func() bool { return w.Rows()[0].Lesson == "hello" })
+	waitRoom(t, w, "ada in hello", func() bool { return w.Rows()[0].Lesson == "hello" })
 
 	typeInstructor(m, "broadcast Lunch at noon")
 	if !strings.Contains(view(m), "banner: Lunch at noon") {

@@ -203,16 +203,36 @@ func TestFullWorkshopRefusesNewNamesOnly(t *testing.T) {
 	again.out.waitFor(t, "Type help")
 }
 
-// waitUntil polls a condition on the workshop's own state; the deadline
-// bounds a failure.
-func waitUntil(t *testing.T, what string, cond func() bool) {
+// waitRoom waits until cond holds of what the instructor sees, looking
+// again at each change the workshop announces (Changed).
+func waitRoom(t *testing.T, w *Workshop, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
+	deadline := time.After(20 * time.Second)
+	for {
+		ch := w.Changed()
+		if cond() {
+			return
+		}
+		select {
+		case <-ch:
+		case <-deadline:
 			t.Fatalf("timed out waiting for %s", what)
 		}
-		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitDrawn waits until cond holds, looking again each time the
+// attendee's lab writes a frame to their terminal (the spotlight's copy of
+// a frame is taken before it is written).
+func waitDrawn(t *testing.T, out *screenBuf, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for !cond() {
+		select {
+		case <-out.new:
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		}
 	}
 }
 
@@ -232,7 +252,7 @@ func TestAReconnectTakesTheLabOverAndAParkedLabResumes(t *testing.T) {
 	first := openLab(t, w, "ada")
 	first.out.waitFor(t, "Type help")
 	first.typeLine(`stream add ORDERS --subjects "orders.>" --defaults`)
-	waitUntil(t, "ada's stream", func() bool { return streams(w, "ada") == 1 })
+	waitDrawn(t, first.out, "ada's stream", func() bool { return streams(w, "ada") == 1 })
 
 	// The same name again, while the first is still connected: the newer
 	// connection gets the lab, the older is told why it ends.
@@ -272,7 +292,7 @@ func TestInstructorsCommandsReachTheLabs(t *testing.T) {
 	<-bob.done
 
 	w.Broadcast("Break until 11:00")
-	waitUntil(t, "the banner on ada's screen", func() bool {
+	waitDrawn(t, ada.out, "the banner on ada's screen", func() bool {
 		s, _, _, ok := w.Spotlight("ada")
 		return ok && strings.Contains(s, "📣 Break until 11:00")
 	})
@@ -293,7 +313,7 @@ func TestInstructorsCommandsReachTheLabs(t *testing.T) {
 	if !strings.Contains(msg, "1 away") {
 		t.Fatalf("open for everyone says %q; want bob counted as away", msg)
 	}
-	waitUntil(t, "ada in lesson hello", func() bool {
+	waitRoom(t, w, "ada in lesson hello", func() bool {
 		for _, r := range w.Rows() {
 			if r.Name == "ada" && r.Lesson == "hello" && r.Step == 1 && r.Steps == 3 {
 				return true
@@ -324,10 +344,10 @@ func TestHintsAndErrorsReachTheTable(t *testing.T) {
 	ada := openLab(t, w, "ada")
 	ada.out.waitFor(t, "Type help")
 	ada.typeLine("lesson hello")
-	waitUntil(t, "ada in lesson hello", func() bool { return w.Rows()[0].Lesson == "hello" })
+	waitRoom(t, w, "ada in lesson hello", func() bool { return w.Rows()[0].Lesson == "hello" })
 	ada.typeLine("hint")
 	ada.typeLine("frobnicate")
-	waitUntil(t, "a hint and an error in ada's row", func() bool {
+	waitRoom(t, w, "a hint and an error in ada's row", func() bool {
 		r := w.Rows()[0]
 		return r.Hints == 1 && strings.Contains(r.LastError, `unknown command "frobnicate"`)
 	})
@@ -337,7 +357,7 @@ func TestHintsAndErrorsReachTheTable(t *testing.T) {
 	}
 	ada.typeLine("frobnicate")
 	ada.typeLine("frobnicate")
-	waitUntil(t, "ada stuck after three errors on one step", func() bool { return w.Rows()[0].Stuck })
+	waitRoom(t, w, "ada stuck after three errors on one step", func() bool { return w.Rows()[0].Stuck })
 }
 
 func TestTheRoomsHeapGrowsWithItsSize(t *testing.T) {
@@ -357,7 +377,7 @@ func TestAttendeesCommandsTouchNoLocalFile(t *testing.T) {
 	ada.out.waitFor(t, "Type help")
 	dir := filepath.Join(t.TempDir(), "dumps")
 	ada.typeLine(`sub ">" --dump ` + dir)
-	waitUntil(t, "the --dump refused in ada's row", func() bool {
+	waitRoom(t, w, "the --dump refused in ada's row", func() bool {
 		return strings.Contains(w.Rows()[0].LastError, "--dump names a local file")
 	})
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
@@ -372,7 +392,7 @@ func TestRealCLICommandsNeedAttendeeURLs(t *testing.T) {
 	ada := openLab(t, w, "ada")
 	ada.out.waitFor(t, "Type help")
 	ada.typeLine("rtt")
-	waitUntil(t, "rtt refused without a listener", func() bool {
+	waitRoom(t, w, "rtt refused without a listener", func() bool {
 		return strings.Contains(w.Rows()[0].LastError, "no listener")
 	})
 
