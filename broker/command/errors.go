@@ -19,12 +19,6 @@ func (e *UsageError) Error() string { return e.Msg }
 
 func usageErrorf(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
 
-// IsUsage reports whether err is a mistake in what was typed.
-func IsUsage(err error) bool {
-	var u *UsageError
-	return errors.As(err, &u)
-}
-
 // ErrorLine is the line the real CLI prints for err, to stderr.
 func ErrorLine(err error) string {
 	var pe *parseError

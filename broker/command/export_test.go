@@ -1,6 +1,7 @@
 package command
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"sort"
@@ -86,4 +87,10 @@ func LabModel() *fisk.ApplicationModel {
 		}
 	}
 	return app.Model()
+}
+
+// IsUsage reports whether err is a mistake in what was typed.
+func IsUsage(err error) bool {
+	var u *UsageError
+	return errors.As(err, &u)
 }

@@ -58,7 +58,6 @@ func newTable(title string, a ...any) *tableWriter {
 func (t *tableWriter) AddHeaders(items ...any) { t.t.AppendHeader(items) }
 func (t *tableWriter) AddRow(items ...any)     { t.t.AppendRow(items) }
 func (t *tableWriter) AddSeparator()           { t.t.AppendSeparator() }
-func (t *tableWriter) AddFooter(items ...any)  { t.t.AppendFooter(items) }
 
 // Render returns the table followed by a newline, as natscli prints it.
 func (t *tableWriter) Render() string { return fmt.Sprintln(t.t.Render()) }

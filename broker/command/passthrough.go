@@ -98,7 +98,6 @@ func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
 	}
 	tail := &tailWriter{}
 	child := realcli.Child{
-		Exe:  s.realExe,
 		Args: words,
 		Conn: conn,
 		Home: home,

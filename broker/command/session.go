@@ -34,9 +34,8 @@ type Session struct {
 	jobs   map[int]*Job
 	verbs  map[string]Verb
 
-	// The real CLI (see passthrough.go): the executable to re-run ("" for
-	// this one) and its home.
-	realExe  string
+	// The real CLI (see passthrough.go), run by this executable again:
+	// where it works and its home.
 	workDir  string // where its relative file names are (WithWorkDir, SetWorkDir); homeMu guards it
 	homeMu   sync.Mutex
 	cliHome  string
@@ -89,10 +88,6 @@ func (s *Session) WorkDir() string {
 	defer s.homeMu.Unlock()
 	return s.workDir
 }
-
-// WithRealCLI sets the natslab executable that runs the real CLI's code
-// (see realcli.ChildArg); by default this process's own.
-func WithRealCLI(exe string) Option { return func(s *Session) { s.realExe = exe } }
 
 // NewSession prepares a session; it connects on first use.
 func NewSession(dep broker.Deployment, opts ...Option) *Session {

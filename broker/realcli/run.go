@@ -24,8 +24,6 @@ type Conn struct {
 
 // Child is one run of the real CLI.
 type Child struct {
-	// Exe is the natslab executable to re-run; "" for this process's own.
-	Exe string
 	// Args follow `nats` on the real CLI's command line.
 	Args []string
 	// Conn points the child at the broker.
@@ -60,15 +58,13 @@ func (e *ExitError) Error() string {
 // interrupted (SIGINT, as Ctrl-C in a terminal), then killed after the
 // grace period, its own children with it; Run then returns ctx's error.
 func (c Child) Run(ctx context.Context) error {
-	exe := c.Exe
-	if exe == "" {
-		if !routed.Load() {
-			return errors.New("this program cannot run the real CLI: its main does not call realcli.RunIfChild")
-		}
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return fmt.Errorf("cannot find natslab's own executable to run the real CLI: %w", err)
-		}
+	// The child is this program again, which main routes to the real CLI.
+	if !routed.Load() {
+		return errors.New("this program cannot run the real CLI: its main does not call realcli.RunIfChild")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("cannot find natslab's own executable to run the real CLI: %w", err)
 	}
 	if c.Home == "" {
 		return errors.New("the real CLI needs a home directory")
