@@ -1,14 +1,14 @@
 package brokertest
 
 import (
+	"bufio"
 	"fmt"
 	"net"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
-
-	"github.com/nats-io/nats.go"
 )
 
 // NATSServerBinary returns a standalone nats-server, the version go.mod
@@ -31,21 +31,36 @@ func StartStandalone(t testing.TB) string {
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
 	cmd := exec.Command(bin, "-js", "-a", "127.0.0.1", "-p", strconv.Itoa(port), "-sd", t.TempDir())
+	logs, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	url := fmt.Sprintf("nats://127.0.0.1:%d", port)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		nc, err := nats.Connect(url)
-		if err == nil {
-			nc.Close()
-			return url
+	// The server logs to stderr, and says when it takes connections.
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(logs)
+		said := false
+		for sc.Scan() {
+			if !said && strings.Contains(sc.Text(), "Server is ready") {
+				said = true
+				ready <- true
+			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("standalone nats-server did not start: %v", err)
+		if !said {
+			ready <- false
 		}
-		time.Sleep(10 * time.Millisecond)
+	}()
+	select {
+	case ok := <-ready:
+		if !ok {
+			t.Fatal("standalone nats-server ended before it was ready")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("standalone nats-server did not say it was ready")
 	}
+	return fmt.Sprintf("nats://127.0.0.1:%d", port)
 }
