@@ -329,7 +329,7 @@ func TestConsumerNextWaitsThroughARestart(t *testing.T) {
 // with its delivery count; --max-deliver caps it; --nak and --term.
 func TestConsumerRedelivery(t *testing.T) {
 	l := newLab(t)
-	conStream(t, l, jetstream.StreamConfig{Name: "JOBS", Subjects: []string{"jobs.>"}}, "jobs.email", "send welcome email", "send receipt")
+	conStream(t, l, jetstream.StreamConfig{Name: "JOBS", Subjects: []string{"jobs.>"}}, "jobs.email", "send welcome email")
 	l.must("consumer add JOBS WORKER --pull --deliver all --ack explicit --wait 1s --max-deliver 2 --defaults")
 	r := l.must("consumer next JOBS WORKER --no-ack")
 	if !strings.Contains(r.out, "tries: 1 / cons seq: 1 / str seq: 1") || strings.Contains(r.out, "Acknowledged") {
@@ -339,19 +339,41 @@ func TestConsumerRedelivery(t *testing.T) {
 	if !strings.Contains(info, "Outstanding Acks: 1 out of maximum") || !strings.Contains(info, "Ack Wait: 1.00s") || !strings.Contains(info, "Maximum Deliveries: 2") {
 		t.Errorf("info:\n%s", info)
 	}
-	time.Sleep(1200 * time.Millisecond)
-	r = l.must("consumer next JOBS WORKER --no-ack")
+	// The server says when it gives up on a message: the advisory.
+	nc := brokertest.Connect(t, l.srv, "advisories")
+	gaveUp, err := nc.SubscribeSync("$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.JOBS.WORKER")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	// The pull waits for the redelivery the ack wait brings: nothing else
+	// is there to read.
+	r = l.must("consumer next JOBS WORKER --no-ack --timeout 10s")
 	if !strings.Contains(r.out, "tries: 2 / cons seq: 2 / str seq: 1") {
 		t.Errorf("redelivery:\n%s", r.out)
 	}
-	// Delivered twice, the maximum: it does not come back; the next one does.
-	time.Sleep(1200 * time.Millisecond)
-	r = l.must("consumer next JOBS WORKER --ack")
-	if !strings.Contains(r.out, "tries: 1 / cons seq: 3 / str seq: 2") {
-		t.Errorf("after max deliveries:\n%s", r.out)
+	// Delivered twice, the maximum: a pull waits, and once the ack wait
+	// runs out the server gives up on the message instead of delivering
+	// it again: it leaves the outstanding acks, and once the next one is
+	// acknowledged the ack floor is past both. The next message is what
+	// the pull gets.
+	next, out := l.background("consumer next JOBS WORKER --ack --timeout 10s")
+	waitReady(t, next)
+	if _, err := gaveUp.NextMsg(10 * time.Second); err != nil {
+		t.Fatalf("no max deliveries advisory: %v", err)
 	}
-	if ci := conInfo(t, l, "JOBS", "WORKER"); ci.NumRedelivered != 0 && ci.NumAckPending != 0 {
-		t.Errorf("state: redelivered %d ack pending %d", ci.NumRedelivered, ci.NumAckPending)
+	if ci := conInfo(t, l, "JOBS", "WORKER"); ci.NumAckPending != 0 {
+		t.Errorf("after giving up on seq 1: ack pending %d, want 0", ci.NumAckPending)
+	}
+	conPublish(t, l, "jobs.email", "send receipt")
+	waitDone(t, next)
+	if !strings.Contains(out.String(), "tries: 1 / cons seq: 3 / str seq: 2") || next.Err() != nil {
+		t.Errorf("after max deliveries: %v\n%s", next.Err(), out.String())
+	}
+	if ci := conInfo(t, l, "JOBS", "WORKER"); ci.NumAckPending != 0 || ci.NumPending != 0 || ci.AckFloor.Stream != 2 {
+		t.Errorf("state: ack pending %d, pending %d, ack floor %d; want 0, 0, 2 (past the message given up on)", ci.NumAckPending, ci.NumPending, ci.AckFloor.Stream)
 	}
 
 	// --nak asks for it again now; --term ends it.
@@ -406,13 +428,14 @@ func TestConsumerNextCountIsAJob(t *testing.T) {
 	var mu sync.Mutex
 	var events []command.Event
 	srv := brokertest.Start(t)
-	s := command.NewSession(srv, command.WithTimeout(2*time.Second), command.WithObserver(func(e command.Event) {
+	l := &lab{t: t, srv: srv, changed: make(chan struct{}, 1)}
+	l.s = command.NewSession(srv, command.WithTimeout(2*time.Second), command.WithObserver(func(e command.Event) {
 		mu.Lock()
 		events = append(events, e)
 		mu.Unlock()
+		l.poke()
 	}))
-	t.Cleanup(s.Close)
-	l := &lab{t: t, srv: srv, s: s}
+	t.Cleanup(l.s.Close)
 	conStream(t, l, conEvents(), "events.a")
 	l.must("consumer add EVENTS worker --pull --defaults")
 
@@ -424,7 +447,7 @@ func TestConsumerNextCountIsAJob(t *testing.T) {
 	}
 	eventually(t, "the pull to wait", func() bool { return conInfo(t, l, "EVENTS", "worker").NumWaiting == 1 })
 	conPublish(t, l, "events.a", "one", "two")
-	eventually(t, "two deliveries", func() bool { return j.Received() == 2 })
+	l.await("two deliveries", func() bool { return j.Received() == 2 })
 	if !strings.Contains(out.String(), "\none\n") || !strings.Contains(out.String(), "\ntwo\n") {
 		t.Errorf("output:\n%s", out.String())
 	}
@@ -444,11 +467,23 @@ func TestConsumerNextCountIsAJob(t *testing.T) {
 	if strings.Join(got, ",") != "events.a EVENTS 1,events.a EVENTS 2" {
 		t.Errorf("received events: %v", got)
 	}
-	// The stopped pull is withdrawn: the next message waits for a new reader.
+	// The stopped pull is withdrawn: the next message waits for a new
+	// reader, who gets it as its first delivery.
 	conPublish(t, l, "events.a", "three")
-	time.Sleep(100 * time.Millisecond)
-	if ci := conInfo(t, l, "EVENTS", "worker"); ci.NumAckPending != 0 || ci.NumPending != 1 {
-		t.Errorf("after stop: ack pending %d pending %d", ci.NumAckPending, ci.NumPending)
+	nc := brokertest.Connect(t, l.srv, "reader")
+	js, _ := jetstream.New(nc)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := js.Consumer(ctx, "EVENTS", "worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.Next(jetstream.FetchMaxWait(5 * time.Second))
+	if err != nil {
+		t.Fatalf("the message after the stop never came to a new reader: %v", err)
+	}
+	if md, _ := m.Metadata(); string(m.Data()) != "three" || md.NumDelivered != 1 {
+		t.Errorf("after stop a new reader got %q delivered %d times, want three delivered once", m.Data(), md.NumDelivered)
 	}
 }
 
@@ -463,7 +498,7 @@ func TestConsumerWorkerPool(t *testing.T) {
 	<-doomed.Ready()
 	eventually(t, "the doomed pull", func() bool { return conInfo(t, l, "JOBS", "WORKERS").NumWaiting == 1 })
 	conPublish(t, l, "jobs.x", "job 1")
-	eventually(t, "the doomed worker's message", func() bool { return doomed.Received() == 1 })
+	l.await("the doomed worker's message", func() bool { return doomed.Received() == 1 })
 	doomed.Stop()
 	<-doomed.Done()
 
@@ -474,7 +509,7 @@ func TestConsumerWorkerPool(t *testing.T) {
 		<-j.Ready()
 		survivors, outs = append(survivors, j), append(outs, o)
 	}
-	eventually(t, "a survivor to get and ack the redelivery", func() bool {
+	l.await("a survivor to get and ack the redelivery", func() bool {
 		return strings.Contains(outs[0].String()+outs[1].String(), "Acknowledged message")
 	})
 	all := outs[0].String() + outs[1].String()
@@ -482,7 +517,7 @@ func TestConsumerWorkerPool(t *testing.T) {
 		t.Errorf("survivors:\n%s", all)
 	}
 	conPublish(t, l, "jobs.x", "job 2", "job 3")
-	eventually(t, "the rest", func() bool {
+	l.await("the rest", func() bool {
 		return strings.Count(outs[0].String()+outs[1].String(), "Acknowledged message") == 3
 	})
 	for _, j := range survivors {

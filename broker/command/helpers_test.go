@@ -15,17 +15,41 @@ import (
 
 // lab is a session on a real embedded server, for tests.
 type lab struct {
-	t   *testing.T
-	srv *broker.Server
-	s   *command.Session
+	t       *testing.T
+	srv     *broker.Server
+	s       *command.Session
+	changed chan struct{} // a job received a message or ended, or a background job printed
 }
 
 func newLab(t *testing.T, opts ...brokertest.Option) *lab {
 	t.Helper()
 	srv := brokertest.Start(t, opts...)
-	s := command.NewSession(srv, command.WithTimeout(2*time.Second))
-	t.Cleanup(s.Close)
-	return &lab{t: t, srv: srv, s: s}
+	l := &lab{t: t, srv: srv, changed: make(chan struct{}, 1)}
+	l.s = command.NewSession(srv, command.WithTimeout(2*time.Second), command.WithObserver(func(command.Event) { l.poke() }))
+	t.Cleanup(l.s.Close)
+	return l
+}
+
+func (l *lab) poke() {
+	select {
+	case l.changed <- struct{}{}:
+	default:
+	}
+}
+
+// await waits until cond holds of the session's jobs, looking again at
+// each of their events (a message received, a job ended) and each line a
+// background job prints.
+func (l *lab) await(what string, cond func() bool) {
+	l.t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case <-l.changed:
+		case <-deadline:
+			l.t.Fatalf("timed out waiting for %s", what)
+		}
+	}
 }
 
 // result is what one line printed: the real CLI's two streams, the lab's
@@ -45,14 +69,19 @@ func (r result) all() string {
 }
 
 type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	written func() // told after each write, if set
 }
 
 func (s *syncBuf) Write(p []byte) (int, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+	n, err := s.b.Write(p)
+	s.mu.Unlock()
+	if s.written != nil {
+		s.written()
+	}
+	return n, err
 }
 
 func (s *syncBuf) String() string {
@@ -111,12 +140,17 @@ func (l *lab) fails(line string, want ...string) string {
 
 // background starts a line as a job.
 func (l *lab) background(line string) (*command.Job, *syncBuf) {
-	var out syncBuf
-	j := l.s.Start(context.Background(), line, &out, &out)
-	return j, &out
+	out := &syncBuf{}
+	if l.changed != nil {
+		out.written = l.poke
+	}
+	j := l.s.Start(context.Background(), line, out, out)
+	return j, out
 }
 
-// eventually waits for cond, failing after a few seconds.
+// eventually polls cond, failing after a few seconds: for what the server
+// holds and announces to no one (a pull waiting, a watch re-made after a
+// restart). What jobs receive and print, await waits on.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)

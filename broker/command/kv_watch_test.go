@@ -45,11 +45,11 @@ func TestKVWatch(t *testing.T) {
 	}
 
 	l.must("kv put profiles sue.color green")
-	eventually(t, "the watch to see the new put", func() bool {
+	l.await("the watch to see the new put", func() bool {
 		return strings.Contains(out.String(), "] PUT profiles > sue.color: green\n")
 	})
 	l.must("kv purge profiles sue.color -f")
-	eventually(t, "the watch to see the purge", func() bool {
+	l.await("the watch to see the purge", func() bool {
 		return strings.Contains(out.String(), "] PURGE profiles > sue.color\n")
 	})
 	if got := j.Received(); got != 4 {
@@ -82,7 +82,7 @@ func TestKVWatchKeyAndFlags(t *testing.T) {
 	l.must("kv put profiles bob.color red")
 	l.must("kv del profiles sue.color -f")
 	l.must("kv put profiles sue.size large")
-	eventually(t, "the watch to see sue.size", func() bool { return strings.Contains(out.String(), "sue.size: large") })
+	l.await("the watch to see sue.size", func() bool { return strings.Contains(out.String(), "sue.size: large") })
 	if got := out.String(); strings.Contains(got, "blue") || strings.Contains(got, "bob") || strings.Contains(got, "DELETE") {
 		t.Errorf("the watch printed what it should not:\n%s", got)
 	}
@@ -119,7 +119,7 @@ func TestKVWatchSurvivesRestartAndSeesRemoval(t *testing.T) {
 	}
 	// The session's own connection comes back within moments.
 	eventually(t, "a put after the restart", func() bool { return l.run("kv put profiles sue.color green").e == nil })
-	eventually(t, "the watch to see the put after the restart", func() bool {
+	l.await("the watch to see the put after the restart", func() bool {
 		return strings.Contains(out.String(), "sue.color: green")
 	})
 	if n := strings.Count(out.String(), "sue.color: blue"); n != 1 {

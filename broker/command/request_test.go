@@ -42,7 +42,7 @@ func TestRequestReplyRoundTrip(t *testing.T) {
 	}
 
 	l.must(`req svc.echo hello -H X:1`)
-	eventually(t, "five requests answered", func() bool { return rep.Received() == 5 })
+	l.await("five requests answered", func() bool { return rep.Received() == 5 })
 	rep.Stop()
 	waitDone(t, rep)
 	out := brokertest.Normalize(repOut.String())

@@ -142,7 +142,7 @@ func TestSubDirectFollowsNewMessages(t *testing.T) {
 		[2]string{"wq.a", "one"})
 	j, out := l.background(`sub 'wq.>' --all --count 2`)
 	waitReady(t, j)
-	eventually(t, "the stored message", func() bool { return j.Received() == 1 })
+	l.await("the stored message", func() bool { return j.Received() == 1 })
 	l.must(`pub wq.b two --jetstream`)
 	waitDone(t, j)
 	if !strings.Contains(out.String(), "seq 2 / subject: wq.b") {

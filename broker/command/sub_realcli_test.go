@@ -118,8 +118,9 @@ func TestCoreSubMatchesRealCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The line is printed just before subscribing: give the server a moment.
-	time.Sleep(200 * time.Millisecond)
+	// The line is printed just before subscribing, and nothing announces
+	// a subscription: look at the server's interest until the CLI's is in.
+	eventually(t, "the real CLI's subscription", func() bool { return l.srv.Monitor().Interest("greet.hello") > 0 })
 
 	j, labOut := l.background(`sub 'greet.*' --count 3`)
 	waitReady(t, j)

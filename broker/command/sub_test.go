@@ -82,18 +82,21 @@ func TestSubRawAndHeadersOnly(t *testing.T) {
 
 func TestSubWildcards(t *testing.T) {
 	l := newLab(t)
-	star, _ := l.background(`sub 'orders.*.created'`)
-	tail, _ := l.background(`sub 'orders.>'`)
+	star, starOut := l.background(`sub 'orders.*.created'`)
+	tail, tailOut := l.background(`sub 'orders.>'`)
 	waitReady(t, star)
 	waitReady(t, tail)
 	for _, subj := range []string{"orders.eu.created", "orders.us.cancelled", "orders.eu.x.created", "orders"} {
 		l.must("pub " + subj + " x")
 	}
-	eventually(t, "three messages on orders.>", func() bool { return tail.Received() == 3 })
-	eventually(t, "one message on orders.*.created", func() bool { return star.Received() == 1 })
-	time.Sleep(50 * time.Millisecond)
-	if star.Received() != 1 || tail.Received() != 3 {
-		t.Errorf("orders.*.created got %d (want 1), orders.> got %d (want 3)", star.Received(), tail.Received())
+	// Last, a message both match: a subscriber gets one publisher's
+	// messages in order, so once it has this one it has had all it will.
+	l.must("pub orders.end.created end")
+	l.await("the last message on both", func() bool {
+		return strings.Contains(starOut.String(), `"orders.end.created"`) && strings.Contains(tailOut.String(), `"orders.end.created"`)
+	})
+	if star.Received() != 2 || tail.Received() != 4 {
+		t.Errorf("orders.*.created got %d (want 1 and the last), orders.> got %d (want 3 and the last)", star.Received(), tail.Received())
 	}
 }
 
@@ -107,8 +110,9 @@ func TestSubQueueGroupSplitsWork(t *testing.T) {
 		t.Errorf("job says it listens on %q in %q", subj, q)
 	}
 	l.must(`pub tasks 'task {{Count}}' --count 6`)
-	eventually(t, "six tasks handed out", func() bool { return a.Received()+b.Received() == 6 })
-	time.Sleep(50 * time.Millisecond)
+	l.await("six tasks handed out and printed", func() bool {
+		return a.Received()+b.Received() >= 6 && strings.Count(outA.String()+outB.String(), "\ntask ") >= 6
+	})
 	seen := map[string]int{}
 	for _, out := range []string{outA.String(), outB.String()} {
 		for _, m := range regexp.MustCompile(`task \d+`).FindAllString(out, -1) {
@@ -247,7 +251,7 @@ func TestSubCountInQueueGroupLosesNothing(t *testing.T) {
 	waitReady(t, b)
 	l.must(`pub jobs 'job {{Count}}' --count 20`)
 	waitDone(t, a)
-	eventually(t, "all 20 jobs handled", func() bool { return a.Received()+b.Received() == 20 })
+	l.await("all 20 jobs handled", func() bool { return a.Received()+b.Received() == 20 })
 	if a.Received() != 2 {
 		t.Errorf("the --count 2 member handled %d", a.Received())
 	}
