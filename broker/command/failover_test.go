@@ -29,7 +29,7 @@ func streamMsgs(srv *broker.Server, stream string) int {
 // not "no stream captures") and that none of the messages was stored.
 func TestJetStreamPublishWithoutQuorumSaysSo(t *testing.T) {
 	l := newLab(t, brokertest.Clustered())
-	l.must(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`)
+	l.addReachable(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`, "ORDERS")
 	l.must(`pub orders.new one --jetstream`)
 	leader := l.srv.StreamLeader("ORDERS")
 	var stopped []string
@@ -72,7 +72,7 @@ func TestJetStreamPublishWithoutQuorumSaysSo(t *testing.T) {
 // publish goes on.)
 func TestJetStreamPublishDuringFailoverCountsWhatWasStored(t *testing.T) {
 	l := newLab(t, brokertest.Clustered())
-	l.must(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`)
+	l.addReachable(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`, "ORDERS")
 	// The lab's session talks to n1: with n1 leading and staying up, the
 	// publisher keeps its connection and waits for acknowledgements that
 	// cannot come without a quorum.

@@ -100,6 +100,18 @@ func (l *lab) run(line string) result {
 	return result{out: out.String(), err: errb.String(), note: note.String(), e: e}
 }
 
+// addReachable runs a stream add on the lab's cluster and returns once a
+// publish made on any node reaches the new stream's leader: a leader is
+// elected a moment before its interest in the subjects has reached every
+// node, and nothing announces that it has.
+func (l *lab) addReachable(line, stream string) {
+	l.t.Helper()
+	l.must(line)
+	if !broker.WaitFor(10*time.Second, func() bool { return l.srv.Reachable(stream) }) {
+		l.t.Fatalf("stream %s is not reachable from every node", stream)
+	}
+}
+
 // must runs a line that should succeed.
 func (l *lab) must(line string) result {
 	l.t.Helper()

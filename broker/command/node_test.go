@@ -38,7 +38,7 @@ func clusterBlock(t *testing.T, info string) (leader string, replicas []string) 
 // catches up.
 func TestNodeStopLeaderFailsOverAndStartCatchesUp(t *testing.T) {
 	l := newLab(t, brokertest.Clustered())
-	l.must(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`)
+	l.addReachable(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`, "ORDERS")
 	if r := l.must(`pub orders.new first --jetstream`); !strings.Contains(r.err, "Sequence: 1") {
 		t.Fatalf("first publish: %s", r.all())
 	}

@@ -27,7 +27,7 @@ func stepDownSquash(s string) string {
 
 func TestStreamClusterStepDownMatchesRealCLI(t *testing.T) {
 	l := newLab(t, brokertest.Clustered())
-	l.must(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`)
+	l.addReachable(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`, "ORDERS")
 	l.must(`pub orders.new one --jetstream`)
 	before := l.srv.StreamLeader("ORDERS")
 
@@ -70,7 +70,7 @@ func TestStreamClusterStepDownErrors(t *testing.T) {
 	l.fails("stream cluster step-down", pick, "name the stream", "SOLO")
 	l.fails("stream cluster balance", "--listen none") // the real CLI's, which needs a listener
 	l.fails("stream cluster", "step-down")
-	l.must(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`)
+	l.addReachable(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`, "ORDERS")
 	l.fails("stream cluster step-down ORDERS --preferred n9", "nats: error: preferred server \"n9\" not known (10005)\n", "n9 is not a replica of ORDERS", "followers")
 	leader := l.srv.StreamLeader("ORDERS")
 	l.fails("stream cluster step-down ORDERS --preferred "+leader, leader+" leads ORDERS already")
