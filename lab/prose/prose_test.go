@@ -101,14 +101,6 @@ func welcome(t *testing.T) string {
 // as new paragraphs), and the source's line breaks inside it are gone.
 func TestListItemsHangUnderTheirMarker(t *testing.T) {
 	md := "- A stream captures subjects; anything published there is stored, whether\n  or not someone listens.\n- Short.\n\n1. **Who listens?** `jobs` lists the lab's subscribers and responders, and more words.\n"
-	lines, err := render.Lines(md, 40)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make([]string, len(lines))
-	for i, l := range lines {
-		got[i] = strings.TrimRight(ansi.Strip(l), " ")
-	}
 	want := []string{
 		"• A stream captures subjects; anything",
 		"  published there is stored, whether or",
@@ -119,9 +111,7 @@ func TestListItemsHangUnderTheirMarker(t *testing.T) {
 		"   subscribers and responders, and more",
 		"   words.",
 	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	renders(t, md, 40, want)
 	texts, err := render.Texts()
 	if err != nil {
 		t.Fatal(err)
@@ -152,15 +142,7 @@ func TestListItemsHangUnderTheirMarker(t *testing.T) {
 // read as the lesson's text.
 func TestLongCommandsHangUnderThemselves(t *testing.T) {
 	md := "A pull consumer.\n\n```\nconsumer add JOBS worker --pull --wait 3s --max-deliver 3 --defaults\nconsumer info JOBS worker\n```\n\nText after.\n"
-	lines, err := render.Lines(md, 46)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make([]string, len(lines))
-	for i, l := range lines {
-		got[i] = strings.TrimRight(ansi.Strip(l), " ")
-	}
-	want := []string{
+	renders(t, md, 46, []string{
 		"A pull consumer.",
 		"",
 		"  consumer add JOBS worker --pull --wait 3s",
@@ -168,6 +150,20 @@ func TestLongCommandsHangUnderThemselves(t *testing.T) {
 		"  consumer info JOBS worker",
 		"",
 		"Text after.",
+	})
+}
+
+// renders fails unless md, rendered inner cells wide, reads as want (its
+// lines without styles and trailing spaces).
+func renders(t *testing.T, md string, inner int, want []string) {
+	t.Helper()
+	lines, err := render.Lines(md, inner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make([]string, len(lines))
+	for i, l := range lines {
+		got[i] = strings.TrimRight(ansi.Strip(l), " ")
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
