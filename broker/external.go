@@ -51,8 +51,14 @@ func Dial(opts ExternalOptions) (*External, error) {
 	return e, nil
 }
 
-// Connect implements Deployment.
+// Connect implements Deployment: the URL, presenting what natslab was
+// given.
 func (e *External) Connect(name string, extra ...nats.Option) (*nats.Conn, error) {
+	return e.ConnectAs(name, e.Credentials(), extra...)
+}
+
+// ConnectAs implements Deployment: the URL, presenting cred.
+func (e *External) ConnectAs(name string, cred Credentials, extra ...nats.Option) (*nats.Conn, error) {
 	opts := []nats.Option{
 		nats.Name(name),
 		nats.Timeout(e.opts.ConnectTimeout),
@@ -62,38 +68,11 @@ func (e *External) Connect(name string, extra ...nats.Option) (*nats.Conn, error
 		// terminal the TUI draws on. Commands that care pass their own.
 		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}),
 	}
-	if e.opts.Creds != "" {
-		opts = append(opts, nats.UserCredentials(e.opts.Creds))
-	}
-	if e.opts.User != "" {
-		opts = append(opts, nats.UserInfo(e.opts.User, e.opts.Password))
-	}
-	if e.opts.Token != "" {
-		opts = append(opts, nats.Token(e.opts.Token))
-	}
-	opts = append(opts, extra...)
+	opts = append(append(opts, credentialOptions(cred)...), extra...)
 	nc, err := nats.Connect(e.opts.URL, opts...)
 	if err != nil {
 		// nats.go and net/url quote the URL they were given, user info and all.
 		return nil, fmt.Errorf("cannot connect to %s: %w (check --server and the credentials)", RedactURL(e.opts.URL), RedactError(err))
-	}
-	return nc, nil
-}
-
-// ConnectAs implements Deployment: the URL, presenting cred instead of
-// what natslab was given.
-func (e *External) ConnectAs(name string, cred Credentials, extra ...nats.Option) (*nats.Conn, error) {
-	opts := []nats.Option{
-		nats.Name(name),
-		nats.Timeout(e.opts.ConnectTimeout),
-		nats.MaxReconnects(-1),
-		nats.ReconnectBufSize(-1),
-		nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}),
-	}
-	opts = append(append(opts, credentialOptions(cred)...), extra...)
-	nc, err := nats.Connect(e.opts.URL, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("cannot connect to %s: %w", RedactURL(e.opts.URL), RedactError(err))
 	}
 	return nc, nil
 }
