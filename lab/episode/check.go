@@ -144,6 +144,13 @@ type StreamCheck struct {
 	RepublishHeaders     *bool  `yaml:"republish_headers"`
 	Current              Cmp    `yaml:"current"`        // replicas up to date, the leader included
 	LeaderChanged        bool   `yaml:"leader_changed"` // since the previous step
+	// Mirror is the stream this one mirrors; Sources the streams it
+	// sources from (each must be among them).
+	Mirror  string   `yaml:"mirror"`
+	Sources []string `yaml:"sources"`
+	// Lag is how many messages the copy knows it has yet to copy, as
+	// stream info's Lag: the mirror's, or the largest of its sources'.
+	Lag Cmp `yaml:"lag"`
 }
 
 // ConsumerCheck describes a consumer.

@@ -441,6 +441,9 @@ func (s *snapshot) checkStream(c *StreamCheck, prev mark) (bool, string) {
 	if why := republishes(name, cfg.RePublish, c); why != "" {
 		return false, why
 	}
+	if why := copies(name, info, c); why != "" {
+		return false, why
+	}
 	nums := []numCheck{
 		{c.MaxMsgs, cfg.MaxMsgs, "keeps at most %s (-1 is no limit)", "message", ""},
 		{c.MaxMsgsPerSubject, cfg.MaxMsgsPerSubject, "keeps at most %s per subject (-1 is no limit)", "message", ""},

@@ -62,6 +62,8 @@ func RunScript(ctx context.Context, c *Catalog, id string, o HeadlessOptions, r 
 		if c := o.Deployment.Cluster(); c != nil {
 			broker.WaitFor(clusterSettle, func() bool { return replicated(c) })
 		}
+		// Mirrors and sources copy a moment after their origins store.
+		broker.WaitFor(copySettle, func() bool { return l.copiesCaughtUp(ctx) })
 		l.Evaluate(ctx)
 	}
 	if _, err := script.RunEach(ctx, s, r, command.Streams{Out: stdout, Err: stderr, Note: o.Notes}, check); err != nil {
