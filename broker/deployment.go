@@ -96,6 +96,10 @@ type Deployment interface {
 	// Cluster is the lab's three-node cluster (natslab --cluster 3), or nil
 	// for a single server and an external deployment.
 	Cluster() Cluster
+	// Leaf is the lab's leaf node, a second server in this process that
+	// joins the lab's (leaf.go), started or not; nil with a cluster and
+	// for an external deployment.
+	Leaf() *Leaf
 
 	// Close releases the deployment: the embedded server stops for good and
 	// its store is unlocked; an external deployment is left running.

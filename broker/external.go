@@ -202,5 +202,8 @@ func (e *External) Reset() error { return ErrNotEmbedded }
 // Cluster implements Deployment: nil.
 func (e *External) Cluster() Cluster { return nil }
 
+// Leaf is nil: the lab starts leaf nodes for its own server only.
+func (e *External) Leaf() *Leaf { return nil }
+
 // Close implements Deployment: an external deployment is left running.
 func (e *External) Close() {}

@@ -71,6 +71,12 @@ type Server struct {
 	// labKey is the lab's own user (see labUser): an nkey whose seed
 	// never leaves this process.
 	labKey nkeys.KeyPair
+	// The leaf node (leaf.go): once one was started, the server listens
+	// for it on leafPort (kept across restarts), for the leaf user alone.
+	leaf       *Leaf
+	leafAccept bool
+	leafPort   int
+	leafSecret string
 }
 
 // ErrNotEmbedded is what a lab verb that needs the embedded server says when
@@ -154,6 +160,9 @@ func (s *Server) serverOptions() *server.Options {
 		JetStreamMaxMemory: s.opts.MaxMemory,
 		JetStreamMaxStore:  s.opts.MaxStore,
 	}
+	s.mu.Lock()
+	o.LeafNode = s.leafOptions()
+	s.mu.Unlock()
 	if o.Port == 0 {
 		o.Port = server.RANDOM_PORT
 	}
@@ -190,9 +199,18 @@ func (s *Server) start() error {
 		ns.WaitForShutdown()
 		return fmt.Errorf("nats-server started without JetStream: %s", s.log.lastFatal())
 	}
+	leafPort := 0
+	if o.LeafNode.Port != 0 {
+		if v, err := ns.Varz(nil); err == nil {
+			leafPort = v.LeafNode.Port // the port bound, when asked for any
+		}
+	}
 	s.mu.Lock()
 	s.ns = ns
 	s.accountsRan = hasAccounts(o)
+	if leafPort != 0 {
+		s.leafPort = leafPort
+	}
 	if !s.listen.none {
 		if addr, ok := ns.Addr().(*net.TCPAddr); ok {
 			s.port = addr.Port
@@ -267,7 +285,11 @@ func (s *Server) Shutdown() {
 		return
 	}
 	s.closed = true
+	leaf := s.leaf
 	s.mu.Unlock()
+	if leaf != nil {
+		leaf.close()
+	}
 	s.Stop()
 	s.lock.release()
 }
@@ -495,6 +517,9 @@ func (s *Server) UseArea(area string, jetstream, fresh bool) error {
 	clean := filepath.Clean("/" + area)[1:]
 	if area != "" && (clean != area || strings.HasPrefix(area, "..")) {
 		return fmt.Errorf("invalid store area %q", area)
+	}
+	if l := s.Leaf(); l != nil {
+		l.Stop() // a lesson starts without a leaf node; an error is one not running
 	}
 	s.Stop()
 	s.mu.Lock()

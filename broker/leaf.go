@@ -1,0 +1,221 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+)
+
+// Leaf is the lab's leaf node: a second nats-server in this process that
+// joins the lab's server as a leaf node, as a server in a shop, a car or
+// an edge site joins a central one. Clients of the leaf see the subjects
+// of the lab's server and the other way round, as long as the leaf
+// connection is up; the leaf can be stopped (gone offline) and started
+// again. It runs Core NATS only, on the lab's account.
+//
+// The lab's server accepts leaf nodes only once a leaf has been started:
+// nats-server opens its leaf node port from its configuration at start, so
+// the first Start restarts the lab's server with one (on loopback, with a
+// password only the leaf knows).
+type Leaf struct {
+	hub *Server
+
+	mu     sync.Mutex
+	ns     *server.Server
+	port   int // the leaf's client port, kept across its restarts
+	log    *LogBuffer
+	closed bool
+}
+
+// LeafName is the leaf node's server name, as its log and the lab's
+// server's leaf connections show it.
+const LeafName = "leaf"
+
+// leafUser is the user the leaf logs in as at the lab's server's leaf node
+// port.
+const leafUser = "leaf"
+
+// LeafStatus is the leaf node as it is now.
+type LeafStatus struct {
+	Running   bool   // the leaf's server runs
+	Connected bool   // its leaf connection to the lab's server is up
+	URL       string // where clients of the leaf connect; "" without a listener
+	HubPort   int    // the lab's server's leaf node port; 0 until a leaf was started
+}
+
+// Leaf is the lab's leaf node (started or not); nil with a cluster, whose
+// nodes it does not join.
+func (s *Server) Leaf() *Leaf {
+	if s.cluster != nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.leaf == nil {
+		s.leaf = &Leaf{hub: s, port: server.RANDOM_PORT, log: NewLogBuffer(DefaultLogLines)}
+	}
+	return s.leaf
+}
+
+// Start starts the leaf node and waits until it has joined the lab's
+// server. It restarts the lab's server first if that does not accept leaf
+// nodes yet, and says so in restarted.
+func (l *Leaf) Start() (restarted bool, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false, errors.New("the lab's server has been shut down")
+	}
+	if l.ns != nil {
+		return false, errors.New("the leaf node is running already (leaf stop takes it offline)")
+	}
+	hub := l.hub
+	if !hub.Running() {
+		return false, errors.New("the lab's server is stopped: a leaf node has nothing to join (restart it first)")
+	}
+	hub.mu.Lock()
+	accepting := hub.leafAccept
+	hub.leafAccept = true
+	if hub.leafSecret == "" {
+		hub.leafSecret = randomSecret()
+	}
+	hub.mu.Unlock()
+	if !accepting {
+		if err := hub.Restart(hub.JetStream()); err != nil {
+			return true, err
+		}
+		restarted = true
+	}
+	hub.mu.Lock()
+	remote := &url.URL{Scheme: "nats-leaf", User: url.UserPassword(leafUser, hub.leafSecret), Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(hub.leafPort))}
+	none := hub.listen.none
+	hub.mu.Unlock()
+	o := &server.Options{
+		ServerName:    LeafName,
+		Host:          "127.0.0.1",
+		Port:          l.port,
+		DontListen:    none,
+		NoSigs:        true,
+		Authorization: hub.opts.Token,
+		Username:      hub.opts.User,
+		Password:      hub.opts.Password,
+		LeafNode: server.LeafNodeOpts{
+			Remotes: []*server.RemoteLeafOpts{{URLs: []*url.URL{remote}}},
+			// After the lab's server restarts, join again soon.
+			ReconnectInterval: 250 * time.Millisecond,
+		},
+	}
+	ns, err := server.NewServer(o)
+	if err != nil {
+		return restarted, fmt.Errorf("cannot configure the leaf node: %w", err)
+	}
+	ns.SetLoggerV2(serverLogger{l.log}, false, false, false)
+	ns.Start()
+	if !ns.ReadyForConnections(hub.opts.ReadyTimeout) {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+		return restarted, fmt.Errorf("the leaf node did not start: %s", l.log.lastFatal())
+	}
+	if !waitFor(hub.opts.ReadyTimeout, func() bool { return ns.NumLeafNodes() > 0 }) {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+		return restarted, errors.New("the leaf node started but did not join the lab's server (see its log)")
+	}
+	if !none {
+		if addr, ok := ns.Addr().(*net.TCPAddr); ok {
+			l.port = addr.Port
+		}
+	}
+	l.ns = ns
+	hub.mu.Lock()
+	hub.broadcastLocked()
+	hub.mu.Unlock()
+	return restarted, nil
+}
+
+// Stop shuts the leaf node down: its clients lose their server, and the
+// lab's server its leaf connection. Its client port stays reserved for
+// the next Start, so its clients reconnect there.
+func (l *Leaf) Stop() error {
+	l.mu.Lock()
+	ns := l.ns
+	l.ns = nil
+	l.mu.Unlock()
+	if ns == nil {
+		return errors.New("the leaf node is not running (leaf start starts it)")
+	}
+	ns.Shutdown()
+	ns.WaitForShutdown()
+	hub := l.hub
+	hub.mu.Lock()
+	hub.broadcastLocked()
+	hub.mu.Unlock()
+	return nil
+}
+
+// close stops the leaf for good, with the lab's server.
+func (l *Leaf) close() {
+	l.mu.Lock()
+	l.closed = true
+	ns := l.ns
+	l.ns = nil
+	l.mu.Unlock()
+	if ns != nil {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+	}
+}
+
+// Status reports the leaf node as it is now.
+func (l *Leaf) Status() LeafStatus {
+	l.mu.Lock()
+	ns := l.ns
+	port := l.port
+	l.mu.Unlock()
+	l.hub.mu.Lock()
+	st := LeafStatus{HubPort: l.hub.leafPort}
+	none := l.hub.listen.none
+	l.hub.mu.Unlock()
+	if ns == nil {
+		return st
+	}
+	st.Running = ns.Running()
+	st.Connected = ns.NumLeafNodes() > 0
+	if !none {
+		st.URL = "nats://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	}
+	return st
+}
+
+// Credentials are what a client of the leaf presents: the lab's server's.
+func (l *Leaf) Credentials() Credentials { return l.hub.Credentials() }
+
+// Monitor asks the running leaf about itself (its clients and their
+// subscriptions); nil while it is stopped.
+func (l *Leaf) Monitor() *Monitor {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return newMonitor(l.ns)
+}
+
+// Log is the leaf's captured log.
+func (l *Leaf) Log() *LogBuffer { return l.log }
+
+// leafOptions is the lab's server's leaf node port, once a leaf asked for
+// it: loopback only, for the leaf's user alone.
+func (s *Server) leafOptions() server.LeafNodeOpts {
+	if !s.leafAccept {
+		return server.LeafNodeOpts{}
+	}
+	port := s.leafPort
+	if port == 0 {
+		port = server.RANDOM_PORT
+	}
+	return server.LeafNodeOpts{Host: "127.0.0.1", Port: port, Username: leafUser, Password: s.leafSecret}
+}
