@@ -36,6 +36,8 @@ type streamStat struct {
 	deleted   int
 	placement *api.Placement
 	apiLevel  string
+	mirror    *api.StreamSourceInfo
+	sources   []*api.StreamSourceInfo
 }
 
 // streamLeader counts the streams one server leads.
@@ -62,6 +64,7 @@ func (s *streamCmd) report(c *Call) error {
 
 	var stats []streamStat
 	leaders := map[string]*streamLeader{}
+	replication := false
 	for _, st := range all {
 		info, err := st.LatestInformation()
 		if err != nil {
@@ -87,7 +90,9 @@ func (s *streamCmd) report(c *Call) error {
 			level = "0"
 		}
 		stat := streamStat{name: info.Config.Name, consumers: info.State.Consumers, msgs: int64(info.State.Msgs), bytes: info.State.Bytes,
-			storage: info.Config.Storage.String(), cluster: info.Cluster, deleted: deleted, placement: info.Config.Placement, apiLevel: level}
+			storage: info.Config.Storage.String(), cluster: info.Cluster, deleted: deleted, placement: info.Config.Placement, apiLevel: level,
+			mirror: info.Mirror, sources: info.Sources}
+		replication = replication || len(info.Config.Sources) > 0 || info.Config.Mirror != nil
 		if info.State.Lost != nil {
 			stat.lostBytes = info.State.Lost.Bytes
 			stat.lostMsgs = len(info.State.Lost.Msgs)
@@ -140,6 +145,9 @@ func (s *streamCmd) report(c *Call) error {
 		t.AddRow(st.name, st.storage, placement, human(st.consumers), human(st.msgs), size(st.bytes), lost, human(st.deleted), st.apiLevel, streamPeers(st.cluster))
 	}
 	fmt.Fprintln(c.Out, t.Render())
+	if replication {
+		fmt.Fprintln(c.Out, s.replicationTable(stats))
+	}
 	if s.leaders && len(leaders) > 0 {
 		fmt.Fprintln(c.Out, streamLeadersTable(leaders))
 	}
@@ -245,6 +253,47 @@ func streamLeadersTable(leaders map[string]*streamLeader) string {
 			dots = max(1, int(math.Round(float64(l.groups)/float64(perCluster[l.cluster])*100/10)))
 		}
 		t.AddRow(l.name, l.cluster, human(l.groups), strings.Repeat("*", dots))
+	}
+	return t.Render()
+}
+
+// replicationTable is natscli's renderReplication: a row for each mirror
+// and source, how long ago it last heard from its origin, its lag, and the
+// server's error, if any.
+func (s *streamCmd) replicationTable(stats []streamStat) string {
+	t := newTable("Replication Report")
+	t.AddHeaders("Stream", "Kind", "API Prefix", "Source Stream", "Filters and Transforms", "Active", "Lag", "Error")
+	row := func(name, kind string, src *api.StreamSourceInfo, filters string) {
+		apiErr, prefix := "", ""
+		if src.Error != nil {
+			apiErr = src.Error.Error()
+		}
+		if src.External != nil {
+			prefix = src.External.ApiPrefix
+		}
+		if s.raw {
+			t.AddRow(name, kind, prefix, src.Name, filters, src.Active, src.Lag, apiErr)
+			return
+		}
+		t.AddRow(name, kind, prefix, src.Name, filters, human(src.Active), human(src.Lag), apiErr)
+	}
+	for _, st := range stats {
+		if st.mirror != nil {
+			row(st.name, "Mirror", st.mirror, "")
+		}
+		for _, src := range st.sources {
+			if src == nil {
+				continue
+			}
+			var filters []string
+			for _, tr := range src.SubjectTransforms {
+				filters = append(filters, fmt.Sprintf("%s to %s", tr.Source, tr.Destination))
+			}
+			if len(filters) == 0 && src.FilterSubject != "" {
+				filters = append(filters, fmt.Sprintf("%s untransformed", src.FilterSubject))
+			}
+			row(st.name, "Source", src, strings.Join(filters, ", "))
+		}
 	}
 	return t.Render()
 }
