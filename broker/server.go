@@ -160,9 +160,6 @@ func (s *Server) serverOptions() *server.Options {
 		JetStreamMaxMemory: s.opts.MaxMemory,
 		JetStreamMaxStore:  s.opts.MaxStore,
 	}
-	s.mu.Lock()
-	o.LeafNode = s.leafOptions()
-	s.mu.Unlock()
 	if o.Port == 0 {
 		o.Port = server.RANDOM_PORT
 	}
@@ -180,6 +177,9 @@ func (s *Server) start() error {
 	if err != nil {
 		return err
 	}
+	s.mu.Lock()
+	o.LeafNode = s.leafOptions() // the leaf node joins the single server only
+	s.mu.Unlock()
 	ns, err := server.NewServer(o)
 	if err != nil {
 		return fmt.Errorf("cannot configure nats-server: %w", err)
