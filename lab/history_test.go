@@ -17,6 +17,7 @@ func TestHistoryLoadingSurvivesAnyLine(t *testing.T) {
 	content := "pub a one\n" +
 		strings.Repeat("x", 2<<20) + "\n" + // over a MiB
 		"pub a two\n" +
+		"pub a secret --password hunter2\n" + // kept by an older natslab: never recalled
 		"\x00\x01\xff\xfe junk\x1b[31m\n" + // binary junk
 		strings.Repeat("y", command.MaxLineLength+10) + "\n" + // longer than a line may be
 		"pub a three\n" +
