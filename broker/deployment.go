@@ -178,6 +178,12 @@ func (m *Monitor) Subsz(opts *server.SubszOptions) (*server.Subsz, error) {
 	return m.ns.Subsz(opts)
 }
 
+// Leafz lists the server's leaf node connections, as its /leafz endpoint
+// would.
+func (m *Monitor) Leafz(opts *server.LeafzOptions) (*server.Leafz, error) {
+	return m.ns.Leafz(opts)
+}
+
 // Interest is how many subscriptions in the default account a message on
 // subject would reach now; the server keeps the count, so this is cheap.
 func (m *Monitor) Interest(subject string) int {

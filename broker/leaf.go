@@ -29,6 +29,7 @@ type Leaf struct {
 	mu     sync.Mutex
 	ns     *server.Server
 	port   int // the leaf's client port, kept across its restarts
+	gone   int // clients it had when it stopped, who will try to come back
 	log    *LogBuffer
 	closed bool
 }
@@ -65,19 +66,21 @@ func (s *Server) Leaf() *Leaf {
 
 // Start starts the leaf node and waits until it has joined the lab's
 // server. It restarts the lab's server first if that does not accept leaf
-// nodes yet, and says so in restarted.
-func (l *Leaf) Start() (restarted bool, err error) {
+// nodes yet, and says so in restarted. After a Stop it also waits, a few
+// seconds at most, for the clients the leaf had to reconnect, and says
+// how many did.
+func (l *Leaf) Start() (restarted bool, clients int, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {
-		return false, errors.New("the lab's server has been shut down")
+		return false, 0, errors.New("the lab's server has been shut down")
 	}
 	if l.ns != nil {
-		return false, errors.New("the leaf node is running already (leaf stop takes it offline)")
+		return false, 0, errors.New("the leaf node is running already (leaf stop takes it offline)")
 	}
 	hub := l.hub
 	if !hub.Running() {
-		return false, errors.New("the lab's server is stopped: a leaf node has nothing to join (restart it first)")
+		return false, 0, errors.New("the lab's server is stopped: a leaf node has nothing to join (restart it first)")
 	}
 	hub.mu.Lock()
 	accepting := hub.leafAccept
@@ -88,7 +91,7 @@ func (l *Leaf) Start() (restarted bool, err error) {
 	hub.mu.Unlock()
 	if !accepting {
 		if err := hub.Restart(hub.JetStream()); err != nil {
-			return true, err
+			return true, 0, err
 		}
 		restarted = true
 	}
@@ -113,19 +116,19 @@ func (l *Leaf) Start() (restarted bool, err error) {
 	}
 	ns, err := server.NewServer(o)
 	if err != nil {
-		return restarted, fmt.Errorf("cannot configure the leaf node: %w", err)
+		return restarted, 0, fmt.Errorf("cannot configure the leaf node: %w", err)
 	}
 	ns.SetLoggerV2(serverLogger{l.log}, false, false, false)
 	ns.Start()
 	if !ns.ReadyForConnections(hub.opts.ReadyTimeout) {
 		ns.Shutdown()
 		ns.WaitForShutdown()
-		return restarted, fmt.Errorf("the leaf node did not start: %s", l.log.lastFatal())
+		return restarted, 0, fmt.Errorf("the leaf node did not start: %s", l.log.lastFatal())
 	}
 	if !waitFor(hub.opts.ReadyTimeout, func() bool { return ns.NumLeafNodes() > 0 }) {
 		ns.Shutdown()
 		ns.WaitForShutdown()
-		return restarted, errors.New("the leaf node started but did not join the lab's server (see its log)")
+		return restarted, 0, errors.New("the leaf node started but did not join the lab's server (see its log)")
 	}
 	if !none {
 		if addr, ok := ns.Addr().(*net.TCPAddr); ok {
@@ -136,19 +139,34 @@ func (l *Leaf) Start() (restarted bool, err error) {
 	hub.mu.Lock()
 	hub.broadcastLocked()
 	hub.mu.Unlock()
-	return restarted, nil
+	if l.gone > 0 {
+		// Clients retry every couple of seconds (nats.go's default wait).
+		waitFor(leafReturn, func() bool { return ns.NumClients() >= l.gone })
+		clients = min(ns.NumClients(), l.gone)
+		l.gone = 0
+	}
+	return restarted, clients, nil
 }
+
+// leafReturn bounds how long Start waits for the leaf's clients to come
+// back after a Stop.
+const leafReturn = 5 * time.Second
 
 // Stop shuts the leaf node down: its clients lose their server, and the
 // lab's server its leaf connection. Its client port stays reserved for
-// the next Start, so its clients reconnect there.
-func (l *Leaf) Stop() error {
+// the next Start, so its clients reconnect there. clients is how many
+// clients it had.
+func (l *Leaf) Stop() (clients int, err error) {
 	l.mu.Lock()
 	ns := l.ns
 	l.ns = nil
+	if ns != nil {
+		l.gone = ns.NumClients()
+		clients = l.gone
+	}
 	l.mu.Unlock()
 	if ns == nil {
-		return errors.New("the leaf node is not running (leaf start starts it)")
+		return 0, errors.New("the leaf node is not running (leaf start starts it)")
 	}
 	ns.Shutdown()
 	ns.WaitForShutdown()
@@ -156,7 +174,7 @@ func (l *Leaf) Stop() error {
 	hub.mu.Lock()
 	hub.broadcastLocked()
 	hub.mu.Unlock()
-	return nil
+	return clients, nil
 }
 
 // close stops the leaf for good, with the lab's server.

@@ -69,7 +69,7 @@ func TestLeafNodeJoinsCrossesAndGoesOffline(t *testing.T) {
 		t.Fatalf("before start: %+v", st)
 	}
 	hubID := s.Monitor().ID()
-	restarted, err := leaf.Start()
+	restarted, _, err := leaf.Start()
 	if err != nil || !restarted {
 		t.Fatalf("first start: restarted %v, %v", restarted, err)
 	}
@@ -99,8 +99,8 @@ func TestLeafNodeJoinsCrossesAndGoesOffline(t *testing.T) {
 	lc.Publish("hub.news", []byte("from the leaf"))
 	nextOnHub("from the leaf")
 
-	if err := leaf.Stop(); err != nil {
-		t.Fatal(err)
+	if clients, err := leaf.Stop(); err != nil || clients != 1 {
+		t.Fatalf("stop: %d clients, %v", clients, err)
 	}
 	if st := leaf.Status(); st.Running || st.Connected {
 		t.Fatalf("after stop: %+v", st)
@@ -114,8 +114,8 @@ func TestLeafNodeJoinsCrossesAndGoesOffline(t *testing.T) {
 	hub.Publish("greet", []byte("while you were away"))
 	hub.Flush()
 
-	if restarted, err := leaf.Start(); err != nil || restarted {
-		t.Fatalf("second start: restarted %v, %v", restarted, err)
+	if restarted, clients, err := leaf.Start(); err != nil || restarted || clients != 1 {
+		t.Fatalf("second start: restarted %v, %d clients back, %v", restarted, clients, err)
 	}
 	if again := leaf.Status(); again.URL != st.URL || again.HubPort != st.HubPort {
 		t.Fatalf("the leaf moved: %+v, was %+v", again, st)
@@ -134,7 +134,7 @@ func TestLeafNodeJoinsCrossesAndGoesOffline(t *testing.T) {
 func TestLeafNodeRejoinsAfterTheLabsServerRestarts(t *testing.T) {
 	s := brokertest.Start(t)
 	leaf := s.Leaf()
-	if _, err := leaf.Start(); err != nil {
+	if _, _, err := leaf.Start(); err != nil {
 		t.Fatal(err)
 	}
 	port := leaf.Status().HubPort
@@ -168,7 +168,7 @@ func TestLeafNodeRejoinsAfterTheLabsServerRestarts(t *testing.T) {
 // (UseArea) begins without one running.
 func TestLeafNodeStopsWhenALessonStarts(t *testing.T) {
 	s := brokertest.Start(t)
-	if _, err := s.Leaf().Start(); err != nil {
+	if _, _, err := s.Leaf().Start(); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.UseArea("lessons/x", true, true); err != nil {
@@ -177,7 +177,7 @@ func TestLeafNodeStopsWhenALessonStarts(t *testing.T) {
 	if s.Leaf().Status().Running {
 		t.Error("the leaf still runs in a fresh lesson")
 	}
-	if _, err := s.Leaf().Start(); err != nil {
+	if _, _, err := s.Leaf().Start(); err != nil {
 		t.Fatalf("starting the leaf again: %v", err)
 	}
 }

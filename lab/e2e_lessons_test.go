@@ -20,7 +20,7 @@ import (
 // until it is running), and the lesson complete in the status bar.
 var tmuxLessons = []string{
 	"push-pull", "durable-ephemeral", "deliver-policies", "max-ack-pending", "exactly-once",
-	"object-store", "services", "republish", "mirrors-sources", "permissions", "accounts", "subject-mapping",
+	"object-store", "services", "republish", "mirrors-sources", "leaf-node", "permissions", "accounts", "subject-mapping",
 }
 
 func TestEndToEndNewLessonsInTmux(t *testing.T) {

@@ -84,6 +84,9 @@ func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
 	}
 	cred := s.dep.Credentials()
 	conn := realcli.Conn{URL: s.dep.ClientURL(), User: cred.User, Password: cred.Password, Token: cred.Token, Creds: cred.Creds}
+	if c.realConn != nil {
+		conn = *c.realConn
+	}
 	if len(l.Path) > 0 && l.Path[0].Name == "context" {
 		// Contexts are the real CLI's own configuration, managed as in a
 		// fresh shell: context add would save the lab's credentials from

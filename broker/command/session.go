@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"natslab/broker"
+	"natslab/broker/realcli"
 )
 
 // Session runs command lines against one deployment. It is safe for
@@ -247,6 +248,10 @@ type Call struct {
 	timeout time.Duration
 
 	parseOnly bool // Check: parse, never run
+
+	// realConn, when set, is where a line run with the real CLI connects
+	// instead of the session's deployment (leaf COMMAND: the leaf node).
+	realConn *realcli.Conn
 }
 
 // Notef writes the lab's explanation as a note: never inside the real

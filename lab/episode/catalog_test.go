@@ -18,11 +18,11 @@ var curriculum = []string{
 	"retention", "replicas", "kv", "troubleshooting", "sandbox",
 	"push-pull", "durable-ephemeral", "deliver-policies", "max-ack-pending", "exactly-once",
 	"permissions", "accounts", "subject-mapping",
-	"republish", "mirrors-sources", "object-store", "services",
+	"republish", "mirrors-sources", "leaf-node", "object-store", "services",
 }
 
 // numbered are the episodes whose numbers leave room for parts to come.
-var numbered = map[string]int{"permissions": 25, "accounts": 26, "subject-mapping": 27, "republish": 28, "mirrors-sources": 29, "object-store": 31, "services": 32}
+var numbered = map[string]int{"permissions": 25, "accounts": 26, "subject-mapping": 27, "republish": 28, "mirrors-sources": 29, "leaf-node": 30, "object-store": 31, "services": 32}
 
 func TestCatalogHasTheCurriculum(t *testing.T) {
 	c := catalog()

@@ -58,6 +58,8 @@ type Check struct {
 	Mapping *MappingCheck `yaml:"mapping"`
 	// Account counts what the server counts of an account's clients.
 	Account *AccountCheck `yaml:"account"`
+	// Leaf checks the lab's leaf node and its clients.
+	Leaf *LeafCheck `yaml:"leaf"`
 }
 
 // AccountCheck describes an account by the server's own numbers.
@@ -235,6 +237,23 @@ type ServiceCheck struct {
 	EachRequests Cmp `yaml:"each_requests"`
 }
 
+// LeafCheck describes the lab's leaf node (broker.Leaf): whether it runs
+// and has joined the lab's server, and what its own clients subscribe to
+// and received, read from the leaf server itself.
+type LeafCheck struct {
+	Running   *bool `yaml:"running"`
+	Connected *bool `yaml:"connected"` // joined to the lab's server
+	// Subject: the leaf's clients' subscriptions on exactly this subject.
+	Subject     string `yaml:"subject"`
+	Subscribers Cmp    `yaml:"subscribers"` // how many; default >= 1 with Subject
+	// Received counts what the leaf delivered to its clients subscribed on
+	// Subject, since they connected.
+	Received Cmp `yaml:"received"`
+	// Sent counts the messages the leaf passed to the lab's server over its
+	// leaf connection (since it joined), as the lab's server counts them.
+	Sent Cmp `yaml:"sent"`
+}
+
 // MessagesCheck counts stored messages.
 type MessagesCheck struct {
 	Stream  string `yaml:"stream"`
@@ -305,6 +324,7 @@ func (c Check) validate() error {
 	count(c.Refused != nil)
 	count(c.Mapping != nil)
 	count(c.Account != nil)
+	count(c.Leaf != nil)
 	if kinds == 0 {
 		return fmt.Errorf("a check says nothing to check")
 	}

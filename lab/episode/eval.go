@@ -68,6 +68,9 @@ func (s *snapshot) check(c Check, prev mark) (bool, string) {
 	if c.Object != nil {
 		parts = append(parts, func() (bool, string) { return s.checkObject(c.Object) })
 	}
+	if c.Leaf != nil {
+		parts = append(parts, func() (bool, string) { return s.checkLeaf(c.Leaf) })
+	}
 	if c.Service != nil {
 		parts = append(parts, func() (bool, string) { return s.checkService(c.Service) })
 	}
@@ -376,6 +379,7 @@ func (s *snapshot) checkUnheard(c *UnheardCheck) (bool, string) {
 			listeners = append(listeners, describeSub(sd.Subject, sd.Queue))
 		}
 	}
+	listeners = append(listeners, leafListens(s.ns, c.Subject)...)
 	n := s.l.obs.sampleUnheard(c.Subject, s.boot(), s.clientConns(true), len(listeners) > 0)
 	want := c.Count.Or(">=1")
 	if want.Holds(n) {
