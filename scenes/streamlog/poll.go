@@ -106,7 +106,14 @@ func (d *driver) poll() {
 			d.counts[n.Name] = &TapCounts{}
 		}
 		if len(old) > 0 || restarted {
-			stories = append(stories, fmt.Sprintf("%s: a %s log on %s", n.Name, n.Storage, strings.Join(n.Subjects, ", ")))
+			switch {
+			case n.Mirror:
+				stories = append(stories, fmt.Sprintf("%s: a %s mirror of %s", n.Name, n.Storage, n.From[0]))
+			case len(n.From) > 0 && len(n.Subjects) == 0:
+				stories = append(stories, fmt.Sprintf("%s: a %s log fed by %s", n.Name, n.Storage, strings.Join(n.From, ", ")))
+			default:
+				stories = append(stories, fmt.Sprintf("%s: a %s log on %s", n.Name, n.Storage, strings.Join(n.Subjects, ", ")))
+			}
 		}
 		lanes = append(lanes, n)
 	}
@@ -206,7 +213,10 @@ func (d *driver) diff(o, n Lane) []string {
 			removed++
 		}
 	}
-	if n.Last > o.Last && n.Last > d.acked[n.Name] && n.Holds(n.Last) {
+	if n.Last > o.Last && len(n.From) > 0 && len(n.Subjects) == 0 {
+		// A copy with no subjects of its own: the server stored it.
+		out = append(out, fmt.Sprintf("copied up to #%d from %s", n.Last, strings.Join(n.From, ", ")))
+	} else if n.Last > o.Last && n.Last > d.acked[n.Name] && n.Holds(n.Last) {
 		// Stored, and nobody was told: a plain publish.
 		out = append(out, fmt.Sprintf("stored #%d; a plain publish hears nothing back (--jetstream would)", n.Last))
 	}

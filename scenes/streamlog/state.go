@@ -38,9 +38,13 @@ type Lane struct {
 	First, Last, Msgs uint64    // from the broker
 	Deleted           []uint64  // interior gaps, when few enough to list
 	FirstTime         time.Time // when the oldest message was stored
-	Gone              string    // why the stream is no longer there ("" while it is)
-	Had               uint64    // messages it held when last seen, for a gone stream
-	Seen              TapCounts // what the taps saw since the scene opened (or reset)
+	// From names the streams it copies: its mirror's origin, or its
+	// sources. The server stores those copies; no publisher sends them.
+	From   []string
+	Mirror bool
+	Gone   string    // why the stream is no longer there ("" while it is)
+	Had    uint64    // messages it held when last seen, for a gone stream
+	Seen   TapCounts // what the taps saw since the scene opened (or reset)
 }
 
 // TapCounts are the publishes the scene saw reach a stream, and the
@@ -74,6 +78,12 @@ func lane(info *jetstream.StreamInfo) Lane {
 		MaxMsgs: c.MaxMsgs, PerSubj: c.MaxMsgsPerSubject, MaxBytes: c.MaxBytes, MaxAge: c.MaxAge, Dupes: c.Duplicates,
 		Created: info.Created,
 		First:   s.FirstSeq, Last: s.LastSeq, Msgs: s.Msgs, FirstTime: s.FirstTime,
+	}
+	if c.Mirror != nil {
+		l.From, l.Mirror = []string{c.Mirror.Name}, true
+	}
+	for _, src := range c.Sources {
+		l.From = append(l.From, src.Name)
 	}
 	if len(s.Deleted) > 0 {
 		l.Deleted = append([]uint64(nil), s.Deleted...)

@@ -399,7 +399,14 @@ func (s *Scene) drawCompact(c *kit.Canvas, l *Lane, y int, now time.Time) {
 		text += " · refused " + strconv.FormatUint(l.Seen.Refused, 10)
 	}
 	c.Text(x, y, kit.Clip(text, s.iw-x), kit.Faint)
-	const pub = "[pub]"
+	pub := "[pub]"
+	if len(l.From) > 0 && len(l.Subjects) == 0 {
+		// Copies come from there, not from publishers.
+		pub = "[" + strings.Join(l.From, "+") + "]"
+		if len(pub) > max(s.iw/4, 6) || !ascii(pub) {
+			pub = "[copy]"
+		}
+	}
 	g := geometry{in: y + 1}
 	g.pub = rect{s.iw - len(pub), y + 1, len(pub), 1}
 	wire := min(max(s.iw/6, 5), 12)
@@ -449,4 +456,13 @@ func (s *Scene) drawFooter(c *kit.Canvas, y int, now time.Time) {
 		role = kit.Strong
 	}
 	c.Text(0, y, kit.Clip(text, s.iw), role)
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
