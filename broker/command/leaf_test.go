@@ -1,0 +1,66 @@
+package command_test
+
+import (
+	"strings"
+	"testing"
+
+	"natslab/broker/brokertest"
+)
+
+// The leaf verb: start and stop the lab's leaf node, and run nats commands
+// as its clients with the real CLI; messages cross between the leaf's
+// clients and the lab's server's.
+func TestLeafVerbStartsRunsAndStops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real nats CLI")
+	}
+	l := newLab(t)
+	l.fails("leaf", "leaf needs a sub-command")
+	l.fails("leaf sub greet", "the leaf node is not running")
+	if out := l.must("leaf status").out; !strings.Contains(out, "Leaf node leaf is not running") {
+		t.Errorf("leaf status before start:\n%s", out)
+	}
+	r := l.must("leaf start")
+	wantLines(t, "leaf start", r.out, "The lab's server restarted to accept leaf nodes on 127.0.0.1:", "Leaf node leaf joined the lab's server")
+	wantLines(t, "leaf start notes", r.note, "leafnodes { port: … }", "leaf COMMAND runs a nats command there")
+	if r := l.must("leaf status"); !strings.Contains(r.out, "running and joined") || !strings.Contains(r.out, "Clients connect to nats://127.0.0.1:") {
+		t.Errorf("leaf status:\n%s", r.out)
+	}
+	l.fails("leaf start", "running already")
+	l.fails("leaf sub greet --server nats://127.0.0.1:4222", "drop --server")
+	l.fails("leaf bogus", `"bogus" is none`)
+
+	sub, subOut := l.background("leaf sub greet")
+	l.await("the leaf's subscriber", func() bool { return strings.Contains(subOut.String(), "Subscribing on greet") })
+	eventually(t, "the leaf's interest on the lab's server", func() bool { return l.srv.Monitor().Interest("greet") > 0 })
+	l.must(`pub greet "hello leaf"`)
+	l.await("the message on the leaf", func() bool { return strings.Contains(subOut.String(), "hello leaf") })
+
+	hub, hubOut := l.background(`sub "hub.>"`)
+	l.await("the hub's subscriber", func() bool { return strings.Contains(hubOut.String(), "Subscribing on hub.>") })
+	eventually(t, "the hub's interest on the leaf", func() bool { m := l.srv.Leaf().Monitor(); return m != nil && m.Interest("hub.news") > 0 })
+	if r := l.must(`leaf pub hub.news "from the leaf"`); !strings.Contains(r.err+r.out, `Published 13 bytes to "hub.news"`) {
+		t.Errorf("leaf pub:\n%s", r.all())
+	}
+	l.await("the leaf's message on the lab's server", func() bool { return strings.Contains(hubOut.String(), "from the leaf") })
+
+	r = l.must("leaf stop")
+	wantLines(t, "leaf stop", r.out, "Leaf node leaf stopped: it left the lab's server")
+	wantLines(t, "leaf stop notes", r.note, "1 client of the leaf lost its server")
+	l.fails("leaf stop", "not running")
+	r = l.must("leaf start")
+	if strings.Contains(r.out, "restarted") {
+		t.Errorf("a second leaf start restarted the lab's server:\n%s", r.out)
+	}
+	wantLines(t, "leaf start again", r.out, "1 client of the leaf reconnected")
+	sub.Stop()
+	hub.Stop()
+	<-sub.Done()
+	<-hub.Done()
+}
+
+// Without the lab's own single server there is no leaf node.
+func TestLeafVerbNeedsTheSingleEmbeddedServer(t *testing.T) {
+	l := newLab(t, brokertest.Clustered())
+	l.fails("leaf start", "start natslab without --cluster")
+}
