@@ -434,9 +434,26 @@ func (d *driver) onReply(m *nats.Msg) {
 	d.mu.Unlock()
 }
 
+// closedListener is the name of the most recently closed connection that
+// listened on reply (or its inbox prefix), or "".
+func closedListener(ns *broker.Monitor, reply, prefix string) string {
+	cz, err := ns.Connz(&server.ConnzOptions{State: server.ConnClosed, Sort: server.ByStop, Subscriptions: true, SubscriptionsDetail: true, Limit: 64})
+	if err != nil {
+		return ""
+	}
+	for _, c := range cz.Conns {
+		for _, sd := range c.SubsDetail {
+			if sd.Subject == reply || strings.HasPrefix(sd.Subject, prefix) {
+				return connName(c.Name, c.Cid)
+			}
+		}
+	}
+	return ""
+}
+
 // requesterName asks the server which connection sent a request: the one
-// listening on its reply subject if it still does (a fast reply may have
-// ended that already), else the one connection, not a responder, whose
+// listening on its reply subject if it still does, or did until it closed
+// (a fast reply may have ended it already), else the one connection, not a responder, whose
 // count of messages sent grew since the scene last looked. Names found are
 // remembered by inbox prefix, which stays the same for one connection.
 func (d *driver) requesterName(subject, reply string) string {
@@ -477,6 +494,11 @@ func (d *driver) requesterName(subject, reply string) string {
 			}
 		}
 		d.sent[c.Cid] = c.InMsgs
+	}
+	if name == "" {
+		// A quick requester may have had its answer and gone by now: the
+		// server remembers closed connections, subscriptions included.
+		name = closedListener(ns, reply, prefix)
 	}
 	if name == "" && len(grew) == 1 {
 		name = grew[0]

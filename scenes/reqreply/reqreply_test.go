@@ -1,6 +1,8 @@
 package reqreply
 
 import (
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 	"strings"
 	"testing"
 	"time"
@@ -124,6 +126,38 @@ func TestRealCLIRequest(t *testing.T) {
 	h.Settle("round trip", func(s Snapshot) bool { return s.Replies == 1 })
 	if n := h.Scene.snap.LastRequester; !strings.Contains(n, "NATS CLI") {
 		t.Fatalf("the requester is %q, want the real CLI's connection", n)
+	}
+}
+
+// A requester that had its answer and closed before the scene looked is
+// still named: the server remembers a closed connection's subscriptions.
+func TestAClosedRequesterIsStillNamed(t *testing.T) {
+	h := newHarness(t, Options{})
+	nc, err := nats.Connect(h.srv.ClientURL(), nats.Name("NATS CLI Version test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nc.SubscribeSync("_INBOX.gone.*"); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	cid, err := nc.GetClientID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Close()
+	// The server hears the close on its own time, and says so to no one.
+	gone := broker.WaitFor(5*time.Second, func() bool {
+		cz, err := h.srv.Monitor().Connz(&server.ConnzOptions{State: server.ConnClosed, CID: cid})
+		return err == nil && len(cz.Conns) == 1
+	})
+	if !gone {
+		t.Fatal("the server never listed the connection as closed")
+	}
+	if got := h.Scene.d.requesterName("time", "_INBOX.gone.1"); got != "NATS CLI Version test" {
+		t.Fatalf("the requester that closed is named %q", got)
 	}
 }
 
