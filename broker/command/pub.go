@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/choria-io/fisk"
 	"github.com/nats-io/jsm.go"
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 )
 
@@ -297,18 +299,30 @@ func (p *pubCmd) publishJetStream(c *Call, nc *nats.Conn, pub *publisher) error 
 // CLI prints nats.go's error as it is.
 func (c *Call) publishError(err error, msg *nats.Msg) error {
 	switch {
+	case controlLine(msg) > server.MAX_CONTROL_LINE_SIZE:
+		// The server closes the connection on a protocol line it cannot
+		// take: nats.go reports that, or the closed connection after it.
+		return explain(err, "the subject, reply subject and headers' sizes travel on one protocol line, which the server caps at %d bytes (its max_control_line): the subject here is %s long", server.MAX_CONTROL_LINE_SIZE, size(len(msg.Subject)))
 	case errors.Is(err, nats.ErrMaxPayload):
 		return explain(err, "the message is %s with its headers; the server takes at most %s (its max_payload): publish something smaller", size(msgSize(msg)), size(c.maxPayload()))
 	case errors.Is(err, nats.ErrBadSubject), errors.Is(err, nats.ErrInvalidMsg):
 		return explain(err, "%s", subjectNote(msg.Subject, false))
-	case strings.Contains(err.Error(), "maximum control line exceeded"):
-		return explain(err, "the subject, reply subject and headers' sizes travel on one protocol line, which the server caps at 4096 bytes (its max_control_line): the subject here is %s long", size(len(msg.Subject)))
 	case errors.Is(err, nats.ErrDisconnected):
 		return explain(err, "the connection to the server was lost on the way (the server stopped or restarted); the client reconnects by itself: publish again")
 	case errors.Is(err, nats.ErrReconnectBufExceeded), errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting):
 		return explain(err, "the server is not reachable right now, so nothing was published (is it restarting? try again in a moment)")
 	}
 	return err
+}
+
+// controlLine is the length of the protocol line that carries msg: PUB
+// subject reply size, or HPUB subject reply header-size total-size.
+func controlLine(msg *nats.Msg) int {
+	n := len("PUB  ") + len(msg.Subject) + len(msg.Reply) + len(strconv.Itoa(msg.Size())) + len("\r\n")
+	if len(msg.Header) > 0 {
+		n += len("H ") + len(strconv.Itoa(msg.Size()))
+	}
+	return n
 }
 
 // msgSize is the size of a message as max_payload counts it: its body and

@@ -101,13 +101,19 @@ func (m *msgTemplate) parsed(withRequest bool) (*template.Template, error) {
 
 const randomAlphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
+// randomLimit caps Random's length so a typo cannot exhaust memory: one
+// byte more than any server's max_payload may be (64 MiB), so whatever the
+// real CLI would publish or have refused, the lab publishes or has
+// refused too.
+const randomLimit = 64<<20 + 1
+
 // randomString is natscli's RandomString: between shortest and longest
-// characters (either order), capped so a typo cannot exhaust memory.
+// characters (either order), capped at randomLimit.
 func randomString(shortest, longest uint) string {
 	if shortest > longest {
 		shortest, longest = longest, shortest
 	}
-	longest = min(longest, 1<<20)
+	longest = min(longest, randomLimit)
 	shortest = min(shortest, longest)
 	n := int(shortest)
 	if longest > shortest {
