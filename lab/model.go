@@ -138,6 +138,10 @@ func New(opts Options) *Model {
 	if opts.StoreDir != "" {
 		sopts = append(sopts, command.WithCLIHome(command.CLIHome(opts.StoreDir)))
 	}
+	if opts.Guest != "" {
+		// An attendee cannot restart the lab the workshop serves them.
+		sopts = append(sopts, command.WithListenerAdvice("ask your instructor to start the workshop with --attendee-urls"))
+	}
 	sopts = append(sopts, opts.SessionOptions...)
 	m.sess = command.NewSession(m.dep, sopts...)
 	m.addSceneVerb()

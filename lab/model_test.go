@@ -619,6 +619,12 @@ func TestGuestLab(t *testing.T) {
 			t.Errorf("a guest's screen shows the host's %q:\n%s", host, s)
 		}
 	}
+	// A command only the real CLI runs needs a listener the attendee
+	// cannot give their lab: they are told whom to ask.
+	h.run("object ls")
+	if s := h.text(); !strings.Contains(s, "ask your instructor to start the workshop with --attendee-urls") || strings.Contains(s, "start natslab without") {
+		t.Errorf("a guest is told to restart a lab they cannot restart:\n%s", s)
+	}
 }
 
 // TestRandomInputNeverBreaks throws random keys, pastes, wheels, clicks and

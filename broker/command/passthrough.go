@@ -141,7 +141,7 @@ func (s *Session) refuseReal(l realcli.Line) error {
 		name = "nats " + name
 	}
 	if s.dep.ClientURL() == "" {
-		return usageErrorf("`%s` runs the real nats CLI, which reaches the server over TCP, and this lab has no listener (--listen none): start natslab without --listen none", name)
+		return usageErrorf("`%s` runs the real nats CLI, which reaches the server over TCP, and this lab has no listener: %s", name, s.ListenerAdvice())
 	}
 	if why := needsTerminal(l); why != "" {
 		return usageErrorf("%s", why)

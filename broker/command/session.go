@@ -42,7 +42,8 @@ type Session struct {
 	cliHome  string
 	tempHome string // a home made for this session, removed by Close
 
-	noLocalFiles bool // see WithNoLocalFiles
+	noLocalFiles   bool   // see WithNoLocalFiles
+	listenerAdvice string // see WithListenerAdvice
 }
 
 // Option configures a Session.
@@ -88,6 +89,21 @@ func (s *Session) WorkDir() string {
 	s.homeMu.Lock()
 	defer s.homeMu.Unlock()
 	return s.workDir
+}
+
+// WithListenerAdvice replaces what a line that needs the real CLI is told
+// to do when the lab has no listener ("start natslab without --listen
+// none"): a workshop attendee cannot restart their lab, so they are told
+// whom to ask.
+func WithListenerAdvice(advice string) Option { return func(s *Session) { s.listenerAdvice = advice } }
+
+// ListenerAdvice is what to do when a line needs a listener the lab lacks
+// (also for a nil session: the default).
+func (s *Session) ListenerAdvice() string {
+	if s != nil && s.listenerAdvice != "" {
+		return s.listenerAdvice
+	}
+	return "start natslab without --listen none"
 }
 
 // NewSession prepares a session; it connects on first use.

@@ -104,7 +104,7 @@ func Begin(ctx context.Context, env Env, ep *Episode, fresh bool) (*Lesson, erro
 		return nil, fmt.Errorf("lesson %s needs a %d-node cluster: start natslab with --cluster %d", ep.ID, ep.Needs.Cluster, ep.Needs.Cluster)
 	}
 	if ep.Needs.Listener && env.Deployment.ClientURL() == "" {
-		return nil, fmt.Errorf("lesson %s runs the real nats CLI, which reaches the server over TCP, and this lab has no listener: start natslab without --listen none", ep.ID)
+		return nil, fmt.Errorf("lesson %s runs the real nats CLI, which reaches the server over TCP, and this lab has no listener: %s", ep.ID, env.Session.ListenerAdvice())
 	}
 	l := &Lesson{ep: ep, env: env, obs: newObservations(env.Session), replays: map[string]bool{}}
 	l.done = make([]bool, len(ep.Steps))
