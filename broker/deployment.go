@@ -1,6 +1,8 @@
 package broker
 
 import (
+	"strings"
+
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 )
@@ -167,6 +169,19 @@ func newMonitor(ns *server.Server) *Monitor {
 
 // ID identifies the server process: it changes at every start.
 func (m *Monitor) ID() string { return m.ns.ID() }
+
+// StreamIngest is how many published messages the server's streams have
+// taken in and not yet stored: a stream stores what it captures on a
+// goroutine of its own, after the publisher's flush has returned.
+func (m *Monitor) StreamIngest() int {
+	n := 0
+	for name, q := range *m.ns.Ipqueuesz(&server.IpqueueszOptions{Filter: "stream '"}) {
+		if strings.HasSuffix(name, "' messages") {
+			n += q.Pending + q.InProgress
+		}
+	}
+	return n
+}
 
 // Connz lists the server's connections, as its /connz endpoint would.
 func (m *Monitor) Connz(opts *server.ConnzOptions) (*server.Connz, error) {

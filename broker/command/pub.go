@@ -13,6 +13,8 @@ import (
 	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+
+	"natslab/broker"
 )
 
 func init() {
@@ -237,7 +239,24 @@ func (p *pubCmd) publishCore(c *Call, nc *nats.Conn, pub *publisher) error {
 			c.Notef("%s; the server took it as a literal subject", subjectNote(subj, false))
 		}
 	}
+	c.awaitStored()
 	return nil
+}
+
+// awaitStored waits until the lab's servers have stored what their streams
+// took in: the real CLI's next command is a process started later, which
+// never finds a stream still storing the last publish; the lab's next line
+// may come at once.
+func (c *Call) awaitStored() {
+	ms := c.S.dep.Monitors()
+	broker.WaitFor(c.timeout, func() bool {
+		for _, m := range ms {
+			if m.StreamIngest() > 0 {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // jsPublishWindow is how many JetStream publishes are on their way at
