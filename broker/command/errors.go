@@ -114,6 +114,19 @@ func explain(err error, format string, a ...any) error {
 	return &notedError{err: err, note: fmt.Sprintf(format, a...)}
 }
 
+// noteOf is real, the library's error as the real CLI prints it, with the
+// lab's explanation of it (why, an error of the lab's words) as its note.
+func noteOf(real, why error) error {
+	if why == nil {
+		return real
+	}
+	note := why.Error()
+	if n := ErrorNote(why); n != "" {
+		note += ": " + n
+	}
+	return explain(real, "%s", note)
+}
+
 // ErrorNote is the lab's explanation of err, one line per note, oldest
 // cause first; "" when the lab has nothing to add to the real CLI's line.
 func ErrorNote(err error) string {

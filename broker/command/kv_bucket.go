@@ -31,9 +31,9 @@ func (c *Call) kvOpen(bucket string) (jetstream.JetStream, jetstream.KeyValue, e
 	kv, err := js.KeyValue(ctx, bucket)
 	switch {
 	case errors.Is(err, jetstream.ErrBucketNotFound):
-		return nil, nil, c.kvUnknownBucket(js, bucket)
+		return nil, nil, noteOf(err, c.kvUnknownBucket(js, bucket))
 	case errors.Is(err, jetstream.ErrBadBucket):
-		return nil, nil, fmt.Errorf("stream %s%s exists but is not a key-value bucket (it does not keep values per subject); kv commands work on buckets made with kv add", kvStreamPrefix, bucket)
+		return nil, nil, explain(err, "stream %s%s exists but is not a key-value bucket (it does not keep values per subject); kv commands work on buckets made with kv add", kvStreamPrefix, bucket)
 	case err != nil:
 		return nil, nil, c.jsError(err)
 	}

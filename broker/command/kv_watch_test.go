@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"natslab/broker/command"
 )
 
 // waitReady waits for a background job to be in place.
@@ -99,7 +101,7 @@ func TestKVWatchKeyAndFlags(t *testing.T) {
 	// A watch on a bucket that is not there ends with the error.
 	j, _ = l.background("kv watch nope")
 	<-j.Done()
-	if j.Err() == nil || !strings.Contains(j.Err().Error(), "bucket nope not found") {
+	if j.Err() == nil || command.ErrorLine(j.Err()) != "nats: error: nats: bucket not found" || !strings.Contains(command.ErrorNote(j.Err()), "bucket nope not found") {
 		t.Errorf("watch of a missing bucket: %v", j.Err())
 	}
 }

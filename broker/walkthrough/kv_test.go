@@ -1,0 +1,74 @@
+package walkthrough
+
+import (
+	"testing"
+
+	"natslab/broker/brokertest"
+)
+
+// The key-value walkthrough (docs.nats.io, JetStream › Key/Value Store ›
+// Key/Value Store Walkthrough). nats kv watch runs until interrupted, so
+// the watch is left out; the bucket is removed with --force.
+func TestKeyValueWalkthrough(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs natslab and the real nats CLI")
+	}
+	t.Parallel()
+	brokertest.CompareScript(t, brokertest.Script{
+		Name: "key-value walkthrough",
+		Lines: []string{
+			"nats kv add my-kv",
+			"nats kv put my-kv Key1 Value1",
+			"nats kv get my-kv Key1",
+			"nats kv del my-kv Key1 --force",
+			"nats kv get my-kv Key1",
+			"nats kv put my-kv Key1 Value2",
+			"nats kv put my-kv Key1 Value3",
+			"nats kv history my-kv Key1",
+			"nats kv ls",
+			"nats kv ls my-kv",
+			"nats kv purge my-kv Key1 --force",
+			"nats kv history my-kv Key1",
+			"nats kv info my-kv",
+			"nats kv rm my-kv --force",
+			"nats kv ls",
+		},
+	})
+}
+
+// What a learner gets wrong with keys: missing, deleted and purged keys,
+// revisions gone, compare-and-set on a stale revision, create on a key
+// that exists, delete of a key that never was, a bucket that is not
+// there. The real CLI's error lines, as the library reports them.
+func TestKeyValueMistakes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs natslab and the real nats CLI")
+	}
+	t.Parallel()
+	brokertest.CompareScript(t, brokertest.Script{
+		Name: "key-value mistakes",
+		Lines: []string{
+			"nats kv add C",
+			"nats kv get C nokey",
+			"nats kv put C k v1",
+			"nats kv get C other",
+			"nats kv del C k -f",
+			"nats kv get C k",
+			"nats kv get C k --revision 2",
+			"nats kv get C k --revision 7",
+			"nats kv update C k v2 5",
+			"nats kv update C zz v2 5",
+			"nats kv create C k v3",
+			"nats kv put C k v4",
+			"nats kv create C k v5",
+			"nats kv purge C k -f",
+			"nats kv get C k",
+			"nats kv get C k --revision 4",
+			"nats kv history C nokey",
+			"nats kv del C nokey -f",
+			"nats kv get C nope",
+			"nats kv get NOPE k",
+			"nats kv put NOPE k v",
+		},
+	})
+}
