@@ -182,10 +182,13 @@ var comparableRules = []struct {
 	{regexp.MustCompile(`\bN[A-Z0-9]{55}\b`), "SERVER_ID"},
 	{regexp.MustCompile(`(127\.0\.0\.1|localhost|\[::1\]):\d+`), "$1:PORT"},
 	{regexp.MustCompile(`\b\d+(\.\d+)? [KMGT]?i?B/s\b`), "RATE"},
+	// A connection's id counts the server's connections so far, the
+	// lab's own among them.
+	{regexp.MustCompile(`(Client ID: )\d+`), "${1}CID"},
 }
 
 // Comparable is Normalize plus what else differs between two servers and
-// two runs: server IDs, ports, transfer rates, go-cmp's spaces, and the
+// two runs: server IDs, ports, transfer rates, client IDs, go-cmp's spaces, and the
 // padding and rules of tables whose column widths follow from normalised
 // values.
 func Comparable(s string) string {

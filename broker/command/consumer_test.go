@@ -663,6 +663,12 @@ func TestAccountInfo(t *testing.T) {
 	if !strings.Contains(l.must("a nfo").out, "Account Information") {
 		t.Error("aliases")
 	}
+	// Without one (--listen none), the lab's own connection is all there
+	// is, and the rows say it is in-process.
+	l = newLab(t, brokertest.InProcessOnly())
+	if r := l.must("account info"); !strings.Contains(r.out, "Connected URL: in-process\n") || !strings.Contains(r.out, "Client IP: in-process\n") {
+		t.Errorf("account info in-process:\n%s", r.out)
+	}
 }
 
 // An empty pull prints the real CLI's line; the lab's note says why from
