@@ -218,6 +218,9 @@ func (x *consumerCmd) editConfig(cur jetstream.ConsumerConfig) (jetstream.Consum
 }
 
 func (x *consumerCmd) setFilters(cfg *jetstream.ConsumerConfig) error {
+	if len(x.filters) == 1 && x.filters[0] == "" {
+		return nil // --filter '': no filter, as the real CLI takes it
+	}
 	for _, f := range x.filters {
 		if err := validateSubject(f, true); err != nil {
 			return err
