@@ -1,11 +1,18 @@
 package command
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"sort"
 	"strings"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/nats-io/jsm.go"
+	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -181,21 +188,20 @@ func (x *consumerCmd) edit(c *Call) error {
 	if err != nil {
 		return err
 	}
-	old := cur.Config
-	old.Metadata = userMetadata(old.Metadata)
-	changes := configChanges(old, cfg, false)
-	if len(changes) == 0 {
+	diff, err := c.consumerEditDiff(x.stream, x.consumer, cur.Config, cfg)
+	if err != nil {
+		return err
+	}
+	if diff == "" {
 		if !x.dryRun {
 			fmt.Fprintln(c.Out, "No difference in configuration")
 		}
 		return nil
 	}
-	fmt.Fprintf(c.Out, "Differences (-old +new):\n")
-	for _, d := range configDiffLines(old, cfg) {
-		fmt.Fprintln(c.Out, d)
-	}
+	fmt.Fprintf(c.Out, "Differences (-old +new):\n%s", diff)
 	if x.dryRun {
-		return nil
+		// The real CLI exits with status 1 here, saying nothing more.
+		return errSilent
 	}
 	ok, err := c.confirm(x.force, fmt.Sprintf("Really edit Consumer %s > %s", x.stream, x.consumer),
 		fmt.Sprintf("editing a consumer asks first: add --force to apply it (consumer edit %s %s ... --force)", x.stream, x.consumer))
@@ -224,6 +230,72 @@ func (x *consumerCmd) edit(c *Call) error {
 	}
 	c.warnUnmatchedFilters(st.CachedInfo(), cfg)
 	return renderConsumerInfo(c.Out, ci)
+}
+
+// consumerEditDiff is the real CLI's go-cmp diff of an edit: the
+// configuration as jsm.go loads it (server metadata left out), against a
+// JSON copy of it with the fields the edit changed (from cur to cfg).
+func (c *Call) consumerEditDiff(stream, consumer string, cur, cfg jetstream.ConsumerConfig) (string, error) {
+	mgr, err := c.manager()
+	if err != nil {
+		return "", err
+	}
+	loaded, err := mgr.LoadConsumer(stream, consumer)
+	if err != nil {
+		return "", fatalIf(err, "could not load Consumer")
+	}
+	t := loaded.Configuration()
+	t.Metadata = jsm.FilterServerMetadata(t.Metadata)
+	fields := func(v any) (map[string]json.RawMessage, error) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]json.RawMessage
+		return m, json.Unmarshal(b, &m)
+	}
+	base, err := fields(t)
+	if err != nil {
+		return "", err
+	}
+	before, err := fields(cur)
+	if err != nil {
+		return "", err
+	}
+	after, err := fields(cfg)
+	if err != nil {
+		return "", err
+	}
+	for k, v := range after {
+		if !bytes.Equal(before[k], v) {
+			base[k] = v
+		}
+	}
+	for k := range before {
+		if _, ok := after[k]; !ok {
+			delete(base, k)
+		}
+	}
+	b, err := json.Marshal(base)
+	if err != nil {
+		return "", err
+	}
+	var ncfg api.ConsumerConfig
+	if err := json.Unmarshal(b, &ncfg); err != nil {
+		return "", err
+	}
+	if maps.Equal(userMetadata(cur.Metadata), userMetadata(cfg.Metadata)) {
+		// The real CLI edits a copy of the loaded configuration: metadata
+		// the edit leaves alone stays as it was, an empty map too.
+		ncfg.Metadata = t.Metadata
+	}
+	ncfg.Metadata = jsm.FilterServerMetadata(ncfg.Metadata)
+	sorted := cmp.Transformer("Sort", func(in []string) []string {
+		out := append([]string(nil), in...)
+		sort.Strings(out)
+		return out
+	})
+	return cmp.Diff(t, ncfg, sorted), nil
 }
 
 func editError(err error) error {

@@ -9,8 +9,8 @@ import (
 )
 
 // Comparing two consumer configurations, field by field, with the labels
-// consumer info uses: for consumer edit's "Differences" and for naming what
-// differs when consumer add meets an existing consumer.
+// consumer info uses: for naming what differs when consumer add meets an
+// existing consumer.
 
 type configField struct {
 	label string
@@ -92,25 +92,6 @@ func configChanges(cur, req jetstream.ConsumerConfig, create bool) []string {
 		} else {
 			out = append(out, fl.label)
 		}
-	}
-	return out
-}
-
-// configDiffLines shows an edit as -old/+new lines.
-func configDiffLines(old, cur jetstream.ConsumerConfig) []string {
-	var out []string
-	for _, fl := range configFields {
-		a, b := fl.value(old), fl.value(cur)
-		if a == b {
-			continue
-		}
-		if a == "" {
-			a = "(none)"
-		}
-		if b == "" {
-			b = "(none)"
-		}
-		out = append(out, fmt.Sprintf("- %s: %s", fl.label, a), fmt.Sprintf("+ %s: %s", fl.label, b))
 	}
 	return out
 }
