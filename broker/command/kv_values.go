@@ -27,10 +27,11 @@ func (k *kvCmd) openKey(c *Call) (jetstream.KeyValue, error) {
 }
 
 // value is what to store. The real CLI reads STDIN when no value is given;
-// the lab has no STDIN, so it stores an empty value and says so.
+// the lab gives commands no STDIN, so it stores an empty value, as the
+// real CLI does with an empty one, and a note says so.
 func (k *kvCmd) value(c *Call) []byte {
 	if !k.valSet {
-		c.Statusf("No value given: storing an empty value under %s (put the value after the key, like kv put %s %s VALUE)", k.key, k.bucket, k.key)
+		c.Notef("no value given: the real CLI reads it from standard input, which the lab leaves empty, so %s holds an empty value (put the value after the key, like kv put %s %s VALUE)", k.key, k.bucket, k.key)
 	}
 	return []byte(k.val)
 }
