@@ -54,17 +54,19 @@ type consumerCmd struct {
 	headersSet    bool
 	heartbeat     time.Duration
 	flowControl   bool
-	memory        bool
-	replicas      int
-	maxPullBatch  int
-	maxPullExpire time.Duration
-	maxPullBytes  int
-	backoff       string
-	backoffSteps  uint
-	backoffMin    time.Duration
-	backoffMax    time.Duration
-	metadata      map[string]string
-	dryRun        bool
+	// what the real CLI would ask for when not given
+	deliverGroupSet, heartbeatSet, flowControlSet bool
+	memory                                        bool
+	replicas                                      int
+	maxPullBatch                                  int
+	maxPullExpire                                 time.Duration
+	maxPullBytes                                  int
+	backoff                                       string
+	backoffSteps                                  uint
+	backoffMin                                    time.Duration
+	backoffMax                                    time.Duration
+	metadata                                      map[string]string
+	dryRun                                        bool
 
 	// info, ls, report
 	json     bool
@@ -144,9 +146,9 @@ func (x *consumerCmd) configFlags(cmd *fisk.CmdClause, edit bool) {
 		cmd.Flag("ack", "Acknowledgement policy (explicit, all, none, flow_control)").PlaceHolder("ACK").EnumVar(&x.ack, "explicit", "all", "none", "flow_control")
 		cmd.Flag("replay", "Replay policy (instant, original)").PlaceHolder("POLICY").EnumVar(&x.replay, "instant", "original")
 		cmd.Flag("ephemeral", "Create an ephemeral consumer, removed when idle").UnNegatableBoolVar(&x.ephemeral)
-		cmd.Flag("deliver-group", "Push consumers: deliver only to this queue group").PlaceHolder("GROUP").StringVar(&x.deliverGroup)
-		cmd.Flag("heartbeat", "Push consumers: idle heartbeat interval").PlaceHolder("HEARTBEAT").DurationVar(&x.heartbeat)
-		cmd.Flag("flow-control", "Push consumers: enable flow control").UnNegatableBoolVar(&x.flowControl)
+		cmd.Flag("deliver-group", "Push consumers: deliver only to this queue group").PlaceHolder("GROUP").IsSetByUser(&x.deliverGroupSet).StringVar(&x.deliverGroup)
+		cmd.Flag("heartbeat", "Push consumers: idle heartbeat interval").PlaceHolder("HEARTBEAT").IsSetByUser(&x.heartbeatSet).DurationVar(&x.heartbeat)
+		cmd.Flag("flow-control", "Push consumers: enable flow control").IsSetByUser(&x.flowControlSet).UnNegatableBoolVar(&x.flowControl)
 		cmd.Flag("max-waiting", "Pull consumers: how many pull requests may wait at once").PlaceHolder("PULLS").IntVar(&x.maxWaiting)
 		cmd.Flag("memory", "Keep the consumer's state in memory").UnNegatableBoolVar(&x.memory)
 	}

@@ -30,14 +30,14 @@ func (x *consumerCmd) add(c *Call) error {
 		return usageErrorf("the consumer is named twice, %s and --durable %s: give the name once, after the stream", x.consumer, x.durable)
 	}
 	if x.consumer == "" && !x.ephemeral {
-		return usageErrorf("consumer add needs <consumer>, a name for it, for example: consumer add %s worker --pull --defaults", x.stream)
+		return explain(fatalIf(errNoPrompt, "could not request durable name"), "the real CLI asks for the consumer's name here, and has no terminal to ask in: give it after the stream, for example: consumer add %s worker --pull --defaults", x.stream)
 	}
 	if x.consumer != "" {
 		if err := validConsumerName(x.consumer); err != nil {
 			return err
 		}
 	}
-	cfg, defaulted, err := x.newConfig(c.Now())
+	cfg, err := x.newConfig(c.Now())
 	if err != nil {
 		return err
 	}
@@ -62,9 +62,6 @@ func (x *consumerCmd) add(c *Call) error {
 			return c.createError(ctx, st, cfg, err)
 		}
 		ci = cons.CachedInfo()
-	}
-	if len(defaulted) > 0 {
-		c.Statusf("%s", x.defaultsNote(defaulted))
 	}
 	c.warnUnmatchedFilters(st.CachedInfo(), cfg)
 	return renderConsumerInfo(c.Out, ci)

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -31,13 +30,57 @@ func validConsumerName(name string) error {
 	return nil
 }
 
-// newConfig builds the configuration of a new consumer. defaulted names
-// what the real CLI would have asked for and the lab filled in.
-func (x *consumerCmd) newConfig(now time.Time) (cfg jetstream.ConsumerConfig, defaulted []string, err error) {
-	note := func(s string) {
-		if !x.defaults {
-			defaulted = append(defaulted, s)
+// wouldAsk is the real CLI's refusal, where it has no terminal, to ask for
+// what consumer add was not given, in the order it asks (natscli's
+// prepareConfig); nil when the line gives all it needs.
+func (x *consumerCmd) wouldAsk() error {
+	ask := func(prefix string, refusal error, flag string) error {
+		note := "the real CLI asks for this here, and has no terminal to ask in: give " + flag
+		if prefix != "could not request delivery target" {
+			note += ", or add --defaults to take the defaults for everything not given"
 		}
+		return explain(fatalIf(refusal, "%s", prefix), "%s", note)
+	}
+	push := x.target != ""
+	if !x.pull && !push {
+		return ask("could not request delivery target", errNoPrompt, "--pull for a pull consumer, or --target SUBJECT for a push consumer")
+	}
+	if x.defaults {
+		return nil
+	}
+	ackNone := x.ack == "none"
+	switch {
+	case push && !x.deliverGroupSet:
+		return ask("could not request delivery group", errNoPrompt, "--deliver-group GROUP (or --deliver-group '' for none)")
+	case x.deliver == "":
+		return ask("could not request start policy", errNoPrompt, "--deliver all (or new, last, a sequence, a time ago)")
+	case x.ack == "":
+		return ask("could not ask acknowledgement policy", errNoPrompt, "--ack explicit (or all, none)")
+	case x.replay == "":
+		return ask("could not ask replay policy", errNoPrompt, "--replay instant (or original)")
+	case len(x.filters) == 0:
+		return ask("could not ask for filtering subject", errNoPrompt, "--filter SUBJECT (or --filter '' for all)")
+	case !ackNone && !x.maxDeliverSet:
+		return ask("could not ask for maximum allowed deliveries", errNoPrompt, "--max-deliver N (-1 for no limit)")
+	case !ackNone && !x.maxPendingSet:
+		return ask("could not ask for maximum outstanding acknowledgements", errNoPrompt, "--max-pending N")
+	case push && !x.heartbeatSet:
+		return ask("could not ask for idle heartbeat", errNoPrompt, "--heartbeat DURATION")
+	case push && !x.flowControlSet:
+		return ask("could not ask flow control", errNoConfirm, "--flow-control or --no-flow-control")
+	case !x.headersSet:
+		return ask("could not ask headers only", errNoConfirm, "--headers-only or --no-headers-only")
+	case !ackNone && x.backoff == "":
+		return explain(errNoConfirm, "the real CLI asks whether to add a retry backoff policy here, and has no terminal to ask in: give --backoff none (or linear), or add --defaults to take the defaults for everything not given")
+	}
+	return nil
+}
+
+// newConfig builds the configuration of a new consumer, from a line that
+// gives all the real CLI would ask for (wouldAsk).
+func (x *consumerCmd) newConfig(now time.Time) (cfg jetstream.ConsumerConfig, err error) {
+	if err := x.wouldAsk(); err != nil {
+		return cfg, err
 	}
 	if x.ephemeral {
 		cfg.Name = x.consumer
@@ -48,28 +91,18 @@ func (x *consumerCmd) newConfig(now time.Time) (cfg jetstream.ConsumerConfig, de
 
 	switch {
 	case x.pull && x.target != "":
-		return cfg, nil, usageErrorf("--pull and --target do not go together: a pull consumer delivers on request, a push consumer to --target; choose one")
+		return cfg, usageErrorf("--pull and --target do not go together: a pull consumer delivers on request, a push consumer to --target; choose one")
 	case x.target != "":
 		if err := validateSubject(x.target, false); err != nil {
-			return cfg, nil, err
+			return cfg, err
 		}
 		cfg.DeliverSubject = x.target
 		cfg.DeliverGroup = x.deliverGroup
 		cfg.IdleHeartbeat = x.heartbeat
 		cfg.FlowControl = x.flowControl
-		if x.deliverGroup == "" {
-			note("no --deliver-group")
-		}
-		if x.heartbeat == 0 && !x.flowControl {
-			note("no --heartbeat or --flow-control")
-		}
 	default:
-		if !x.pull {
-			// --defaults does not cover this one in the real CLI either.
-			defaulted = append(defaulted, "--pull (or --target SUBJECT for a push consumer)")
-		}
 		if x.deliverGroup != "" || x.heartbeat != 0 || x.flowControl {
-			return cfg, nil, usageErrorf("--deliver-group, --heartbeat and --flow-control are for push consumers (with --target SUBJECT); pull consumers do not use them")
+			return cfg, usageErrorf("--deliver-group, --heartbeat and --flow-control are for push consumers (with --target SUBJECT); pull consumers do not use them")
 		}
 		cfg.MaxWaiting = x.maxWaiting
 	}
@@ -77,10 +110,9 @@ func (x *consumerCmd) newConfig(now time.Time) (cfg jetstream.ConsumerConfig, de
 	deliver := x.deliver
 	if deliver == "" {
 		deliver = "all"
-		note("--deliver all")
 	}
 	if err := setDeliverPolicy(&cfg, deliver, now); err != nil {
-		return cfg, nil, err
+		return cfg, err
 	}
 
 	ack := x.ack
@@ -89,42 +121,26 @@ func (x *consumerCmd) newConfig(now time.Time) (cfg jetstream.ConsumerConfig, de
 		if cfg.DeliverSubject != "" {
 			ack = "none"
 		}
-		note("--ack " + ack)
 	}
 	cfg.AckPolicy = ackPolicy(ack)
 
 	replay := x.replay
 	if replay == "" {
 		replay = "instant"
-		note("--replay instant")
 	}
 	if replay == "original" {
 		cfg.ReplayPolicy = jetstream.ReplayOriginalPolicy
 	}
 
 	if err := x.setFilters(&cfg); err != nil {
-		return cfg, nil, err
+		return cfg, err
 	}
-	if len(x.filters) == 0 {
-		note("no --filter")
-		if cfg.DeliverPolicy == jetstream.DeliverLastPerSubjectPolicy {
-			cfg.FilterSubject = ">"
-		}
+	if len(x.filters) == 0 && cfg.DeliverPolicy == jetstream.DeliverLastPerSubjectPolicy {
+		cfg.FilterSubject = ">"
 	}
 
 	if w, ok := x.ackWaitFlag(); ok && w > 0 {
 		cfg.AckWait = w
-	}
-	if cfg.AckPolicy != jetstream.AckNonePolicy {
-		if !x.maxDeliverSet {
-			note("--max-deliver -1 (no limit)")
-		}
-		if !x.maxPendingSet {
-			note("--max-pending from the server")
-		}
-		if x.backoff == "" {
-			note("no --backoff")
-		}
 	}
 	cfg.MaxDeliver = -1
 	if x.maxDeliverSet && x.maxDeliver != 0 && cfg.AckPolicy != jetstream.AckNonePolicy {
@@ -133,12 +149,9 @@ func (x *consumerCmd) newConfig(now time.Time) (cfg jetstream.ConsumerConfig, de
 	if x.maxPendingSet && x.maxPending != 0 {
 		cfg.MaxAckPending = x.maxPending
 	}
-	if !x.headersSet {
-		note("--no-headers-only")
-	}
 	cfg.HeadersOnly = x.headersOnly
 	if err := x.setBackoff(&cfg); err != nil {
-		return cfg, nil, err
+		return cfg, err
 	}
 	if len(cfg.BackOff) > 0 && cfg.MaxDeliver == -1 {
 		// The server wants room for every backoff step.
@@ -153,7 +166,7 @@ func (x *consumerCmd) newConfig(now time.Time) (cfg jetstream.ConsumerConfig, de
 	if len(x.metadata) > 0 {
 		cfg.Metadata = x.metadata
 	}
-	return cfg, defaulted, nil
+	return cfg, nil
 }
 
 // editConfig applies the flags given to a copy of the current configuration.
@@ -334,14 +347,4 @@ func userMetadata(m map[string]string) map[string]string {
 		out[k] = v
 	}
 	return out
-}
-
-// defaultsNote is the status line naming the values the lab filled in
-// where the real CLI would have prompted.
-func (x *consumerCmd) defaultsNote(defaulted []string) string {
-	if x.defaults {
-		// --defaults covers everything but the delivery mode.
-		return fmt.Sprintf("Not prompting for the delivery mode: using %s", strings.Join(defaulted, ", "))
-	}
-	return fmt.Sprintf("Not prompting: using defaults for what was not given: %s; add --defaults to accept them silently", strings.Join(defaulted, ", "))
 }

@@ -101,30 +101,39 @@ func TestConsumerAddPullDefaults(t *testing.T) {
 	l.fails("consumer add EVENTS fifth --durable sixth --pull --defaults", "named twice")
 }
 
-func TestConsumerAddWithoutDefaultsSaysWhatItChose(t *testing.T) {
+// Without a terminal the real CLI refuses where it would ask, in the
+// order it asks; the lab's note names the flag that answers.
+func TestConsumerAddRefusesWhereTheRealCLIWouldAsk(t *testing.T) {
 	l := newLab(t)
 	conStream(t, l, conEvents(), "events.a", "one")
-	r := l.must("consumer add EVENTS nodef")
-	if strings.Count(r.err, "\n") != 1 {
-		t.Errorf("want one status line, got:\n%s", r.err)
-	}
-	for _, want := range []string{"Not prompting", "--pull", "--deliver all", "--ack explicit", "--replay instant", "--defaults"} {
-		if !strings.Contains(r.err, want) {
-			t.Errorf("status line lacks %q: %s", want, r.err)
+	for line, want := range map[string]string{
+		"consumer add EVENTS nodef":                  "could not request delivery target: cannot prompt for user input without a terminal",
+		"consumer add EVENTS dflt --defaults":        "could not request delivery target: cannot prompt for user input without a terminal",
+		"consumer add EVENTS p --pull":               "could not request start policy: cannot prompt for user input without a terminal",
+		"consumer add EVENTS p --pull --deliver all": "could not ask acknowledgement policy: cannot prompt for user input without a terminal",
+		"consumer add EVENTS q --target out":         "could not request delivery group: cannot prompt for user input without a terminal",
+		"consumer add EVENTS --pull --defaults":      "could not request durable name: cannot prompt for user input without a terminal",
+		"consumer add EVENTS p --pull --deliver all --ack explicit --replay instant --filter '' --max-deliver 3 --max-pending 9": "could not ask headers only: cannot ask for confirmation without a terminal",
+	} {
+		r := l.run(line)
+		if r.e == nil {
+			t.Errorf("%s: made a consumer where the real CLI would ask", line)
+			continue
+		}
+		if got := command.ErrorLine(r.e); got != "nats: error: "+want {
+			t.Errorf("%s: %q, want the real CLI's %q", line, got, want)
+		}
+		if note := command.ErrorNote(r.e); !strings.Contains(note, "no terminal to ask in: give") {
+			t.Errorf("%s: the note should name the flag: %q", line, note)
 		}
 	}
-	ci := conInfo(t, l, "EVENTS", "nodef")
-	if ci.Config.DeliverSubject != "" || ci.Config.AckPolicy != jetstream.AckExplicitPolicy || ci.Config.DeliverPolicy != jetstream.DeliverAllPolicy {
-		t.Errorf("defaults not applied: %+v", ci.Config)
+	if r := l.run("consumer ls EVENTS --names"); strings.TrimSpace(r.out) != "" {
+		t.Errorf("refused lines made consumers: %q", r.out)
 	}
-	// --defaults without --pull: the real CLI fails (it would ask for a
-	// delivery target); the lab makes a pull consumer and says so.
-	r = l.must("consumer add EVENTS dflt --defaults")
-	if !strings.Contains(r.err, "delivery mode") || !strings.Contains(r.err, "--pull") || strings.Count(r.err, "\n") != 1 {
-		t.Errorf("status: %q", r.err)
-	}
-	if conInfo(t, l, "EVENTS", "dflt").Config.DeliverSubject != "" {
-		t.Error("not a pull consumer")
+	l.must("consumer add EVENTS all --pull --deliver all --ack explicit --replay instant --filter '' --max-deliver 3 --max-pending 9 --no-headers-only --backoff none")
+	ci := conInfo(t, l, "EVENTS", "all")
+	if ci.Config.DeliverSubject != "" || ci.Config.AckPolicy != jetstream.AckExplicitPolicy || ci.Config.MaxDeliver != 3 {
+		t.Errorf("a line that answers everything: %+v", ci.Config)
 	}
 }
 
@@ -177,7 +186,7 @@ func TestConsumerAddFlags(t *testing.T) {
 	l.fails("consumer add ORDERS bad.name --pull --defaults", "not a valid consumer name")
 	l.fails("consumer add ORDERS BAD --pull --target x.y --defaults", "--pull and --target")
 	l.fails("consumer add ORDERS BAD --pull --filter 'orders. new' --defaults", "contains a space")
-	l.fails("consumer add ORDERS --pull --defaults", "consumer add needs <consumer>")
+	l.fails("consumer add ORDERS --pull --defaults", "could not request durable name", "consumer add ORDERS worker --pull --defaults")
 	l.fails("consumer add --pull --defaults", "consumer add needs <stream>", "ORDERS")
 
 	// Two filters.
