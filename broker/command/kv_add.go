@@ -289,6 +289,11 @@ func kvUserMetadata(meta map[string]string) map[string]string {
 // rmBucket deletes a whole bucket (kv del/rm with no key).
 func (k *kvCmd) rmBucket(c *Call) error {
 	js, kv, err := c.kvOpen(k.bucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		// The first of the two lines the library's delete prints (the
+		// second, the server's API error, the lab's one error line lacks).
+		return fmt.Errorf("%w: %s", err, k.bucket)
+	}
 	if err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func (c *Call) kvOpen(bucket string) (jetstream.JetStream, jetstream.KeyValue, e
 	kv, err := js.KeyValue(ctx, bucket)
 	switch {
 	case errors.Is(err, jetstream.ErrBucketNotFound):
-		return nil, nil, noteOf(err, c.kvUnknownBucket(js, bucket))
+		return js, nil, noteOf(err, c.kvUnknownBucket(js, bucket))
 	case errors.Is(err, jetstream.ErrBadBucket):
 		return nil, nil, explain(err, "stream %s%s exists but is not a key-value bucket (it does not keep values per subject); kv commands work on buckets made with kv add", kvStreamPrefix, bucket)
 	case err != nil:
@@ -54,7 +54,7 @@ func kvCheckBucketName(bucket string) error {
 	r, pos := kvFirstBad(bucket, func(r rune) bool {
 		return r == '_' || r == '-' || r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
 	})
-	return usageErrorf("invalid bucket name %q: %s at position %d is not allowed; bucket names hold only letters, digits, - and _ (for example %s)", bucket, kvDescribeRune(r), pos, kvSuggestBucket(bucket))
+	return noteOf(jetstream.ErrInvalidBucketName, usageErrorf("invalid bucket name %q: %s at position %d is not allowed; bucket names hold only letters, digits, - and _ (for example %s)", bucket, kvDescribeRune(r), pos, kvSuggestBucket(bucket)))
 }
 
 // kvSuggestBucket turns a bad bucket name into a good one ("my.app" → my_app).

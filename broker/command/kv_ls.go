@@ -66,7 +66,7 @@ func (k *kvCmd) lsKeys(c *Call) error {
 	}
 	_, kv, err := c.kvOpen(k.bucket)
 	if err != nil {
-		return err
+		return fmt.Errorf("unable to load bucket: %w", err)
 	}
 	ctx, cancel := c.Timeout()
 	defer cancel()

@@ -20,6 +20,9 @@ func (k *kvCmd) openKey(c *Call) (jetstream.KeyValue, error) {
 		return nil, err
 	}
 	if err := kvCheckKey(k.key, false); err != nil {
+		if k.key != "" {
+			return nil, noteOf(jetstream.ErrInvalidKey, err) // the library's refusal
+		}
 		return nil, err
 	}
 	_, kv, err := c.kvOpen(k.bucket)

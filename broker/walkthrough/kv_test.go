@@ -39,7 +39,7 @@ func TestKeyValueWalkthrough(t *testing.T) {
 // What a learner gets wrong with keys: missing, deleted and purged keys,
 // revisions gone, compare-and-set on a stale revision, create on a key
 // that exists, delete of a key that never was, a bucket that is not
-// there, a put without a value (the real CLI reads an empty standard
+// there, names the library refuses, a put without a value (the real CLI reads an empty standard
 // input). The real CLI's error lines, as the library reports them.
 func TestKeyValueMistakes(t *testing.T) {
 	if testing.Short() {
@@ -70,6 +70,9 @@ func TestKeyValueMistakes(t *testing.T) {
 			"nats kv get C nope",
 			"nats kv get NOPE k",
 			"nats kv put NOPE k v",
+			"nats kv ls NOPE",
+			"nats kv add bad.name",
+			"nats kv put C bad..key v",
 			"nats kv put C novalue",
 			"nats kv get C novalue",
 		},
