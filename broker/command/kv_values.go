@@ -283,9 +283,7 @@ func (k *kvCmd) neverWritten(c *Call, kv jetstream.KeyValue, verb, marker string
 	if err != nil || len(hist) > 0 {
 		return hist, err
 	}
-	if why := c.kvMissingKey(kv, k.key, 0); why != nil {
-		c.Notef("%s; kv %s writes a %s marker for it all the same", why, verb, marker)
-	}
+	c.Notef("%s; kv %s writes a %s marker for it all the same", c.kvMissingKey(kv, k.key, 0), verb, marker)
 	return nil, nil
 }
 
