@@ -34,7 +34,16 @@ func (x *consumerCmd) add(c *Call) error {
 	}
 	if x.consumer != "" {
 		if err := validConsumerName(x.consumer); err != nil {
-			return err
+			// The real CLI refuses a durable name with . * > at once; any
+			// other bad name only once it has all it asks for, when
+			// jsm.go checks the configuration.
+			if !x.ephemeral && strings.ContainsAny(x.consumer, ".*>") {
+				return noteOf(errors.New("durable name can not contain '.', '*', '>'"), err)
+			}
+			if ask := x.wouldAsk(); ask != nil {
+				return ask
+			}
+			return noteOf(fmt.Errorf("Consumer creation failed: %q is not a valid consumer name", x.consumer), err)
 		}
 	}
 	cfg, err := x.newConfig(c.Now())

@@ -85,6 +85,8 @@ func TestConsumerCommandsMatchTheRealCLI(t *testing.T) {
 		"consumer add ORDERS NEWONLY --pull --deliver new --ack explicit --wait 10s --max-deliver 3 --filter orders.new --description 'new orders only' --defaults",
 		"consumer add ORDERS FROM5 --pull --deliver 5 --defaults",
 		"consumer add ORDERS LASTONE --pull --deliver last --ack explicit --defaults",
+		"consumer add ORDERS bad.name --pull --defaults",
+		"consumer add ORDERS 'bad name' --pull --defaults",
 		"consumer add ORDERS NOFILTER --pull --filter '' --defaults",
 		"consumer add ORDERS SAMPLED --pull --sample 50 --defaults",
 		"consumer rm ORDERS NOFILTER -f",
