@@ -70,7 +70,7 @@ func TestRoomURLShowsWhereTheRoomConnectsAndNeverTheToken(t *testing.T) {
 	t.Run("lab", func(t *testing.T) {
 		dir := t.TempDir()
 		term := brokertest.StartTerminal(t, 160, 40, "HOME="+dir)
-		term.Type(fmt.Sprintf("%s --store %s --listen 0.0.0.0:%d --token %s", bin, filepath.Join(dir, "store"), freePort(t), token))
+		term.Type(fmt.Sprintf("%s --store %s --listen 0.0.0.0:%d --token %s; echo natslab-exit=$?", bin, filepath.Join(dir, "store"), freePort(t), token))
 		s := term.WaitText("Type help for the commands", "(token needed)", "clients need a token")
 		u := roomURL(s)
 		if u == "" || !strings.Contains(s, u+" (token needed)") {
@@ -80,6 +80,7 @@ func TestRoomURLShowsWhereTheRoomConnectsAndNeverTheToken(t *testing.T) {
 			t.Errorf("the lab shows the token:\n%s", s)
 		}
 		term.Type("quit")
+		term.WaitFor("natslab to exit", exitedRE.MatchString) // before the store is removed
 	})
 
 	t.Run("demo", func(t *testing.T) {

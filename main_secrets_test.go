@@ -32,13 +32,13 @@ func TestSecretsInServerURLsNeverShow(t *testing.T) {
 
 	t.Run("lab", func(t *testing.T) {
 		term := brokertest.StartTerminal(t, 120, 40, "HOME="+dir)
-		term.Type(fmt.Sprintf("%s --store %s --server %s", bin, filepath.Join(dir, "store"), withSecret))
+		term.Type(fmt.Sprintf("%s --store %s --server %s; echo natslab-exit=$?", bin, filepath.Join(dir, "store"), withSecret))
 		s := term.WaitText("Type help for the commands", "external "+shown+" (user and password needed)", "--user alice --password …")
 		if strings.Contains(s, secret) {
 			t.Errorf("the lab shows the password:\n%s", s)
 		}
 		term.Type("quit")
-		term.WaitText("$")
+		term.WaitFor("natslab to exit", exitedRE.MatchString)
 	})
 	t.Run("demo", func(t *testing.T) {
 		term := brokertest.StartTerminal(t, 120, 40, "HOME="+dir)

@@ -25,10 +25,13 @@ func TestClusterStartSaysWhatItWaitsFor(t *testing.T) {
 		"natslab: starting three servers (n1, n2, n3) from their stores: Raft elects the meta leader after its election timeout",
 	} {
 		term.Type("clear")
-		term.Type(fmt.Sprintf("%s --cluster 3 --store %s --listen none", bin, store))
+		term.Type(fmt.Sprintf("%s --cluster 3 --store %s --listen none; echo natslab-exit=$?", bin, store))
 		term.WaitText("Type help for the commands", "JetStream on")
 		term.Type("quit")
-		s := term.WaitFor("the shell again", func(s string) bool { return !strings.Contains(s, "Type help for the commands") })
+		// natslab has let go of the store before the next start opens it.
+		s := term.WaitFor("natslab to exit", func(s string) bool {
+			return !strings.Contains(s, "Type help for the commands") && exitedRE.MatchString(s)
+		})
 		if !strings.Contains(s, want) {
 			t.Errorf("before the lab, the terminal should say %q:\n%s", want, s)
 		}

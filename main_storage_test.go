@@ -60,7 +60,10 @@ func TestDamagedStreamIsSaidInThePane(t *testing.T) {
 	}
 	store := damagedStore(t)
 	term := brokertest.StartTerminal(t, 160, 40, "HOME="+t.TempDir())
-	term.Type(fmt.Sprintf("%s --store %s --listen none", natslabBinary(t), store))
+	term.Type(fmt.Sprintf("%s --store %s --listen none; echo natslab-exit=$?", natslabBinary(t), store))
 	term.WaitText("Type help for the commands", "» stream ORDERS was not loaded: its configuration file in")
 	term.Type("quit")
+	// The store is the test's temporary directory: wait until natslab has
+	// shut its server down and let go of it.
+	term.WaitFor("natslab to exit", exitedRE.MatchString)
 }
