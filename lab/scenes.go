@@ -6,6 +6,7 @@ import (
 	_ "natslab/scenes/core" // hello, wildcards, queue-groups
 	_ "natslab/scenes/cursor"
 	_ "natslab/scenes/kvwatch" // kv-watch
+	_ "natslab/scenes/permissions"
 	_ "natslab/scenes/replicas"
 	_ "natslab/scenes/reqreply"
 	_ "natslab/scenes/retention"

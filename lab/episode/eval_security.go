@@ -2,45 +2,21 @@ package episode
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"natslab/broker"
 	"natslab/broker/text"
 )
 
-// The server's own words for what it refuses, in its log (nats-server
-// 2.15): "authentication error - User "bob"", and for a client that got
-// in, "- "$G/user:alice" - Publish Violation - Subject "billing.x"".
-var (
-	loginRefused = regexp.MustCompile(`authentication error(?: - User "([^"]*)")?`)
-	permRefused  = regexp.MustCompile(`"[^"/]*/user:([^"]*)" - (Publish|Subscription) Violation - Subject "([^"]*)"`)
-)
-
-// refusal is one refusal the server logged.
-type refusal struct {
-	what, user, subject string
-}
-
 // refusals reads the refusals in the server's log lines.
-func refusals(lines []string) []refusal {
-	var out []refusal
+func refusals(lines []string) []broker.Refusal {
+	var out []broker.Refusal
 	for _, l := range lines {
-		if !strings.Contains(l, "[ERR]") {
-			continue
-		}
-		if m := permRefused.FindStringSubmatch(l); m != nil {
-			what := "publish"
-			if m[2] == "Subscription" {
-				what = "subscribe"
-			}
-			out = append(out, refusal{what: what, user: m[1], subject: m[3]})
-			continue
-		}
-		if m := loginRefused.FindStringSubmatch(l); m != nil {
-			out = append(out, refusal{what: "login", user: m[1]})
+		if r, ok := broker.ParseRefusal(l); ok {
+			out = append(out, r)
 		}
 	}
 	return out
@@ -50,7 +26,7 @@ func (s *snapshot) checkRefused(c *RefusedCheck) (bool, string) {
 	lines, _ := s.l.env.Deployment.Log().Since(s.l.logStart)
 	var n int64
 	for _, r := range refusals(lines) {
-		if r.what == c.What && (c.User == "" || r.user == c.User) && (c.Subject == "" || r.subject == c.Subject) {
+		if r.What == c.What && (c.User == "" || r.User == c.User) && (c.Subject == "" || r.Subject == c.Subject) {
 			n++
 		}
 	}
@@ -88,20 +64,20 @@ func (s *snapshot) refusedWhy(what, subject string) string {
 	rs := refusals(lines)
 	for i := len(rs) - 1; i >= 0; i-- {
 		r := rs[i]
-		if r.what != what || subject == "" {
+		if r.What != what || subject == "" {
 			continue
 		}
-		if r.subject == subject || (what == "publish" && server.SubjectMatchesFilter(r.subject, subject)) {
+		if r.Subject == subject || (what == "publish" && server.SubjectMatchesFilter(r.Subject, subject)) {
 			verb := "a publish to"
 			if what == "subscribe" {
 				verb = "a subscription to"
 			}
-			return fmt.Sprintf("; the server refused %s %s %s: a permissions violation (config shows each user's permissions)", r.user, verb, r.subject)
+			return fmt.Sprintf("; the server refused %s %s %s: a permissions violation (config shows each user's permissions)", r.User, verb, r.Subject)
 		}
 	}
 	logins := 0
 	for _, r := range rs {
-		if r.what == "login" {
+		if r.What == "login" {
 			logins++
 		}
 	}

@@ -1,0 +1,112 @@
+package permissions
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"natslab/broker"
+	"natslab/broker/brokertest"
+	"natslab/scenes"
+	"natslab/scenes/kit/kittest"
+)
+
+// The users of episode 25 (permissions), each allowed only what its job
+// needs.
+const lessonConfig = `authorization {
+  users: [
+    {user: shop, password: shop-pw,
+     permissions: {publish: "orders.>", subscribe: "_INBOX.>"}}
+    {user: audit, password: audit-pw,
+     permissions: {publish: {deny: ">"}, subscribe: "orders.>"}}
+    {user: billing, password: billing-pw,
+     permissions: {publish: {deny: ">"},
+                   subscribe: {allow: "orders.>", deny: "orders.internal.>"}}}
+  ]
+}
+`
+
+type harness struct {
+	*kittest.Harness[*Scene, Snapshot]
+	srv *broker.Server
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	srv := brokertest.Start(t, brokertest.WithoutJetStream())
+	kh := kittest.Open(t, srv, func(env scenes.Env) (*Scene, error) { return New(env) },
+		func(s *Scene) Snapshot { return s.snap }, kittest.FollowCommands())
+	return &harness{Harness: kh, srv: srv}
+}
+
+func TestGoldenLesson(t *testing.T) {
+	h := newHarness(t)
+	const w, ht = 68, 12 // the scene pane beside a lesson in a 120x40 terminal
+	h.Settle("plain server", func(s Snapshot) bool { return !s.Configured && len(s.Users) == 0 })
+	h.Golden(t, "1-plain", w, ht)
+
+	if err := h.srv.Configure(lessonConfig); err != nil {
+		t.Fatal(err)
+	}
+	h.Settle("the lesson's users", func(s Snapshot) bool { return s.Configured && len(s.Users) == 3 })
+	h.Golden(t, "2-users", w, ht)
+
+	// A client with no user is turned away at the door.
+	if nc, err := h.srv.ConnectAs("nobody", broker.Credentials{}); err == nil {
+		nc.Close()
+		t.Fatal("a client without a user got in")
+	}
+	h.Settle("login refused", func(s Snapshot) bool { return s.Logins == 1 })
+
+	// audit may publish nothing: the server refuses its publish.
+	nc, err := h.srv.ConnectAs("audit", broker.Credentials{User: "audit", Password: "audit-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if err := nc.Publish("orders.new", []byte("fake order")); err != nil {
+		t.Fatal(err)
+	}
+	h.Settle("publish refused", func(s Snapshot) bool {
+		r := s.Refusals[len(s.Refusals)-1]
+		return s.Total == 2 && r.What == "publish" && r.User == "audit" && r.Subject == "orders.new"
+	})
+	view := h.View(w, ht)
+	if !strings.Contains(view, "✗ #2 audit publishing to orders.new") {
+		t.Fatalf("the refused publish is not on screen:\n%s", view)
+	}
+	h.Golden(t, "3-publish-refused", w, ht)
+
+	// billing may read orders, but not the internal ones.
+	bc, err := h.srv.ConnectAs("billing", broker.Credentials{User: "billing", Password: "billing-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bc.Close()
+	if _, err := bc.SubscribeSync("orders.internal.>"); err != nil {
+		t.Fatal(err)
+	}
+	h.Settle("subscription refused", func(s Snapshot) bool {
+		r := s.Refusals[len(s.Refusals)-1]
+		return s.Total == 3 && r.What == "subscribe" && r.User == "billing" && r.Subject == "orders.internal.>"
+	})
+	h.Golden(t, "4-subscription-refused", w, ht)
+	h.Clock.Advance(3 * time.Second)
+	h.Golden(t, "5-settled", w, ht)
+
+	for _, sz := range []struct {
+		name string
+		w, h int
+	}{
+		{"118x20", 118, 20},
+		{"50x6", 50, 6},
+		{"40x3-compact", 40, 3},
+		{"30x1-line", 30, 1},
+		{"1x1", 1, 1},
+	} {
+		h.Golden(t, sz.name, sz.w, sz.h)
+	}
+
+	h.Do("clear")
+	h.Settle("cleared", func(s Snapshot) bool { return s.Total == 0 && len(s.Refusals) == 0 })
+}
