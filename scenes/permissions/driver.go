@@ -2,7 +2,9 @@ package permissions
 
 import (
 	"fmt"
+	"os"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -54,7 +56,8 @@ type driver struct {
 
 	stop, done chan struct{}
 	seen       uint64 // log lines read
-	conf       string // the configuration text last read
+	conf       string // the configuration file last read ("" for none)
+	read1      bool   // whether the configuration was read at all
 
 	mu   sync.Mutex
 	snap Snapshot
@@ -118,14 +121,29 @@ func (d *driver) read() bool {
 }
 
 // readConfig reads the users of the configuration the server runs with,
-// when its text changed; it reports whether it did.
+// when its file changed; it reports whether it did. The file is the
+// truth: the lab writes it before it reloads or restarts the server, and
+// both log lines that wake the driver again.
 func (d *driver) readConfig() bool {
-	path, text := d.dep.Config()
-	if text == d.conf && d.conf != "" {
+	path, _ := d.dep.Config()
+	key := ""
+	if path != "" {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return false // between two applies: the next log line comes
+		}
+		key = "file:" + string(raw)
+	}
+	if key == d.conf && d.read1 {
 		return false
 	}
-	d.conf = text
 	users, anonymous, err := usersOf(path)
+	if path != "" {
+		if raw, rerr := os.ReadFile(path); rerr != nil || "file:"+string(raw) != key {
+			return false // rewritten while parsed: read it on the next line
+		}
+	}
+	d.conf, d.read1 = key, true
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "config"})
@@ -167,6 +185,9 @@ func usersOf(path string) (users []User, anonymous bool, err error) {
 	if o.Authorization != "" {
 		users = append(users, user("token", nil, nil))
 	}
+	// Accounts come from a map: by account name, each account's users in
+	// the file's order.
+	slices.SortStableFunc(users, func(a, b User) int { return strings.Compare(a.Account, b.Account) })
 	anonymous = len(users) == 0 || o.NoAuthUser != ""
 	return users, anonymous, nil
 }

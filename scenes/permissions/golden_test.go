@@ -110,3 +110,22 @@ func TestGoldenLesson(t *testing.T) {
 	h.Do("clear")
 	h.Settle("cleared", func(s Snapshot) bool { return s.Total == 0 && len(s.Refusals) == 0 })
 }
+
+// Users of accounts are named with their account; the server restarts for
+// them, and the scene reads the new configuration all the same.
+func TestAccountsUsers(t *testing.T) {
+	h := newHarness(t)
+	if err := h.srv.Configure(lessonConfig); err != nil {
+		t.Fatal(err)
+	}
+	h.Settle("the lesson's users", func(s Snapshot) bool { return len(s.Users) == 3 })
+	if err := h.srv.Configure("accounts {\n  SHOP: { users: [ {user: shop, password: shop-pw} ] }\n  AUDIT: { users: [ {user: audit, password: audit-pw, permissions: {publish: {deny: \">\"}}} ] }\n}\n"); err != nil {
+		t.Fatal(err)
+	}
+	h.Settle("the accounts' users", func(s Snapshot) bool {
+		return len(s.Users) == 2 && s.Users[0].Account == "AUDIT" && s.Users[1].Account == "SHOP"
+	})
+	if view := h.View(80, 8); !strings.Contains(view, "audit (AUDIT)  nothing") {
+		t.Fatalf("the account's user is not on screen:\n%s", view)
+	}
+}

@@ -145,7 +145,7 @@ func (s *Scene) drawUsers(c *kit.Canvas, now time.Time) int {
 	}
 	nameW := len("USER")
 	for _, u := range s.snap.Users {
-		nameW = max(nameW, utf8.RuneCountInString(label(u))+2)
+		nameW = max(nameW, utf8.RuneCountInString(label(u))+3) // the ✗ mark, and a gap
 	}
 	nameW = min(nameW, max(8, s.W/4))
 	colW := len("MAY PUBLISH") + 2
