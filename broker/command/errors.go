@@ -27,7 +27,12 @@ func ErrorLine(err error) string {
 	}
 	// The one change to the real CLI's line: user info in a URL is masked.
 	msg := strings.TrimSpace(broker.Redact(err.Error()))
-	msg = strings.ReplaceAll(msg, "\n", " ")
+	// Errors joined by the library (errors.Join) are one line each in the
+	// real CLI's output too; any other line break is the lab's to fold.
+	var joined interface{ Unwrap() []error }
+	if !errors.As(err, &joined) {
+		msg = strings.ReplaceAll(msg, "\n", " ")
+	}
 	return "nats: error: " + msg
 }
 

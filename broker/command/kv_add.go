@@ -290,9 +290,7 @@ func kvUserMetadata(meta map[string]string) map[string]string {
 func (k *kvCmd) rmBucket(c *Call) error {
 	js, kv, err := c.kvOpen(k.bucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		// The first of the two lines the library's delete prints (the
-		// second, the server's API error, the lab's one error line lacks).
-		return fmt.Errorf("%w: %s", err, k.bucket)
+		return k.rmMissingBucket(c, js, err)
 	}
 	if err != nil {
 		return err
@@ -312,6 +310,27 @@ func (k *kvCmd) rmBucket(c *Call) error {
 	ctx, cancel = c.Timeout()
 	defer cancel()
 	if err := js.DeleteKeyValue(ctx, k.bucket); err != nil {
+		return c.kvAPIError(err)
+	}
+	return nil
+}
+
+// rmMissingBucket does what the real CLI does for a bucket that is not
+// there: it asks (or needs --force), then deletes all the same, so the
+// error is the library's own (bucket not found, then the server's API
+// error, two lines); missing carries the lab's note on it.
+func (k *kvCmd) rmMissingBucket(c *Call, js jetstream.JetStream, missing error) error {
+	ok, err := k.confirmKey(c, "delete", fmt.Sprintf("Delete bucket %s?", k.bucket),
+		fmt.Sprintf("kv rm %s deletes the whole bucket: add --force to confirm, as in kv rm %s --force", k.bucket, k.bucket))
+	if !ok {
+		return err
+	}
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	if err := js.DeleteKeyValue(ctx, k.bucket); err != nil {
+		if errors.Is(err, jetstream.ErrBucketNotFound) {
+			return explain(err, "%s", ErrorNote(missing))
+		}
 		return c.kvAPIError(err)
 	}
 	return nil

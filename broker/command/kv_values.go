@@ -291,6 +291,11 @@ func (k *kvCmd) neverWritten(c *Call, kv jetstream.KeyValue, verb, marker string
 // command should stop: with an error (a script without --force), or
 // after saying "Skipping <what>" as the real CLI does when told no.
 func (k *kvCmd) confirmKey(c *Call, what, question, forceHint string) (bool, error) {
+	if !k.force && c.S.confirm == nil {
+		// The real CLI's kv commands return the prompt's error as it is,
+		// where its stream commands wrap it (see Call.confirm).
+		return false, explain(errNoConfirm, "%s", forceHint)
+	}
 	ok, err := c.confirm(k.force, question, forceHint)
 	if err != nil {
 		return false, err

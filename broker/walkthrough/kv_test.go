@@ -75,6 +75,9 @@ func TestKeyValueMistakes(t *testing.T) {
 			"nats kv put C bad..key v",
 			"nats kv put C novalue",
 			"nats kv get C novalue",
+			"nats kv rm NOPE -f",
+			"nats kv rm NOPE",
+			"nats kv info NOPE",
 		},
 	})
 }
