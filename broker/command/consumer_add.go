@@ -43,6 +43,7 @@ func (x *consumerCmd) add(c *Call) error {
 			if ask := x.wouldAsk(); ask != nil {
 				return ask
 			}
+			//lint:ignore ST1005 the real CLI's line, capital and all
 			return noteOf(fmt.Errorf("Consumer creation failed: %q is not a valid consumer name", x.consumer), err)
 		}
 	}
