@@ -140,27 +140,6 @@ func (k *kvCmd) editRun(c *Call) error {
 }
 
 func (k *kvCmd) infoRun(c *Call) error {
-	if k.bucket == "" {
-		// The real CLI asks which bucket; the lab picks the only one, or
-		// says which there are.
-		js, err := c.JS()
-		if err != nil {
-			return c.jsError(err)
-		}
-		names, err := c.kvBucketNames(js)
-		if err != nil {
-			return err
-		}
-		switch len(names) {
-		case 0:
-			return usageErrorf("there are no buckets yet: create one with kv add profiles")
-		case 1:
-			k.bucket = names[0]
-			c.Statusf("No bucket given: showing %s, the only bucket", k.bucket)
-		default:
-			return usageErrorf("kv info needs a bucket: one of %s (for example kv info %s)", kvShortList(names, 10), names[0])
-		}
-	}
 	_, kv, err := c.kvOpen(k.bucket)
 	if err != nil {
 		return err
@@ -288,6 +267,15 @@ func kvUserMetadata(meta map[string]string) map[string]string {
 
 // rmBucket deletes a whole bucket (kv del/rm with no key).
 func (k *kvCmd) rmBucket(c *Call) error {
+	if k.bucket == "" {
+		// The real CLI asks nothing about which bucket here: the library
+		// refuses the empty name once the deletion is confirmed.
+		js, err := c.JS()
+		if err != nil {
+			return c.jsError(err)
+		}
+		return k.rmMissingBucket(c, js, kvCheckBucketName(k.bucket))
+	}
 	js, kv, err := c.kvOpen(k.bucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
 		return k.rmMissingBucket(c, js, err)
@@ -328,7 +316,7 @@ func (k *kvCmd) rmMissingBucket(c *Call, js jetstream.JetStream, missing error) 
 	ctx, cancel := c.Timeout()
 	defer cancel()
 	if err := js.DeleteKeyValue(ctx, k.bucket); err != nil {
-		if errors.Is(err, jetstream.ErrBucketNotFound) {
+		if errors.Is(err, jetstream.ErrBucketNotFound) || errors.Is(err, jetstream.ErrInvalidBucketName) {
 			return explain(err, "%s", ErrorNote(missing))
 		}
 		return c.kvAPIError(err)

@@ -19,6 +19,9 @@ const kvStreamPrefix = "KV_"
 
 // kvOpen looks a bucket up, with a clear error when it is not there.
 func (c *Call) kvOpen(bucket string) (jetstream.JetStream, jetstream.KeyValue, error) {
+	if bucket == "" {
+		return nil, nil, c.kvNoBucketGiven()
+	}
 	if err := kvCheckBucketName(bucket); err != nil {
 		return nil, nil, err
 	}
@@ -40,13 +43,34 @@ func (c *Call) kvOpen(bucket string) (jetstream.JetStream, jetstream.KeyValue, e
 	return js, kv, nil
 }
 
+// errNoBuckets is the real CLI's line where it would ask which bucket and
+// there are none.
+var errNoBuckets = errors.New("no KV buckets found")
+
+// kvNoBucketGiven is what the real CLI says where it would ask which bucket
+// (an empty bucket argument): no terminal to ask on, or no bucket at all.
+func (c *Call) kvNoBucketGiven() error {
+	js, err := c.JS()
+	if err != nil {
+		return c.jsError(err)
+	}
+	names, err := c.kvBucketNames(js)
+	if err != nil {
+		return err
+	}
+	if len(names) == 0 {
+		return explain(errNoBuckets, "the real CLI asks which bucket, and there are none yet: create one with kv add profiles")
+	}
+	return explain(errNoPrompt, "the bucket name is empty, so the real CLI asks which bucket; name one: %s", kvShortList(names, 10))
+}
+
 // kvBucketNameRe is what nats.go accepts as a bucket name.
 var kvBucketNameRe = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
 
 // kvCheckBucketName names the first character a bucket name cannot hold.
 func kvCheckBucketName(bucket string) error {
 	if bucket == "" {
-		return usageErrorf("the bucket name is empty: give one like profiles")
+		return noteOf(jetstream.ErrInvalidBucketName, usageErrorf("the bucket name is empty: give one like profiles"))
 	}
 	if kvBucketNameRe.MatchString(bucket) {
 		return nil

@@ -15,18 +15,17 @@ import (
 // Values: kv put, get, create, update, del, purge, history and revert.
 
 // openKey opens the bucket and checks the key, before anything is sent.
+// As the real CLI, it finds the bucket first: a missing bucket is reported
+// before a bad key.
 func (k *kvCmd) openKey(c *Call) (jetstream.KeyValue, error) {
-	if err := kvCheckBucketName(k.bucket); err != nil {
+	_, kv, err := c.kvOpen(k.bucket)
+	if err != nil {
 		return nil, err
 	}
 	if err := kvCheckKey(k.key, false); err != nil {
-		if k.key != "" {
-			return nil, noteOf(jetstream.ErrInvalidKey, err) // the library's refusal
-		}
-		return nil, err
+		return nil, noteOf(jetstream.ErrInvalidKey, err) // the library's refusal
 	}
-	_, kv, err := c.kvOpen(k.bucket)
-	return kv, err
+	return kv, nil
 }
 
 // value is what to store. The real CLI reads STDIN when no value is given;
@@ -307,9 +306,14 @@ func (k *kvCmd) confirmKey(c *Call, what, question, forceHint string) (bool, err
 }
 
 func (k *kvCmd) historyRun(c *Call) error {
-	kv, err := k.openKey(c)
+	_, kv, err := c.kvOpen(k.bucket)
 	if err != nil {
 		return err
+	}
+	// The library's history watches the key, so a pattern is taken (and
+	// matches what it matches); a bad one gets the watch's refusal.
+	if err := kvCheckKey(k.key, true); err != nil {
+		return noteOf(fmt.Errorf("%w: key cannot be empty and must be a valid NATS subject", jetstream.ErrInvalidKey), err)
 	}
 	hist, err := k.keyHistory(c, kv)
 	if err != nil {

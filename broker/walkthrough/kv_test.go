@@ -81,3 +81,43 @@ func TestKeyValueMistakes(t *testing.T) {
 		},
 	})
 }
+
+// Key names a learner may try: patterns (which only watch and history
+// take), empty names, dots at either end, spaces, characters a subject
+// allows. An empty key in kv del is no key at all: the whole bucket goes.
+func TestKeyValueNames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs natslab and the real nats CLI")
+	}
+	t.Parallel()
+	brokertest.CompareScript(t, brokertest.Script{
+		Name: "key-value names",
+		Lines: []string{
+			"nats kv add C",
+			"nats kv put C a.* v",
+			"nats kv put C a.> v",
+			"nats kv get C a.*",
+			"nats kv get C '>'",
+			"nats kv del C a.* -f",
+			"nats kv purge C a.* -f",
+			"nats kv history C a.*",
+			"nats kv put C .a v",
+			"nats kv put C a. v",
+			"nats kv put C 'a b' v",
+			"nats kv put C a/b=c v",
+			"nats kv get C a/b=c --raw",
+			"nats kv put C '' v",
+			"nats kv get C ''",
+			"nats kv purge C '' -f",
+			"nats kv history C ''",
+			"nats kv put '' k v",
+			"nats kv info ''",
+			"nats kv rm '' -f",
+			"nats kv del C '' -f",
+			"nats kv ls",
+			"nats kv put '' k v",
+			"nats kv get '' k",
+			"nats kv info ''",
+		},
+	})
+}
