@@ -84,6 +84,11 @@ func TestClaimServicesDiscoveryStatsAndSharing(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { _ = svc.Stop() })
+		// The service subscribes on its own connection: a round trip on it
+		// makes sure the server has its subscriptions before anyone asks.
+		if err := conn.Flush(); err != nil {
+			t.Fatal(err)
+		}
 		return svc, conn
 	}
 	a, aConn := add()
