@@ -25,6 +25,7 @@ func TestKVErrors(t *testing.T) {
 	// Missing keys: did-you-mean, revisions that are not kept.
 	l.fails("kv get profiles sue.colour", "key sue.colour not found in bucket profiles: did you mean sue.color?", "keys: sue.color")
 	l.fails("kv history profiles bob", "key bob not found in bucket profiles")
+	l.fails("kv history profiles 'bob.*'", "nats: error: nats: key not found", "no key in bucket profiles matches bob.* (keys: sue.color)")
 	l.fails("kv get profiles sue.color --revision 9", "key sue.color has no revision 9", "revisions kept: 1")
 	// The real CLI writes a delete marker for any key: the lab notes a typo.
 	if r := l.must("kv del profiles sue.colr -f"); !strings.Contains(r.note, "key sue.colr not found in bucket profiles: did you mean sue.color?") || !strings.Contains(r.note, "writes a delete marker for it all the same") {

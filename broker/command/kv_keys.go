@@ -111,6 +111,13 @@ func (c *Call) kvMissingKey(kv jetstream.KeyValue, key string, revision uint64) 
 		if err != nil {
 			return err
 		}
+		if strings.ContainsAny(key, "*>") {
+			// Only kv history takes a pattern; a put cannot name one.
+			if len(keys) == 0 {
+				return fmt.Errorf("no key matches %s: bucket %s has no keys yet", key, bucket)
+			}
+			return fmt.Errorf("no key in bucket %s matches %s (keys: %s)", bucket, key, kvShortList(keys, 10))
+		}
 		if len(keys) == 0 {
 			return fmt.Errorf("key %s not found: bucket %s has no keys yet (put one with kv put %s %s VALUE)", key, bucket, bucket, key)
 		}
