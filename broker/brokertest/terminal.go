@@ -103,7 +103,10 @@ func WatchTmux(t testing.TB, sock string) <-chan struct{} {
 		r := bufio.NewReader(out)
 		for {
 			line, err := r.ReadString('\n')
-			if strings.HasPrefix(line, "%output ") || strings.HasPrefix(line, "%extended-output ") {
+			// %session-changed comes once the client is attached: whatever
+			// was printed before it is on the screen, and all after it
+			// comes as %output, so a look after it misses nothing.
+			if strings.HasPrefix(line, "%output ") || strings.HasPrefix(line, "%extended-output ") || strings.HasPrefix(line, "%session-changed ") {
 				select {
 				case printed <- struct{}{}:
 				default:
