@@ -4,7 +4,6 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"natslab/broker/brokertest"
 )
@@ -27,11 +26,8 @@ func TestStreamReportShowsReplicationAsTheRealCLI(t *testing.T) {
 		r := l.must("stream report")
 		return strings.Contains(r.out, "│ BACKUP  │ File    │           │ 0         │ 3 ") && strings.Contains(r.out, "│ ALL     │ File    │           │ 0         │ 4 ")
 	}
-	for deadline := time.Now().Add(10 * time.Second); !copied(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the copies never caught up:\n%s", l.must("stream report").out)
-		}
-	}
+	// The server copies in the background and announces no copy: poll.
+	eventually(t, "the mirror and the source to catch up", copied)
 	lab := l.must("stream report").out
 	wantLines(t, "report", lab, "Replication Report", "│ BACKUP │ Mirror │", "│ ORDERS ", "│ ALL    │ Source │", "│ RETURNS ")
 	real := brokertest.RunRealCLI(t, l.s.Deployment().ClientURL(), "stream", "report")
