@@ -17,15 +17,7 @@ func barText(f facts) string { return (&statusBar{f: f}).variants()[0] }
 func TestStatusBarTellsReconnectingAndSilenceFromJetStreamOff(t *testing.T) {
 	t.Run("no quorum", func(t *testing.T) {
 		srv := brokertest.Start(t, brokertest.Clustered())
-		ext, err := broker.Dial(broker.ExternalOptions{URL: srv.ClientURL()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		src := &statsSource{dep: ext}
-		defer src.close()
-		if bar := barText(src.read()); !strings.Contains(bar, "JetStream on") {
-			t.Fatalf("before: %s", bar)
-		}
+		src := externalStatus(t, srv.ClientURL())
 		cl := srv.Cluster()
 		for _, n := range []string{"n2", "n3"} {
 			if err := cl.StopNode(n); err != nil {
@@ -49,15 +41,7 @@ func TestStatusBarTellsReconnectingAndSilenceFromJetStreamOff(t *testing.T) {
 	})
 	t.Run("reconnecting", func(t *testing.T) {
 		srv := brokertest.Start(t)
-		ext, err := broker.Dial(broker.ExternalOptions{URL: srv.ClientURL()})
-		if err != nil {
-			t.Fatal(err)
-		}
-		src := &statsSource{dep: ext}
-		defer src.close()
-		if bar := barText(src.read()); !strings.Contains(bar, "JetStream on") {
-			t.Fatalf("before: %s", bar)
-		}
+		src := externalStatus(t, srv.ClientURL())
 		srv.Stop()
 		if !broker.WaitFor(20*time.Second, func() bool { return src.nc.IsReconnecting() }) {
 			t.Fatal("the status connection did not notice")
@@ -67,4 +51,20 @@ func TestStatusBarTellsReconnectingAndSilenceFromJetStreamOff(t *testing.T) {
 			t.Errorf("while the client reconnects the bar says: %s", bar)
 		}
 	})
+}
+
+// externalStatus is the status bar's source on a deployment dialled at
+// url, as natslab --server makes it, checked to show JetStream first.
+func externalStatus(t *testing.T, url string) *statsSource {
+	t.Helper()
+	ext, err := broker.Dial(broker.ExternalOptions{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := &statsSource{dep: ext}
+	t.Cleanup(src.close)
+	if bar := barText(src.read()); !strings.Contains(bar, "JetStream on") {
+		t.Fatalf("before: %s", bar)
+	}
+	return src
 }
