@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/kballard/go-shellquote"
 )
 
 // Differential tests: the same nats command lines through the real CLI
@@ -37,6 +36,22 @@ type Script struct {
 	Setup func(t testing.TB, url string)
 	// Timeout bounds each side's whole run; 0 means two minutes.
 	Timeout time.Duration
+	// Shown says, for each background line (one ending in " &", as
+	// written in Lines), every line its real CLI process prints on stdout,
+	// in order, normalised (Comparable): the script's end waits until it
+	// has printed them (a deadline fails the test), then interrupts it as
+	// Ctrl-C would. Each background line needs an entry (nil: it prints
+	// nothing), and the test fails if it prints anything else.
+	Shown map[string][]string
+}
+
+// ScriptResult is what a script printed through the real CLI: the
+// foreground lines' output, in line order (ExitCode counts the lines that
+// failed, background ones that ended by themselves with an error among
+// them), and each background line's, in line order.
+type ScriptResult struct {
+	CLIResult
+	Background []CLIResult
 }
 
 // Natslab returns the path of the natslab binary built from this module,
@@ -50,18 +65,25 @@ func Natslab(t testing.TB) string {
 // new embedded server (brokertest.Start, in NATS_URL), in dir, with one
 // HOME for the whole script, and returns everything they printed, stdout
 // and stderr each in line order, the HOME directory written as HOME.
-// ExitCode is the number of lines that failed. context commands run with
-// no NATS_URL, as the lab runs them.
-func RunRealScript(t testing.TB, s Script, dir string) CLIResult {
+// context commands run with no NATS_URL, as the lab runs them. A
+// background line (see Script.Shown) runs as a process of its own, which
+// the next line waits to be in place on the server, and which is stopped
+// once the last line has run and it has printed what Shown says.
+func RunRealScript(t testing.TB, s Script, dir string) ScriptResult {
 	t.Helper()
 	srv := Start(t)
 	if s.Setup != nil {
 		s.Setup(t, srv.ClientURL())
 	}
-	var res CLIResult
+	var res ScriptResult
+	type background struct {
+		line string
+		p    *RealProcess
+	}
+	var running []background
 	home := t.TempDir() // one person's: contexts persist from line to line
 	for _, line := range s.Lines {
-		args, err := shellquote.Split(line)
+		args, bg, err := splitBackground(line)
 		if err != nil {
 			t.Fatalf("%s: %v", line, err)
 		}
@@ -74,9 +96,24 @@ func RunRealScript(t testing.TB, s Script, dir string) CLIResult {
 			// a shell with no NATS_URL (see command's passthrough).
 			url = ""
 		}
+		if bg {
+			if _, ok := s.Shown[line]; !ok {
+				t.Fatalf("%s: a background line needs Script.Shown[%q]: what it prints before it is stopped", s.Name, line)
+			}
+			p := startInPlace(t, srv, RealEnv{URL: url, Dir: dir, Home: home}, line, args)
+			running = append(running, background{line, p})
+			continue
+		}
 		r := runRealCLI(t, url, dir, home, args)
 		res.Stdout += strings.ReplaceAll(r.Stdout, home, "HOME")
 		res.Stderr += strings.ReplaceAll(r.Stderr, home, "HOME")
+		if r.ExitCode != 0 {
+			res.ExitCode++
+		}
+	}
+	for _, b := range running {
+		r := stopShown(t, b.line, b.p, s.Shown[b.line], home)
+		res.Background = append(res.Background, r)
 		if r.ExitCode != 0 {
 			res.ExitCode++
 		}
@@ -135,7 +172,10 @@ func RunLabScript(t testing.TB, s Script, dir string, extra ...string) CLIResult
 // CompareScript runs s through the real CLI and through natslab run, each
 // in a working directory of its own holding s.Files, and fails t with a
 // line-by-line diff of each stream where the two differ once normalised
-// (Comparable). Lines that fail must fail on both sides.
+// (Comparable). Lines that fail must fail on both sides. With background
+// lines, whose output the lab prints among the other lines' as they come,
+// each of the lab's streams must be the real CLI's foreground lines and
+// its background processes' lines interleaved, each in its own order.
 func CompareScript(t *testing.T, s Script) {
 	t.Helper()
 	realDir, labDir := filesDir(t, s.Files), filesDir(t, s.Files)
@@ -143,18 +183,34 @@ func CompareScript(t *testing.T, s Script) {
 	lab := RunLabScript(t, s, labDir)
 	// Paths the lines print (object get's "Wrote: … to DIR/file") differ
 	// by working directory only.
-	for _, r := range []struct {
-		res *CLIResult
-		dir string
-	}{{&real, realDir}, {&lab, labDir}} {
-		r.res.Stdout = strings.ReplaceAll(r.res.Stdout, r.dir, "WORKDIR")
-		r.res.Stderr = strings.ReplaceAll(r.res.Stderr, r.dir, "WORKDIR")
+	inDir := func(r CLIResult, dir string) CLIResult {
+		r.Stdout = strings.ReplaceAll(r.Stdout, dir, "WORKDIR")
+		r.Stderr = strings.ReplaceAll(r.Stderr, dir, "WORKDIR")
+		return r
 	}
-	if d := DiffLines(Comparable(real.Stdout), Comparable(lab.Stdout)); d != "" {
-		t.Errorf("%s: stdout differs from the real CLI's (-real +lab):\n%s", s.Name, d)
+	real.CLIResult, lab = inDir(real.CLIResult, realDir), inDir(lab, labDir)
+	for i := range real.Background {
+		real.Background[i] = inDir(real.Background[i], realDir)
 	}
-	if d := DiffLines(Comparable(real.Stderr), Comparable(lab.Stderr)); d != "" {
-		t.Errorf("%s: stderr differs from the real CLI's (-real +lab):\n%s", s.Name, d)
+	for _, stream := range []struct {
+		name string
+		of   func(CLIResult) string
+	}{{"stdout", func(r CLIResult) string { return r.Stdout }}, {"stderr", func(r CLIResult) string { return r.Stderr }}} {
+		if len(real.Background) == 0 {
+			if d := DiffLines(Comparable(stream.of(real.CLIResult)), Comparable(stream.of(lab))); d != "" {
+				t.Errorf("%s: %s differs from the real CLI's (-real +lab):\n%s", s.Name, stream.name, d)
+			}
+			continue
+		}
+		fg := splitLines(Comparable(stream.of(real.CLIResult)))
+		var bgs [][]string
+		for _, b := range real.Background {
+			bgs = append(bgs, splitLines(Comparable(stream.of(b))))
+		}
+		got := splitLines(Comparable(stream.of(lab)))
+		if !interleaves(got, append([][]string{fg}, bgs...)) {
+			t.Errorf("%s: %s is not the real CLI's foreground and background lines, each in its order:\n%s", s.Name, stream.name, interleavingDiff(fg, bgs, got))
+		}
 	}
 	if (real.ExitCode == 0) != (lab.ExitCode == 0) {
 		t.Errorf("%s: %d lines failed with the real CLI, natslab run exited %d", s.Name, real.ExitCode, lab.ExitCode)

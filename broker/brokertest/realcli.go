@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -91,7 +92,11 @@ type RealProcess struct {
 	cmd      *exec.Cmd
 	out, err *lineBuffer
 	first    *FirstLine
+	wrote    *wakeup
 	done     chan struct{} // closed when the process has ended
+	waitErr  error         // cmd.Wait's, once done is closed
+	// interrupted is set when Stop interrupts the running process.
+	interrupted atomic.Bool
 }
 
 // FirstLine catches the first whole line written to any of its writers
@@ -118,13 +123,15 @@ func StartRealCLI(t testing.TB, env RealEnv, args ...string) *RealProcess {
 	t.Helper()
 	cmd := realCommand(t, context.Background(), env, args)
 	first := NewFirstLine()
-	p := &RealProcess{cmd: cmd, out: newLineBuffer(first), err: newLineBuffer(first), first: first, done: make(chan struct{})}
+	wrote := newWakeup()
+	p := &RealProcess{cmd: cmd, out: newLineBuffer(first), err: newLineBuffer(first), first: first, wrote: wrote, done: make(chan struct{})}
+	p.out.wrote, p.err.wrote = wrote, wrote
 	cmd.Stdout, cmd.Stderr = p.out, p.err
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("starting the real CLI: %v", err)
 	}
 	go func() {
-		_ = cmd.Wait()
+		p.waitErr = cmd.Wait()
 		close(p.done)
 	}()
 	t.Cleanup(p.Stop)
@@ -155,6 +162,7 @@ func (p *RealProcess) Stop() {
 		return
 	default:
 	}
+	p.interrupted.Store(true)
 	_ = p.cmd.Process.Signal(os.Interrupt)
 	<-p.done
 }
@@ -162,25 +170,90 @@ func (p *RealProcess) Stop() {
 // Output is everything the process wrote so far.
 func (p *RealProcess) Output() (stdout, stderr string) { return p.out.String(), p.err.String() }
 
+// Done is closed once the process has ended.
+func (p *RealProcess) Done() <-chan struct{} { return p.done }
+
+// Ended waits for the process to end and says how: interrupted by Stop,
+// or by itself with exit code code.
+func (p *RealProcess) Ended() (code int, interrupted bool) {
+	<-p.done
+	if p.interrupted.Load() {
+		return 0, true
+	}
+	var ee *exec.ExitError
+	if errors.As(p.waitErr, &ee) {
+		return ee.ExitCode(), false
+	}
+	return 0, false
+}
+
+// AwaitOutput waits until shows(stdout, stderr) holds for what the process
+// has written, looking again at each write, and reports whether it did;
+// false once the process has ended, or within has passed, without it.
+func (p *RealProcess) AwaitOutput(within time.Duration, shows func(stdout, stderr string) bool) bool {
+	deadline := time.NewTimer(within)
+	defer deadline.Stop()
+	for {
+		next := p.wrote.next() // before looking, so no write is missed
+		if shows(p.Output()) {
+			return true
+		}
+		select {
+		case <-next:
+		case <-p.done:
+			return shows(p.Output())
+		case <-deadline.C:
+			return false
+		}
+	}
+}
+
+// wakeup is a channel closed (and replaced) at every write, for waiters
+// on what a process prints.
+type wakeup struct {
+	mu sync.Mutex
+	ch chan struct{}
+}
+
+func newWakeup() *wakeup { return &wakeup{ch: make(chan struct{})} }
+
+// next is closed at the next write.
+func (w *wakeup) next() <-chan struct{} {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.ch
+}
+
+func (w *wakeup) wake() {
+	w.mu.Lock()
+	close(w.ch)
+	w.ch = make(chan struct{})
+	w.mu.Unlock()
+}
+
 // lineBuffer keeps what is written and offers its first whole line.
 type lineBuffer struct {
 	mu    sync.Mutex
 	b     bytes.Buffer
 	first *FirstLine
 	sent  bool
+	wrote *wakeup // nil: nobody waits on writes
 }
 
 func newLineBuffer(first *FirstLine) *lineBuffer { return &lineBuffer{first: first} }
 
 func (l *lineBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.b.Write(p)
 	if !l.sent {
 		if line, _, ok := strings.Cut(l.b.String(), "\n"); ok {
 			l.sent = true
 			l.first.offer(line)
 		}
+	}
+	l.mu.Unlock()
+	if l.wrote != nil {
+		l.wrote.wake()
 	}
 	return len(p), nil
 }
