@@ -62,8 +62,7 @@ type kvCmd struct {
 
 	// values
 	raw         bool
-	revision    uint64 // get --revision, watch --revision, update --revision
-	revisionSet bool
+	revision    uint64 // get --revision, watch --revision
 	revisionArg string // update's and revert's positional revision
 	keyTTL      time.Duration
 	force       bool
@@ -106,8 +105,7 @@ func buildKV(app *fisk.Application, c *Call) {
 	update := kv.Command("update", "Stores a value only if the key is still at the revision you read (compare-and-set)").Action(act(c, k.updateRun))
 	k.bucketKeyArgs(update)
 	update.Arg("value", "The new value").Required().StringVar(&k.val)
-	update.Arg("revision", "The revision you read, as kv get shows it").StringVar(&k.revisionArg)
-	update.Flag("revision", "The revision you read (instead of the last argument)").PlaceHolder("REVISION").IsSetByUser(&k.revisionSet).Uint64Var(&k.revision)
+	update.Arg("revision", "The revision you read, as kv get shows it").Required().StringVar(&k.revisionArg)
 
 	del := kv.Command("del", "Deletes a key (keeping its history), or with no key the whole bucket").Alias("rm").Alias("delete").Action(act(c, k.delRun))
 	del.Arg("bucket", "The bucket").Required().StringVar(&k.bucket)

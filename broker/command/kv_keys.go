@@ -25,6 +25,13 @@ func kvKeyRune(r rune, pattern bool) bool {
 	return false
 }
 
+// The real CLI's lines where the library refuses a key pattern (watch,
+// history) and where a key has one revision to revert.
+var (
+	errKVBadPattern  = fmt.Errorf("%w: key cannot be empty and must be a valid NATS subject", jetstream.ErrInvalidKey)
+	errKVOneRevision = errors.New("cannot revert key in a bucket where history=1")
+)
+
 // kvCheckKey explains what is wrong with a key, naming the character.
 func kvCheckKey(key string, pattern bool) error {
 	what := "key"

@@ -61,10 +61,11 @@ func TestKVFlow(t *testing.T) {
 		t.Errorf("kv update printed %q", r.out)
 	}
 	l.fails("kv update profiles sue.color yellow 2", "compare-and-set failed: the key is at revision 4 now, not 2", "kv get profiles sue.color")
-	l.must("kv update profiles sue.color yellow --revision 4")
-	l.fails("kv update profiles sue.color pink", "needs the revision you read", "kv update profiles sue.color pink REVISION")
-	l.fails("kv update profiles sue.color pink x", "whole number", `"x"`)
-	l.fails("kv update profiles sue.color pink 5 --revision 4", "two different revisions")
+	l.must("kv update profiles sue.color yellow 0x4") // a number as fisk reads one
+	// The revision is the real CLI's required argument, and a number.
+	l.fails("kv update profiles sue.color pink", "error: required argument 'revision' not provided")
+	l.fails("kv update profiles sue.color pink x", `nats: error: strconv.ParseUint: parsing "x": invalid syntax`, "whole number", "kv get profiles sue.color shows it")
+	l.fails("kv update profiles sue.color pink 5 --revision 4", "error: unknown long flag '--revision'")
 	l.fails("kv create profiles sue.color teal", "already exists", "at revision 5", "kv update profiles sue.color VALUE 5")
 	if r := l.must("kv create profiles ann.color teal"); r.out != "teal\n" {
 		t.Errorf("kv create printed %q", r.out)

@@ -113,27 +113,19 @@ func (k *kvCmd) checkKeyTTL(c *Call, kv jetstream.KeyValue) error {
 	return nil
 }
 
-// updateRevision is the revision kv update compares against: the last
-// argument (as the real CLI) or --revision.
-func (k *kvCmd) updateRevision() (uint64, error) {
-	if k.revisionArg == "" && !k.revisionSet {
-		return 0, usageErrorf("kv update needs the revision you read, as its last argument: kv update %s %s %s REVISION (kv get %s %s shows the revision)", k.bucket, k.key, Quote([]string{k.val}), k.bucket, k.key)
-	}
-	if k.revisionArg == "" {
-		return k.revision, nil
-	}
-	rev, err := strconv.ParseUint(k.revisionArg, 10, 64)
+// kvRevisionArg parses update's and revert's revision as the real CLI's
+// fisk does a number argument (Go's literals: 0x10 is 16), with the lab's
+// words in a note.
+func (k *kvCmd) kvRevisionArg(shows string) (uint64, error) {
+	rev, err := strconv.ParseUint(k.revisionArg, 0, 64)
 	if err != nil {
-		return 0, usageErrorf("the revision must be a whole number like 3 (kv get %s %s shows it), got %q", k.bucket, k.key, k.revisionArg)
-	}
-	if k.revisionSet && k.revision != rev {
-		return 0, usageErrorf("two different revisions given (%d as the last argument, %d with --revision): give one", rev, k.revision)
+		return 0, noteOf(err, usageErrorf("the revision must be a whole number like 3 (%s), got %q", shows, k.revisionArg))
 	}
 	return rev, nil
 }
 
 func (k *kvCmd) updateRun(c *Call) error {
-	rev, err := k.updateRevision()
+	rev, err := k.kvRevisionArg(fmt.Sprintf("kv get %s %s shows it", k.bucket, k.key))
 	if err != nil {
 		return err
 	}
@@ -313,7 +305,7 @@ func (k *kvCmd) historyRun(c *Call) error {
 	// The library's history watches the key, so a pattern is taken (and
 	// matches what it matches); a bad one gets the watch's refusal.
 	if err := kvCheckKey(k.key, true); err != nil {
-		return noteOf(fmt.Errorf("%w: key cannot be empty and must be a valid NATS subject", jetstream.ErrInvalidKey), err)
+		return noteOf(errKVBadPattern, err)
 	}
 	hist, err := k.keyHistory(c, kv)
 	if err != nil {
@@ -346,9 +338,9 @@ func kvOpName(op jetstream.KeyValueOp) string {
 }
 
 func (k *kvCmd) revertRun(c *Call) error {
-	rev, err := strconv.ParseUint(k.revisionArg, 10, 64)
-	if err != nil || rev == 0 {
-		return usageErrorf("the revision must be a whole number like 3 (kv history %s %s lists them), got %q", k.bucket, k.key, k.revisionArg)
+	rev, err := k.kvRevisionArg(fmt.Sprintf("kv history %s %s lists them", k.bucket, k.key))
+	if err != nil {
+		return err
 	}
 	kv, err := k.openKey(c)
 	if err != nil {
@@ -359,7 +351,8 @@ func (k *kvCmd) revertRun(c *Call) error {
 		return err
 	}
 	if len(hist) <= 1 {
-		return fmt.Errorf("key %s has only one revision kept, so there is nothing to revert to (bucket %s keeps --history %d)", k.key, k.bucket, kvHistoryKept(c, kv))
+		// The real CLI's words blame the bucket whatever it keeps.
+		return explain(errKVOneRevision, "key %s has only one revision kept, so there is nothing to revert to (bucket %s keeps --history %d)", k.key, k.bucket, kvHistoryKept(c, kv))
 	}
 	ctx, cancel := c.Timeout()
 	old, err := kv.GetRevision(ctx, k.key, rev)
@@ -370,7 +363,8 @@ func (k *kvCmd) revertRun(c *Call) error {
 	if err != nil {
 		return c.jsError(err)
 	}
-	if !k.force && c.S.confirm != nil {
+	if !k.force {
+		// Shown before asking, so also where there is no terminal to ask on.
 		fmt.Fprintf(c.Out, "Revision: %d\n\n%v\n\n", old.Revision(), kvShort(old.Value()))
 	}
 	ok, err := c.confirm(k.force, fmt.Sprintf("Really revert to revision %d", rev),

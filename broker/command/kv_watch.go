@@ -17,16 +17,14 @@ import (
 const kvRewatchFor = 3 * time.Second
 
 func (k *kvCmd) watchRun(c *Call) error {
-	if err := kvCheckBucketName(k.bucket); err != nil {
+	// Look the bucket up on the shared connection first, for the clear
+	// errors (no bucket named, unknown bucket, JetStream off), as the real
+	// CLI does before it looks at the key.
+	if _, _, err := c.kvOpen(k.bucket); err != nil {
 		return err
 	}
 	if err := kvCheckKey(k.key, true); err != nil {
-		return err
-	}
-	// Look the bucket up on the shared connection first, for the clear
-	// errors (unknown bucket, JetStream off).
-	if _, _, err := c.kvOpen(k.bucket); err != nil {
-		return err
+		return noteOf(errKVBadPattern, err)
 	}
 	// The watch gets a connection of its own, so a busy watcher never
 	// holds up the rest of the lab.
