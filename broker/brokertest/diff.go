@@ -241,6 +241,9 @@ var comparableRules = []struct {
 	// A connection's id counts the server's connections so far, the
 	// lab's own among them.
 	{regexp.MustCompile(`(Client ID: )\d+`), "${1}CID"},
+	// A date and time that a usage text wraps between them (consumer
+	// add's --pause: "(eg 2026-12-03" and "21:00:25)" on the next line).
+	{regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}(\n +)\d{2}:\d{2}:\d{2}\b`), "DATE${1}TIME"},
 }
 
 // Comparable is Normalize plus what else differs between two servers and
