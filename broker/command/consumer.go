@@ -25,7 +25,6 @@ func init() {
 type consumerCmd struct {
 	stream   string
 	consumer string
-	durable  string // --durable, the older natscli's way to name it
 
 	// add and edit
 	defaults      bool
@@ -36,8 +35,6 @@ type consumerCmd struct {
 	ack           string
 	ackWait       time.Duration
 	ackWaitSet    bool
-	ackWait2      time.Duration // --ack-wait, the spelling people try
-	ackWait2Set   bool
 	maxDeliver    int
 	maxDeliverSet bool
 	filters       []string
@@ -94,7 +91,6 @@ func buildConsumer(app *fisk.Application, c *Call) {
 	add.Arg("stream", "The stream to consume from").StringVar(&x.stream)
 	add.Arg("consumer", "The consumer's (durable) name").StringVar(&x.consumer)
 	x.configFlags(add, false)
-	add.Flag("durable", "The consumer's name, as older versions of the CLI took it").Hidden().StringVar(&x.durable)
 	add.Flag("defaults", "Use the default for every value not given (the lab never prompts)").UnNegatableBoolVar(&x.defaults)
 
 	edit := cons.Command("edit", "Changes the editable settings of a consumer").Alias("update").Action(act(c, x.edit))
@@ -154,7 +150,6 @@ func (x *consumerCmd) configFlags(cmd *fisk.CmdClause, edit bool) {
 	}
 	cmd.Flag("target", "Push consumers: the subject to deliver to").PlaceHolder("SUBJECT").StringVar(&x.target)
 	cmd.Flag("wait", "Ack wait: how long a delivered message may go unacknowledged before it is redelivered").PlaceHolder("DURATION").IsSetByUser(&x.ackWaitSet).DurationVar(&x.ackWait)
-	cmd.Flag("ack-wait", "Same as --wait").Hidden().IsSetByUser(&x.ackWait2Set).DurationVar(&x.ackWait2)
 	cmd.Flag("max-deliver", "How many times a message may be delivered (-1 for no limit)").PlaceHolder("TRIES").IsSetByUser(&x.maxDeliverSet).IntVar(&x.maxDeliver)
 	cmd.Flag("max-pending", "How many messages may await acknowledgement before delivery pauses").PlaceHolder("MAX").IsSetByUser(&x.maxPendingSet).IntVar(&x.maxPending)
 	cmd.Flag("max-outstanding", "Same as --max-pending").Hidden().IsSetByUser(&x.maxPendingSet).IntVar(&x.maxPending)

@@ -20,36 +20,35 @@ import (
 // consumer add and consumer edit.
 
 func (x *consumerCmd) add(c *Call) error {
-	if x.stream == "" {
-		return c.needStream("consumer add")
+	// In natscli's order: the stream, the name, the configuration (each
+	// answer it would ask for), what jsm.go checks, then the server.
+	mgr, err := c.manager()
+	if err != nil {
+		return err
 	}
-	switch {
-	case x.durable != "" && x.consumer == "":
-		x.consumer = x.durable
-	case x.durable != "" && x.durable != x.consumer:
-		return usageErrorf("the consumer is named twice, %s and --durable %s: give the name once, after the stream", x.consumer, x.durable)
+	if _, err := c.selectStreamFor(mgr, x.stream, false, "could not select Stream"); err != nil {
+		return err
 	}
 	if x.consumer == "" && !x.ephemeral {
 		return explain(fatalIf(errNoPrompt, "could not request durable name"), "the real CLI asks for the consumer's name here, and has no terminal to ask in: give it after the stream, for example: consumer add %s worker --pull --defaults", x.stream)
 	}
-	if x.consumer != "" {
-		if err := validConsumerName(x.consumer); err != nil {
-			// The real CLI refuses a durable name with . * > at once; any
-			// other bad name only once it has all it asks for, when
-			// jsm.go checks the configuration.
-			if !x.ephemeral && strings.ContainsAny(x.consumer, ".*>") {
-				return noteOf(errors.New("durable name can not contain '.', '*', '>'"), err)
-			}
-			if ask := x.wouldAsk(); ask != nil {
-				return ask
-			}
-			//lint:ignore ST1005 the real CLI's line, capital and all
-			return noteOf(fmt.Errorf("Consumer creation failed: %q is not a valid consumer name", x.consumer), err)
-		}
+	badName := validConsumerName(x.consumer)
+	if badName != nil && !x.ephemeral && strings.ContainsAny(x.consumer, ".*>") {
+		return noteOf(errors.New("durable name can not contain '.', '*', '>'"), badName)
 	}
 	cfg, err := x.newConfig(c.Now())
 	if err != nil {
 		return err
+	}
+	if x.consumer != "" && badName != nil {
+		//lint:ignore ST1005 the real CLI's line, capital and all
+		return noteOf(fmt.Errorf("Consumer creation failed: %q is not a valid consumer name", x.consumer), badName)
+	}
+	if err := x.badFilter(); err != nil {
+		// jsm.go puts the filter in the request's subject, which nats.go
+		// refuses to send.
+		//lint:ignore ST1005 the real CLI's line, capital and all
+		return noteOf(errors.New("Consumer creation failed: nats: invalid subject"), err)
 	}
 	st, err := c.stream(x.stream)
 	if err != nil {
@@ -57,21 +56,28 @@ func (x *consumerCmd) add(c *Call) error {
 	}
 	ctx, cancel := c.Timeout()
 	defer cancel()
-	// Create, not create-or-update: adding a consumer that exists with other
-	// settings is a mistake worth naming, not a silent edit.
+	// As natscli: create, or update one of that name (the server refuses
+	// what cannot change).
+	existed := false
+	if _, err := c.consumerInfo(x.stream, consumerName(cfg)); err == nil {
+		existed = true
+	}
 	var ci *jetstream.ConsumerInfo
 	if cfg.DeliverSubject != "" {
-		pc, err := st.CreatePushConsumer(ctx, cfg)
+		pc, err := st.CreateOrUpdatePushConsumer(ctx, cfg)
 		if err != nil {
 			return c.createError(ctx, st, cfg, err)
 		}
 		ci = pc.CachedInfo()
 	} else {
-		cons, err := st.CreateConsumer(ctx, cfg)
+		cons, err := st.CreateOrUpdateConsumer(ctx, cfg)
 		if err != nil {
 			return c.createError(ctx, st, cfg, err)
 		}
 		ci = cons.CachedInfo()
+	}
+	if existed && consumerName(cfg) != "" {
+		c.Notef("consumer %s existed already: consumer add changed it as consumer edit would, where the server allows the change", consumerName(cfg))
 	}
 	c.warnUnmatchedFilters(st.CachedInfo(), cfg)
 	return renderConsumerInfo(c.Out, ci)
@@ -92,33 +98,54 @@ func (c *Call) createError(ctx context.Context, st jetstream.Stream, cfg jetstre
 	code := fmt.Sprintf("Consumer creation failed: %s (%d)", apiErr.Description, apiErr.ErrorCode)
 	switch apiErr.ErrorCode {
 	case jetstream.JSErrCodeConsumerExists, jetstream.JSErrCodeConsumerAlreadyExists, jetstream.JSErrCodeConsumerNameExists:
-		cur, lerr := st.Consumer(ctx, name)
-		var info *jetstream.ConsumerInfo
-		if lerr == nil {
-			info = cur.CachedInfo()
-		} else if errors.Is(lerr, jetstream.ErrNotPullConsumer) {
-			if pc, perr := st.PushConsumer(ctx, name); perr == nil {
-				info = pc.CachedInfo()
-			}
+		if note := c.existingConsumerNote(ctx, st, cfg); note != "" {
+			return explain(errors.New(code), "%s", note)
 		}
-		if info == nil {
-			return errors.New(code)
-		}
-		what := "a different configuration"
-		if d := configChanges(info.Config, cfg, true); len(d) > 0 {
-			what = strings.Join(d, ", ")
-		}
-		return fmt.Errorf("%s: consumer %s already exists on stream %s with %s; change what can change with consumer edit, or remove it first with consumer rm %s %s --force", code, name, stream, what, stream, name)
+		return errors.New(code)
 	case 10099: // multiple non-filtered consumers not allowed on workqueue stream
-		return fmt.Errorf("%s: stream %s is a work queue, where each message goes to exactly one consumer, so it takes only one consumer without a filter (it has %s); give this one a --filter on subjects no other consumer takes, or share the existing consumer", code, stream, c.consumerList(st))
+		return explain(errors.New(code), "stream %s is a work queue, where each message goes to exactly one consumer, so it takes only one consumer without a filter (it has %s); give this one a --filter on subjects no other consumer takes, or share the existing consumer", stream, c.consumerList(st))
 	case 10100: // filtered consumer not unique on workqueue stream
-		return fmt.Errorf("%s: stream %s is a work queue, where each message goes to exactly one consumer, so consumer filters may not overlap (it has %s); choose a --filter no other consumer covers", code, stream, c.consumerList(st))
+		return explain(errors.New(code), "stream %s is a work queue, where each message goes to exactly one consumer, so consumer filters may not overlap (it has %s); choose a --filter no other consumer covers", stream, c.consumerList(st))
 	case 10101:
-		return fmt.Errorf("%s: a work queue stream hands out every message once, so its consumers must start at the beginning: use --deliver all", code)
+		return explain(errors.New(code), "a work queue stream hands out every message once, so its consumers must start at the beginning: use --deliver all")
 	case 10098, 10084:
-		return fmt.Errorf("%s: a work queue removes a message once it is acknowledged, so its consumers need --ack explicit", code)
+		return explain(errors.New(code), "a work queue removes a message once it is acknowledged, so its consumers need --ack explicit")
+	case 10094:
+		return explain(errors.New(code), "stream sequences start at 1: --deliver 1 (or --deliver all) starts at the first message")
+	case 10112:
+		return explain(errors.New(code), "--target must be a subject to publish to, with no spaces or wildcards, like deliver.%s", name)
+	}
+	// Adding a consumer that exists changes it: the server refuses what
+	// cannot change (the deliver policy, say).
+	if note := c.existingConsumerNote(ctx, st, cfg); note != "" {
+		return explain(errors.New(code), "%s", note)
 	}
 	return errors.New(code)
+}
+
+// existingConsumerNote says how an existing consumer of cfg's name differs
+// from cfg, and what to do instead; "" when there is none.
+func (c *Call) existingConsumerNote(ctx context.Context, st jetstream.Stream, cfg jetstream.ConsumerConfig) string {
+	stream, name := st.CachedInfo().Config.Name, consumerName(cfg)
+	if name == "" {
+		return ""
+	}
+	var info *jetstream.ConsumerInfo
+	if cur, err := st.Consumer(ctx, name); err == nil {
+		info = cur.CachedInfo()
+	} else if errors.Is(err, jetstream.ErrNotPullConsumer) {
+		if pc, perr := st.PushConsumer(ctx, name); perr == nil {
+			info = pc.CachedInfo()
+		}
+	}
+	if info == nil {
+		return ""
+	}
+	what := "a different configuration"
+	if d := configChanges(info.Config, cfg, true); len(d) > 0 {
+		what = strings.Join(d, ", ")
+	}
+	return fmt.Sprintf("consumer %s already exists on stream %s with %s; consumer add changes an existing consumer only where the server allows it: change what can change with consumer edit, or remove it first with consumer rm %s %s --force", name, stream, what, stream, name)
 }
 
 // consumerList describes a stream's consumers and their filters, for errors.
@@ -176,7 +203,7 @@ func (c *Call) warnUnmatchedFilters(si *jetstream.StreamInfo, cfg jetstream.Cons
 		if s := fixFilter(flt, si.Config.Subjects); s != "" {
 			hint = fmt.Sprintf("; did you mean %s?", s)
 		}
-		c.Statusf("Warning: filter %s matches no subject stream %s captures (%s), so this consumer will never receive a message%s", flt, si.Config.Name, strings.Join(si.Config.Subjects, ", "), hint)
+		c.Notef("filter %s matches no subject stream %s captures (%s), so this consumer will never receive a message%s", flt, si.Config.Name, strings.Join(si.Config.Subjects, ", "), hint)
 	}
 }
 

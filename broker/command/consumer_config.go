@@ -1,12 +1,15 @@
 package command
 
 import (
+	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/choria-io/fisk"
+	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -14,12 +17,9 @@ import (
 // real CLI would prompt, the lab takes the default and says which ones it
 // took, so nothing ever waits for input.
 
-// ackWaitFlag is the ack wait given with --wait or --ack-wait, if any.
+// ackWaitFlag is the ack wait given with --wait, if any.
 func (x *consumerCmd) ackWaitFlag() (time.Duration, bool) {
-	if x.ackWaitSet {
-		return x.ackWait, true
-	}
-	return x.ackWait2, x.ackWait2Set
+	return x.ackWait, x.ackWaitSet
 }
 
 // validConsumerName explains what is wrong with a consumer name.
@@ -30,137 +30,152 @@ func validConsumerName(name string) error {
 	return nil
 }
 
-// wouldAsk is the real CLI's refusal, where it has no terminal, to ask for
-// what consumer add was not given, in the order it asks (natscli's
-// prepareConfig); nil when the line gives all it needs.
-func (x *consumerCmd) wouldAsk() error {
-	ask := func(prefix string, refusal error, flag string) error {
-		note := "the real CLI asks for this here, and has no terminal to ask in: give " + flag
-		if prefix != "could not request delivery target" {
-			note += ", or add --defaults to take the defaults for everything not given"
-		}
-		return explain(fatalIf(refusal, "%s", prefix), "%s", note)
+// askRefusal is the real CLI's refusal, where it has no terminal, to ask
+// for what consumer add was not given (prefix: what it was asking), with
+// the lab's note naming the flag that answers it.
+func (x *consumerCmd) askRefusal(prefix string, refusal error, flag string) error {
+	note := "the real CLI asks for this here, and has no terminal to ask in: give " + flag
+	if prefix != "could not request delivery target" {
+		note += ", or add --defaults to take the defaults for everything not given"
 	}
-	push := x.target != ""
-	if !x.pull && !push {
-		return ask("could not request delivery target", errNoPrompt, "--pull for a pull consumer, or --target SUBJECT for a push consumer")
-	}
-	if x.defaults {
-		return nil
-	}
-	ackNone := x.ack == "none"
-	switch {
-	case push && !x.deliverGroupSet:
-		return ask("could not request delivery group", errNoPrompt, "--deliver-group GROUP (or --deliver-group '' for none)")
-	case x.deliver == "":
-		return ask("could not request start policy", errNoPrompt, "--deliver all (or new, last, a sequence, a time ago)")
-	case x.ack == "":
-		return ask("could not ask acknowledgement policy", errNoPrompt, "--ack explicit (or all, none)")
-	case x.replay == "":
-		return ask("could not ask replay policy", errNoPrompt, "--replay instant (or original)")
-	case len(x.filters) == 0:
-		return ask("could not ask for filtering subject", errNoPrompt, "--filter SUBJECT (or --filter '' for all)")
-	case !ackNone && !x.maxDeliverSet:
-		return ask("could not ask for maximum allowed deliveries", errNoPrompt, "--max-deliver N (-1 for no limit)")
-	case !ackNone && !x.maxPendingSet:
-		return ask("could not ask for maximum outstanding acknowledgements", errNoPrompt, "--max-pending N")
-	case push && !x.heartbeatSet:
-		return ask("could not ask for idle heartbeat", errNoPrompt, "--heartbeat DURATION")
-	case push && !x.flowControlSet:
-		return ask("could not ask flow control", errNoConfirm, "--flow-control or --no-flow-control")
-	case !x.headersSet:
-		return ask("could not ask headers only", errNoConfirm, "--headers-only or --no-headers-only")
-	case !ackNone && x.backoff == "":
-		return explain(errNoConfirm, "the real CLI asks whether to add a retry backoff policy here, and has no terminal to ask in: give --backoff none (or linear), or add --defaults to take the defaults for everything not given")
-	}
-	return nil
+	return explain(fatalIf(refusal, "%s", prefix), "%s", note)
 }
 
-// newConfig builds the configuration of a new consumer, from a line that
-// gives all the real CLI would ask for (wouldAsk).
+// newConfig builds the configuration of a new consumer step by step in
+// the order natscli's prepareConfig does, so a line missing an answer or
+// holding a mistake gets the real CLI's line for the first one it meets:
+// where it would ask (it has no terminal here), where it refuses, and
+// what it sends the server (--pull with --target is a push consumer,
+// a deliver group or flow control on a pull consumer is sent or ignored
+// as it does).
 func (x *consumerCmd) newConfig(now time.Time) (cfg jetstream.ConsumerConfig, err error) {
-	if err := x.wouldAsk(); err != nil {
-		return cfg, err
-	}
 	if x.ephemeral {
 		cfg.Name = x.consumer
 	} else {
 		cfg.Durable = x.consumer
 	}
 	cfg.Description = x.description
+	push := x.target != ""
+	if !x.pull && !push {
+		return cfg, x.askRefusal("could not request delivery target", errNoPrompt, "--pull for a pull consumer, or --target SUBJECT for a push consumer")
+	}
+	cfg.DeliverSubject = x.target
 
-	switch {
-	case x.pull && x.target != "":
-		return cfg, usageErrorf("--pull and --target do not go together: a pull consumer delivers on request, a push consumer to --target; choose one")
-	case x.target != "":
-		if err := validateSubject(x.target, false); err != nil {
-			return cfg, err
+	// What the line answers; --defaults answers the rest as natscli does.
+	deliver, ack, replay := x.deliver, x.ack, x.replay
+	deliverGroupSet, heartbeatSet, flowControlSet, headersSet := x.deliverGroupSet, x.heartbeatSet, x.flowControlSet, x.headersSet
+	maxDeliver := x.maxDeliver
+	maxPending := -1 // natscli's "not given"
+	if x.maxPendingSet {
+		maxPending = x.maxPending
+	}
+	if x.defaults {
+		deliverGroupSet, heartbeatSet, headersSet = true, true, true
+		if deliver == "" {
+			deliver = "all"
 		}
-		cfg.DeliverSubject = x.target
-		cfg.DeliverGroup = x.deliverGroup
-		cfg.IdleHeartbeat = x.heartbeat
-		cfg.FlowControl = x.flowControl
-	default:
-		if x.deliverGroup != "" || x.heartbeat != 0 || x.flowControl {
-			return cfg, usageErrorf("--deliver-group, --heartbeat and --flow-control are for push consumers (with --target SUBJECT); pull consumers do not use them")
+		if ack == "" {
+			ack = "none"
+			if x.pull || !push {
+				ack = "explicit"
+			}
 		}
-		cfg.MaxWaiting = x.maxWaiting
+		if maxDeliver == 0 {
+			maxDeliver = -1
+		}
+		if maxPending == -1 {
+			maxPending = 0
+		}
+		if replay == "" || push {
+			replay = "instant"
+		}
+		if push {
+			flowControlSet = true
+		}
 	}
 
-	deliver := x.deliver
+	if push && !deliverGroupSet {
+		return cfg, x.askRefusal("could not request delivery group", errNoPrompt, "--deliver-group GROUP (or --deliver-group '' for none)")
+	}
+	cfg.DeliverGroup = x.deliverGroup
 	if deliver == "" {
-		deliver = "all"
+		return cfg, x.askRefusal("could not request start policy", errNoPrompt, "--deliver all (or new, last, a sequence, a time ago)")
 	}
 	if err := setDeliverPolicy(&cfg, deliver, now); err != nil {
 		return cfg, err
 	}
-
-	ack := x.ack
 	if ack == "" {
-		ack = "explicit"
-		if cfg.DeliverSubject != "" {
-			ack = "none"
-		}
+		return cfg, x.askRefusal("could not ask acknowledgement policy", errNoPrompt, "--ack explicit (or all, none)")
+	}
+	if replay == "" {
+		return cfg, x.askRefusal("could not ask replay policy", errNoPrompt, "--replay instant (or original)")
 	}
 	cfg.AckPolicy = ackPolicy(ack)
-
-	replay := x.replay
-	if replay == "" {
-		replay = "instant"
+	ackNone := cfg.AckPolicy == jetstream.AckNonePolicy
+	if ackNone {
+		cfg.MaxDeliver = -1
+	}
+	if w, ok := x.ackWaitFlag(); ok && w > 0 {
+		cfg.AckWait = w
 	}
 	if replay == "original" {
 		cfg.ReplayPolicy = jetstream.ReplayOriginalPolicy
 	}
 
-	if err := x.setFilters(&cfg); err != nil {
-		return cfg, err
+	if len(x.filters) == 0 && !x.defaults {
+		return cfg, x.askRefusal("could not ask for filtering subject", errNoPrompt, "--filter SUBJECT (or --filter '' for all)")
 	}
+	x.setFilters(&cfg)
 	if len(x.filters) == 0 && cfg.DeliverPolicy == jetstream.DeliverLastPerSubjectPolicy {
 		cfg.FilterSubject = ">"
 	}
-
-	if w, ok := x.ackWaitFlag(); ok && w > 0 {
-		cfg.AckWait = w
+	if maxDeliver == 0 && !ackNone {
+		return cfg, x.askRefusal("could not ask for maximum allowed deliveries", errNoPrompt, "--max-deliver N (-1 for no limit)")
 	}
-	cfg.MaxDeliver = -1
-	if x.maxDeliverSet && x.maxDeliver != 0 && cfg.AckPolicy != jetstream.AckNonePolicy {
-		cfg.MaxDeliver = x.maxDeliver
+	if maxPending == -1 && !ackNone {
+		return cfg, x.askRefusal("could not ask for maximum outstanding acknowledgements", errNoPrompt, "--max-pending N")
 	}
-	if x.maxPendingSet && x.maxPending != 0 {
-		cfg.MaxAckPending = x.maxPending
+	if push {
+		if !heartbeatSet {
+			return cfg, x.askRefusal("could not ask for idle heartbeat", errNoPrompt, "--heartbeat DURATION")
+		}
+		cfg.IdleHeartbeat = x.heartbeat
+		if !flowControlSet {
+			return cfg, x.askRefusal("could not ask flow control", errNoConfirm, "--flow-control or --no-flow-control")
+		}
+		cfg.FlowControl = x.flowControl
+	}
+	if !headersSet {
+		return cfg, x.askRefusal("could not ask headers only", errNoConfirm, "--headers-only or --no-headers-only")
 	}
 	cfg.HeadersOnly = x.headersOnly
+	if !ackNone && !x.defaults && x.backoff == "" {
+		return cfg, explain(errNoConfirm, "the real CLI asks whether to add a retry backoff policy here, and has no terminal to ask in: give --backoff none (or linear), or add --defaults to take the defaults for everything not given")
+	}
 	if err := x.setBackoff(&cfg); err != nil {
 		return cfg, err
 	}
-	if len(cfg.BackOff) > 0 && cfg.MaxDeliver == -1 {
+	if maxDeliver == -1 && len(cfg.BackOff) > 0 {
 		// The server wants room for every backoff step.
-		cfg.MaxDeliver = len(cfg.BackOff) + 1
+		maxDeliver = len(cfg.BackOff) + 1
 	}
+	if maxPending == -1 {
+		maxPending = 0
+	}
+	cfg.MaxAckPending = maxPending
 	cfg.InactiveThreshold = x.inactive
 	cfg.MaxRequestBatch = x.maxPullBatch
 	cfg.MaxRequestExpires = x.maxPullExpire
 	cfg.MaxRequestMaxBytes = x.maxPullBytes
+	if !push {
+		cfg.MaxWaiting = x.maxWaiting
+	}
+	if maxDeliver != 0 && !ackNone {
+		cfg.MaxDeliver = maxDeliver
+	}
+	if !push && x.heartbeatSet {
+		return cfg, explain(errors.New("pull subscribers does not support idle heartbeats"), "--heartbeat is for push consumers (with --target SUBJECT): a pull consumer is asked for messages, so there is no idle delivery to beat for; leave it out")
+	}
 	cfg.Replicas = x.replicas
 	cfg.MemoryStorage = x.memory
 	if len(x.metadata) > 0 {
@@ -216,10 +231,11 @@ func (x *consumerCmd) editConfig(cur jetstream.ConsumerConfig) (jetstream.Consum
 		cfg.HeadersOnly = x.headersOnly
 	}
 	if len(x.filters) > 0 {
-		cfg.FilterSubject, cfg.FilterSubjects = "", nil
-		if err := x.setFilters(&cfg); err != nil {
+		if err := x.badFilter(); err != nil {
 			return cfg, err
 		}
+		cfg.FilterSubject, cfg.FilterSubjects = "", nil
+		x.setFilters(&cfg)
 	}
 	if x.replicas > 0 {
 		cfg.Replicas = x.replicas
@@ -230,14 +246,9 @@ func (x *consumerCmd) editConfig(cur jetstream.ConsumerConfig) (jetstream.Consum
 	return cfg, nil
 }
 
-func (x *consumerCmd) setFilters(cfg *jetstream.ConsumerConfig) error {
+func (x *consumerCmd) setFilters(cfg *jetstream.ConsumerConfig) {
 	if len(x.filters) == 1 && x.filters[0] == "" {
-		return nil // --filter '': no filter, as the real CLI takes it
-	}
-	for _, f := range x.filters {
-		if err := validateSubject(f, true); err != nil {
-			return err
-		}
+		return // --filter '': no filter, as the real CLI takes it
 	}
 	switch len(x.filters) {
 	case 0:
@@ -246,11 +257,25 @@ func (x *consumerCmd) setFilters(cfg *jetstream.ConsumerConfig) error {
 	default:
 		cfg.FilterSubjects = append([]string(nil), x.filters...)
 	}
+}
+
+// badFilter is the lab's explanation of the first filter that is not a
+// subject, or nil.
+func (x *consumerCmd) badFilter() error {
+	for _, f := range x.filters {
+		if f == "" && len(x.filters) == 1 {
+			continue
+		}
+		if err := validateSubject(f, true); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
 // setBackoff turns --backoff linear into redelivery periods from
-// --backoff-min to --backoff-max in --backoff-steps equal steps.
+// --backoff-min to --backoff-max in --backoff-steps steps, as natscli does
+// (jsm.go's LinearBackoffPeriods), and refuses in its words.
 func (x *consumerCmd) setBackoff(cfg *jetstream.ConsumerConfig) error {
 	switch x.backoff {
 	case "":
@@ -259,30 +284,27 @@ func (x *consumerCmd) setBackoff(cfg *jetstream.ConsumerConfig) error {
 		cfg.BackOff = nil
 		return nil
 	}
-	lo, hi, steps := x.backoffMin, x.backoffMax, x.backoffSteps
-	if steps == 0 || lo <= 0 || hi <= 0 {
-		return usageErrorf("--backoff linear needs --backoff-steps above 0 and positive --backoff-min and --backoff-max")
+	wrap := func(err error, note string) error {
+		return explain(fmt.Errorf("could not determine backoff policy: %v", err), "%s", note)
 	}
-	if hi < lo {
-		lo, hi = hi, lo
+	if x.backoffSteps == 0 || x.backoffMin == 0 || x.backoffMax == 0 {
+		return wrap(errors.New("required policy properties not supplied"), "--backoff linear needs --backoff-steps above 0 and --backoff-min and --backoff-max above 0s")
 	}
-	step := (hi - lo) / time.Duration(steps)
-	if hi != lo && step == 0 {
-		return usageErrorf("--backoff-min %s and --backoff-max %s are too close for %d steps", lo, hi, steps)
+	periods, err := jsm.LinearBackoffPeriods(x.backoffSteps, x.backoffMin, x.backoffMax)
+	if err != nil {
+		return wrap(err, fmt.Sprintf("--backoff linear spreads %d redeliveries from --backoff-min to --backoff-max: give fewer steps or a wider range", x.backoffSteps))
 	}
-	cfg.BackOff = nil
-	for i := range time.Duration(steps) {
-		cfg.BackOff = append(cfg.BackOff, (lo + i*step).Round(time.Millisecond))
-	}
+	cfg.BackOff = periods
 	return nil
 }
 
 var digits = regexp.MustCompile(`^\d+$`)
 
-// setDeliverPolicy reads --deliver: a policy name, a stream sequence, a
-// time ago (1h) or a point in time.
+// setDeliverPolicy reads --deliver as natscli's setStartPolicy does: a
+// policy name, a stream sequence (0 too: the server refuses it), or a
+// time ago (1h, 2d).
 func setDeliverPolicy(cfg *jetstream.ConsumerConfig, v string, now time.Time) error {
-	switch strings.ToLower(v) {
+	switch v {
 	case "all":
 		cfg.DeliverPolicy = jetstream.DeliverAllPolicy
 		return nil
@@ -292,34 +314,24 @@ func setDeliverPolicy(cfg *jetstream.ConsumerConfig, v string, now time.Time) er
 	case "last":
 		cfg.DeliverPolicy = jetstream.DeliverLastPolicy
 		return nil
-	case "subject", "last_per_subject", "last-per-subject":
+	case "subject", "last_per_subject":
 		cfg.DeliverPolicy = jetstream.DeliverLastPerSubjectPolicy
 		return nil
 	}
 	if digits.MatchString(v) {
-		seq, err := strconv.ParseUint(v, 10, 64)
-		if err != nil || seq == 0 {
-			return usageErrorf("--deliver %s: stream sequences start at 1 (use --deliver all for everything)", v)
-		}
+		seq, _ := strconv.Atoi(v)
 		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
-		cfg.OptStartSeq = seq
+		cfg.OptStartSeq = uint64(seq)
 		return nil
 	}
-	if d, err := fisk.ParseDuration(v); err == nil && d > 0 {
-		t := now.UTC().Add(-d)
-		cfg.DeliverPolicy = jetstream.DeliverByStartTimePolicy
-		cfg.OptStartTime = &t
-		return nil
+	d, err := fisk.ParseDuration(v)
+	if err != nil {
+		return explain(fatalIf(err, "could not parse starting delta"), "--deliver takes all, new, last, subject (last_per_subject), a stream sequence like 5, or a time ago like 1h; got %q", v)
 	}
-	for _, layout := range []string{time.RFC3339Nano, time.DateTime, time.DateOnly} {
-		if t, err := time.ParseInLocation(layout, v, time.Local); err == nil {
-			t = t.UTC()
-			cfg.DeliverPolicy = jetstream.DeliverByStartTimePolicy
-			cfg.OptStartTime = &t
-			return nil
-		}
-	}
-	return usageErrorf("--deliver wants all, new, last, last_per_subject, a stream sequence like 5, a time ago like 1h, or a time like %q; got %q", now.Format(time.DateTime), v)
+	t := now.UTC().Add(-d)
+	cfg.DeliverPolicy = jetstream.DeliverByStartTimePolicy
+	cfg.OptStartTime = &t
+	return nil
 }
 
 func ackPolicy(s string) jetstream.AckPolicy {

@@ -59,6 +59,13 @@ func wouldPromptDefaults(refusal error, what, flag string) error {
 // the lab's note names the streams instead. known is true when the name
 // exists but could not be loaded (natscli carries on with the name).
 func (c *Call) selectStream(mgr *jsm.Manager, stream string, all bool) (*jsm.Stream, error) {
+	return c.selectStreamFor(mgr, stream, all, "could not pick a Stream to operate on")
+}
+
+// selectStreamFor is selectStream where the real CLI's command says what
+// it could not do in words of its own (consumer add: "could not select
+// Stream").
+func (c *Call) selectStreamFor(mgr *jsm.Manager, stream string, all bool, prefix string) (*jsm.Stream, error) {
 	if stream != "" {
 		if s, err := mgr.LoadStream(stream); err == nil {
 			return s, nil
@@ -66,7 +73,7 @@ func (c *Call) selectStream(mgr *jsm.Manager, stream string, all bool) (*jsm.Str
 	}
 	names, err := mgr.StreamNames(nil)
 	if err != nil {
-		return nil, c.explainAPI(fatalIf(err, "could not pick a Stream to operate on"))
+		return nil, c.explainAPI(fatalIf(err, "%s", prefix))
 	}
 	var matched []string
 	for _, n := range names {
@@ -77,7 +84,7 @@ func (c *Call) selectStream(mgr *jsm.Manager, stream string, all bool) (*jsm.Str
 			matched = append(matched, n)
 		}
 	}
-	return nil, explain(fatalIf(errNoPickStream, "could not pick a Stream to operate on"), "%s", streamChoiceNote(stream, matched))
+	return nil, explain(fatalIf(errNoPickStream, "%s", prefix), "%s", streamChoiceNote(stream, matched))
 }
 
 // streamChoiceNote says which streams exist, for a name that is not one.

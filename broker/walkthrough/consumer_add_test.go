@@ -35,3 +35,57 @@ func TestConsumerAddWithoutATerminal(t *testing.T) {
 		},
 	})
 }
+
+// consumer add lines that conflict or that the server refuses: --pull
+// with push flags (the real CLI lets --target win), names the real CLI
+// or the server refuses, backoff and start policies it cannot read, a
+// filter outside the stream, a consumer added twice, work-queue rules.
+// The real CLI's lines, with the lab's words only in notes.
+func TestConsumerAddRefusals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs natslab and the real nats CLI")
+	}
+	t.Parallel()
+	brokertest.CompareScript(t, brokertest.Script{
+		Name: "consumer add refusals",
+		Lines: []string{
+			"nats consumer add NOPE C0 --pull --defaults",
+			"nats consumer add",
+			"nats stream add S --subjects 's.>' --defaults",
+			"nats consumer add NOPE C0 --pull",
+			"nats consumer add S C1 --pull --target x",
+			"nats consumer add S C2 --pull --target x --defaults",
+			"nats consumer add S C3 --pull --heartbeat 5s --defaults",
+			"nats consumer add S C4 --pull --deliver-group g --defaults",
+			"nats consumer add S C5 --pull --flow-control --defaults",
+			"nats consumer add S C6 --durable D6 --pull --defaults",
+			"nats consumer add S C7 --ack-wait 5s --pull --defaults",
+			"nats consumer add S 'bad name' --pull --defaults",
+			"nats consumer add S a/b --pull --defaults",
+			"nats consumer add S a.b --pull --defaults",
+			"nats consumer add S C8 --pull --defaults --backoff linear --backoff-steps 0",
+			"nats consumer add S C9 --pull --defaults --backoff linear --backoff-min 1s --backoff-max 1s --backoff-steps 3",
+			"nats consumer add S C10 --pull --defaults --deliver 0",
+			"nats consumer add S C11 --pull --defaults --deliver yesterday",
+			"nats consumer add S C11 --pull --deliver yesterday",
+			"nats consumer add S C11 --pull --defaults --deliver ALL",
+			"nats consumer add S C11 --pull --defaults --deliver 2026-01-02",
+			"nats consumer add S C11 --pull --defaults --max-deliver 0 --ack none",
+			"nats consumer add S C18 --pull --deliver all --ack explicit --replay instant --filter '' --max-deliver 0",
+			"nats consumer add S C12 --pull --defaults --filter 'z.>'",
+			"nats consumer add S C12 --pull --defaults --filter 'z.>'",
+			"nats consumer add S C12 --pull --defaults --filter 's.>'",
+			"nats consumer add S C13 --target 'bad subject' --defaults",
+			"nats consumer add S C14 --pull --defaults --filter 'bad subject'",
+			"nats consumer add S C15 --pull --defaults --sample 200",
+			"nats consumer add S C16 --pull --defaults --bps 100",
+			"nats consumer add S C17 --pull --defaults --heartbeat -1",
+			"nats stream add W --subjects 'w.>' --retention work --defaults",
+			"nats consumer add W A --pull --defaults",
+			"nats consumer add W B --pull --defaults",
+			"nats consumer add W C --pull --defaults --deliver new --filter w.c",
+			"nats consumer add W D --pull --defaults --ack none --filter w.d",
+			"nats consumer ls S --names",
+		},
+	})
+}
