@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/kballard/go-shellquote"
 	"github.com/nats-io/nats-server/v2/server"
 
@@ -134,7 +136,7 @@ func stopShown(t testing.TB, line string, p *RealProcess, shown []string, home s
 		res.ExitCode = code
 	}
 	if got := splitLines(Comparable(res.Stdout)); !slices.Equal(got, shown) {
-		t.Errorf("%s: printed other lines than Shown says (list every line it prints):\n%s", line, DiffLines(strings.Join(shown, "\n"), strings.Join(got, "\n")))
+		t.Errorf("%s: printed other lines than Shown says (list every line it prints; -Shown +printed):\n%s", line, cmp.Diff(shown, got, cmpopts.EquateEmpty()))
 	}
 	return res
 }
