@@ -208,7 +208,13 @@ func (c *Call) warnUnmatchedFilters(si *jetstream.StreamInfo, cfg jetstream.Cons
 }
 
 func (x *consumerCmd) edit(c *Call) error {
-	if err := x.needStreamAndConsumer(c, "consumer edit"); err != nil {
+	// In natscli's order: the stream and consumer, the edited copy, the
+	// diff, the confirmation, then what jsm.go and the server refuse.
+	mgr, err := c.manager()
+	if err != nil {
+		return err
+	}
+	if err := x.selectConsumer(c, mgr); err != nil {
 		return err
 	}
 	cur, err := c.consumerInfo(x.stream, x.consumer)
@@ -216,11 +222,14 @@ func (x *consumerCmd) edit(c *Call) error {
 		return err
 	}
 	if cur.Config.Durable == "" {
-		return fmt.Errorf("consumer %s is ephemeral: only durable consumers can be edited", x.consumer)
+		return explain(errors.New("only durable consumers can be edited"), "consumer %s is ephemeral (made with --ephemeral, or by a client for itself): add a durable one with consumer add %s NAME instead", x.consumer, x.stream)
 	}
 	cfg, err := x.editConfig(cur.Config)
 	if err != nil {
-		return err
+		return fatalIf(err, "could not create new configuration for Consumer %s", x.consumer)
+	}
+	if len(cfg.BackOff) > 0 && cfg.AckWait != cur.Config.AckWait {
+		return explain(errors.New("consumers with backoff policies do not support editing Ack Wait"), "the backoff policy sets when each redelivery comes; change it with --backoff, or drop it with --backoff none in the same edit")
 	}
 	diff, err := c.consumerEditDiff(x.stream, x.consumer, cur.Config, cfg)
 	if err != nil {
@@ -241,6 +250,11 @@ func (x *consumerCmd) edit(c *Call) error {
 		fmt.Sprintf("editing a consumer asks first: add --force to apply it (consumer edit %s %s ... --force)", x.stream, x.consumer))
 	if err != nil || !ok {
 		return err
+	}
+	if err := x.badFilter(); err != nil {
+		// jsm.go puts the filter in the request's subject, which nats.go
+		// refuses to send.
+		return noteOf(errors.New("nats: invalid subject"), err)
 	}
 	st, err := c.stream(x.stream)
 	if err != nil {
@@ -264,6 +278,34 @@ func (x *consumerCmd) edit(c *Call) error {
 	}
 	c.warnUnmatchedFilters(st.CachedInfo(), cfg)
 	return renderConsumerInfo(c.Out, ci)
+}
+
+// selectConsumer is natscli's connectAndSetup for a stream and a
+// consumer: the consumer named, when it loads; otherwise the stream, then
+// the consumer, picked from lists it cannot show without a terminal (with
+// --force: the consumer named, or an error).
+func (x *consumerCmd) selectConsumer(c *Call, mgr *jsm.Manager) error {
+	if x.stream != "" && x.consumer != "" {
+		if _, err := mgr.LoadConsumer(x.stream, x.consumer); err == nil {
+			return nil
+		}
+	}
+	if _, err := c.selectStreamFor(mgr, x.stream, false, "could not select Stream"); err != nil {
+		return err
+	}
+	refusal := errNoPickConsumer
+	if x.force {
+		refusal = fmt.Errorf("unknown consumer %q > %q", x.stream, x.consumer)
+	}
+	names, _ := mgr.ConsumerNames(x.stream)
+	note := fmt.Sprintf("stream %s has no consumers yet: add one with consumer add %s NAME --pull --defaults", x.stream, x.stream)
+	switch {
+	case len(names) > 0 && x.consumer == "":
+		note = fmt.Sprintf("name the consumer on the line: %s", strings.Join(names, ", "))
+	case len(names) > 0:
+		note = fmt.Sprintf("there is no consumer %s on stream %s%s (consumers: %s)", x.consumer, x.stream, didYouMean(x.consumer, names), strings.Join(names, ", "))
+	}
+	return explain(fatalIf(refusal, "could not select Consumer"), "%s", note)
 }
 
 // consumerEditDiff is the real CLI's go-cmp diff of an edit: the
@@ -332,16 +374,21 @@ func (c *Call) consumerEditDiff(stream, consumer string, cur, cfg jetstream.Cons
 	return cmp.Diff(t, ncfg, sorted), nil
 }
 
+// editError is what jsm.go returns when the server refuses an edit, as
+// the real CLI prints it, with a note where the lab knows more.
 func editError(err error) error {
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) {
-		msg := fmt.Sprintf("could not edit the consumer: %s (%d)", apiErr.Description, apiErr.ErrorCode)
-		if strings.Contains(apiErr.Description, "can not be updated") {
-			msg += ": the server cannot change that on an existing consumer; remove it and add it again"
+		line := fmt.Errorf("%s (%d)", apiErr.Description, apiErr.ErrorCode)
+		switch {
+		case strings.Contains(apiErr.Description, "can not be updated"):
+			return explain(line, "the server cannot change that on an existing consumer; remove it and add it again")
+		case apiErr.ErrorCode == 10080: // push mode can not set max waiting
+			return explain(line, "a pull consumer cannot become a push consumer with --target: add a new consumer with --target instead")
 		}
-		return errors.New(msg)
+		return line
 	}
-	return fmt.Errorf("could not edit the consumer: %w", err)
+	return err
 }
 
 // fixFilter guesses the filter meant: each token that is a near miss of

@@ -201,9 +201,6 @@ func (x *consumerCmd) editConfig(cur jetstream.ConsumerConfig) (jetstream.Consum
 		cfg.MaxAckPending = x.maxPending
 	}
 	if w, ok := x.ackWaitFlag(); ok {
-		if len(cur.BackOff) > 0 && w != cur.AckWait {
-			return cfg, usageErrorf("this consumer has a backoff policy, which sets its redelivery times: the ack wait cannot be edited")
-		}
 		cfg.AckWait = w
 	}
 	if x.maxPullBatch > 0 {
@@ -219,21 +216,12 @@ func (x *consumerCmd) editConfig(cur jetstream.ConsumerConfig) (jetstream.Consum
 		return cfg, err
 	}
 	if x.target != "" {
-		if cur.DeliverSubject == "" {
-			return cfg, usageErrorf("%s is a pull consumer: it cannot become a push consumer with --target; add a new consumer instead", cur.Durable)
-		}
-		if err := validateSubject(x.target, false); err != nil {
-			return cfg, err
-		}
 		cfg.DeliverSubject = x.target
 	}
 	if x.headersSet {
 		cfg.HeadersOnly = x.headersOnly
 	}
 	if len(x.filters) > 0 {
-		if err := x.badFilter(); err != nil {
-			return cfg, err
-		}
 		cfg.FilterSubject, cfg.FilterSubjects = "", nil
 		x.setFilters(&cfg)
 	}

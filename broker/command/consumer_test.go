@@ -653,7 +653,9 @@ func TestConsumerEdit(t *testing.T) {
 	if out := l.must("consumer edit EVENTS w --max-deliver 5 -f").out; out != "No difference in configuration\n" {
 		t.Errorf("no change: %q", out)
 	}
-	l.fails("consumer edit EVENTS nope --max-deliver 2 -f", "consumer nope not found")
+	l.fails("consumer edit EVENTS nope --max-deliver 2 -f", `nats: error: could not select Consumer: unknown consumer "EVENTS" > "nope"`, "there is no consumer nope on stream EVENTS")
+	l.fails("consumer edit EVENTS nope --max-deliver 2", "nats: error: could not select Consumer: cannot pick a Consumer without a terminal and no Consumer name supplied", "(consumers: w)")
+	l.fails("consumer edit NOPE w --max-deliver 2", "nats: error: could not select Stream: cannot pick a Stream without a terminal and no Stream name supplied", "there is no stream NOPE")
 	l.fails("consumer edit EVENTS w --deliver new", "error: unknown long flag '--deliver'")
 }
 

@@ -29,6 +29,9 @@ var (
 	// errNoPickStream is selectStream's, when the stream named does not
 	// exist (or none is named).
 	errNoPickStream = errors.New("cannot pick a Stream without a terminal and no Stream name supplied")
+	// errNoPickConsumer is selectConsumer's, where a consumer would be
+	// picked from a list.
+	errNoPickConsumer = errors.New("cannot pick a Consumer without a terminal and no Consumer name supplied")
 )
 
 // fatalIf is fisk.FatalIfError's message: "prefix: err" (or err alone).

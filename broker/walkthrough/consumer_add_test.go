@@ -89,3 +89,38 @@ func TestConsumerAddRefusals(t *testing.T) {
 		},
 	})
 }
+
+// consumer edit's refusals: an ephemeral consumer, a pull consumer given a
+// --target, the ack wait of a consumer with a backoff policy (and with the
+// backoff dropped in the same edit), a bad backoff, a bad filter, a
+// consumer or stream that is not there, a change the server refuses.
+func TestConsumerEditRefusals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs natslab and the real nats CLI")
+	}
+	t.Parallel()
+	brokertest.CompareScript(t, brokertest.Script{
+		Name: "consumer edit refusals",
+		Lines: []string{
+			"nats stream add S --subjects 's.>' --defaults",
+			"nats consumer add S P --pull --defaults",
+			"nats consumer add S B --pull --defaults --backoff linear --backoff-min 1s --backoff-max 5s --backoff-steps 2",
+			"nats consumer add S E --ephemeral --pull --defaults",
+			"nats consumer edit S E --max-deliver 3 -f",
+			"nats consumer edit S P --target x -f",
+			"nats consumer edit S B --wait 5s -f",
+			"nats consumer edit S B --wait 5s --backoff none -f",
+			"nats consumer edit S P --backoff linear --backoff-steps 0 -f",
+			"nats consumer edit S P --filter 'bad subject' -f",
+			"nats consumer edit S P --filter 'z.>' -f",
+			"nats consumer edit S P --filter '' -f",
+			"nats consumer edit S NOPE --max-deliver 3 -f",
+			"nats consumer edit NOPE P --max-deliver 3 -f",
+			"nats consumer edit S P --max-deliver 3",
+			"nats consumer edit S P --max-deliver 3 --dry-run",
+			"nats consumer edit S P --max-deliver 3 -f",
+			"nats consumer edit S P --max-deliver 3 -f",
+			"nats consumer edit S P --replicas 3 -f",
+		},
+	})
+}
