@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -28,19 +29,26 @@ const (
 // ErrClusterConfig: a lesson's configuration runs on the single server.
 var ErrClusterConfig = errors.New("a lesson's server configuration needs the single server: start natslab without --cluster")
 
-// newLabKey makes the lab's own user: an nkey, so that what the
-// configuration shows of it (its public key) gives nobody a way in.
-func newLabKey() nkeys.KeyPair {
-	kp, err := nkeys.CreateUser()
-	if err != nil {
-		panic(err) // crypto/rand does not fail on the systems Go supports
-	}
-	return kp
+// makeLabKey begins making the lab's own user, an nkey (so that what the
+// configuration shows of it, its public key, gives nobody a way in), and
+// returns what waits for it. It is made beside the rest of a start: the
+// first key a process makes costs about as much as the whole start of a
+// plain server, and the server makes its own key with the same tables.
+func makeLabKey() func() nkeys.KeyPair {
+	made := make(chan nkeys.KeyPair, 1)
+	go func() {
+		kp, err := nkeys.CreateUser()
+		if err != nil {
+			panic(err) // crypto/rand does not fail on the systems Go supports
+		}
+		made <- kp
+	}()
+	return sync.OnceValue(func() nkeys.KeyPair { return <-made })
 }
 
 // labPublic is the public key of the lab's own user.
 func (s *Server) labPublic() string {
-	pub, err := s.labKey.PublicKey()
+	pub, err := s.labKey().PublicKey()
 	if err != nil {
 		panic(err) // a key made by nkeys.CreateUser has one
 	}
@@ -49,7 +57,7 @@ func (s *Server) labPublic() string {
 
 // labNkey is the connection option presenting the lab's own user.
 func (s *Server) labNkey() nats.Option {
-	return nats.Nkey(s.labPublic(), s.labKey.Sign)
+	return nats.Nkey(s.labPublic(), s.labKey().Sign)
 }
 
 // Configure runs the server with conf, a nats-server configuration in its

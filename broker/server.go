@@ -69,8 +69,8 @@ type Server struct {
 	conf        string
 	accountsRan bool
 	// labKey is the lab's own user (see labUser): an nkey whose seed
-	// never leaves this process.
-	labKey nkeys.KeyPair
+	// never leaves this process. It waits for the key makeLabKey began.
+	labKey func() nkeys.KeyPair
 	// The leaf node (leaf.go): once one was started, the server listens
 	// for it on leafPort (kept across restarts), for the leaf user alone.
 	leaf       *Leaf
@@ -101,6 +101,7 @@ func Start(opts Options) (*Server, error) {
 	if err := checkClusterSize(opts.Cluster); err != nil {
 		return nil, err
 	}
+	labKey := makeLabKey()
 	abs, err := filepath.Abs(opts.StoreDir)
 	if err != nil {
 		return nil, fmt.Errorf("store directory %q: %w", opts.StoreDir, err)
@@ -119,7 +120,7 @@ func Start(opts Options) (*Server, error) {
 	if opts.ReadyTimeout == 0 {
 		opts.ReadyTimeout = 10 * time.Second
 	}
-	s := &Server{opts: opts, listen: spec, lock: lock, log: opts.Log, jetstream: opts.JetStream, port: spec.port, changed: make(chan struct{}), labKey: newLabKey()}
+	s := &Server{opts: opts, listen: spec, lock: lock, log: opts.Log, jetstream: opts.JetStream, port: spec.port, changed: make(chan struct{}), labKey: labKey}
 	if !spec.none && spec.port != 0 && !portFree(spec.host, spec.port) {
 		if !spec.fallback {
 			lock.release()
