@@ -37,6 +37,8 @@ var importRules = []importRule{
 		Why: "the curriculum engine knows nothing of the screen"},
 	{Of: "lab/policy", Not: []string{"lab/...", "broker/command/..."},
 		Why: "process and terminal decisions stand apart from what runs under them"},
+	{Of: "lab/policy/startup", Not: []string{"..."},
+		Why: "it is initialised before the packages it pauses the collector for"},
 	{Of: "lab/prose", Not: []string{"..."},
 		Why: "the rendered lesson text is data the binary embeds"},
 	{Of: "lab", Not: []string{"lab/demo", "lab/workshop"},

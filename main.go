@@ -22,6 +22,7 @@ import (
 	"natslab/lab"
 	"natslab/lab/episode"
 	"natslab/lab/policy"
+	"natslab/lab/policy/startup"
 	"natslab/lab/workshop"
 )
 
@@ -55,8 +56,33 @@ type config struct {
 }
 
 func main() {
+	if realcli.IsChild(os.Args) {
+		startup.Resume()
+	}
 	realcli.RunIfChild()
+	ownProcess = true
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// ownProcess is set by main: run's process-wide runtime policies apply to
+// natslab's own process, never to a test's that calls run.
+var ownProcess bool
+
+// applyProcessPolicy ends the collector's pause of start-up (see
+// lab/policy/startup): a script's run keeps it off until the heap nears
+// natslab's memory limit (policy.Script); everything else gets the user's
+// setting back at once. The lab, the demo and the workshop then apply
+// their own policy.
+func applyProcessPolicy(ctx context.Context, sub string) {
+	if sub != "run" {
+		startup.Resume()
+		return
+	}
+	p := policy.Script(os.Environ())
+	if !p.CollectNearLimit {
+		startup.Resume()
+	}
+	p.Apply(ctx)
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -105,6 +131,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
 	defer stop()
+	if ownProcess {
+		applyProcessPolicy(ctx, sub)
+	}
 
 	switch sub {
 	case "serve":

@@ -35,6 +35,11 @@ type Policy struct {
 	// message per delivery; without a limit the heap grows to twice what
 	// is live before the collector runs, with one it stays near the limit.
 	MemoryLimit int64
+	// CollectNearLimit leaves the collector off until the heap nears
+	// MemoryLimit (GOGC=off with a limit, as the Go GC guide describes):
+	// for a process whose work is short, where a collection a few
+	// megabytes into its start costs more than it frees.
+	CollectNearLimit bool
 }
 
 // SoftMemoryLimit is natslab's heap limit.
@@ -54,15 +59,38 @@ func Default(environ []string) Policy {
 	return p
 }
 
+// Script is natslab's policy for `natslab run`: a script usually runs for
+// moments, so the collector waits for SoftMemoryLimit; cores are not
+// governed (a script works flat out, then ends). What the user chose with
+// GOGC or GOMEMLIMIT is left to the runtime.
+func Script(environ []string) Policy {
+	p := Policy{MemoryLimit: SoftMemoryLimit, CollectNearLimit: true}
+	if lookup(environ, "GOGC") != "" {
+		p.CollectNearLimit = false
+	}
+	if lookup(environ, "GOMEMLIMIT") != "" {
+		p.MemoryLimit, p.CollectNearLimit = 0, false
+	}
+	return p
+}
+
 // Apply puts p into effect until ctx ends, then undoes it (every core back,
-// the memory limit as it was) and closes the returned channel. Call it once
-// per process: two policies at once would fight over the runtime.
+// the memory limit and the collector as they were) and closes the returned
+// channel. Call it once per process: two policies at once would fight over
+// the runtime.
 func (p Policy) Apply(ctx context.Context) <-chan struct{} {
 	done := make(chan struct{})
 	restoreMemory := func() {}
 	if p.MemoryLimit > 0 {
 		before := debug.SetMemoryLimit(p.MemoryLimit)
 		restoreMemory = func() { debug.SetMemoryLimit(before) }
+		if p.CollectNearLimit {
+			gcBefore := debug.SetGCPercent(-1)
+			restoreMemory = func() {
+				debug.SetGCPercent(gcBefore)
+				debug.SetMemoryLimit(before)
+			}
+		}
 	}
 	if !p.GovernCores {
 		go func() {

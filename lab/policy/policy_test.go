@@ -100,3 +100,37 @@ func TestLookFromNoColor(t *testing.T) {
 		t.Errorf("an empty NO_COLOR counts as unset")
 	}
 }
+
+func TestScriptCollectsNearTheLimitUnlessTheUserChose(t *testing.T) {
+	if p := Script([]string{"TERM=xterm"}); !p.CollectNearLimit || p.MemoryLimit != SoftMemoryLimit || p.GovernCores {
+		t.Fatalf("script policy %+v", p)
+	}
+	if p := Script([]string{"GOGC=50"}); p.CollectNearLimit || p.MemoryLimit != SoftMemoryLimit {
+		t.Fatalf("with GOGC chosen: %+v, want the collector left alone", p)
+	}
+	if p := Script([]string{"GOMEMLIMIT=1GiB"}); p.CollectNearLimit || p.MemoryLimit != 0 {
+		t.Fatalf("with GOMEMLIMIT chosen: %+v, want the collector and the limit left alone", p)
+	}
+}
+
+func TestApplyCollectingNearTheLimitUndoesItself(t *testing.T) {
+	percent := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(percent)
+	limit := debug.SetMemoryLimit(-1)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := Policy{MemoryLimit: 64 << 20, CollectNearLimit: true}.Apply(ctx)
+	if got := debug.SetGCPercent(-1); got != -1 {
+		t.Fatalf("GOGC %d while applied, want -1 (off until the limit)", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != 64<<20 {
+		t.Fatalf("memory limit %d while applied, want %d", got, 64<<20)
+	}
+	cancel()
+	<-done
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Fatalf("GOGC %d after the context ended, want 100 back", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != limit {
+		t.Fatalf("memory limit %d after the context ended, want %d back", got, limit)
+	}
+}

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"natslab/lab/policy/startup"
+)
+
+// The test binary links main, hence lab/policy/startup, whose pause only
+// natslab's main ends: the tests run with the collector on, as usual.
+func TestMain(m *testing.M) {
+	startup.Resume()
+	os.Exit(m.Run())
+}
+
+// The collector waits while natslab starts: a one-line script runs, start
+// to end, without a single collection (lab/policy/startup pauses it while
+// packages initialise, policy.Script keeps it off until the heap nears
+// natslab's memory limit). Without either, the run collects at least once:
+// the packages' initialisation and the server's start each reach the first
+// goal. With GOGC chosen by the user, the collector is theirs again.
+func TestAScriptRunsWithoutCollecting(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := natslabBinary(t)
+	gcs := func(env ...string) int {
+		t.Helper()
+		cmd := exec.Command(bin, "run", "--store", filepath.Join(t.TempDir(), "store"), "--listen", "none", "-")
+		cmd.Env = append(append(os.Environ(), "GODEBUG=gctrace=1"), env...)
+		cmd.Stdin = strings.NewReader("stream ls\n")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("natslab run: %v\n%s", err, stderr.String())
+		}
+		n := 0
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if strings.HasPrefix(l, "gc ") {
+				n++
+			}
+		}
+		return n
+	}
+	if n := gcs(); n != 0 {
+		t.Errorf("a one-line script collected %d times, want none", n)
+	}
+	if n := gcs("GOGC=5"); n == 0 {
+		t.Error("with GOGC=5 chosen, the run should collect as the user asked")
+	}
+}
+
+// The tests themselves run with the collector as GOGC says (TestMain).
+func TestTestsCollect(t *testing.T) {
+	if p := debug.SetGCPercent(100); p < 0 {
+		t.Fatalf("the collector is off (%d) in the tests", p)
+	} else {
+		debug.SetGCPercent(p)
+	}
+}
