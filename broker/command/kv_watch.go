@@ -1,8 +1,10 @@
 package command
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -69,7 +71,20 @@ func (k *kvCmd) watchRun(c *Call) error {
 	}
 	defer func() { w.Stop() }()
 	stream := kvStreamPrefix + k.bucket
-	c.listen("$KV."+k.bucket+"."+k.key, "")
+	filter := "$KV." + k.bucket + "." + k.key
+	c.listen(filter, "")
+	// What the watch has been through (printed or, for --no-deletes,
+	// passed over): the server's last revision of a matching key at most
+	// this means nothing is on its way. With --updates or --revision the
+	// revisions before the start never come.
+	var seen atomic.Uint64
+	switch {
+	case k.updatesOnly:
+		seen.Store(kvLastRevision(c, stream, filter))
+	case k.revision > 0:
+		seen.Store(k.revision - 1)
+	}
+	c.caughtUpWhen(func() bool { return kvLastRevision(c, stream, filter) <= seen.Load() })
 	if k.updatesOnly {
 		// No current values come first: the watch is in place now.
 		c.Ready()
@@ -105,8 +120,17 @@ func (k *kvCmd) watchRun(c *Call) error {
 				continue // seen before the watch started again
 			}
 			last = e.Revision()
-			kvWatchLine(c, e)
-			c.received("$KV."+e.Bucket()+"."+e.Key(), stream, e.Revision())
+			show := k.includeDeletes || e.Operation() == jetstream.KeyValuePut
+			if show {
+				kvWatchLine(c, e)
+			}
+			// Through it before anyone is told it was received.
+			if e.Revision() > seen.Load() {
+				seen.Store(e.Revision())
+			}
+			if show {
+				c.received("$KV."+e.Bucket()+"."+e.Key(), stream, e.Revision())
+			}
 		}
 	}
 }
@@ -123,10 +147,9 @@ func (k *kvCmd) startWatch(c *Call, js jetstream.JetStream, after uint64) (jetst
 	if err != nil {
 		return nil, c.jsError(err)
 	}
+	// Deletes come even with --no-deletes, and are passed over by the
+	// watch itself: it knows then it has been through them.
 	var opts []jetstream.WatchOpt
-	if !k.includeDeletes {
-		opts = append(opts, jetstream.IgnoreDeletes())
-	}
 	switch {
 	case after > 0:
 		// Starting again: every change after the last one printed.
@@ -194,4 +217,28 @@ func kvWatchLine(c *Call, e jetstream.KeyValueEntry) {
 	case jetstream.KeyValuePut:
 		fmt.Fprintf(c.Out, "[%s] %s %s > %s: %s\n", human(e.Created()), kvOpName(e.Operation()), e.Bucket(), e.Key(), e.Value())
 	}
+}
+
+// kvLastRevision is the stream's last sequence on a subject matching
+// filter (0 if none, or if the server cannot say: nothing is then waited
+// for), asked of the stream itself: a direct get cannot take a wildcard.
+func kvLastRevision(c *Call, stream, filter string) uint64 {
+	nc, err := c.Conn()
+	if err != nil {
+		return 0
+	}
+	req, _ := json.Marshal(map[string]string{"last_by_subj": filter})
+	resp, err := nc.Request("$JS.API.STREAM.MSG.GET."+stream, req, c.timeout)
+	if err != nil {
+		return 0
+	}
+	var got struct {
+		Message struct {
+			Seq uint64 `json:"seq"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(resp.Data, &got) != nil {
+		return 0
+	}
+	return got.Message.Seq
 }

@@ -1,6 +1,7 @@
 package command_test
 
 import (
+	"context"
 	"regexp"
 	"strings"
 	"testing"
@@ -136,5 +137,92 @@ func TestKVWatchSurvivesRestartAndSeesRemoval(t *testing.T) {
 	}
 	if j.Err() == nil || !strings.Contains(j.Err().Error(), "bucket profiles was deleted") {
 		t.Errorf("the watch ended with %v", j.Err())
+	}
+}
+
+// handedWrites hands each write of a job to the test, one at a time:
+// until the test takes it, the job waits in the write, having received a
+// change but not shown it. Once the test ends, writes pass.
+type handedWrites struct {
+	ch   chan string
+	stop chan struct{}
+}
+
+func newHandedWrites(buffer int) *handedWrites {
+	return &handedWrites{ch: make(chan string, buffer), stop: make(chan struct{})}
+}
+
+func (w *handedWrites) Write(p []byte) (int, error) {
+	select {
+	case w.ch <- string(p):
+	case <-w.stop:
+	}
+	return len(p), nil
+}
+
+func (w *handedWrites) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case s := <-w.ch:
+		return s
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch printed nothing")
+		return ""
+	}
+}
+
+// startHanded starts line as a job whose writes w hands to the test.
+func startHanded(t *testing.T, l *lab, line string, w *handedWrites) *command.Job {
+	j := l.s.Start(context.Background(), line, w, w)
+	t.Cleanup(func() {
+		close(w.stop)
+		j.Stop()
+		<-j.Done()
+	})
+	return j
+}
+
+// TestKVWatchCaughtUp checks a watch says it has caught up only once it
+// has shown the last change the server holds for it (a script's end waits
+// for that before stopping it), counting deletes it passes over with
+// --no-deletes, and the values before it started with --updates.
+func TestKVWatchCaughtUp(t *testing.T) {
+	l := newLab(t)
+	l.must("kv add profiles")
+	l.must("kv put profiles sue.color blue")
+
+	w := newHandedWrites(0)
+	j := startHanded(t, l, "kv watch profiles", w)
+	if got := w.next(t); !strings.Contains(got, "PUT profiles > sue.color: blue") {
+		t.Fatalf("first line %q", got)
+	}
+	kvWaitReady(t, j.Ready())
+	l.must("kv put profiles sue.color green")
+	// Stored, and the watch has not shown it: it cannot be caught up.
+	if j.CaughtUp() {
+		t.Error("the watch says it caught up before showing the new value")
+	}
+	if got := w.next(t); !strings.Contains(got, "PUT profiles > sue.color: green") {
+		t.Fatalf("next line %q", got)
+	}
+	l.await("the watch to catch up once it showed the new value", j.CaughtUp)
+
+	quiet := newHandedWrites(10)
+	j2 := startHanded(t, l, "kv watch profiles --no-deletes", quiet)
+	quiet.next(t)
+	kvWaitReady(t, j2.Ready())
+	l.must("kv del profiles sue.color -f")
+	// Passing over a delete announces nothing.
+	eventually(t, "the --no-deletes watch to catch up past the delete", j2.CaughtUp)
+	select {
+	case s := <-quiet.ch:
+		t.Errorf("the --no-deletes watch printed %q", s)
+	default:
+	}
+
+	j3, _ := l.background("kv watch profiles --updates")
+	kvWaitReady(t, j3.Ready())
+	if !j3.CaughtUp() {
+		t.Error("an --updates watch waits for values from before it started")
 	}
 }

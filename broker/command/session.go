@@ -433,6 +433,28 @@ type Job struct {
 
 	ready     chan struct{}
 	readyOnce sync.Once
+
+	// caughtUp, when the job can tell, says whether it has shown all the
+	// server holds for it now (kv watch).
+	caughtUp func() bool
+}
+
+// CaughtUp reports whether the job has shown everything the server holds
+// for it at this moment, as far as the job can tell: true for jobs that
+// cannot tell. A script's end waits for it before stopping the job, so
+// the last change a script made is printed.
+func (j *Job) CaughtUp() bool {
+	j.mu.Lock()
+	f := j.caughtUp
+	j.mu.Unlock()
+	return f == nil || f()
+}
+
+// caughtUpWhen gives the call's job its CaughtUp test.
+func (c *Call) caughtUpWhen(f func() bool) {
+	c.Job.mu.Lock()
+	c.Job.caughtUp = f
+	c.Job.mu.Unlock()
 }
 
 // Ready is closed once a long-running command is in place (its subscription

@@ -135,14 +135,16 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 }
 
 // settle waits, at most limit, until the running jobs stop receiving (see
-// quietLooks), so that what the script published has reached them before
-// anything looks at what they received or stops them. With no job running
-// it waits only for a check (forCheck), which looks at the server too.
+// quietLooks) and each that can tell has shown all the server holds for
+// it (Job.CaughtUp), so that what the script published has reached them
+// before anything looks at what they received or stops them. With no job
+// running it waits only for a check (forCheck), which looks at the server
+// too.
 func settle(jobs []*command.Job, limit time.Duration, forCheck bool) {
 	deadline := time.Now().Add(limit)
 	last := totalReceived(jobs)
 	quiet := 0
-	for quiet < quietLooks && (forCheck || running(jobs)) && time.Now().Before(deadline) {
+	for (quiet < quietLooks || !caughtUp(jobs)) && (forCheck || running(jobs)) && time.Now().Before(deadline) {
 		time.Sleep(quietLook)
 		if now := totalReceived(jobs); now == last {
 			quiet++
@@ -150,6 +152,22 @@ func settle(jobs []*command.Job, limit time.Duration, forCheck bool) {
 			last, quiet = now, 0
 		}
 	}
+}
+
+// caughtUp reports whether every running job has shown what the server
+// holds for it, as far as it can tell.
+func caughtUp(jobs []*command.Job) bool {
+	for _, j := range jobs {
+		select {
+		case <-j.Done():
+			continue
+		default:
+		}
+		if !j.CaughtUp() {
+			return false
+		}
+	}
+	return true
 }
 
 func running(jobs []*command.Job) bool {
