@@ -95,7 +95,10 @@ func (k *kvCmd) watchRun(c *Call) error {
 		case <-c.Ctx.Done():
 			return c.Ctx.Err()
 		case <-deleted:
-			return fmt.Errorf("the watch ended: bucket %s was deleted", k.bucket)
+			// The real CLI's watch ends quietly (once its heartbeats stop
+			// coming), with no error: the lab's words are a note.
+			c.Notef("the watch ended: bucket %s was deleted", k.bucket)
+			return nil
 		case <-reconnected:
 			w.Stop()
 			nw, err := k.rewatch(c, js, last)
@@ -196,17 +199,19 @@ func (k *kvCmd) rewatch(c *Call, js jetstream.JetStream, after uint64) (jetstrea
 	}
 }
 
-// watchEnded says why the watcher closed by itself.
+// watchEnded says, in a note, why the watcher closed by itself: the real
+// CLI's watch then ends with no error and no line of its own.
 func (k *kvCmd) watchEnded(c *Call) error {
-	js, err := c.JS()
-	if err == nil {
+	why := "the server closed it"
+	if js, err := c.JS(); err == nil {
 		ctx, cancel := c.Timeout()
 		defer cancel()
 		if _, err := js.KeyValue(ctx, k.bucket); errors.Is(err, jetstream.ErrBucketNotFound) {
-			return fmt.Errorf("the watch ended: bucket %s was deleted", k.bucket)
+			why = fmt.Sprintf("bucket %s was deleted", k.bucket)
 		}
 	}
-	return errors.New("the watch ended: the server closed it")
+	c.Notef("the watch ended: %s", why)
+	return nil
 }
 
 // kvWatchLine prints one change as the real CLI does.

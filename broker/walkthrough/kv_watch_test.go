@@ -105,3 +105,27 @@ func TestKeyValueWatchOptions(t *testing.T) {
 		},
 	})
 }
+
+// A watch whose bucket is removed under it: the real CLI's watch prints
+// nothing more and, once its heartbeats stop coming, ends with no error
+// (here it is interrupted first); the lab's ends at once, saying why only
+// in a note.
+func TestKeyValueWatchOfARemovedBucket(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs natslab and the real nats CLI")
+	}
+	t.Parallel()
+	brokertest.CompareScript(t, brokertest.Script{
+		Name: "key-value watch of a removed bucket",
+		Lines: []string{
+			"nats kv add B",
+			"nats kv put B k v",
+			"nats kv watch B &",
+			"nats kv rm B -f",
+			"nats kv ls",
+		},
+		Shown: map[string][]string{
+			"nats kv watch B &": {"[DATE] PUT B > k: v"},
+		},
+	})
+}
