@@ -118,6 +118,18 @@ func TestStreamInfoInAClusterMatchesRealCLI(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+	// A leader is elected a moment before its interest in the subjects has
+	// reached every server; nothing announces that it has.
+	if !broker.WaitFor(10*time.Second, func() bool {
+		for _, srv := range servers {
+			if !srv.GlobalAccount().SubscriptionInterest("r3.a") {
+				return false
+			}
+		}
+		return true
+	}) {
+		t.Fatal("stream R3 is not reachable from every server")
+	}
 	l.must(`pub r3.a hello -J`)
 	// Wait until every replica has caught up, so both reads see the same.
 	for deadline := time.Now().Add(20 * time.Second); strings.Count(l.must("stream info R3").out, ", current,") != 2; {
