@@ -15,6 +15,11 @@ func (h *harness) makeStreams() {
 	h.T.Helper()
 	h.Run(`stream add LIMITS --subjects "limits.>" --retention limits --defaults`)
 	h.Run(`stream add INTEREST --subjects "news.>" --retention interest --defaults`)
+	// The story is the last look's: the work queue comes in a look of its
+	// own, whatever the scene's looks made of the first two.
+	h.Settle("two streams", func(s Snapshot) bool {
+		return col(s, "limits").Stream == "LIMITS" && col(s, "interest").Stream == "INTEREST"
+	})
 	h.Run(`stream add WORK --subjects "work.>" --retention work --defaults`)
 	h.Settle("three streams", func(s Snapshot) bool {
 		return col(s, "limits").Stream == "LIMITS" && col(s, "interest").Stream == "INTEREST" && col(s, "workqueue").Stream == "WORK"
