@@ -135,3 +135,24 @@ func TestImportRulesMatch(t *testing.T) {
 		t.Error("the rule that scenes never import the lab, tests included, is missing")
 	}
 }
+
+// The top level holds what the layout names and nothing else: main's own
+// files, the module files, the README, the four package trees and CI. A
+// stray file (a store, a script's output) committed by accident fails here.
+func TestTopLevelIsTheLayout(t *testing.T) {
+	out, err := exec.Command("git", "ls-files").Output()
+	if err != nil {
+		t.Skip("not a git checkout")
+	}
+	dirs := []string{"assets", "broker", "lab", "scenes", ".ci"}
+	files := []string{"go.mod", "go.sum", "README.md", ".gitignore"}
+	for _, f := range strings.Fields(string(out)) {
+		top, _, nested := strings.Cut(f, "/")
+		switch {
+		case nested && slices.Contains(dirs, top):
+		case !nested && (slices.Contains(files, top) || strings.HasSuffix(top, ".go")):
+		default:
+			t.Errorf("%s is outside the layout (main.go and main's files, go.mod, go.sum, README.md, %s)", f, strings.Join(dirs, ", "))
+		}
+	}
+}
