@@ -3,6 +3,8 @@ package contrast
 import (
 	"testing"
 	"time"
+
+	"natslab/scenes/kit/kittest"
 )
 
 // Goldens of the scene at each stage of the story, drawn on a manual clock
@@ -83,19 +85,14 @@ func TestGoldenSizes(t *testing.T) {
 		return s.JS.Pending == 4 && s.JS.Msgs == 4 && s.Core.Lost == 4 && s.Published == 4
 	})
 	h.Clock.Advance(3 * time.Second)
-	for _, sz := range []struct {
-		name string
-		w, h int
-	}{
-		{"split-120x20-stacked", 120, 20},
-		{"split-200x8-side-by-side", 200, 8},
-		{"split-60x16-short-labels", 60, 16},
-		{"split-40x10-compact", 40, 10},
-		{"split-30x3-lines", 30, 3},
-		{"split-1x1", 1, 1},
-	} {
-		h.Golden(t, sz.name, sz.w, sz.h)
-	}
+	h.GoldenSizes(t,
+		kittest.Size{Name: "split-120x20-stacked", W: 120, H: 20},
+		kittest.Size{Name: "split-200x8-side-by-side", W: 200, H: 8},
+		kittest.Size{Name: "split-60x16-short-labels", W: 60, H: 16},
+		kittest.Size{Name: "split-40x10-compact", W: 40, H: 10},
+		kittest.Size{Name: "split-30x3-lines", W: 30, H: 3},
+		kittest.Size{Name: "split-1x1", W: 1, H: 1},
+	)
 }
 
 func TestGoldenPresenter(t *testing.T) {

@@ -3,6 +3,8 @@ package core
 import (
 	"testing"
 	"time"
+
+	"natslab/scenes/kit/kittest"
 )
 
 // Goldens of each scene at each stage of its episode, drawn on a manual
@@ -39,19 +41,14 @@ func TestGoldenHello(t *testing.T) {
 	h.Clock.Advance(3 * time.Second)
 	h.Golden(t, "8-delivered", w, ht)
 
-	for _, sz := range []struct {
-		name string
-		w, h int
-	}{
-		{"size-200x20", 200, 20},
-		{"size-118x12", 118, 12},
-		{"size-40x8", 40, 8},
-		{"size-30x4", 30, 4},
-		{"size-40x2-line", 40, 2},
-		{"size-1x1", 1, 1},
-	} {
-		h.Golden(t, sz.name, sz.w, sz.h)
-	}
+	h.GoldenSizes(t,
+		kittest.Size{Name: "size-200x20", W: 200, H: 20},
+		kittest.Size{Name: "size-118x12", W: 118, H: 12},
+		kittest.Size{Name: "size-40x8", W: 40, H: 8},
+		kittest.Size{Name: "size-30x4", W: 30, H: 4},
+		kittest.Size{Name: "size-40x2-line", W: 40, H: 2},
+		kittest.Size{Name: "size-1x1", W: 1, H: 1},
+	)
 }
 
 func TestGoldenWildcards(t *testing.T) {

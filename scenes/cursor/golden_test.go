@@ -7,6 +7,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"natslab/scenes/kit"
+
+	"natslab/scenes/kit/kittest"
 )
 
 // Goldens of the scene at each stage of the episodes that use it, drawn on
@@ -186,21 +188,16 @@ func TestGoldenSizes(t *testing.T) {
 	h.Run("consumer next JOBS pool --no-ack")
 	h.Settle("two out", func(s Snapshot) bool { return len(consumer(s, "pool").Out) == 2 })
 	h.Clock.Advance(4 * time.Second)
-	for _, sz := range []struct {
-		name string
-		w, h int
-	}{
-		{"200x30", 200, 30},
-		{"120x20", 120, 20},
-		{"80x12", 80, 12},
-		{"60x10", 60, 10},
-		{"40x6", 40, 6},
-		{"39x6-one-line", 39, 6},
-		{"100x3-one-line", 100, 3},
-		{"1x1", 1, 1},
-	} {
-		h.Golden(t, sz.name, sz.w, sz.h)
-	}
+	h.GoldenSizes(t,
+		kittest.Size{Name: "200x30", W: 200, H: 30},
+		kittest.Size{Name: "120x20", W: 120, H: 20},
+		kittest.Size{Name: "80x12", W: 80, H: 12},
+		kittest.Size{Name: "60x10", W: 60, H: 10},
+		kittest.Size{Name: "40x6", W: 40, H: 6},
+		kittest.Size{Name: "39x6-one-line", W: 39, H: 6},
+		kittest.Size{Name: "100x3-one-line", W: 100, H: 3},
+		kittest.Size{Name: "1x1", W: 1, H: 1},
+	)
 }
 
 // Colour only adds to the picture: with the palette and under NO_COLOR the

@@ -3,6 +3,8 @@ package kvwatch
 import (
 	"testing"
 	"time"
+
+	"natslab/scenes/kit/kittest"
 )
 
 // Goldens of the scene at each stage of the key-value episode, drawn on a
@@ -67,18 +69,13 @@ func TestGoldenSizes(t *testing.T) {
 	h.Run("kv put config app.mode light")
 	h.Settle("light", func(s Snapshot) bool { return last(s).Rev == 5 })
 	h.still()
-	for _, sz := range []struct {
-		name string
-		w, h int
-	}{
-		{"200x24", 200, 24},
-		{"120x16", 120, 16},
-		{"80x12", 80, 12},
-		{"60x8", 60, 8},
-		{"40x6", 40, 6},
-		{"39x6-one-line", 39, 6},
-		{"1x1", 1, 1},
-	} {
-		h.Golden(t, sz.name, sz.w, sz.h)
-	}
+	h.GoldenSizes(t,
+		kittest.Size{Name: "200x24", W: 200, H: 24},
+		kittest.Size{Name: "120x16", W: 120, H: 16},
+		kittest.Size{Name: "80x12", W: 80, H: 12},
+		kittest.Size{Name: "60x8", W: 60, H: 8},
+		kittest.Size{Name: "40x6", W: 40, H: 6},
+		kittest.Size{Name: "39x6-one-line", W: 39, H: 6},
+		kittest.Size{Name: "1x1", W: 1, H: 1},
+	)
 }

@@ -94,18 +94,13 @@ func TestGoldenLesson(t *testing.T) {
 	h.Clock.Advance(3 * time.Second)
 	h.Golden(t, "5-settled", w, ht)
 
-	for _, sz := range []struct {
-		name string
-		w, h int
-	}{
-		{"118x20", 118, 20},
-		{"50x6", 50, 6},
-		{"40x3-compact", 40, 3},
-		{"30x1-line", 30, 1},
-		{"1x1", 1, 1},
-	} {
-		h.Golden(t, sz.name, sz.w, sz.h)
-	}
+	h.GoldenSizes(t,
+		kittest.Size{Name: "118x20", W: 118, H: 20},
+		kittest.Size{Name: "50x6", W: 50, H: 6},
+		kittest.Size{Name: "40x3-compact", W: 40, H: 3},
+		kittest.Size{Name: "30x1-line", W: 30, H: 1},
+		kittest.Size{Name: "1x1", W: 1, H: 1},
+	)
 
 	h.Do("clear")
 	h.Settle("cleared", func(s Snapshot) bool { return s.Total == 0 && len(s.Refusals) == 0 })

@@ -3,6 +3,8 @@ package reqreply
 import (
 	"testing"
 	"time"
+
+	"natslab/scenes/kit/kittest"
 )
 
 // Goldens of the scene at each stage of episode 3, on a manual clock, ANSI
@@ -57,18 +59,13 @@ func TestGoldenSizes(t *testing.T) {
 	h.Settle("three round trips", func(s Snapshot) bool { return s.Replies == 3 })
 	h.Until("served", func(s Snapshot) bool { return s.Responders[0].Msgs+s.Responders[1].Msgs == 6 })
 	h.Clock.Advance(5 * time.Second)
-	for _, sz := range []struct {
-		name string
-		w, h int
-	}{
-		{"200x20", 200, 20},
-		{"118x12", 118, 12},
-		{"56x9", 56, 9},
-		{"50x6-compact", 50, 6},
-		{"40x3-compact", 40, 3},
-		{"30x2-line", 30, 2},
-		{"1x1", 1, 1},
-	} {
-		h.Golden(t, sz.name, sz.w, sz.h)
-	}
+	h.GoldenSizes(t,
+		kittest.Size{Name: "200x20", W: 200, H: 20},
+		kittest.Size{Name: "118x12", W: 118, H: 12},
+		kittest.Size{Name: "56x9", W: 56, H: 9},
+		kittest.Size{Name: "50x6-compact", W: 50, H: 6},
+		kittest.Size{Name: "40x3-compact", W: 40, H: 3},
+		kittest.Size{Name: "30x2-line", W: 30, H: 2},
+		kittest.Size{Name: "1x1", W: 1, H: 1},
+	)
 }

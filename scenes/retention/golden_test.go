@@ -3,6 +3,8 @@ package retention
 import (
 	"testing"
 	"time"
+
+	"natslab/scenes/kit/kittest"
 )
 
 // Goldens of the scene at each stage of episode 15, on a manual clock, ANSI
@@ -56,16 +58,11 @@ func TestGoldenEpisode(t *testing.T) {
 	h.Settle("kept", func(s Snapshot) bool { return cons(col(s, "limits"), "l").AckFloor == 1 })
 	h.Clock.Advance(5 * time.Second)
 	h.Golden(t, "7-all-three", gw, gh)
-	for _, sz := range []struct {
-		name string
-		w, h int
-	}{
-		{"200x20", 200, 20},
-		{"118x12", 118, 12},
-		{"54x8", 54, 8},
-		{"50x6-lines", 50, 6},
-		{"1x1", 1, 1},
-	} {
-		h.Golden(t, sz.name, sz.w, sz.h)
-	}
+	h.GoldenSizes(t,
+		kittest.Size{Name: "200x20", W: 200, H: 20},
+		kittest.Size{Name: "118x12", W: 118, H: 12},
+		kittest.Size{Name: "54x8", W: 54, H: 8},
+		kittest.Size{Name: "50x6-lines", W: 50, H: 6},
+		kittest.Size{Name: "1x1", W: 1, H: 1},
+	)
 }

@@ -3,6 +3,8 @@ package streamlog
 import (
 	"testing"
 	"time"
+
+	"natslab/scenes/kit/kittest"
 )
 
 // Goldens of the scene at each stage of episodes 7 to 10, on a manual clock,
@@ -100,17 +102,12 @@ func TestGoldenRestart(t *testing.T) {
 	h.Golden(t, "2-blink", gw, 14)
 	h.Clock.Advance(5 * time.Second)
 	h.Golden(t, "3-after", gw, 14)
-	for _, sz := range []struct {
-		name string
-		w, h int
-	}{
-		{"200x20", 200, 20},
-		{"118x12", 118, 12},
-		{"68x8-compact", 68, 8},
-		{"40x5-compact", 40, 5},
-		{"40x2-lines", 40, 2},
-		{"1x1", 1, 1},
-	} {
-		h.Golden(t, sz.name, sz.w, sz.h)
-	}
+	h.GoldenSizes(t,
+		kittest.Size{Name: "200x20", W: 200, H: 20},
+		kittest.Size{Name: "118x12", W: 118, H: 12},
+		kittest.Size{Name: "68x8-compact", W: 68, H: 8},
+		kittest.Size{Name: "40x5-compact", W: 40, H: 5},
+		kittest.Size{Name: "40x2-lines", W: 40, H: 2},
+		kittest.Size{Name: "1x1", W: 1, H: 1},
+	)
 }

@@ -199,3 +199,18 @@ func (h *Harness[Sc, S]) Golden(t *testing.T, name string, w, hgt int) {
 	v := h.View(w, hgt)
 	t.Run(name, func(t *testing.T) { golden.RequireEqual(t, v) })
 }
+
+// Size is a terminal size a scene is drawn at, with its golden file's name.
+type Size struct {
+	Name string
+	W, H int
+}
+
+// GoldenSizes is Golden at each of sizes: how a scene fits a wide pane, a
+// narrow one and a single line.
+func (h *Harness[Sc, S]) GoldenSizes(t *testing.T, sizes ...Size) {
+	t.Helper()
+	for _, sz := range sizes {
+		h.Golden(t, sz.Name, sz.W, sz.H)
+	}
+}
