@@ -39,6 +39,8 @@ var importRules = []importRule{
 		Why: "process and terminal decisions stand apart from what runs under them"},
 	{Of: "lab/policy/startup", Not: []string{"..."},
 		Why: "it is initialised before the packages it pauses the collector for"},
+	{Of: "broker/keytables", Not: []string{"..."},
+		Why: "it is initialised early, so that its tables are ready when the server starts"},
 	{Of: "lab/prose", Not: []string{"..."},
 		Why: "the rendered lesson text is data the binary embeds"},
 	{Of: "lab", Not: []string{"lab/demo", "lab/workshop"},

@@ -63,3 +63,39 @@ func TestTestsCollect(t *testing.T) {
 		debug.SetGCPercent(p)
 	}
 }
+
+// The ed25519 tables are computed beside the packages' initialisation
+// (broker/keytables): that package must be initialised before the ones that
+// make most of it, nats-server's and natscli's, or it would begin too late
+// to be ready when the server makes its key.
+func TestKeyTablesBeginBeforeTheServerInitialises(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	cmd := exec.Command(natslabBinary(t), "--help")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("natslab --help: %v\n%s", err, stderr.String())
+	}
+	order := map[string]int{}
+	for i, l := range strings.Split(stderr.String(), "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[0] == "init" {
+			order[f[1]] = i
+		}
+	}
+	keys, ok := order["natslab/broker/keytables"]
+	if !ok {
+		t.Fatalf("natslab/broker/keytables is not initialised at start:\n%s", stderr.String())
+	}
+	for _, heavy := range []string{"github.com/nats-io/nats-server/v2/server", "github.com/nats-io/natscli/cli"} {
+		at, ok := order[heavy]
+		if !ok {
+			t.Fatalf("%s is not in the init trace", heavy)
+		}
+		if keys > at {
+			t.Errorf("natslab/broker/keytables is initialised after %s", heavy)
+		}
+	}
+}

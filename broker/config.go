@@ -12,6 +12,11 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nkeys"
+
+	// The keys below, the server's own and its check of the lab's
+	// signature need ed25519's tables: they are computed while the
+	// program initialises.
+	_ "natslab/broker/keytables"
 )
 
 // A lesson may run the lab's server with a configuration of its own:
@@ -31,9 +36,8 @@ var ErrClusterConfig = errors.New("a lesson's server configuration needs the sin
 
 // makeLabKey begins making the lab's own user, an nkey (so that what the
 // configuration shows of it, its public key, gives nobody a way in), and
-// returns what waits for it. It is made beside the rest of a start: the
-// first key a process makes costs about as much as the whole start of a
-// plain server, and the server makes its own key with the same tables.
+// returns what waits for it. It is made beside the rest of a start, which
+// need not wait for it until the server's options are written.
 func makeLabKey() func() nkeys.KeyPair {
 	made := make(chan nkeys.KeyPair, 1)
 	go func() {
