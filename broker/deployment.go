@@ -193,6 +193,12 @@ func (m *Monitor) Subsz(opts *server.SubszOptions) (*server.Subsz, error) {
 	return m.ns.Subsz(opts)
 }
 
+// Accountz describes the server's accounts, as its /accountz endpoint
+// would: their names, or one account's exports and imports.
+func (m *Monitor) Accountz(opts *server.AccountzOptions) (*server.Accountz, error) {
+	return m.ns.Accountz(opts)
+}
+
 // Leafz lists the server's leaf node connections, as its /leafz endpoint
 // would.
 func (m *Monitor) Leafz(opts *server.LeafzOptions) (*server.Leafz, error) {

@@ -2,6 +2,7 @@ package lab
 
 // The scenes the lab ships: each registers itself with package scenes.
 import (
+	_ "natslab/scenes/accounts"
 	_ "natslab/scenes/contrast"
 	_ "natslab/scenes/core" // hello, wildcards, queue-groups
 	_ "natslab/scenes/cursor"

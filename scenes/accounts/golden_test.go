@@ -1,0 +1,252 @@
+package accounts
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"gopkg.in/yaml.v3"
+
+	"natslab/assets"
+	"natslab/broker"
+	"natslab/broker/brokertest"
+	"natslab/scenes"
+	"natslab/scenes/kit/kittest"
+)
+
+// lessonConfig is the configuration lesson 26 (accounts) starts with.
+func lessonConfig(t *testing.T) string {
+	t.Helper()
+	raw, err := assets.Episodes.ReadFile("episodes/26-accounts.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ep struct {
+		Scene string
+		Start struct{ Config string }
+	}
+	if err := yaml.Unmarshal(raw, &ep); err != nil {
+		t.Fatal(err)
+	}
+	if ep.Scene != spec.Name || ep.Start.Config == "" {
+		t.Fatalf("lesson 26 opens scene %q with config %q; want this scene and the lesson's accounts", ep.Scene, ep.Start.Config)
+	}
+	return ep.Start.Config
+}
+
+type harness struct {
+	*kittest.Harness[*Scene, Snapshot]
+	srv *broker.Server
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	srv := brokertest.Start(t, brokertest.WithoutJetStream())
+	if err := srv.Configure(lessonConfig(t)); err != nil {
+		t.Fatal(err)
+	}
+	kh := kittest.Open(t, srv, func(env scenes.Env) (*Scene, error) { return open(env, 0) },
+		func(s *Scene) Snapshot { return s.snap }, kittest.FollowCommands())
+	return &harness{Harness: kh, srv: srv}
+}
+
+// Settle kicks the driver into looks until the scene shows cond: the
+// driver looks only when kicked, so what one look sees is the test's
+// doing, and the pictures are the same every run.
+func (h *harness) Settle(what string, cond func(Snapshot) bool) {
+	h.T.Helper()
+	h.Harness.Settle(what, func(s Snapshot) bool {
+		if cond(s) {
+			return true
+		}
+		h.Scene.d.Kick()
+		return false
+	})
+}
+
+// as connects as one of the lesson's users, over TCP as the lesson's
+// clients do.
+func (h *harness) as(t *testing.T, user string) *nats.Conn {
+	t.Helper()
+	nc, err := h.srv.ConnectAs("test "+user, broker.Credentials{User: user, Password: user + "-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+// looked waits until the driver has looked at the server entirely after
+// this call (a look under way may have begun before), and the scene has
+// applied what it saw.
+func (h *harness) looked() {
+	h.T.Helper()
+	n := h.Scene.d.Snapshot().Looks
+	h.Until("two more looks", func(Snapshot) bool {
+		h.Scene.d.Kick()
+		return h.Scene.d.Snapshot().Looks >= n+2
+	})
+	h.CatchUp()
+}
+
+func flush(t *testing.T, nc *nats.Conn) {
+	t.Helper()
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sub(s Snapshot, account, subject string) (Sub, bool) {
+	a, ok := s.Account(account)
+	if !ok {
+		return Sub{}, false
+	}
+	for _, c := range a.Clients {
+		for _, sb := range c.Subs {
+			if sb.Subject == subject {
+				return sb, true
+			}
+		}
+	}
+	return Sub{}, false
+}
+
+// The lesson's three steps, done for real: the scene shows each account,
+// what crosses and what stays.
+func TestGoldenLesson(t *testing.T) {
+	h := newHarness(t)
+	const w, ht = 68, 12 // the scene pane beside a lesson in a 120x40 terminal
+	h.Settle("the lesson's accounts", func(s Snapshot) bool { return len(s.Accounts) == 2 && len(s.Links) == 2 })
+	if s := h.snap(); s.Accounts[0].Name != "SHOP" || s.Accounts[1].Name != "AUDIT" {
+		t.Fatalf("the exporter is not first: %+v", s.Accounts)
+	}
+	h.Golden(t, "1-accounts", w, ht)
+
+	// Step 1: audit listens on orders.>, shop publishes on orders.new.
+	audit, shop := h.as(t, "audit"), h.as(t, "shop")
+	if _, err := audit.SubscribeSync("orders.>"); err != nil {
+		t.Fatal(err)
+	}
+	flush(t, audit)
+	h.Settle("audit's subscription", func(s Snapshot) bool { _, ok := sub(s, "AUDIT", "orders.>"); return ok })
+	if err := shop.Publish("orders.new", []byte("order 1")); err != nil {
+		t.Fatal(err)
+	}
+	flush(t, shop) // the server has handled the publish, delivery and all
+	h.Settle("shop's publish", func(s Snapshot) bool { a, _ := s.Account("SHOP"); return a.Published == 1 })
+	h.looked()
+	s := h.snap()
+	if got, _ := sub(s, "AUDIT", "orders.>"); got.Msgs != 0 || got.From != "" {
+		t.Fatalf("audit's orders.> got %d from %q: SHOP's orders.new is not AUDIT's", got.Msgs, got.From)
+	}
+	if l, _ := s.Link("stream", "AUDIT"); l.Crossed != 0 || l.Subscribers != 0 {
+		t.Fatalf("the stream import carried %d to %d subscribers with no one on shop.orders.>", l.Crossed, l.Subscribers)
+	}
+	if !strings.Contains(s.Story, "1 message published in SHOP stayed there and reached no one") {
+		t.Fatalf("the story does not say the order stayed in SHOP: %q", s.Story)
+	}
+	h.Golden(t, "2-stays-in-shop", w, ht)
+	h.Clock.Advance(stayLeg + fadeFor/2)
+	h.Golden(t, "3-fading-in-shop", w, ht)
+
+	// Step 2: through the import.
+	imported, err := audit.SubscribeSync("shop.orders.>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	flush(t, audit)
+	h.Settle("the import's subscriber", func(s Snapshot) bool { l, _ := s.Link("stream", "AUDIT"); return l.Subscribers == 1 })
+	for range 2 {
+		if err := shop.Publish("orders.new", []byte("order 2")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	flush(t, shop)
+	h.Settle("two orders across", func(s Snapshot) bool { l, _ := s.Link("stream", "AUDIT"); return l.Crossed == 2 })
+	h.looked()
+	s = h.snap()
+	if got, _ := sub(s, "AUDIT", "shop.orders.>"); got.Msgs != 2 || got.From != "SHOP" {
+		t.Fatalf("audit's shop.orders.> shows %d from %q, want 2 from SHOP", got.Msgs, got.From)
+	}
+	if got, _ := sub(s, "AUDIT", "orders.>"); got.Msgs != 0 {
+		t.Fatalf("audit's orders.> shows %d: only the import's subject gets SHOP's orders", got.Msgs)
+	}
+	h.Clock.Advance(crossLeg / 4)
+	h.Golden(t, "4-crossing", w, ht)
+	h.Clock.Advance(3 * time.Second)
+
+	// audit's own orders.new is AUDIT's: it stays in AUDIT, and reaches
+	// audit's orders.>.
+	if err := audit.Publish("orders.new", []byte("audit's own")); err != nil {
+		t.Fatal(err)
+	}
+	flush(t, audit)
+	h.Settle("audit's own order", func(s Snapshot) bool { got, _ := sub(s, "AUDIT", "orders.>"); return got.Msgs == 1 })
+	h.looked()
+	if story := h.snap().Story; !strings.Contains(story, "1 delivery to subscribers in AUDIT, from inside AUDIT") || strings.Contains(story, "crossed") {
+		t.Fatalf("the story of audit's own order: %q", story)
+	}
+	if l, _ := h.snap().Link("stream", "AUDIT"); l.Crossed != 2 {
+		t.Fatalf("AUDIT's own publish crossed the import: %d", l.Crossed)
+	}
+	if a, _ := h.snap().Account("SHOP"); a.Published != 3 {
+		t.Fatalf("SHOP published %d, want 3", a.Published)
+	}
+	h.Clock.Advance(3 * time.Second)
+
+	// Step 3: the service, a request from AUDIT into SHOP and the reply back.
+	if _, err := shop.Subscribe("stock.check", func(m *nats.Msg) { _ = m.Respond([]byte("in stock")) }); err != nil {
+		t.Fatal(err)
+	}
+	flush(t, shop)
+	if _, err := audit.Request("stock.check", []byte("widget"), 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	h.Settle("the request and its reply", func(s Snapshot) bool {
+		l, _ := s.Link("service", "AUDIT")
+		return l.Crossed == 1 && l.Replies == 1
+	})
+	h.Clock.Advance(crossLeg / 4)
+	h.Golden(t, "5-service", w, ht)
+	h.Clock.Advance(3 * time.Second)
+	h.GoldenSizes(t,
+		kittest.Size{Name: "118x20", W: 118, H: 20},
+		kittest.Size{Name: "60x10", W: 60, H: 10},
+		kittest.Size{Name: "50x6-list", W: 50, H: 6},
+		kittest.Size{Name: "40x3-list", W: 40, H: 3},
+		kittest.Size{Name: "30x1-line", W: 30, H: 1},
+		kittest.Size{Name: "1x1", W: 1, H: 1},
+	)
+
+	// What crossed stays counted when the subscriber it crossed to leaves.
+	if err := imported.Unsubscribe(); err != nil {
+		t.Fatal(err)
+	}
+	flush(t, audit)
+	h.Settle("the import's subscriber gone", func(s Snapshot) bool { l, _ := s.Link("stream", "AUDIT"); return l.Subscribers == 0 })
+	if l, _ := h.snap().Link("stream", "AUDIT"); l.Crossed != 2 {
+		t.Fatalf("the stream import shows %d crossed after its subscriber left, want 2", l.Crossed)
+	}
+}
+
+func (h *harness) snap() Snapshot { return h.Scene.snap }
+
+// With the plain server there is one account, and the scene says so; the
+// lesson's configuration restarts the server, and the scene follows.
+func TestPlainThenAccounts(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.WithoutJetStream())
+	h := kittest.Open(t, srv, func(env scenes.Env) (*Scene, error) { return New(env) },
+		func(s *Scene) Snapshot { return s.snap }, kittest.FollowCommands())
+	h.Settle("the plain server", func(s Snapshot) bool { return s.Up && s.Looks > 0 })
+	if v := h.View(68, 6); !strings.Contains(v, "shares the global account ($G)") {
+		t.Fatalf("the plain server's one account is not explained:\n%s", v)
+	}
+	if err := srv.Configure(lessonConfig(t)); err != nil {
+		t.Fatal(err)
+	}
+	h.Settle("the lesson's accounts", func(s Snapshot) bool { return len(s.Accounts) == 2 })
+	if v := h.View(68, 12); !strings.Contains(v, "stream orders.>") || !strings.Contains(v, "as shop.orders.>") || !strings.Contains(v, "service stock.check") {
+		t.Fatalf("the imports are not drawn:\n%s", v)
+	}
+}
