@@ -193,7 +193,7 @@ func (s *Scene) empty() string {
 		return "The server's account list failed: " + s.snap.Err
 	case len(s.snap.Accounts) == 0,
 		len(s.snap.Accounts) == 1 && s.snap.Accounts[0].Name == server.DEFAULT_GLOBAL_ACCOUNT && len(s.snap.Links) == 0:
-		return "One account: the server's configuration names none, so every client shares the global account ($G). Lesson accounts' configuration has two; type config to see the one running."
+		return "One account: the server's configuration names none, so every client shares the global account ($G). Lesson accounts runs one with two accounts; config shows the configuration running now."
 	}
 	return ""
 }
