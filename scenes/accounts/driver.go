@@ -127,6 +127,7 @@ type driver struct {
 
 	stop, done chan struct{}
 	kick       chan struct{}
+	hold       sync.Mutex // held during a look; tests hold it to have several things seen in one look
 
 	// What the last look counted, to tell what changed; guarded by the
 	// poller (one goroutine).
@@ -182,6 +183,8 @@ func (d *driver) Kick() {
 
 // look asks the server about its accounts and tells the feed what changed.
 func (d *driver) look() {
+	d.hold.Lock()
+	defer d.hold.Unlock()
 	m := d.dep.Monitor()
 	var next Snapshot
 	if m != nil {
@@ -228,7 +231,13 @@ func (d *driver) read(m *broker.Monitor) Snapshot {
 	}
 	// The lab's own connections live in the global account: it is shown
 	// only when it trades with another, or is the only one.
-	if g := infos[server.DEFAULT_GLOBAL_ACCOUNT]; g != nil && len(infos) > 1 && !trades(g) {
+	if g := infos[server.DEFAULT_GLOBAL_ACCOUNT]; g != nil && !trades(g) {
+		if len(infos) == 1 {
+			// The plain server: the picture says so, with no numbers
+			// to read.
+			s.Accounts = []Account{{Name: server.DEFAULT_GLOBAL_ACCOUNT}}
+			return s
+		}
 		delete(infos, server.DEFAULT_GLOBAL_ACCOUNT)
 	}
 	subs := map[string][]server.SubDetail{} // each account's subscription list, internal ones too

@@ -16,7 +16,7 @@ import (
 )
 
 // lessonConfig is the configuration lesson 26 (accounts) starts with.
-func lessonConfig(t *testing.T) string {
+func lessonConfig(t testing.TB) string {
 	t.Helper()
 	raw, err := assets.Episodes.ReadFile("episodes/26-accounts.yaml")
 	if err != nil {
@@ -40,7 +40,7 @@ type harness struct {
 	srv *broker.Server
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	srv := brokertest.Start(t, brokertest.WithoutJetStream())
 	if err := srv.Configure(lessonConfig(t)); err != nil {
@@ -67,7 +67,7 @@ func (h *harness) Settle(what string, cond func(Snapshot) bool) {
 
 // as connects as one of the lesson's users, over TCP as the lesson's
 // clients do.
-func (h *harness) as(t *testing.T, user string) *nats.Conn {
+func (h *harness) as(t testing.TB, user string) *nats.Conn {
 	t.Helper()
 	nc, err := h.srv.ConnectAs("test "+user, broker.Credentials{User: user, Password: user + "-pw"})
 	if err != nil {
@@ -90,7 +90,16 @@ func (h *harness) looked() {
 	h.CatchUp()
 }
 
-func flush(t *testing.T, nc *nats.Conn) {
+// atOnce does f with the driver kept from looking, so that one look sees
+// all f did: the story and the numbering of a golden do not depend on
+// when a look fell.
+func (h *harness) atOnce(f func()) {
+	h.Scene.d.hold.Lock()
+	defer h.Scene.d.hold.Unlock()
+	f()
+}
+
+func flush(t testing.TB, nc *nats.Conn) {
 	t.Helper()
 	if err := nc.Flush(); err != nil {
 		t.Fatal(err)
@@ -157,12 +166,14 @@ func TestGoldenLesson(t *testing.T) {
 	}
 	flush(t, audit)
 	h.Settle("the import's subscriber", func(s Snapshot) bool { l, _ := s.Link("stream", "AUDIT"); return l.Subscribers == 1 })
-	for range 2 {
-		if err := shop.Publish("orders.new", []byte("order 2")); err != nil {
-			t.Fatal(err)
+	h.atOnce(func() {
+		for range 2 {
+			if err := shop.Publish("orders.new", []byte("order 2")); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	flush(t, shop)
+		flush(t, shop)
+	})
 	h.Settle("two orders across", func(s Snapshot) bool { l, _ := s.Link("stream", "AUDIT"); return l.Crossed == 2 })
 	h.looked()
 	s = h.snap()
@@ -200,9 +211,11 @@ func TestGoldenLesson(t *testing.T) {
 		t.Fatal(err)
 	}
 	flush(t, shop)
-	if _, err := audit.Request("stock.check", []byte("widget"), 10*time.Second); err != nil {
-		t.Fatal(err)
-	}
+	h.atOnce(func() {
+		if _, err := audit.Request("stock.check", []byte("widget"), 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	})
 	h.Settle("the request and its reply", func(s Snapshot) bool {
 		l, _ := s.Link("service", "AUDIT")
 		return l.Crossed == 1 && l.Replies == 1
@@ -248,5 +261,35 @@ func TestPlainThenAccounts(t *testing.T) {
 	h.Settle("the lesson's accounts", func(s Snapshot) bool { return len(s.Accounts) == 2 })
 	if v := h.View(68, 12); !strings.Contains(v, "stream orders.>") || !strings.Contains(v, "as shop.orders.>") || !strings.Contains(v, "service stock.check") {
 		t.Fatalf("the imports are not drawn:\n%s", v)
+	}
+}
+
+// A subscriber of AUDIT's own on the service's subject gets the request
+// too, but only what the import carried crossed into SHOP.
+func TestServiceCountsWhatCrossed(t *testing.T) {
+	h := newHarness(t)
+	audit, shop := h.as(t, "audit"), h.as(t, "shop")
+	if _, err := audit.SubscribeSync("stock.check"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := shop.Subscribe("stock.check", func(m *nats.Msg) { _ = m.Respond([]byte("in stock")) }); err != nil {
+		t.Fatal(err)
+	}
+	flush(t, audit)
+	flush(t, shop)
+	if _, err := audit.Request("stock.check", []byte("widget"), 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	h.Settle("the reply", func(s Snapshot) bool { l, _ := s.Link("service", "AUDIT"); return l.Replies == 1 })
+	h.looked()
+	s := h.snap()
+	if l, _ := s.Link("service", "AUDIT"); l.Crossed != 1 {
+		t.Fatalf("%d requests crossed into SHOP, want 1", l.Crossed)
+	}
+	if own, _ := sub(s, "AUDIT", "stock.check"); own.Msgs != 1 || own.From != "" {
+		t.Fatalf("audit's own stock.check shows %d from %q, want 1 of AUDIT's", own.Msgs, own.From)
+	}
+	if shops, _ := sub(s, "SHOP", "stock.check"); shops.Msgs != 1 {
+		t.Fatalf("shop's responder shows %d requests, want 1", shops.Msgs)
 	}
 }
