@@ -322,7 +322,11 @@ func (s *Scene) boxLines(a Account) []boxLine {
 			out = append(out, boxLine{left: "no subscriptions", role: kit.Faint, indent: 2})
 		}
 		for _, sub := range c.Subs {
-			line := boxLine{left: sub.Subject, role: kit.Plain, indent: 2, right: strconv.FormatInt(sub.Msgs, 10), flash: subKey(c, sub)}
+			// ◂ marks what an import feeds: it came in from another box.
+			line := boxLine{left: "  " + sub.Subject, role: kit.Plain, right: strconv.FormatInt(sub.Msgs, 10), flash: subKey(c, sub)}
+			if sub.From != "" {
+				line.left = "◂ " + sub.Subject
+			}
 			if sub.Queue != "" {
 				line.extra = " (queue)"
 			}
