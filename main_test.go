@@ -264,6 +264,38 @@ func TestBadFlagsGetOneLine(t *testing.T) {
 	}
 }
 
+// TestRunRefusesInTheLabsVoice runs, through the binary, lines the lab
+// itself refuses: one only the real CLI runs, with no listener for it to
+// reach (--listen none), and a word that is no command. natslab says so,
+// one line each on stderr, with or without --explain: the real CLI never
+// prints such a line, so it is not made up in its shape (nats: error: …),
+// and a refusal is no explanation to leave out. The run fails.
+func TestRunRefusesInTheLabsVoice(t *testing.T) {
+	bin := natslabBinary(t)
+	want := "natslab: `nats server ping` runs the real nats CLI, which reaches the server over TCP, and this lab has no listener: start natslab without --listen none\n" +
+		"natslab: unknown command \"frobnicate\" (type help for the list)\n"
+	for _, explain := range []bool{false, true} {
+		args := []string{"run", "--store", t.TempDir(), "--listen", "none", "-"}
+		if explain {
+			args = append(args, "--explain")
+		}
+		cmd := exec.Command(bin, args...)
+		cmd.Stdin = strings.NewReader("server ping\nfrobnicate\n")
+		var out, errb strings.Builder
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		if code := cmd.ProcessState.ExitCode(); code != 1 {
+			t.Errorf("explain=%v: exit status %d (%v), want 1", explain, code, err)
+		}
+		if got := errb.String(); got != want {
+			t.Errorf("explain=%v: stderr\n%s\nwant\n%s", explain, got, want)
+		}
+		if out.String() != "" {
+			t.Errorf("explain=%v: stdout %q, want nothing", explain, out.String())
+		}
+	}
+}
+
 // TestRunPrintsNotesOnlyWithExplain runs a script through natslab run's own
 // code path: without --explain it prints what the real CLI prints, no more;
 // with it, the lab's notes follow on stderr, each marked.

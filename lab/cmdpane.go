@@ -230,7 +230,7 @@ func (p *cmdPane) StartBackground(ctx context.Context, line string) *command.Job
 		<-j.Done()
 		_, _, _ = out.Close(), errw.Close(), note.Close()
 		if err := j.Err(); err != nil {
-			command.ReportError(command.Streams{Out: p.sb.WriterFrom(src, kindOut), Err: p.sb.WriterFrom(src, kindError), Note: p.sb.WriterFrom(src, kindNote)}, err)
+			command.ReportError(command.Streams{Out: p.sb.WriterFrom(src, kindOut), Err: p.sb.WriterFrom(src, kindError), Note: p.sb.WriterFrom(src, kindNote), Lab: p.sb.WriterFrom(src, kindNote)}, err)
 		}
 	}()
 	return j
@@ -263,8 +263,9 @@ func (p *cmdPane) jobDone(pj *paneJob) {
 	_ = pj.note.Close()
 	if err := pj.job.Err(); err != nil {
 		// The real CLI's error (and, after a parse error, the usage), then
-		// the lab's note; ReportError writes whole lines only.
-		command.ReportError(command.Streams{Out: p.sb.WriterFrom(pj.src, kindOut), Err: p.sb.WriterFrom(pj.src, kindError), Note: p.sb.WriterFrom(pj.src, kindNote)}, err)
+		// the lab's note; or the lab's own refusal, styled as the lab's.
+		// ReportError writes whole lines only.
+		command.ReportError(command.Streams{Out: p.sb.WriterFrom(pj.src, kindOut), Err: p.sb.WriterFrom(pj.src, kindError), Note: p.sb.WriterFrom(pj.src, kindNote), Lab: p.sb.WriterFrom(pj.src, kindNote)}, err)
 	}
 	if pj.stopped {
 		p.sb.Append(kindNote, fmt.Sprintf("[%d] stopped: %s", pj.job.ID, pj.job.Line))

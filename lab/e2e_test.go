@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"natslab/broker/brokertest"
+	"natslab/broker/command"
 	"natslab/lab/episode"
 )
 
@@ -135,7 +136,7 @@ func TestEndToEndInTmux(t *testing.T) {
 
 	// A nonsense command: one clear error, and the lab carries on.
 	l.typeLine("frobnicate the stream")
-	l.waitText(`nats: error: unknown command "frobnicate"`)
+	l.waitText(command.NoteMarker + `unknown command "frobnicate"`)
 
 	// A sub in the pane receives what a client outside publishes to the URL.
 	l.typeLine("sub greet")

@@ -39,9 +39,9 @@ func TestRunLineShowsExactlyWhatTheCommandPrints(t *testing.T) {
 	var want []string
 	for _, l := range lines {
 		// One buffer, as the pane shows the streams interleaved in the
-		// order they were written; notes marked.
+		// order they were written; notes and the lab's refusals marked.
 		var all bytes.Buffer
-		st := command.Streams{Out: &all, Err: &all, Note: command.MarkNotes(&all)}
+		st := command.Streams{Out: &all, Err: &all, Note: command.MarkNotes(&all), Lab: command.MarkNotes(&all)}
 		err := s.RunStreams(context.Background(), l, st)
 		command.ReportError(st, err)
 		want = append(want, promptText+l)
@@ -60,7 +60,10 @@ func TestRunLineShowsExactlyWhatTheCommandPrints(t *testing.T) {
 	if !strings.Contains(h.text(), `15:04:05 Published 11 bytes to "greet"`) {
 		t.Errorf("no publish status line:\n%s", h.text())
 	}
-	if !strings.Contains(h.text(), `nats: error: unknown command "pubb"`) {
+	if !strings.Contains(h.text(), command.NoteMarker+`unknown command "pubb"`) {
+		t.Errorf("no refusal of the lab's:\n%s", h.text())
+	}
+	if !strings.Contains(h.text(), "nats: error: nats: invalid subject") {
 		t.Errorf("no error line:\n%s", h.text())
 	}
 	if !strings.Contains(h.text(), "No responders are available\n"+command.NoteMarker+"nobody subscribes") {
@@ -70,18 +73,29 @@ func TestRunLineShowsExactlyWhatTheCommandPrints(t *testing.T) {
 
 func TestErrorLinesAreKindError(t *testing.T) {
 	h := newHarness(t, 100, 30)
+	h.run(`pub "bad subject" x`)
 	h.run("nonsense words")
 	h.m.sb.mu.Lock()
 	defer h.m.sb.mu.Unlock()
-	var kinds []lineKind
+	kinds := map[string][]lineKind{}
 	for i := range h.m.sb.n {
 		e := h.m.sb.ring[(h.m.sb.start+i)%len(h.m.sb.ring)]
-		if strings.HasPrefix(e.text, "nats: error:") {
-			kinds = append(kinds, e.kind)
+		for _, start := range []string{"nats: error:", command.NoteMarker + "unknown command", "unknown command"} {
+			if strings.HasPrefix(e.text, start) {
+				kinds[start] = append(kinds[start], e.kind)
+			}
 		}
 	}
-	if len(kinds) != 1 || kinds[0] != kindError {
-		t.Errorf("want one error line of kind error, got %v", kinds)
+	// The real CLI's error line is styled as an error; the lab's own
+	// refusal of a line is the lab speaking, styled as its notes.
+	if k := kinds["nats: error:"]; len(k) != 1 || k[0] != kindError {
+		t.Errorf("want one error line of kind error, got %v", k)
+	}
+	if k := kinds[command.NoteMarker+"unknown command"]; len(k) != 1 || k[0] != kindNote {
+		t.Errorf("want the lab's refusal as one note, got %v", k)
+	}
+	if k := kinds["unknown command"]; len(k) != 0 {
+		t.Errorf("the lab's refusal without the note marker: %v", k)
 	}
 }
 
@@ -602,6 +616,38 @@ func TestInProcessOnly(t *testing.T) {
 	h.run("pub greet hi")
 	if !strings.Contains(h.text(), `Published 2 bytes to "greet"`) {
 		t.Errorf("in-process publish:\n%s", h.text())
+	}
+}
+
+// A line the lab refuses to run (here: one only the real CLI runs, and
+// --listen none leaves it nothing to connect to) is refused by the lab in
+// its own voice: one note line, marker and note style, saying what to do
+// — never a line in the real CLI's shape that the real CLI never prints.
+func TestTheLabsRefusalIsStyledAsTheLabs(t *testing.T) {
+	t.Setenv("HOME", t.TempDir())
+	srv := brokertest.Start(t, brokertest.InProcessOnly())
+	h := newHarnessOn(t, srv, srv.StoreDir(), 220, 30)
+	if h.m.st.Note.on == "" || h.m.st.Note.on == h.m.st.Error.on {
+		t.Fatalf("notes and errors must be styled apart for this test: %q %q", h.m.st.Note.on, h.m.st.Error.on)
+	}
+	h.run("server ping")
+	want := command.NoteMarker + "`nats server ping` runs the real nats CLI, which reaches the server over TCP, and this lab has no listener: start natslab without --listen none"
+	if text := h.text(); !strings.Contains(text, "\n"+want) || strings.Contains(text, "error:") {
+		t.Errorf("the refusal is not the lab's one line:\n%s", text)
+	}
+	h.m.sb.mu.Lock()
+	var kinds []lineKind
+	for i := range h.m.sb.n {
+		if e := h.m.sb.ring[(h.m.sb.start+i)%len(h.m.sb.ring)]; e.text == want {
+			kinds = append(kinds, e.kind)
+		}
+	}
+	h.m.sb.mu.Unlock()
+	if len(kinds) != 1 || kinds[0] != kindNote {
+		t.Errorf("the refusal's line kinds: %v, want one note", kinds)
+	}
+	if view := h.m.View().Content; !strings.Contains(view, h.m.st.Note.Render(want)) {
+		t.Errorf("the refusal is not drawn in the notes' style:\n%q", view)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"natslab/broker/command"
 	"natslab/scenes"
 )
 
@@ -139,11 +140,11 @@ func TestSceneVerbOpensAndControls(t *testing.T) {
 	// loop; wait for it rather than assume it came first.
 	h.pump("the scene's own messages to reach it", func() bool { _, u, _, _ := sc.state(); return u > 0 })
 	h.run("scene publish 1 2")
-	if !strings.Contains(h.text(), "nats: error: publish takes one number") {
+	if !strings.Contains(h.text(), command.NoteMarker+"publish takes one number") {
 		t.Errorf("control error not shown:\n%s", h.text())
 	}
 	h.run("scene nope")
-	if !strings.Contains(h.text(), `nats: error: there is no scene "nope": scenes are fake`) {
+	if !strings.Contains(h.text(), command.NoteMarker+`there is no scene "nope": scenes are fake`) {
 		t.Errorf("unknown scene:\n%s", h.text())
 	}
 	// Keys go to the prompt, not the scene, until f4.
@@ -180,7 +181,7 @@ func TestSceneVerbOpensAndControls(t *testing.T) {
 		t.Errorf("scene off did not close the scene")
 	}
 	h.run("offline")
-	if !strings.Contains(h.text(), "nats: error: offline is a control of the fake scene, which is not open") {
+	if !strings.Contains(h.text(), command.NoteMarker+"offline is a control of the fake scene, which is not open") {
 		t.Errorf("a stale control:\n%s", h.text())
 	}
 }

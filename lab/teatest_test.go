@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"natslab/broker"
+	"natslab/broker/command"
 )
 
 // Flows through a real Bubble Tea program (renderer, input, commands on
@@ -63,7 +64,7 @@ func TestTeaPublishErrorAndQuit(t *testing.T) {
 		t.Errorf("the program ended without quitting")
 	}
 	text := strings.Join(m.sb.Lines(), "\n")
-	if !strings.Contains(text, `nats: error: unknown command "frobnicate"`) {
+	if !strings.Contains(text, command.NoteMarker+`unknown command "frobnicate"`) || strings.Contains(text, "nats: error:") {
 		t.Errorf("scrollback:\n%s", text)
 	}
 }

@@ -101,7 +101,7 @@ func (s *Session) exec(c *Call) (err error) {
 	defer func() {
 		// No panic ever reaches the user: a bug in a command is an error line.
 		if r := recover(); r != nil {
-			err = fmt.Errorf("internal error running %q: %v (the lab carries on; please report this)", c.Job.Line, r)
+			err = &labError{fmt.Errorf("internal error running %q: %v (the lab carries on; please report this)", c.Job.Line, r)}
 		}
 	}()
 	words, err := SplitWords(c.Job.Line)
@@ -110,7 +110,8 @@ func (s *Session) exec(c *Call) (err error) {
 	}
 	first := words[0]
 	if v, ok := s.verb(first); ok {
-		return v.Run(c, words[1:])
+		// A verb is the lab's own command: it speaks as the lab.
+		return inLabVoice(v.Run(c, words[1:]))
 	}
 	if s.noLocalFiles {
 		if err := refuseLocalFiles(realcli.Parse(words)); err != nil {

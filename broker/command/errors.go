@@ -12,15 +12,67 @@ import (
 	"natslab/broker"
 )
 
-// UsageError is a mistake in what was typed: nothing was sent to the broker.
+// UsageError is the lab's own refusal of a line, in its own words: a
+// mistake in what was typed that the lab catches itself, or a line the lab
+// does not run (the real CLI with no listener to reach, a command that
+// needs a terminal of its own). Nothing was sent to the broker. The real
+// CLI never prints such a line, so it is never printed as one of its
+// lines: see Refusal and ReportError.
 type UsageError struct{ Msg string }
 
 func (e *UsageError) Error() string { return e.Msg }
 
 func usageErrorf(format string, a ...any) error { return &UsageError{Msg: fmt.Sprintf(format, a...)} }
 
-// ErrorLine is the line the real CLI prints for err, to stderr.
+// Refusef is the lab's own refusal of a line (a UsageError), for the lab's
+// verbs and lessons outside this package.
+func Refusef(format string, a ...any) error { return usageErrorf(format, a...) }
+
+// labError is a failure in the lab's own words that is no refusal of a
+// line: a lab verb's (lesson, leaf start, nats-server …), or a bug of the
+// lab's caught running a line. The real CLI never prints it either.
+type labError struct{ err error }
+
+func (e *labError) Error() string { return e.err.Error() }
+func (e *labError) Unwrap() error { return e.err }
+
+// inLabVoice marks err, a lab verb's failure, as the lab's own words,
+// unless the real CLI has printed it already or it is one already.
+func inLabVoice(err error) error {
+	if err == nil || Reported(err) || errors.Is(err, errSilent) {
+		return err
+	}
+	if _, ok := Refusal(err); ok {
+		return err
+	}
+	return &labError{err}
+}
+
+// LabPrefix leads the lab's own refusals where they share a stream with
+// the real CLI's lines and no style tells them apart (natslab run's
+// stderr), as natslab's own errors are led.
+const LabPrefix = "natslab: "
+
+// Refusal is what the lab says, in its own words, when err is the lab's
+// own refusal of a line or another failure in its words (a UsageError, a
+// lab verb's failure, a bug of the lab's) rather than one the real CLI
+// would report: ok is false otherwise. The message has no prefix; user
+// info in a URL is masked.
+func Refusal(err error) (msg string, ok bool) {
+	var u *UsageError
+	var le *labError
+	if !errors.As(err, &u) && !errors.As(err, &le) {
+		return "", false
+	}
+	return strings.ReplaceAll(strings.TrimSpace(broker.Redact(err.Error())), "\n", " "), true
+}
+
+// ErrorLine is the line printed for err to stderr: the real CLI's line
+// (nats: error: …), or for the lab's own refusal the lab's (natslab: …).
 func ErrorLine(err error) string {
+	if msg, ok := Refusal(err); ok {
+		return LabPrefix + msg
+	}
 	var pe *parseError
 	if errors.As(err, &pe) {
 		return "error: " + broker.Redact(pe.msg)
@@ -43,9 +95,24 @@ var errSilent = errors.New("exit status 1")
 
 // ReportError writes err as the real CLI reports it (to st.Err) and the
 // lab's note about it, if any (to st.Note); nothing when the real CLI has
-// reported it itself (see Reported).
+// reported it itself (see Reported). The lab's own refusal (see Refusal)
+// is no line of the real CLI's: it goes to st.Lab, or, where st.Lab is
+// nil, to st.Err led by LabPrefix.
 func ReportError(st Streams, err error) {
 	if err == nil {
+		return
+	}
+	if msg, ok := Refusal(err); ok {
+		w := st.Lab
+		if w == nil {
+			w, msg = st.Err, LabPrefix+msg
+		}
+		if w != nil {
+			_, _ = io.WriteString(w, msg+"\n")
+		}
+		if n := ErrorNote(err); n != "" && st.Note != nil {
+			_, _ = io.WriteString(st.Note, n+"\n")
+		}
 		return
 	}
 	if Reported(err) {

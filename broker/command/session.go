@@ -243,6 +243,11 @@ type Streams struct {
 	Out  io.Writer // bodies and tables: the real CLI's stdout
 	Err  io.Writer // status lines: the real CLI's stderr
 	Note io.Writer // the lab's notes, whole lines, without NoteMarker
+	// Lab takes the lab's own refusals (see Refusal), whole lines without
+	// a prefix, where they are styled as the lab's (the pane); nil puts
+	// them on Err, each led by LabPrefix, where nothing else would tell
+	// them apart (natslab run). Unlike notes, they are always shown.
+	Lab io.Writer
 }
 
 // NoteMarker starts every note where notes are shown beside the real CLI's

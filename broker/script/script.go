@@ -10,6 +10,7 @@ package script
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -116,7 +117,11 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 	}
 	if err := sc.Err(); err != nil {
 		res.Failed++
-		fmt.Fprintf(st.Err, "nats: error: line %d: %v\n", lineNo+1, err)
+		refusal := command.Refusef("line %d: %v", lineNo+1, err)
+		if errors.Is(err, bufio.ErrTooLong) {
+			refusal = command.Refusef("line %d is longer than the %d bytes the lab reads in a line: put large bodies in a file and publish them with the real CLI", lineNo+1, command.MaxLineLength)
+		}
+		command.ReportError(st, refusal)
 	}
 	settle(s.Jobs(), settleEnd, after != nil)
 	if after != nil {
@@ -213,7 +218,7 @@ func (sp *speakers) streams(st command.Streams, who *speaker) command.Streams {
 		}
 		return spokenWriter{sp: sp, who: who, w: w}
 	}
-	return command.Streams{Out: wrap(st.Out), Err: wrap(st.Err), Note: wrap(st.Note)}
+	return command.Streams{Out: wrap(st.Out), Err: wrap(st.Err), Note: wrap(st.Note), Lab: wrap(st.Lab)}
 }
 
 type spokenWriter struct {
