@@ -53,7 +53,8 @@ const (
 
 // Run executes every line of r against s. Output of every command, in the
 // foreground or not, goes to st.Out and st.Err; errors as the real CLI
-// prints them ("nats: error: …") to st.Err; the lab's notes to st.Note
+// prints them ("nats: error: …") to st.Err; the lab's own refusals to
+// st.Lab (nil: to st.Err, as "natslab: …"); the lab's notes to st.Note
 // (nil drops them).
 func Run(ctx context.Context, s *command.Session, r io.Reader, st command.Streams) (Result, error) {
 	return RunEach(ctx, s, r, st, nil)
