@@ -18,7 +18,14 @@ import (
 // consumer ends with: natscli's "Information for Consumer" layout.
 
 func (x *consumerCmd) info(c *Call) error {
-	if err := x.needStreamAndConsumer(c, "consumer info"); err != nil {
+	// natscli's connectAndSetup: its words where the stream or the
+	// consumer is missing or unknown, the lab's names of what exists in
+	// the note.
+	mgr, err := c.manager()
+	if err != nil {
+		return err
+	}
+	if err := x.selectConsumer(c, mgr); err != nil {
 		return err
 	}
 	ci, err := c.consumerInfo(x.stream, x.consumer)

@@ -28,11 +28,22 @@ func (c *Call) consumerInfos(st jetstream.Stream) ([]*jetstream.ConsumerInfo, er
 	return out, nil
 }
 
-func (x *consumerCmd) ls(c *Call) error {
-	if x.stream == "" {
-		return c.needStream("consumer ls")
+// pickStream is the stream named, selected as natscli's consumer commands
+// do: in its words where none is named or it does not exist, the lab's
+// names of the streams in the note.
+func (x *consumerCmd) pickStream(c *Call) (jetstream.Stream, error) {
+	mgr, err := c.manager()
+	if err != nil {
+		return nil, err
 	}
-	st, err := c.stream(x.stream)
+	if _, err := c.selectStreamFor(mgr, x.stream, false, "could not select Stream"); err != nil {
+		return nil, err
+	}
+	return c.stream(x.stream)
+}
+
+func (x *consumerCmd) ls(c *Call) error {
+	st, err := x.pickStream(c)
 	if err != nil {
 		return err
 	}
@@ -75,10 +86,7 @@ func (x *consumerCmd) ls(c *Call) error {
 }
 
 func (x *consumerCmd) report(c *Call) error {
-	if x.stream == "" {
-		return c.needStream("consumer report")
-	}
-	st, err := c.stream(x.stream)
+	st, err := x.pickStream(c)
 	if err != nil {
 		return err
 	}

@@ -152,9 +152,9 @@ func TestConsumerErrorsBeatTheRealCLI(t *testing.T) {
 		line string
 		want []string
 	}{
-		{"consumer info ORDERS NOPE", []string{"consumer NOPE not found on stream ORDERS", "PROCESSOR"}},
+		{"consumer info ORDERS NOPE", []string{"there is no consumer NOPE on stream ORDERS", "PROCESSOR"}},
 		{"consumer next ORDERS PROCESOR", []string{"did you mean PROCESSOR?"}},
-		{"consumer ls NOPE", []string{"stream NOPE not found", "ORDERS"}},
+		{"consumer ls NOPE", []string{"there is no stream NOPE", "ORDERS"}},
 		{"consumer add NOSTREAM C1 --pull --defaults", []string{"there is no stream NOSTREAM", "ORDERS"}},
 		{"consumer add ORDERS PROCESSOR --pull --deliver new --defaults", []string{"already exists", "deliver policy All, not New", "consumer edit", "consumer rm ORDERS PROCESSOR --force"}},
 		{"consumer add ORDERS X --pull --wait 10s --defaults --deliver nope", []string{"--deliver takes all, new, last"}},

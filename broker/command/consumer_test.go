@@ -598,7 +598,7 @@ func TestConsumerLsReportRm(t *testing.T) {
 	if r := l.must("consumer rm EVENTS a --force"); r.out != "" || r.err != "" {
 		t.Errorf("rm prints nothing, like the real CLI: %q %q", r.out, r.err)
 	}
-	l.fails("consumer info EVENTS a", "consumer a not found")
+	l.fails("consumer info EVENTS a", "nats: error: could not select Consumer: cannot pick a Consumer without a terminal and no Consumer name supplied", "there is no consumer a on stream EVENTS", "(consumers: b)")
 	l.must("consumer delete EVENTS b -f")
 	if out := l.must("consumer ls EVENTS").out; out != "No Consumers defined\n" {
 		t.Errorf("after rm: %q", out)
@@ -624,7 +624,7 @@ func TestConsumerRmAsksThroughTheConfirmHook(t *testing.T) {
 	if len(asked) != 2 || asked[0] != "Really delete Consumer EVENTS > a" {
 		t.Errorf("asked: %q", asked)
 	}
-	l.fails("consumer info EVENTS a", "not found")
+	l.fails("consumer info EVENTS a", "could not select Consumer", "stream EVENTS has no consumers yet")
 }
 
 func TestConsumerEdit(t *testing.T) {

@@ -124,3 +124,34 @@ func TestConsumerEditRefusals(t *testing.T) {
 		},
 	})
 }
+
+// TestConsumerSelection: consumer info, ls and report where the stream or
+// the consumer is left out, misspelt or not a valid name. Without a
+// terminal the real CLI cannot offer its lists, and says so in its words;
+// the lab names what exists in its notes.
+func TestConsumerSelection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs natslab and the real nats CLI")
+	}
+	t.Parallel()
+	brokertest.CompareScript(t, brokertest.Script{
+		Name: "consumer selection",
+		Lines: []string{
+			"nats consumer ls",
+			"nats consumer info",
+			"nats stream add S --subjects 's.>' --defaults",
+			"nats consumer info S",
+			"nats consumer add S P --pull --defaults",
+			"nats consumer ls",
+			"nats consumer ls NOPE",
+			"nats consumer report",
+			"nats consumer report NOPE",
+			"nats consumer info",
+			"nats consumer info S",
+			"nats consumer info S NOPE",
+			"nats consumer info S a.b",
+			"nats consumer info S NOPE --json",
+			"nats consumer info NOPE P",
+		},
+	})
+}
