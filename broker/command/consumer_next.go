@@ -3,6 +3,7 @@ package command
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -20,26 +21,40 @@ import (
 
 func (x *consumerCmd) next(c *Call) error {
 	if x.count < 1 {
-		return usageErrorf("--count must be 1 or more, got %d", x.count)
+		// natscli pulls --count times: not at all, and says nothing.
+		c.Notef("--count %d pulls no message: give 1 or more", x.count)
+		return nil
 	}
 	if x.ackDelay < 0 || c.timeout < 0 {
 		return usageErrorf("--wait and --timeout cannot be negative")
+	}
+	// natscli's order: the pull's subject (valid names), the flags, then
+	// the consumer, loaded once the pull found nothing to answer it.
+	mgr, err := c.manager()
+	if err != nil {
+		return err
+	}
+	if _, err := mgr.NextSubject(x.stream, x.consumer); err != nil {
+		why := validStreamName(x.stream)
+		if why == nil {
+			why = validConsumerName(x.consumer)
+		}
+		return noteOf(fatalIf(err, "could not request next message"), why)
 	}
 	if x.term {
 		if !x.ackNextSet {
 			x.ackNext = false
 		}
 		if x.ackNext || x.nak {
-			return usageErrorf("--term already settles the message: drop --ack and --nak")
+			return explain(errors.New("can not both Acknowledge and Terminate message"), "--term settles the message itself: drop --ack and --nak")
 		}
 	}
 	ci, err := c.consumerInfo(x.stream, x.consumer)
 	if err != nil {
+		if _, lerr := mgr.LoadConsumer(x.stream, x.consumer); lerr != nil {
+			return noteOf(fatalIf(lerr, "could not load consumer %q", x.consumer), err)
+		}
 		return err
-	}
-	if ci.Config.DeliverSubject != "" {
-		return fmt.Errorf("consumer %s is a push consumer (it delivers to %s): next works on pull consumers; subscribe to %s instead, or add a pull consumer with consumer add %s NAME --pull --defaults",
-			x.consumer, ci.Config.DeliverSubject, ci.Config.DeliverSubject, x.stream)
 	}
 	// A consumer without acks has nothing to acknowledge: sending one would
 	// only wait for a reply that never comes.
@@ -56,6 +71,14 @@ func (x *consumerCmd) next(c *Call) error {
 		}
 		meta, merr := m.Metadata()
 		x.printMsg(c, m, meta)
+		if m.Reply == "" && m.Header.Get("Status") != "" {
+			// The server's answer in place of a message, which natscli
+			// prints as one, then cannot settle.
+			if err := x.cannotSettle(c, m, ci); err != nil {
+				return err
+			}
+			continue
+		}
 		// Counted once shown, so whoever watches the job sees it printed.
 		if merr == nil {
 			c.received(m.Subject, meta.Stream, meta.Sequence.Stream)
@@ -66,6 +89,25 @@ func (x *consumerCmd) next(c *Call) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// cannotSettle is natscli's failure to settle a status the server sent in
+// place of a message (a push consumer's "409 Consumer is push based"): it
+// has no reply subject to answer on. With --no-ack there is nothing to do.
+func (x *consumerCmd) cannotSettle(c *Call, m *nats.Msg, ci *jetstream.ConsumerInfo) error {
+	why := fmt.Sprintf("the server answered the pull with status %s (%s), not a message", m.Header.Get("Status"), m.Header.Get("Description"))
+	if d := ci.Config.DeliverSubject; d != "" {
+		why = fmt.Sprintf("consumer %s is a push consumer (it delivers to %s), and next pulls: the server answered with status %s, not a message; subscribe to %s instead, or add a pull consumer with consumer add %s NAME --pull --defaults",
+			x.consumer, d, m.Header.Get("Status"), d, x.stream)
+	}
+	switch {
+	case x.term:
+		return explain(fmt.Errorf("could not Terminate message: %w", nats.ErrMsgNoReply), "%s", why)
+	case x.ackNext || x.nak:
+		return explain(fmt.Errorf("could not Acknowledge message: %w", nats.ErrMsgNoReply), "%s", why)
+	}
+	c.Notef("%s", why)
 	return nil
 }
 
@@ -148,6 +190,9 @@ func (x *consumerCmd) pullOne(c *Call, nc *nats.Conn, timeout time.Duration) (*n
 					// A new consumer leader in a cluster: ask it.
 					retry = time.After(50 * time.Millisecond)
 					continue
+				case "Consumer is push based":
+					// natscli prints this answer as a message.
+					return m, nil
 				}
 			case "503":
 				// No JetStream behind the API: off, or still starting after a restart.

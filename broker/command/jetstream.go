@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -73,6 +74,19 @@ func (c *Call) unknownStream(name string) error {
 	return fmt.Errorf("stream %s not found%s (streams: %s)", name, didYouMean(name, names), strings.Join(names, ", "))
 }
 
+// validStreamName explains what is wrong with a stream's name; nil when
+// nothing is.
+func validStreamName(name string) error {
+	if jsm.IsValidName(name) {
+		return nil
+	}
+	return badStreamName(name)
+}
+
+func badStreamName(name string) error {
+	return usageErrorf("%q is not a valid stream name: names cannot hold spaces, dots, * or > (for example ORDERS)", name)
+}
+
 // stream looks a stream up, with a clear error when it does not exist.
 func (c *Call) stream(name string) (jetstream.Stream, error) {
 	js, err := c.JS()
@@ -86,7 +100,7 @@ func (c *Call) stream(name string) (jetstream.Stream, error) {
 		return nil, c.unknownStream(name)
 	}
 	if errors.Is(err, jetstream.ErrInvalidStreamName) {
-		return nil, usageErrorf("%q is not a valid stream name: names cannot hold spaces, dots, * or > (for example ORDERS)", name)
+		return nil, badStreamName(name)
 	}
 	if err != nil {
 		return nil, c.jsError(err)

@@ -155,3 +155,30 @@ func TestConsumerSelection(t *testing.T) {
 		},
 	})
 }
+
+// TestConsumerNextMistakes: consumer next on names that are not valid, a
+// stream or consumer that is not there, --term with --ack or --nak,
+// --count 0. (A push consumer is left out: the real CLI prints the status
+// the server answers with as a message, its headers in random order.)
+func TestConsumerNextMistakes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs natslab and the real nats CLI")
+	}
+	t.Parallel()
+	brokertest.CompareScript(t, brokertest.Script{
+		Name: "consumer next mistakes",
+		Lines: []string{
+			"nats stream add S --subjects 's.>' --defaults",
+			"nats pub s.a one",
+			"nats consumer add S P --pull --defaults",
+			"nats consumer next S a.b",
+			"nats consumer next a.b P",
+			"nats consumer next NOPE P",
+			"nats consumer next S NOPE",
+			"nats consumer next NOPE P --term --ack",
+			"nats consumer next S P --term --nak",
+			"nats consumer next S P --count 0",
+			"nats consumer next S P",
+		},
+	})
+}
