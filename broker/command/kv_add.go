@@ -19,16 +19,19 @@ import (
 // config turns the typed flags into a bucket configuration.
 func (k *kvCmd) config() (jetstream.KeyValueConfig, error) {
 	cfg := jetstream.KeyValueConfig{Bucket: k.bucket, Description: k.description, TTL: k.ttl, LimitMarkerTTL: k.markerTTL, Compression: k.compress}
-	if k.history < 1 || k.history > 64 {
-		return cfg, usageErrorf("--history is how many values to keep per key, from 1 to 64; got %d", k.history)
+	// natscli's flag validator says these two.
+	historyNote := "--history is how many values to keep per key, from 1 to 64; got %d"
+	if k.history < 1 {
+		return cfg, explain(errors.New("history: must be greater than or equal to 1"), historyNote, k.history)
+	}
+	if k.history > 64 {
+		return cfg, explain(errors.New("history: must be less than or equal to 64"), historyNote, k.history)
 	}
 	cfg.History = uint8(k.history)
 	if k.ttl < 0 || k.markerTTL < 0 {
 		return cfg, usageErrorf("--ttl and --marker-ttl cannot be negative (leave --ttl out to keep values forever)")
 	}
-	if k.replicas < 1 || k.replicas > 5 {
-		return cfg, usageErrorf("--replicas must be 1 to 5, got %d", k.replicas)
-	}
+	// The server says what it makes of the replicas asked for (0: one).
 	cfg.Replicas = int(k.replicas)
 	mvs, err := kvParseBytes("max-value-size", k.maxValueSize, 32)
 	if err != nil {
@@ -78,7 +81,7 @@ func (k *kvCmd) addRun(c *Call) error {
 	defer cancel()
 	kv, err := js.CreateKeyValue(ctx, cfg)
 	if errors.Is(err, jetstream.ErrBucketExists) {
-		return fmt.Errorf("bucket %s already exists with a different configuration: kv info %s shows it; change it with kv edit %s, or remove it first with kv rm %s --force", k.bucket, k.bucket, k.bucket, k.bucket)
+		return explain(err, "bucket %s already exists with a different configuration: kv info %s shows it; change it with kv edit %s, or remove it first with kv rm %s --force", k.bucket, k.bucket, k.bucket, k.bucket)
 	}
 	if err != nil {
 		return c.kvAPIError(err)

@@ -166,36 +166,22 @@ func kvShortList(names []string, most int) string {
 
 // kvParseBytes reads a size the way the real CLI does: a plain number of
 // bytes, or a number with B, K, KB, KiB, M, MB, G, GB, T or TB (all powers
-// of 1024); empty or negative means unlimited (-1).
+// of 1024); empty or negative means unlimited (-1). What it refuses, it
+// refuses in natscli's words (parseBytes), with the lab's note.
 func kvParseBytes(flag, s string, bits int) (int64, error) {
 	s = strings.TrimSpace(s)
 	if s == "" || strings.HasPrefix(s, "-") {
 		return -1, nil
 	}
-	bad := usageErrorf("--%s wants a size like 1024, 64KB or 1MB, got %q", flag, s)
-	if n, err := strconv.ParseInt(s, 10, bits); err == nil {
-		return n, nil
-	}
-	m := kvBytesRe.FindStringSubmatch(s)
-	if m == nil {
-		return 0, bad
-	}
-	n, err := strconv.ParseInt(m[1], 10, bits)
+	v, err := parseBytes(s, bits)
 	if err != nil {
-		return 0, usageErrorf("--%s %q is too large", flag, s)
+		return 0, explain(err, "--%s wants a size like 1024, 64KB or 1MB, got %q", flag, s)
 	}
-	shift, ok := map[string]uint{"B": 0, "K": 10, "KB": 10, "KIB": 10, "M": 20, "MB": 20, "MIB": 20, "G": 30, "GB": 30, "GIB": 30, "T": 40, "TB": 40, "TIB": 40}[strings.ToUpper(m[2])]
-	if !ok {
-		return 0, bad
-	}
-	v := n << shift
-	if v>>shift != n || (bits == 32 && v > 1<<31-1) {
+	if v>>(bits-1) != 0 {
 		return 0, usageErrorf("--%s %q is too large", flag, s)
 	}
 	return v, nil
 }
-
-var kvBytesRe = regexp.MustCompile(`^(\d+)\s*([A-Za-z]+)$`)
 
 // kvAPIError explains what the server refused, for the errors a learner
 // meets; others keep the server's own description.
@@ -208,15 +194,21 @@ func (c *Call) kvAPIError(err error) error {
 	case jetstream.JSErrCodeJetStreamNotEnabled, jetstream.JSErrCodeJetStreamNotEnabledForAccount:
 		return c.jetStreamOff()
 	case 10074: // replicas > 1 not supported in non-clustered mode
-		return usageErrorf("the server is a single server, not a cluster, so a bucket can keep only 1 replica: drop --replicas or use --replicas 1")
-	case 10052: // max age needs to be >= 100ms
-		return usageErrorf("--ttl is too short: the server keeps values at least 100ms (try --ttl 1s or more)")
+		return explain(err, "the server is a single server, not a cluster, so a bucket can keep only 1 replica: drop --replicas or use --replicas 1")
+	case 10052: // an invalid configuration, said in its description
+		switch {
+		case strings.Contains(api.Description, "max age"):
+			return explain(err, "--ttl is too short: the server keeps values at least 100ms (try --ttl 1s or more)")
+		case strings.Contains(api.Description, "replicas"):
+			return explain(err, "--replicas counts the servers that keep a copy: 1 on a single server, up to 5 in a cluster")
+		}
 	case 10165: // invalid per-message TTL
-		return usageErrorf("--ttl for a key must be at least 1s, in whole seconds (like 30s or 5m)")
+		return explain(err, "--ttl for a key must be at least 1s, in whole seconds (like 30s or 5m)")
 	case 10166: // per-message TTL is disabled
-		return usageErrorf("this bucket does not allow per-key TTLs: create it with --marker-ttl (for example kv add NAME --marker-ttl 1m), or leave out --ttl")
+		return explain(err, "this bucket does not allow per-key TTLs: create it with --marker-ttl (for example kv add NAME --marker-ttl 1m), or leave out --ttl")
 	case 10077: // maximum bytes exceeded
-		return fmt.Errorf("the bucket is full: it reached its --max-bucket-size; delete or purge keys, or raise the limit with kv edit")
+		return explain(err, "the bucket is full: it reached its --max-bucket-size; delete or purge keys, or raise the limit with kv edit")
 	}
-	return fmt.Errorf("the server refused it: %s (error %d)", api.Description, api.ErrorCode)
+	// The server's refusal, as the real CLI prints the library's error.
+	return err
 }

@@ -121,3 +121,30 @@ func TestKeyValueNames(t *testing.T) {
 		},
 	})
 }
+
+// Bucket settings the real CLI or the server refuses: history out of 1 to
+// 64, replicas a single server cannot keep (or more than any cluster),
+// a TTL under the server's least, sizes that do not parse, an existing
+// bucket added again with other settings; replicas 0 is taken as 1.
+func TestKeyValueBucketSettings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs natslab and the real nats CLI")
+	}
+	t.Parallel()
+	brokertest.CompareScript(t, brokertest.Script{
+		Name: "key-value bucket settings",
+		Lines: []string{
+			"nats kv add H --history 0",
+			"nats kv add H --history 65",
+			"nats kv add R --replicas 3",
+			"nats kv add R --replicas 9",
+			"nats kv add T --ttl 10ms",
+			"nats kv add M --max-value-size 5XB",
+			"nats kv add M --max-bucket-size abc",
+			"nats kv add Z --replicas 0",
+			"nats kv add Z --history 5",
+			"nats kv edit Z --history 100",
+			"nats kv edit Z --replicas 9",
+		},
+	})
+}
