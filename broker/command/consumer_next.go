@@ -157,7 +157,8 @@ func (x *consumerCmd) pullOne(c *Call, nc *nats.Conn, timeout time.Duration) (*n
 				return nil, c.Ctx.Err()
 			}
 			if jsOff {
-				return nil, c.jetStreamOff()
+				// natscli loads the consumer to say why: it cannot.
+				return nil, c.jetStreamOff(fmt.Errorf("could not load consumer %q: %w", x.consumer, nats.ErrNoResponders))
 			}
 			return nil, x.noMessage(c, timeout)
 		case <-reconnected:

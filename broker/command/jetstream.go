@@ -22,12 +22,12 @@ func (c *Call) jsError(err error) error {
 	switch {
 	case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount),
 		errors.Is(err, nats.ErrJetStreamNotEnabled), errors.Is(err, nats.ErrJetStreamNotEnabledForAccount):
-		return c.jetStreamOff()
+		return c.jetStreamOff(err)
 	case errors.Is(err, nats.ErrNoResponders):
 		// The JetStream API has no responder: JetStream is off.
-		return c.jetStreamOff()
+		return c.jetStreamOff(err)
 	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting), errors.Is(err, nats.ErrReconnectBufExceeded):
-		return errors.New("the server is not reachable right now (is it restarting? try again in a moment)")
+		return explain(err, "the server is not reachable right now (is it restarting? try again in a moment)")
 	}
 	return err
 }

@@ -428,8 +428,9 @@ func suggestFilter(subject string) string {
 	return subject
 }
 
-// jetStreamOff explains that JetStream is switched off, and how to switch it on.
-func (c *Call) jetStreamOff() error { return errors.New(c.jetStreamOffNote()) }
+// jetStreamOff is err, the library's error as the real CLI prints it, with
+// the lab's note that JetStream is switched off, and how to switch it on.
+func (c *Call) jetStreamOff(err error) error { return explain(err, "%s", c.jetStreamOffNote()) }
 
 // jetStreamOffNote says JetStream is switched off, and how to switch it on.
 func (c *Call) jetStreamOffNote() string {
