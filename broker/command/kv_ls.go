@@ -59,11 +59,6 @@ func (k *kvCmd) lsBuckets(c *Call) error {
 }
 
 func (k *kvCmd) lsKeys(c *Call) error {
-	if k.key != "" {
-		if err := kvCheckKey(k.key, true); err != nil {
-			return err
-		}
-	}
 	_, kv, err := c.kvOpen(k.bucket)
 	if err != nil {
 		return fmt.Errorf("unable to load bucket: %w", err)
@@ -76,8 +71,20 @@ func (k *kvCmd) lsKeys(c *Call) error {
 	} else {
 		l, err = kv.ListKeys(ctx)
 	}
+	// What is odd about the pattern: why the library refuses it, or why
+	// it matches no key a learner would write (sue* is no wildcard).
+	why := error(nil)
+	if k.key != "" {
+		why = kvCheckKey(k.key, true)
+	}
 	if err != nil {
+		if errors.Is(err, jetstream.ErrInvalidKey) {
+			return noteOf(err, why)
+		}
 		return c.jsError(err)
+	}
+	if why != nil {
+		c.Notef("%s", why)
 	}
 	defer l.Stop()
 	var keys []string

@@ -80,7 +80,7 @@ func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
 	}
 	home, err := s.realHome()
 	if err != nil {
-		return fmt.Errorf("no home for the real CLI: %w", err)
+		return &labError{fmt.Errorf("no home for the real CLI: %w", err)}
 	}
 	cred := s.dep.Credentials()
 	conn := realcli.Conn{URL: s.dep.ClientURL(), User: cred.User, Password: cred.Password, Token: cred.Token, Creds: cred.Creds}

@@ -125,7 +125,8 @@ func TestKeyValueNames(t *testing.T) {
 // Bucket settings the real CLI or the server refuses: history out of 1 to
 // 64, replicas a single server cannot keep (or more than any cluster),
 // a TTL under the server's least, sizes that do not parse, an existing
-// bucket added again with other settings; replicas 0 is taken as 1.
+// bucket added again with other settings; replicas 0 is taken as 1. And
+// key patterns kv ls takes or refuses.
 func TestKeyValueBucketSettings(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs natslab and the real nats CLI")
@@ -145,6 +146,8 @@ func TestKeyValueBucketSettings(t *testing.T) {
 			"nats kv add Z --history 5",
 			"nats kv edit Z --history 100",
 			"nats kv edit Z --replicas 9",
+			"nats kv ls Z 'a.>.b'",
+			"nats kv ls Z 'sue*'",
 		},
 	})
 }
