@@ -128,11 +128,24 @@ func (x *consumerCmd) report(c *Call) error {
 }
 
 func (x *consumerCmd) rm(c *Call) error {
-	if err := x.needStreamAndConsumer(c, "consumer rm"); err != nil {
+	// natscli's order and words: with --force, both names or its
+	// refusal, then the server's answer; without, the stream and the
+	// consumer selected, then the question.
+	if x.force && (x.stream == "" || x.consumer == "") {
+		return noteOf(errors.New("--force requires a stream and consumer name"), x.needStreamAndConsumer(c, "consumer rm"))
+	}
+	mgr, err := c.manager()
+	if err != nil {
 		return err
 	}
-	// Look it up first, so a typo gets named before anyone is asked anything.
-	if _, err := c.consumerInfo(x.stream, x.consumer); err != nil {
+	if x.force {
+		if err := mgr.DeleteConsumer(x.stream, x.consumer); err != nil {
+			_, why := c.consumerInfo(x.stream, x.consumer)
+			return noteOf(c.jsError(err), why)
+		}
+		return nil
+	}
+	if err := x.selectConsumer(c, mgr); err != nil {
 		return err
 	}
 	st, err := c.stream(x.stream)

@@ -596,9 +596,10 @@ func TestConsumerLsReportRm(t *testing.T) {
 
 	l.fails("consumer rm EVENTS a", "--force")
 	conInfo(t, l, "EVENTS", "a") // still there
-	l.fails("consumer rm EVENTS nope -f", "consumer nope not found on stream EVENTS", "a, b")
-	l.fails("consumer rm EVENTS", "needs <consumer>", "a, b")
-	l.fails("consumer rm", "needs <stream>", "EVENTS")
+	l.fails("consumer rm EVENTS nope -f", "nats: error: consumer not found (10014)", "consumer nope not found on stream EVENTS", "a, b")
+	l.fails("consumer rm EVENTS -f", "nats: error: --force requires a stream and consumer name", "needs <consumer>", "a, b")
+	l.fails("consumer rm EVENTS", "nats: error: could not select Consumer: cannot pick a Consumer without a terminal", "name the consumer on the line: a, b")
+	l.fails("consumer rm", "nats: error: could not select Stream: cannot pick a Stream without a terminal", "EVENTS")
 	if r := l.must("consumer rm EVENTS a --force"); r.out != "" || r.err != "" {
 		t.Errorf("rm prints nothing, like the real CLI: %q %q", r.out, r.err)
 	}

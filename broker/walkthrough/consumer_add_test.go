@@ -125,8 +125,8 @@ func TestConsumerEditRefusals(t *testing.T) {
 	})
 }
 
-// TestConsumerSelection: consumer info, ls and report where the stream or
-// the consumer is left out, misspelt or not a valid name. Without a
+// TestConsumerSelection: consumer info, ls, report and rm where the stream
+// or the consumer is left out, misspelt or not a valid name. Without a
 // terminal the real CLI cannot offer its lists, and says so in its words;
 // the lab names what exists in its notes.
 func TestConsumerSelection(t *testing.T) {
@@ -152,6 +152,16 @@ func TestConsumerSelection(t *testing.T) {
 			"nats consumer info S a.b",
 			"nats consumer info S NOPE --json",
 			"nats consumer info NOPE P",
+			"nats consumer rm",
+			"nats consumer rm -f",
+			"nats consumer rm S",
+			"nats consumer rm S -f",
+			"nats consumer rm S NOPE",
+			"nats consumer rm S NOPE -f",
+			"nats consumer rm NOPE P -f",
+			"nats consumer rm S P",
+			"nats consumer rm S P -f",
+			"nats consumer ls S",
 		},
 	})
 }
