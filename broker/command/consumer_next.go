@@ -63,6 +63,14 @@ func (x *consumerCmd) next(c *Call) error {
 	if err != nil {
 		return err
 	}
+	// Its barrier: the consumer has nothing left to deliver, and what it
+	// delivered last has been printed and settled here or by another of
+	// the session's readers.
+	floor := ci.Delivered.Stream
+	c.settleWith(func(ctx context.Context) error {
+		info := func(context.Context) (*jetstream.ConsumerInfo, error) { return c.consumerInfo(x.stream, x.consumer) }
+		return c.consumerBarrier(ctx, info, func() uint64 { return max(floor, c.S.consumedUpTo(x.stream, x.consumer)) })
+	})
 	timeout := c.timeout
 	for i := 0; i < x.count; i++ {
 		m, err := x.pullOne(c, nc, timeout)
@@ -88,6 +96,10 @@ func (x *consumerCmd) next(c *Call) error {
 		if err := x.settle(c, nc, m, ackable); err != nil {
 			return err
 		}
+		if merr == nil {
+			c.S.consumed(meta.Stream, meta.Consumer, meta.Sequence.Stream)
+		}
+		c.handled()
 	}
 	return nil
 }

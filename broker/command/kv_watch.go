@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,7 +85,11 @@ func (k *kvCmd) watchRun(c *Call) error {
 	case k.revision > 0:
 		seen.Store(k.revision - 1)
 	}
-	c.caughtUpWhen(func() bool { return kvLastRevision(c, stream, filter) <= seen.Load() })
+	// Its barrier: through the last revision the server holds for it now.
+	c.settleWith(func(ctx context.Context) error {
+		upTo := kvLastRevision(c, stream, filter)
+		return c.settleWhen(ctx, func(context.Context) (bool, error) { return seen.Load() >= upTo, nil })
+	})
 	if k.updatesOnly {
 		// No current values come first: the watch is in place now.
 		c.Ready()
@@ -133,6 +138,8 @@ func (k *kvCmd) watchRun(c *Call) error {
 			}
 			if show {
 				c.received("$KV."+e.Bucket()+"."+e.Key(), stream, e.Revision())
+			} else {
+				c.handled()
 			}
 		}
 	}

@@ -187,14 +187,19 @@ func startHanded(t *testing.T, l *lab, line string, w *handedWrites) *command.Jo
 	return j
 }
 
-// TestKVWatchCaughtUp checks a watch says it has caught up only once it
-// has shown the last change the server holds for it (a script's end waits
-// for that before stopping it), counting deletes it passes over with
-// --no-deletes, and the values before it started with --updates.
-func TestKVWatchCaughtUp(t *testing.T) {
+// TestKVWatchSettles checks a watch's barrier (Job.Settle) lets through
+// only once the watch has shown the last change the server holds for it
+// (a script waits for that before a check and before stopping it),
+// counting deletes it passes over with --no-deletes, and not waiting for
+// the values before it started with --updates.
+func TestKVWatchSettles(t *testing.T) {
 	l := newLab(t)
 	l.must("kv add profiles")
 	l.must("kv put profiles sue.color blue")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	gone, stop := context.WithCancel(context.Background())
+	stop()
 
 	w := newHandedWrites(0)
 	j := startHanded(t, l, "kv watch profiles", w)
@@ -203,22 +208,27 @@ func TestKVWatchCaughtUp(t *testing.T) {
 	}
 	kvWaitReady(t, j.Ready())
 	l.must("kv put profiles sue.color green")
-	// Stored, and the watch has not shown it: it cannot be caught up.
-	if j.CaughtUp() {
-		t.Error("the watch says it caught up before showing the new value")
+	// Stored, and the watch's line for it is held: the barrier cannot let
+	// through, so it ends with the context.
+	if err := j.Settle(gone); err == nil {
+		t.Error("the watch's barrier let through before it showed the new value")
 	}
 	if got := w.next(t); !strings.Contains(got, "PUT profiles > sue.color: green") {
 		t.Fatalf("next line %q", got)
 	}
-	l.await("the watch to catch up once it showed the new value", j.CaughtUp)
+	if err := j.Settle(ctx); err != nil {
+		t.Errorf("once it showed the new value: %v", err)
+	}
 
 	quiet := newHandedWrites(10)
 	j2 := startHanded(t, l, "kv watch profiles --no-deletes", quiet)
 	quiet.next(t)
 	kvWaitReady(t, j2.Ready())
 	l.must("kv del profiles sue.color -f")
-	// Passing over a delete announces nothing.
-	eventually(t, "the --no-deletes watch to catch up past the delete", j2.CaughtUp)
+	// Passing over a delete prints nothing, and still lets the barrier through.
+	if err := j2.Settle(ctx); err != nil {
+		t.Errorf("the --no-deletes watch past the delete: %v", err)
+	}
 	select {
 	case s := <-quiet.ch:
 		t.Errorf("the --no-deletes watch printed %q", s)
@@ -227,7 +237,7 @@ func TestKVWatchCaughtUp(t *testing.T) {
 
 	j3, _ := l.background("kv watch profiles --updates")
 	kvWaitReady(t, j3.Ready())
-	if !j3.CaughtUp() {
-		t.Error("an --updates watch waits for values from before it started")
+	if err := j3.Settle(ctx); err != nil {
+		t.Errorf("an --updates watch waits for no value from before it started: %v", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/choria-io/fisk"
@@ -93,6 +94,23 @@ func (r *replyCmd) run(c *Call) error {
 	}
 	c.listen(r.subject, r.queue)
 	c.Statusf("Listening on %q in group %q", r.subject, r.queue)
+	// Its barrier: once the PONG is back, every request routed to it is
+	// in the subscription; then each taken (Delivered) has been answered.
+	var answered atomic.Uint64
+	c.settleWith(func(ctx context.Context) error {
+		if err := nc.FlushWithContext(ctx); err != nil {
+			return err
+		}
+		return c.settleWhen(ctx, func(context.Context) (bool, error) {
+			// A subscription --count ended is gone: the job ends with
+			// its last answer.
+			if n, _, err := sub.Pending(); err != nil || n > 0 {
+				return false, nil
+			}
+			taken, err := sub.Delivered()
+			return err == nil && uint64(taken) <= answered.Load(), nil
+		})
+	})
 	c.Ready()
 	body := newTemplate(r.body)
 	pub := &publisher{headers: r.headers, headerTmpl: map[string]*msgTemplate{}}
@@ -107,6 +125,8 @@ func (r *replyCmd) run(c *Call) error {
 		if err := r.answer(c, m, i, body, pub, command); err != nil {
 			return err
 		}
+		answered.Add(1)
+		c.handled()
 	}
 	nc.Flush()
 	c.Statusf("\nDraining...")

@@ -35,6 +35,8 @@ type Session struct {
 	jobs   map[int]*Job
 	verbs  map[string]Verb
 
+	consumedSeqs consumedSeqs // see settle.go
+
 	// The real CLI (see passthrough.go), run by this executable again:
 	// where it works and its home.
 	workDir  string // where its relative file names are (WithWorkDir, SetWorkDir); homeMu guards it
@@ -439,27 +441,10 @@ type Job struct {
 	ready     chan struct{}
 	readyOnce sync.Once
 
-	// caughtUp, when the job can tell, says whether it has shown all the
-	// server holds for it now (kv watch).
-	caughtUp func() bool
-}
-
-// CaughtUp reports whether the job has shown everything the server holds
-// for it at this moment, as far as the job can tell: true for jobs that
-// cannot tell. A script's end waits for it before stopping the job, so
-// the last change a script made is printed.
-func (j *Job) CaughtUp() bool {
-	j.mu.Lock()
-	f := j.caughtUp
-	j.mu.Unlock()
-	return f == nil || f()
-}
-
-// caughtUpWhen gives the call's job its CaughtUp test.
-func (c *Call) caughtUpWhen(f func() bool) {
-	c.Job.mu.Lock()
-	c.Job.caughtUp = f
-	c.Job.mu.Unlock()
+	// settle, when the job can tell, is its barrier (Job.Settle); move
+	// is closed when it next handles a message.
+	settle func(ctx context.Context) error
+	move   chan struct{}
 }
 
 // Ready is closed once a long-running command is in place (its subscription
@@ -504,6 +489,7 @@ func (c *Call) listen(subject, queue string) {
 func (c *Call) received(subject, stream string, seq uint64) {
 	c.Job.mu.Lock()
 	c.Job.received++
+	c.Job.moves()
 	q := c.Job.queue
 	c.Job.mu.Unlock()
 	c.S.emit(Event{Kind: Received, Job: c.Job.ID, Line: c.Job.Line, Subject: subject, Stream: stream, Seq: seq, Queue: q})

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"errors"
 	"strings"
 
@@ -52,6 +53,13 @@ func (s *subCmd) runCore(c *Call, nc *nats.Conn, sk *subSink) error {
 		return subscribeError(s.subjects[0], err)
 	}
 	c.listen(strings.Join(s.subjects, " "), s.queue)
+	c.settleWith(func(ctx context.Context) error {
+		if err := connBarrier(ctx, nc); err != nil {
+			return err
+		}
+		sk.flushNow()
+		return nil
+	})
 	c.Ready()
 	return s.await(c, sk)
 }

@@ -121,6 +121,22 @@ func (s *subCmd) runDirect(c *Call, nc *nats.Conn, js jetstream.JetStream, st je
 	}
 	nc.Flush()
 	c.listen(shown, "")
+	// Its barrier: a read begun after the call that finds nothing more.
+	looks := make(chan chan struct{}, 16)
+	c.settleWith(func(ctx context.Context) error {
+		through := make(chan struct{})
+		select {
+		case looks <- through:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		select {
+		case <-through:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	})
 	c.Ready()
 
 	// Where the real CLI starts; it asks for its first batch there, which
@@ -154,14 +170,24 @@ func (s *subCmd) runDirect(c *Call, nc *nats.Conn, js jetstream.JetStream, st je
 		return explain(errors.New("invalid option: sequence number has to be greater than 0"),
 			"stream %s has never held a message, so there is no sequence to start at; the real CLI asks for sequence 0 and JetStream refuses", s.stream)
 	}
-	return s.directLoop(c, r, seq, since, wake, sk)
+	return s.directLoop(c, r, seq, since, wake, looks, sk)
 }
 
 // directLoop reads from seq on until the sink is done, the job stops, or
-// (with -T) the end of the stream.
-func (s *subCmd) directLoop(c *Call, r *directReader, seq uint64, since time.Time, wake <-chan struct{}, sk *subSink) error {
+// (with -T) the end of the stream. Each barrier asked for on looks is
+// let through by the first read begun after it that finds nothing more.
+func (s *subCmd) directLoop(c *Call, r *directReader, seq uint64, since time.Time, wake <-chan struct{}, looks chan chan struct{}, sk *subSink) error {
 	idle := directIdle
+	var asked []chan struct{}
 	for sk.active() {
+		for more := true; more; {
+			select {
+			case a := <-looks:
+				asked = append(asked, a)
+			default:
+				more = false
+			}
+		}
 		msgs, err := r.next(seq, since)
 		if err != nil {
 			if c.Ctx.Err() != nil {
@@ -178,9 +204,24 @@ func (s *subCmd) directLoop(c *Call, r *directReader, seq uint64, since time.Tim
 				return nil
 			}
 			sk.flushNow()
-			if !waitOrDone(c, sk, wake, idle) {
-				return sk.failure()
+			for _, a := range asked {
+				close(a)
 			}
+			asked = nil
+			t := time.NewTimer(idle)
+			select {
+			case <-c.Ctx.Done():
+				t.Stop()
+				return sk.failure()
+			case <-sk.done:
+				t.Stop()
+				return sk.failure()
+			case a := <-looks:
+				asked = append(asked, a)
+			case <-wake:
+			case <-t.C:
+			}
+			t.Stop()
 			// A publish wakes us before the stream has stored it: look again soon.
 			idle = 20 * time.Millisecond
 			continue

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -180,6 +181,17 @@ func (s *subCmd) runOrdered(c *Call, nc *nats.Conn, st jetstream.Stream, filter 
 	}
 	defer sub.Unsubscribe()
 	c.listen(shown, "")
+	c.settleWith(func(ctx context.Context) error {
+		info := func(context.Context) (*jetstream.ConsumerInfo, error) {
+			ci, err := sub.ConsumerInfo()
+			if err != nil {
+				return nil, err
+			}
+			// The legacy API's info, in the jetstream package's words.
+			return &jetstream.ConsumerInfo{NumPending: ci.NumPending, Delivered: jetstream.SequenceInfo{Consumer: ci.Delivered.Consumer, Stream: ci.Delivered.Stream}}, nil
+		}
+		return sk.settled(ctx, info)
+	})
 	if s.terminate {
 		// -T on a stream with nothing to deliver ends now: no message will
 		// come to say pending is 0.
@@ -234,6 +246,7 @@ func (s *subCmd) runDurable(c *Call, js jetstream.JetStream, st jetstream.Stream
 	ctx, cancel := c.Timeout()
 	defer cancel()
 	s.startStatus(c, ">")
+	sk.consumer = s.durable
 	cons, err := st.Consumer(ctx, s.durable)
 	if errors.Is(err, jetstream.ErrNotPullConsumer) {
 		return s.runPushDurable(c, js, sk)
@@ -273,6 +286,8 @@ func (s *subCmd) runDurable(c *Call, js jetstream.JetStream, st jetstream.Stream
 	}
 	defer drainConsumer(c, sk, cc)
 	c.listen(filterOf(info), "")
+	sk.floor(info.Delivered.Stream)
+	c.settleWith(func(ctx context.Context) error { return sk.settled(ctx, cons.Info) })
 	if s.terminate && info.NumPending == 0 && info.NumAckPending == 0 {
 		// Neither new messages nor ones handed back to redeliver.
 		s.nothingToRead(c, filterOf(info))
@@ -306,6 +321,8 @@ func (s *subCmd) runPushDurable(c *Call, js jetstream.JetStream, sk *subSink) er
 	}
 	defer drainConsumer(c, sk, cc)
 	c.listen(filterOf(info), "")
+	sk.floor(info.Delivered.Stream)
+	c.settleWith(func(ctx context.Context) error { return sk.settled(ctx, pc.Info) })
 	if s.terminate && info.NumPending == 0 && info.NumAckPending == 0 {
 		s.nothingToRead(c, filterOf(info))
 		sk.finish(nil)
@@ -355,20 +372,4 @@ func filterOf(info *jetstream.ConsumerInfo) string {
 		return info.Config.FilterSubject
 	}
 	return ">"
-}
-
-// waitOrDone sleeps d unless the job stops or the sink is done first.
-func waitOrDone(c *Call, sk *subSink, wake <-chan struct{}, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-c.Ctx.Done():
-		return false
-	case <-sk.done:
-		return false
-	case <-wake:
-		return true
-	case <-t.C:
-		return true
-	}
 }

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"bufio"
 	"fmt"
 	"os"
@@ -35,6 +36,8 @@ type subSink struct {
 	counter  uint // the [#n] printed, including messages the client dropped
 	received uint // messages handled, for --count
 	dropped  map[*nats.Subscription]int
+	upTo     uint64 // the highest stream sequence gone through (a barrier waits for it)
+	consumer string // the named consumer read (--durable), told to the session
 	ignore   []string
 	stopped  bool
 	err      error
@@ -121,7 +124,8 @@ func (sk *subSink) idle(sub *nats.Subscription) {
 	if sub == nil || sk.stopped {
 		return
 	}
-	if n, _, err := sub.Pending(); err == nil && n == 0 {
+	// In a callback nats.go still counts the message being handled.
+	if n, _, err := sub.Pending(); err == nil && n <= 1 {
 		sk.p.w.Flush()
 	}
 }
@@ -213,6 +217,12 @@ func (sk *subSink) jetStreamMsg(subject, reply string, hdr nats.Header, data []b
 		// Not a stream message (a status the library passed on): nothing to show.
 		return
 	}
+	// Gone through once this returns (a barrier reads it under mu).
+	sk.upTo = max(sk.upTo, meta.seq)
+	if sk.consumer != "" {
+		sk.c.S.consumed(meta.stream, sk.consumer, meta.seq)
+	}
+	defer sk.c.handled()
 	if !sk.admit(subject) {
 		if !sk.stopped && sk.cmd.terminate && meta.pending == 0 {
 			// The stream's last message is one the user ignores (-I): still the end.
@@ -251,6 +261,40 @@ func (sk *subSink) direct(m *jetstream.RawStreamMsg, stream string, atEnd bool) 
 	sk.c.received(m.Subject, stream, m.Sequence)
 	sk.after(atEnd)
 	return !sk.stopped
+}
+
+// through is the highest stream sequence gone through; it waits for the
+// message being handled, if any.
+func (sk *subSink) through() uint64 {
+	sk.mu.Lock()
+	defer sk.mu.Unlock()
+	return sk.upTo
+}
+
+// floor says what a named consumer had delivered before this sub read
+// it: a barrier does not wait for those.
+func (sk *subSink) floor(seq uint64) {
+	sk.mu.Lock()
+	sk.upTo = max(sk.upTo, seq)
+	sk.mu.Unlock()
+}
+
+// settled is the barrier of a sub reading through a consumer (info asks
+// the server about it): the consumer has nothing left to deliver, and the
+// last message it delivered has been gone through here (or, for a named
+// consumer, by any reader of the session) and printed.
+func (sk *subSink) settled(ctx context.Context, info func(context.Context) (*jetstream.ConsumerInfo, error)) error {
+	upTo := sk.through
+	if sk.consumer != "" {
+		upTo = func() uint64 {
+			return max(sk.through(), sk.c.S.consumedUpTo(sk.cmd.stream, sk.consumer))
+		}
+	}
+	if err := sk.c.consumerBarrier(ctx, info, upTo); err != nil {
+		return err
+	}
+	sk.flushNow()
+	return nil
 }
 
 // stop refuses every further message; what is printed stays buffered until close.

@@ -30,25 +30,15 @@ type Result struct {
 // before the next line runs.
 const ReadyWait = 5 * time.Second
 
-// How long background subscribers may take to receive what a line
-// published: after each line when something checks the state between lines
-// (RunEach's after), and after the last line, before they are stopped.
+// How long background jobs may take to go through what the script's lines
+// had sent them (see settle): after each line when something checks the
+// state between lines (RunEach's after), and after the last line, before
+// they are stopped. Jobs say when they are through; this bound only
+// keeps a job that never will (its server gone) from holding the script,
+// and a note says so.
 const (
 	settleLine = time.Second
 	settleEnd  = 2 * time.Second
-)
-
-// What settling counts as done: the background jobs' received count has
-// not moved for quietLooks looks quietLook apart. The server hands a
-// message to a subscriber's connection while it handles the publish, so
-// what is still on its way to a job is in this process; the looks cover
-// the job's goroutine getting to it. Between lines, for a check, the lab
-// waits that long even with no job running: what the server does after a
-// command on its own (a replica catching up, an ack landing) gives no
-// signal a script could wait on.
-const (
-	quietLook  = 10 * time.Millisecond
-	quietLooks = 4
 )
 
 // Run executes every line of r against s. Output of every command, in the
@@ -67,16 +57,15 @@ func Run(ctx context.Context, s *command.Session, r io.Reader, st command.Stream
 // state at each of those moments.
 func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.Streams, after func()) (Result, error) {
 	var background []*command.Job
+	sp := &speakers{note: st.Note}
 	check := func() {}
 	if after != nil {
 		check = func() {
-			s.Sync()
-			settle(s.Jobs(), settleLine, true) // the script's, and any a lesson started
+			settle(s, settleLine, sp.note) // the script's jobs, and any a lesson started
 			after()
 		}
 	}
 	s.AddVerb(Sleep)
-	sp := &speakers{note: st.Note}
 	raw := st
 	st = sp.streams(raw, &speaker{})
 	var res Result
@@ -124,9 +113,8 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 		}
 		command.ReportError(st, refusal)
 	}
-	settle(s.Jobs(), settleEnd, after != nil)
+	settle(s, settleEnd, sp.note)
 	if after != nil {
-		s.Sync()
 		after()
 	}
 	for _, j := range background {
@@ -140,51 +128,41 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 	return res, nil
 }
 
-// settle waits, at most limit, until the running jobs stop receiving (see
-// quietLooks) and each that can tell has shown all the server holds for
-// it (Job.CaughtUp), so that what the script published has reached them
-// before anything looks at what they received or stops them. With no job
-// running it waits only for a check (forCheck), which looks at the server
-// too.
-func settle(jobs []*command.Job, limit time.Duration, forCheck bool) {
-	deadline := time.Now().Add(limit)
-	last := totalReceived(jobs)
-	quiet := 0
-	for (quiet < quietLooks || !caughtUp(jobs)) && (forCheck || running(jobs)) && time.Now().Before(deadline) {
-		time.Sleep(quietLook)
-		if now := totalReceived(jobs); now == last {
+// settle returns once the session's running jobs have gone through
+// everything the server had routed to them: what the script's lines
+// published, what their streams held, what one job sent another (a
+// reply's answer to a sub). The session's own connection is flushed
+// first (Session.Sync), so the server has handled what the lines sent;
+// then each job that can tell waits on its own barrier (Job.Settle). A
+// job's barrier may let through messages that make another job publish
+// (a reply answering), so rounds of barriers go on until two in a row
+// saw no job receive anything: the first flushed every publisher, the
+// second found nothing more routed. At most limit: a job still not
+// through is named in a note (to notes, nil drops it) and the script
+// goes on.
+func settle(s *command.Session, limit time.Duration, notes io.Writer) {
+	s.Sync()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	for quiet := 0; quiet < 2; {
+		jobs := s.Jobs()
+		before := totalReceived(jobs)
+		for _, j := range jobs {
+			if err := j.Settle(ctx); err != nil && !errors.Is(err, command.ErrCannotSettle) {
+				if notes != nil {
+					writeMu.Lock()
+					fmt.Fprintf(notes, "[%d] %s had not gone through what it was sent after %s (%v): what it prints after this may be missing\n", j.ID, j.Line, limit, err)
+					writeMu.Unlock()
+				}
+				return
+			}
+		}
+		if totalReceived(jobs) == before {
 			quiet++
 		} else {
-			last, quiet = now, 0
+			quiet = 0
 		}
 	}
-}
-
-// caughtUp reports whether every running job has shown what the server
-// holds for it, as far as it can tell.
-func caughtUp(jobs []*command.Job) bool {
-	for _, j := range jobs {
-		select {
-		case <-j.Done():
-			continue
-		default:
-		}
-		if !j.CaughtUp() {
-			return false
-		}
-	}
-	return true
-}
-
-func running(jobs []*command.Job) bool {
-	for _, j := range jobs {
-		select {
-		case <-j.Done():
-		default:
-			return true
-		}
-	}
-	return false
 }
 
 func totalReceived(jobs []*command.Job) uint64 {

@@ -3,7 +3,9 @@ package script_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"natslab/broker/brokertest"
@@ -70,4 +72,85 @@ func TestNotesNameTheJobWhoseLinesFollow(t *testing.T) {
 	if strings.Contains(plain.String(), "[1] sub greet") || strings.Count(plain.String(), `Received on "greet"`) != 2 {
 		t.Errorf("without notes, the real CLI's lines alone:\n%s", plain.String())
 	}
+}
+
+// The end of a script waits for its background jobs to go through what
+// its lines sent them before it stops them: every message a sub (live,
+// from a stream through a consumer, from a work-queue stream by direct
+// gets), a reply, a consumer next and a kv watch received is in the
+// output, although these jobs handle each message slower than the lines
+// send them (a command run per message, an acknowledgement after a pause).
+func TestScriptEndShowsEverythingTheJobsReceived(t *testing.T) {
+	const n = 40
+	var puts strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&puts, "kv put cfg k%d v%d\n", i, i)
+	}
+	for _, c := range []struct {
+		name, script, pattern string
+		first                 int // the first number in pattern
+	}{
+		{"sub", `sub greet --translate "tr a-z A-Z" &
+pub greet "g{{Count}}" --count 40`, "\nG%d\n", 1},
+		{"reply", `reply svc --command "echo ok" &
+pub svc "r{{Count}}" --count 40 --reply nowhere`, "\nr%d\n", 1},
+		{"consumer next", `stream add ORDERS --subjects "orders.>" --defaults
+consumer add ORDERS worker --pull --ack explicit --defaults
+consumer next ORDERS worker --count 1000 --wait 5ms &
+pub orders.new "o{{Count}}" --count 40`, "/ str seq: %d / pending", 1},
+		{"sub --all", `stream add ORDERS --subjects "orders.>" --defaults
+sub "orders.>" --all --translate "tr a-z A-Z" &
+pub orders.new "o{{Count}}" --count 40`, "stream: ORDERS seq: %d / pending", 1},
+		{"sub --durable", `stream add ORDERS --subjects "orders.>" --defaults
+sub --stream ORDERS --durable NEW --translate "tr a-z A-Z" &
+pub orders.new "o{{Count}}" --count 40`, "stream: ORDERS seq: %d / pending", 1},
+		{"sub on a work queue (direct gets)", `stream add JOBS --subjects "jobs.>" --retention work --defaults
+pub jobs.new j0
+sub "jobs.>" --stream JOBS --translate "tr a-z A-Z" &
+pub jobs.new "j{{Count}}" --count 40`, "stream: JOBS seq %d / subject: jobs.new", 2},
+		{"kv watch", "kv add cfg\nkv watch cfg &\n" + puts.String(), "PUT cfg > k%[1]d: v%[1]d\n", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := brokertest.Start(t, brokertest.InProcessOnly())
+			s := command.NewSession(srv)
+			defer s.Close()
+			var out, errb, notes syncBuffer
+			res, err := script.Run(context.Background(), s, strings.NewReader(c.script), command.Streams{Out: &out, Err: &errb, Note: &notes})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Failed != 0 {
+				t.Fatalf("%d lines failed:\n%s", res.Failed, errb.String())
+			}
+			all := out.String() + errb.String()
+			for i := c.first; i < c.first+n; i++ {
+				if want := fmt.Sprintf(c.pattern, i); !strings.Contains(all, want) {
+					t.Errorf("the output lacks %q (of %d):\n%s", want, n, all)
+					break
+				}
+			}
+			if strings.Contains(notes.String(), "had not gone through") {
+				t.Errorf("a job had to be given up on:\n%s", notes.String())
+			}
+		})
+	}
+}
+
+// syncBuffer is a bytes.Buffer the script's jobs may write from their own
+// goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
