@@ -1,8 +1,8 @@
 package command
 
 import (
-	"context"
 	"bufio"
+	"context"
 	"fmt"
 	"os"
 	"strings"
