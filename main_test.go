@@ -327,3 +327,48 @@ func TestRunPrintsNotesOnlyWithExplain(t *testing.T) {
 		}
 	}
 }
+
+// TestRunShowsWhatBackgroundJobsReceived runs a script with background
+// lines through natslab run's own code path: before the end stops them,
+// each job (sub, reply, consumer next, kv watch) has printed every
+// message the script's lines sent it, however slowly it handles them.
+func TestRunShowsWhatBackgroundJobsReceived(t *testing.T) {
+	const n = 30
+	script := `stream add ORDERS --subjects "orders.>" --defaults
+consumer add ORDERS worker --pull --ack explicit --defaults
+kv add cfg
+kv watch cfg &
+sub greet --translate "tr a-z A-Z" &
+reply svc --command "echo ok" &
+consumer next ORDERS worker --count 1000 --wait 5ms &
+`
+	for i := 1; i <= n; i++ {
+		script += fmt.Sprintf("kv put cfg k%d v%d\n", i, i)
+	}
+	script += fmt.Sprintf("pub greet \"g{{Count}}\" --count %d\npub svc \"r{{Count}}\" --count %[1]d --reply nowhere\npub orders.new \"o{{Count}}\" --count %[1]d\n", n)
+	var out, errb strings.Builder
+	code := run([]string{"run", "--store", t.TempDir(), "--listen", "none", "--explain", "-"}, strings.NewReader(script), &out, &errb)
+	if code != 0 {
+		t.Fatalf("exit status %d:\n%s", code, errb.String())
+	}
+	all := out.String() + errb.String()
+	for _, c := range []struct{ job, pattern string }{
+		{"kv watch", "PUT cfg > k%[1]d: v%[1]d\n"},
+		{"sub", "\nG%d\n"},
+		{"reply", "\nr%d\n"},
+		{"consumer next", "/ str seq: %d / pending"},
+	} {
+		for i := 1; i <= n; i++ {
+			if want := fmt.Sprintf(c.pattern, i); !strings.Contains(all, want) {
+				t.Errorf("%s: the output lacks %q (of %d)", c.job, want, n)
+				break
+			}
+		}
+	}
+	if strings.Contains(errb.String(), "had not gone through") {
+		t.Errorf("a job had to be given up on:\n%s", errb.String())
+	}
+	if t.Failed() {
+		t.Logf("stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
+	}
+}
