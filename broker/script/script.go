@@ -140,6 +140,13 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 // second found nothing more routed. At most limit: a job still not
 // through is named in a note (to notes, nil drops it) and the script
 // goes on.
+//
+// Nothing else is waited for before a check: what a server does on its
+// own after a command (a replica or a mirror catching up) is for the
+// check to wait on, with a condition of its own (lab/episode does), and
+// the commands a script runs wait for the server's answers themselves
+// (a JetStream publish for its ack, consumer next for its ack's reply, a
+// core publish for the streams to store it).
 func settle(s *command.Session, limit time.Duration, notes io.Writer) {
 	s.Sync()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
