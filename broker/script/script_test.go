@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"sync"
 	"testing"
 
 	"natslab/broker/brokertest"
@@ -114,7 +113,7 @@ pub jobs.new "j{{Count}}" --count 40`, "stream: JOBS seq %d / subject: jobs.new"
 			srv := brokertest.Start(t, brokertest.InProcessOnly())
 			s := command.NewSession(srv)
 			defer s.Close()
-			var out, errb, notes syncBuffer
+			var out, errb, notes bytes.Buffer // the script writes under one lock
 			res, err := script.Run(context.Background(), s, strings.NewReader(c.script), command.Streams{Out: &out, Err: &errb, Note: &notes})
 			if err != nil {
 				t.Fatal(err)
@@ -134,23 +133,4 @@ pub jobs.new "j{{Count}}" --count 40`, "stream: JOBS seq %d / subject: jobs.new"
 			}
 		})
 	}
-}
-
-// syncBuffer is a bytes.Buffer the script's jobs may write from their own
-// goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
