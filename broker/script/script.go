@@ -151,14 +151,18 @@ func settle(s *command.Session, limit time.Duration, notes io.Writer) {
 	s.Sync()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	for quiet := 0; quiet < 2; {
+	for quiet := 0; quiet < 2 && ctx.Err() == nil; {
 		jobs := s.Jobs()
 		before := totalReceived(jobs)
 		for _, j := range jobs {
-			if err := j.Settle(ctx); err != nil && !errors.Is(err, command.ErrCannotSettle) {
+			// Only the bound reached is worth a note: any other error
+			// (its consumer removed, the server gone) means nothing more
+			// is on its way to the job.
+			err := j.Settle(ctx)
+			if err != nil && !errors.Is(err, command.ErrCannotSettle) && ctx.Err() != nil {
 				if notes != nil {
 					writeMu.Lock()
-					fmt.Fprintf(notes, "[%d] %s had not gone through what it was sent after %s (%v): what it prints after this may be missing\n", j.ID, j.Line, limit, err)
+					fmt.Fprintf(notes, "[%d] %s was still receiving after %s: the script went on, and what it received since may not be shown\n", j.ID, j.Line, limit)
 					writeMu.Unlock()
 				}
 				return

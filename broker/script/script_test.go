@@ -128,9 +128,27 @@ pub jobs.new "j{{Count}}" --count 40`, "stream: JOBS seq %d / subject: jobs.new"
 					break
 				}
 			}
-			if strings.Contains(notes.String(), "had not gone through") {
+			if strings.Contains(notes.String(), "was still receiving") {
 				t.Errorf("a job had to be given up on:\n%s", notes.String())
 			}
 		})
+	}
+}
+
+// A job that cannot go through what it was sent (here its handler runs a
+// command that never ends) does not hold the script for good: after the
+// bound, a note names it and the script goes on to stop it.
+func TestScriptEndNamesAJobStillReceiving(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.InProcessOnly())
+	s := command.NewSession(srv)
+	defer s.Close()
+	var out, errb, notes bytes.Buffer // the script writes under one lock
+	src := "sub greet --translate \"tail -f /dev/null\" &\npub greet hi\n"
+	res, err := script.Run(context.Background(), s, strings.NewReader(src), command.Streams{Out: &out, Err: &errb, Note: &notes})
+	if err != nil || res.Failed != 0 {
+		t.Fatalf("%v, %+v:\n%s", err, res, errb.String())
+	}
+	if !strings.Contains(notes.String(), `[1] sub greet --translate "tail -f /dev/null" was still receiving after`) {
+		t.Errorf("notes:\n%s", notes.String())
 	}
 }
