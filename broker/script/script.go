@@ -62,6 +62,7 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 	if after != nil {
 		check = func() {
 			settle(s, settleLine, sp.note) // the script's jobs, and any a lesson started
+			serverQuiet(s, settleLine)
 			after()
 		}
 	}
@@ -115,6 +116,7 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 	}
 	settle(s, settleEnd, sp.note)
 	if after != nil {
+		serverQuiet(s, settleLine)
 		after()
 	}
 	for _, j := range background {
@@ -140,13 +142,6 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 // second found nothing more routed. At most limit: a job still not
 // through is named in a note (to notes, nil drops it) and the script
 // goes on.
-//
-// Nothing else is waited for before a check: what a server does on its
-// own after a command (a replica or a mirror catching up) is for the
-// check to wait on, with a condition of its own (lab/episode does), and
-// the commands a script runs wait for the server's answers themselves
-// (a JetStream publish for its ack, consumer next for its ack's reply, a
-// core publish for the streams to store it).
 func settle(s *command.Session, limit time.Duration, notes io.Writer) {
 	s.Sync()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
@@ -172,6 +167,38 @@ func settle(s *command.Session, limit time.Duration, notes io.Writer) {
 			quiet++
 		} else {
 			quiet = 0
+		}
+	}
+}
+
+// What a check waits for after the jobs' barriers: quietLooks looks
+// quietLook apart in which no job received anything. It stands in for the
+// work a server does on its own after a line, which no barrier covers and
+// nothing in this process is told of: a push consumer starting to deliver
+// once a new subscription shows interest in its deliver subject (the
+// sub's barrier finds nothing routed to it yet), a message crossing a
+// leaf node's connection to the other server (the clients on the leaf are
+// the real CLI's processes), a stopped job's connection and its
+// subscriptions let go of by the server after the close. Replicas and
+// mirrors catching up are not among them: the check waits for those on
+// conditions of its own (lab/episode). A job's own deliveries are never
+// waited for this way: settle's barriers say when they are through.
+const (
+	quietLook  = 10 * time.Millisecond
+	quietLooks = 4
+)
+
+// serverQuiet waits, at most limit, until quietLooks looks in a row saw
+// the running jobs receive nothing.
+func serverQuiet(s *command.Session, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	last := totalReceived(s.Jobs())
+	for quiet := 0; quiet < quietLooks && time.Now().Before(deadline); {
+		time.Sleep(quietLook)
+		if now := totalReceived(s.Jobs()); now == last {
+			quiet++
+		} else {
+			last, quiet = now, 0
 		}
 	}
 }
