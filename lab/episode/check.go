@@ -58,6 +58,8 @@ type Check struct {
 	Mapping *MappingCheck `yaml:"mapping"`
 	// Account counts what the server counts of an account's clients.
 	Account *AccountCheck `yaml:"account"`
+	// Import counts what crossed one of an account's imports.
+	Import *ImportCheck `yaml:"import"`
 	// Leaf checks the lab's leaf node and its clients.
 	Leaf *LeafCheck `yaml:"leaf"`
 }
@@ -66,6 +68,21 @@ type Check struct {
 type AccountCheck struct {
 	Name      string `yaml:"name"`
 	Published Cmp    `yaml:"published"` // messages its clients published, since the server started
+}
+
+// ImportCheck counts, by the server's own numbers, what crossed an
+// import of an account's (since the server started).
+type ImportCheck struct {
+	Account string `yaml:"account"` // the importing account
+	Subject string `yaml:"subject"` // the import's subject, as its exporter exports it
+	// Messages counts, for a stream import, what it delivered to the
+	// importer's subscriptions; for a service import, the requests that
+	// crossed into the exporter. Default >= 1.
+	Messages Cmp `yaml:"messages"`
+	// Replies counts, for a service import, the replies that came back
+	// (the server shares one reply subscription among an exporter's
+	// service imports: with several, each counts them all).
+	Replies Cmp `yaml:"replies"`
 }
 
 // MappingCheck describes a subject mapping of the server's.
@@ -87,7 +104,11 @@ type RefusedCheck struct {
 }
 
 // SubsCheck counts live subscriptions of clients (not the lab's own checker).
+// A stream import's shadow subscription, which the server makes in the
+// exporting account for an importer's subscription, is nobody's: it is
+// never counted.
 type SubsCheck struct {
+	Account string  `yaml:"account"` // only those of clients of this account ("" for any)
 	Subject string  `yaml:"subject"` // subscriptions on exactly this subject (wildcards included)
 	Matches string  `yaml:"matches"` // or: subscriptions that a message on this subject would reach
 	Queue   *string `yaml:"queue"`   // only this queue group ("" for none); any when unset
@@ -109,6 +130,19 @@ type ReceivedCheck struct {
 	Members   Cmp      `yaml:"members"`   // subscribers that received at least one
 	Exclusive bool     `yaml:"exclusive"` // nobody outside Queue received messages on Filter
 	Since     bool     `yaml:"since_previous"`
+	// Account counts only subscriptions of clients of this account, as
+	// the server counts their deliveries (a stream import's deliveries
+	// are the importing subscription's).
+	Account string `yaml:"account"`
+	// User counts only subscriptions of clients logged in as this user.
+	User string `yaml:"user"`
+	// From counts, with Account, only messages that came from this
+	// account through a stream import.
+	From string `yaml:"from"`
+	// WhilePublished counts, with Account, only subscriptions that were
+	// in place while clients of this account published; there must be one,
+	// so a count of 0 says a message was published and did not reach them.
+	WhilePublished string `yaml:"while_published"`
 }
 
 // UnheardCheck counts messages that found no subscriber.
@@ -324,6 +358,7 @@ func (c Check) validate() error {
 	count(c.Refused != nil)
 	count(c.Mapping != nil)
 	count(c.Account != nil)
+	count(c.Import != nil)
 	count(c.Leaf != nil)
 	if kinds == 0 {
 		return fmt.Errorf("a check says nothing to check")
@@ -333,6 +368,10 @@ func (c Check) validate() error {
 		return fmt.Errorf("subscriptions needs subject or matches (one of them)")
 	case c.Subscriptions != nil && c.Subscriptions.Others.Set() && c.Subscriptions.Queue == nil:
 		return fmt.Errorf("subscriptions others needs a queue: the group the others are outside")
+	case c.Received != nil && (c.Received.From != "" || c.Received.WhilePublished != "") && c.Received.Account == "":
+		return fmt.Errorf("received from and while_published need an account: the server's counts say whose subscriptions they are")
+	case c.Received != nil && (c.Received.Account != "" || c.Received.User != "") && (c.Received.Subject != "" || len(c.Received.Subjects) > 0 || c.Received.Stream != ""):
+		return fmt.Errorf("received with an account or a user counts by the server's numbers, which know no subjects or streams: use filter")
 	case c.Unheard != nil && c.Unheard.Subject == "":
 		return fmt.Errorf("unheard needs a subject")
 	case c.Stream != nil && c.Stream.Name == "":
@@ -357,6 +396,8 @@ func (c Check) validate() error {
 		return fmt.Errorf("object needs a bucket")
 	case c.Service != nil && c.Service.Name == "":
 		return fmt.Errorf("service needs a name")
+	case c.Import != nil && (c.Import.Account == "" || c.Import.Subject == ""):
+		return fmt.Errorf("import needs an account (the importer) and a subject")
 	case c.Account != nil && c.Account.Name == "":
 		return fmt.Errorf("account needs a name")
 	case c.Mapping != nil && c.Mapping.Source == "":

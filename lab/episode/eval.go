@@ -83,6 +83,9 @@ func (s *snapshot) check(c Check, prev mark) (bool, string) {
 	if c.Account != nil {
 		parts = append(parts, func() (bool, string) { return s.checkAccount(c.Account) })
 	}
+	if c.Import != nil {
+		parts = append(parts, func() (bool, string) { return s.checkImport(c.Import) })
+	}
 	for _, p := range parts {
 		if ok, why := p(); !ok {
 			return false, why
@@ -128,7 +131,7 @@ func (s *snapshot) checkSubs(c *SubsCheck) (bool, string) {
 	var on, strays []string
 	others := map[string]int64{}
 	for _, sd := range subs {
-		if strings.HasPrefix(sd.Subject, "_INBOX.") {
+		if strings.HasPrefix(sd.Subject, "_INBOX.") || c.Account != "" && sd.Account != c.Account {
 			continue
 		}
 		match := sd.Subject == c.Subject
@@ -153,6 +156,9 @@ func (s *snapshot) checkSubs(c *SubsCheck) (bool, string) {
 	what := c.Subject
 	if c.Matches != "" {
 		what = c.Matches
+	}
+	if c.Account != "" {
+		what += " in account " + c.Account
 	}
 	if want.Holds(n) {
 		sort.Strings(strays)
@@ -205,10 +211,13 @@ type tally struct {
 	members   int64
 	subjects  map[string]bool
 	outsiders map[string]int64 // "subject in queue group q" → messages
+	exposed   int64            // with WhilePublished: subscribers there while it published
 }
 
 func (rc *ReceivedCheck) measure(v subscriberView) int64 {
 	switch {
+	case rc.From != "":
+		return v.from[rc.From]
 	case rc.Stream != "":
 		return v.fromStream[rc.Stream]
 	case rc.Subject != "":
@@ -227,8 +236,14 @@ func (rc *ReceivedCheck) tally(view []subscriberView, prev mark) tally {
 	t := tally{subjects: map[string]bool{}, outsiders: map[string]int64{}}
 	base := rc.fixed(view)
 	for _, v := range view {
-		if rc.Filter != "" && v.filter != rc.Filter {
+		if rc.Filter != "" && v.filter != rc.Filter || rc.Account != "" && v.account != rc.Account || rc.User != "" && v.user != rc.User {
 			continue
+		}
+		if rc.WhilePublished != "" {
+			if v.meanwhile[rc.WhilePublished] <= 0 {
+				continue
+			}
+			t.exposed++
 		}
 		n, before := rc.measure(v), int64(0)
 		if rc.Since {
@@ -285,11 +300,20 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 	if s.ns != nil {
 		// Count what the server delivered to every client subscription:
 		// a real nats CLI's, a scene's.
-		s.l.obs.sampleSubs(s.boot(), s.clientSubs())
+		look := serverLook{boot: s.boot(), subs: s.clientSubs(), imported: s.imported, users: s.users}
+		if acc := rc.WhilePublished; acc != "" {
+			if st, ok, err := s.ns.Account(acc); err == nil && ok {
+				look.published = map[string]int64{acc: st.Published}
+			}
+		}
+		s.l.obs.sampleSubs(look)
 	}
 	lab, srv := s.l.obs.views()
 	views := [][]subscriberView{lab}
-	if rc.Stream == "" && rc.Subject == "" && len(rc.Subjects) == 0 {
+	switch {
+	case rc.Account != "" || rc.User != "":
+		views = [][]subscriberView{srv} // only the server knows whose they are
+	case rc.Stream == "" && rc.Subject == "" && len(rc.Subjects) == 0:
 		views = append(views, srv) // the server's counts know no subjects
 	}
 	want := rc.Count.Or(">=1")
@@ -301,7 +325,7 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 		for k, n := range t.outsiders {
 			outsiders[k] = max(outsiders[k], n)
 		}
-		ok := want.Holds(t.count) && rc.Members.Holds(t.members) && len(t.subjects) == len(rc.Subjects)
+		ok := want.Holds(t.count) && rc.Members.Holds(t.members) && len(t.subjects) == len(rc.Subjects) && (rc.WhilePublished == "" || t.exposed > 0)
 		if ok && !okAny {
 			okAny, best = true, t
 		}
@@ -331,8 +355,19 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 	case rc.Queue != "":
 		who = "queue group " + rc.Queue
 	}
+	switch {
+	case rc.Account != "":
+		who = strings.Replace(who, "subscribers", "subscribers of account "+rc.Account, 1)
+	case rc.User != "":
+		who = strings.Replace(who, "subscribers", "subscribers of user "+rc.User, 1)
+	}
+	if rc.WhilePublished != "" && best.exposed == 0 {
+		return false, fmt.Sprintf("clients of account %s have not published while %s listened", rc.WhilePublished, who)
+	}
 	what := "messages"
 	switch {
+	case rc.From != "":
+		what = "messages from account " + rc.From
 	case rc.Stream != "":
 		what = "messages from stream " + rc.Stream
 	case rc.Subject != "":
@@ -377,6 +412,11 @@ func (s *snapshot) checkUnheard(c *UnheardCheck) (bool, string) {
 	for _, sd := range s.clientSubs() {
 		if server.SubjectsCollide(sd.Subject, c.Subject) {
 			listeners = append(listeners, describeSub(sd.Subject, sd.Queue))
+		}
+	}
+	for _, sh := range s.shadows { // a stream import listens for its importer
+		if server.SubjectsCollide(sh.Subject, c.Subject) {
+			listeners = append(listeners, sh.Subject+" for account "+sh.Account+"'s import")
 		}
 	}
 	listeners = append(listeners, leafListens(s.ns, c.Subject)...)

@@ -139,3 +139,78 @@ func (s *snapshot) checkAccount(c *AccountCheck) (bool, string) {
 	}
 	return true, ""
 }
+
+func (s *snapshot) checkImport(c *ImportCheck) (bool, string) {
+	if s.ns == nil {
+		return false, "the server is not running right now"
+	}
+	az, err := s.ns.Accountz(&server.AccountzOptions{Account: c.Account})
+	if err != nil || az.Account == nil {
+		return false, fmt.Sprintf("the server has no account %s (config shows the accounts it has)", c.Account)
+	}
+	var im *server.ExtImport
+	var have []string
+	for i := range az.Account.Imports {
+		x := &az.Account.Imports[i]
+		if x.Account == az.SystemAccount || x.Account == "" {
+			continue // the server's own ($SYS requests every account gets)
+		}
+		if string(x.Subject) == c.Subject {
+			im = x
+		}
+		have = append(have, string(x.Subject))
+	}
+	if im == nil {
+		sort.Strings(have)
+		return false, fmt.Sprintf("account %s imports nothing on %s (its imports: %s; config shows them)", c.Account, c.Subject, listOr(have, "none"))
+	}
+	clients := s.clientConns(false)
+	subs := func(account string) []server.SubDetail {
+		sz, err := s.ns.Subsz(&server.SubszOptions{Account: account, Subscriptions: true, Limit: 1 << 16})
+		if err != nil {
+			return nil
+		}
+		return sz.Subs
+	}
+	var crossed, replies int64
+	service := im.Type.String() == "service"
+	if service {
+		// The server subscribes to the import's subject in the importer
+		// with a client of its own: what that subscription got crossed.
+		for _, sd := range subs(c.Account) {
+			if _, client := clients[sd.Cid]; !client && sd.Subject == string(im.LocalSubject) {
+				crossed += sd.Msgs
+			}
+		}
+		// Replies come back through the exporter's response subscription.
+		for _, sd := range subs(im.Account) {
+			if _, client := clients[sd.Cid]; !client && strings.HasPrefix(sd.Subject, "_R_.") {
+				replies += sd.Msgs
+			}
+		}
+	} else {
+		// What a stream import delivered is counted on the shadow
+		// subscriptions it made in the exporter (see clientSubs).
+		for _, sd := range subs(im.Account) {
+			if sd.Account == c.Account && server.SubjectMatchesFilter(sd.Subject, c.Subject) {
+				crossed += sd.Msgs
+			}
+		}
+	}
+	what := "messages"
+	if service {
+		what = "requests"
+	}
+	want := c.Messages.Or(">=1")
+	if !want.Holds(crossed) {
+		return false, fmt.Sprintf("%d %s crossed account %s's import of %s from account %s, wants %s", crossed, what, c.Account, c.Subject, im.Account, want.Want())
+	}
+	if c.Replies.Set() && !c.Replies.Holds(replies) {
+		why := fmt.Sprintf("%s from account %s crossed into account %s on %s, and %s came back, wants %s", text.Count(crossed, "request", "requests"), c.Account, im.Account, c.Subject, text.Count(replies, "reply", "replies"), c.Replies.Want())
+		if replies == 0 {
+			why += fmt.Sprintf(": nothing of account %s answered them", im.Account)
+		}
+		return false, why
+	}
+	return true, ""
+}

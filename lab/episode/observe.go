@@ -1,6 +1,7 @@
 package episode
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -24,9 +25,16 @@ import (
 type subscriber struct {
 	filter, queue string
 	count         int64
-	subjects      map[string]int64           // events view: per message subject
-	seqs          map[string]map[uint64]bool // events view: stream → sequences delivered
-	fromStream    map[string]int64           // events view: stream → messages
+	// server view: the account of the client that subscribed, and what
+	// came in through its stream imports, by exporting account.
+	account, user string
+	from          map[string]int64
+	// server view: accounts' published counts when the subscription was
+	// first seen with them, and at the latest look that still saw it.
+	pubFirst, pubLast map[string]int64
+	subjects          map[string]int64           // events view: per message subject
+	seqs              map[string]map[uint64]bool // events view: stream → sequences delivered
+	fromStream        map[string]int64           // events view: stream → messages
 	// ended numbers the moment the subscription went away (0 while it
 	// runs): ends are numbered in order, so the latest is the largest.
 	// endViews are every subscriber of the same view at that moment, so a
@@ -36,7 +44,7 @@ type subscriber struct {
 }
 
 func newSubscriber(filter, queue string) *subscriber {
-	return &subscriber{filter: filter, queue: queue, subjects: map[string]int64{}, seqs: map[string]map[uint64]bool{}, fromStream: map[string]int64{}}
+	return &subscriber{filter: filter, queue: queue, from: map[string]int64{}, pubFirst: map[string]int64{}, pubLast: map[string]int64{}, subjects: map[string]int64{}, seqs: map[string]map[uint64]bool{}, fromStream: map[string]int64{}}
 }
 
 // maxTracked bounds what is remembered per subscriber, so a million-message
@@ -136,21 +144,43 @@ func (o *observations) event(ev command.Event) {
 	}
 }
 
+// serverLook is one look at the server's client subscriptions (see
+// snapshot.clientSubs).
+type serverLook struct {
+	boot     string
+	subs     []server.SubDetail
+	imported map[subID]map[string]int64
+	users    map[uint64]string // client connection → user
+	// published holds, for the accounts a check asked about, the messages
+	// their clients have published since the server started.
+	published map[string]int64
+}
+
 // sampleSubs records the server's client subscriptions and their counts.
-func (o *observations) sampleSubs(boot string, subs []server.SubDetail) {
+func (o *observations) sampleSubs(look serverLook) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	present := make(map[*subscriber]bool, len(subs))
-	for _, sd := range subs {
-		k := subKey{boot, sd.Cid, sd.Sid}
+	present := make(map[*subscriber]bool, len(look.subs))
+	for _, sd := range look.subs {
+		k := subKey{look.boot, sd.Cid, sd.Sid}
 		sub := o.seen[k]
 		if sub == nil {
 			sub = newSubscriber(sd.Subject, sd.Queue)
+			sub.account, sub.user = sd.Account, look.users[sd.Cid]
 			o.seen[k] = sub
 			o.order = append(o.order, sub)
 		}
 		if sd.Msgs > sub.count {
 			sub.count = sd.Msgs
+		}
+		for exporter, n := range look.imported[subID{sd.Cid, sd.Sid}] {
+			sub.from[exporter] = max(sub.from[exporter], n)
+		}
+		for acc, n := range look.published {
+			if _, ok := sub.pubFirst[acc]; !ok {
+				sub.pubFirst[acc] = n
+			}
+			sub.pubLast[acc] = n
 		}
 		present[sub] = true
 	}
@@ -307,16 +337,21 @@ func (o *observations) views() (lab, server []subscriberView) {
 type subscriberView struct {
 	id            *subscriber
 	filter, queue string
-	ended         uint64
-	endViews      map[*subscriber]subscriberView // read only
-	count         int64
-	subjects      map[string]int64
-	seqs          map[string]map[uint64]bool
-	fromStream    map[string]int64
+	account, user string
+	from          map[string]int64
+	// meanwhile: messages each account published while the subscription
+	// was there (as far as the looks at the server saw it).
+	meanwhile  map[string]int64
+	ended      uint64
+	endViews   map[*subscriber]subscriberView // read only
+	count      int64
+	subjects   map[string]int64
+	seqs       map[string]map[uint64]bool
+	fromStream map[string]int64
 }
 
 func (s *subscriber) view() subscriberView {
-	v := subscriberView{id: s, filter: s.filter, queue: s.queue, ended: s.ended, endViews: s.endViews, count: s.count,
+	v := subscriberView{id: s, filter: s.filter, queue: s.queue, account: s.account, user: s.user, from: maps.Clone(s.from), meanwhile: map[string]int64{}, ended: s.ended, endViews: s.endViews, count: s.count,
 		subjects: make(map[string]int64, len(s.subjects)), seqs: map[string]map[uint64]bool{}, fromStream: map[string]int64{}}
 	for k, n := range s.subjects {
 		v.subjects[k] = n
@@ -330,6 +365,9 @@ func (s *subscriber) view() subscriberView {
 	}
 	for k, n := range s.fromStream {
 		v.fromStream[k] = n
+	}
+	for acc, n := range s.pubLast {
+		v.meanwhile[acc] = n - s.pubFirst[acc]
 	}
 	return v
 }

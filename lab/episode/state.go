@@ -1,9 +1,11 @@
 package episode
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -29,7 +31,10 @@ type snapshot struct {
 	consumers map[string]consumerResult
 	subs      []server.SubDetail
 	subsDone  bool
-	watchers  map[uint64]bool // connections scenes watch with (see sceneWatcher)
+	shadows   []shadowSub                // stream imports' subscriptions (see clientSubs)
+	imported  map[subID]map[string]int64 // a subscription → exporting account → messages
+	users     map[uint64]string          // client connection → the user it logged in as
+	watchers  map[uint64]bool            // connections scenes watch with (see sceneWatcher)
 }
 
 type streamResult struct {
@@ -224,23 +229,74 @@ const sceneWatcher = "natslab scene"
 
 // clientSubs lists the live subscriptions of client connections, leaving
 // out the lab's own checker, the scenes' taps and the server's internal
-// subscriptions.
+// subscriptions, each in the account of the client that made it.
+//
+// A stream import makes the server subscribe, for each subscription of the
+// importer that the import can feed, in the exporter's account: a shadow
+// subscription on the exported subject (orders.>, for AUDIT's
+// shop.orders.>), with the importer's client, sid and account. It is not a
+// subscription anyone made in the exporter, so it is left out here (see
+// shadows); what it delivered is what its client's own subscription
+// received through the import, and is counted there (see imported).
 func (s *snapshot) clientSubs() []server.SubDetail {
 	if s.subsDone || s.ns == nil {
 		return s.subs
 	}
 	s.subsDone = true
 	conns := s.clientConns(false)
-	sz, err := s.ns.Subsz(&server.SubszOptions{Subscriptions: true, Limit: 1 << 16})
+	az, err := s.ns.Accountz(nil)
 	if err != nil {
 		return nil
 	}
-	for _, sd := range sz.Subs {
-		if _, ok := conns[sd.Cid]; ok && !s.watchers[sd.Cid] {
+	for _, acc := range az.Accounts {
+		if acc == az.SystemAccount {
+			continue
+		}
+		sz, err := s.ns.Subsz(&server.SubszOptions{Account: acc, Subscriptions: true, Limit: 1 << 16})
+		if err != nil {
+			continue
+		}
+		for _, sd := range sz.Subs {
+			if _, ok := conns[sd.Cid]; !ok || s.watchers[sd.Cid] {
+				continue
+			}
+			if sd.Account != acc {
+				s.shadows = append(s.shadows, shadowSub{sd, acc})
+				continue
+			}
 			s.subs = append(s.subs, sd)
 		}
 	}
+	s.imported = map[subID]map[string]int64{}
+	for _, sh := range s.shadows {
+		for i := range s.subs {
+			if sd := &s.subs[i]; sd.Cid == sh.Cid && sd.Sid == sh.Sid {
+				sd.Msgs += sh.Msgs
+				id := subID{sd.Cid, sd.Sid}
+				if s.imported[id] == nil {
+					s.imported[id] = map[string]int64{}
+				}
+				s.imported[id][sh.exporter] += sh.Msgs
+			}
+		}
+	}
+	slices.SortFunc(s.subs, func(a, b server.SubDetail) int {
+		return cmp.Or(cmp.Compare(a.Cid, b.Cid), strings.Compare(a.Sid, b.Sid))
+	})
 	return s.subs
+}
+
+// shadowSub is a stream import's subscription in the exporter's account
+// on behalf of a client of the importer's.
+type shadowSub struct {
+	server.SubDetail
+	exporter string
+}
+
+// subID identifies a subscription on the server running now.
+type subID struct {
+	cid uint64
+	sid string
 }
 
 // clientConns maps the client connections (not the checker's) to the
@@ -256,7 +312,7 @@ func (s *snapshot) clientConns(closed bool) map[uint64]int64 {
 		states = append(states, server.ConnClosed)
 	}
 	for _, st := range states {
-		cz, err := s.ns.Connz(&server.ConnzOptions{State: st, Limit: 4096})
+		cz, err := s.ns.Connz(&server.ConnzOptions{State: st, Limit: 4096, Username: true})
 		if err != nil {
 			continue
 		}
@@ -271,6 +327,10 @@ func (s *snapshot) clientConns(closed bool) map[uint64]int64 {
 				s.watchers[ci.Cid] = true
 			}
 			out[ci.Cid] = ci.InMsgs
+			if s.users == nil {
+				s.users = map[uint64]string{}
+			}
+			s.users[ci.Cid] = ci.AuthorizedUser
 		}
 	}
 	return out
