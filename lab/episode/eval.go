@@ -300,7 +300,8 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 	if s.ns != nil {
 		// Count what the server delivered to every client subscription:
 		// a real nats CLI's, a scene's.
-		look := serverLook{boot: s.boot(), subs: s.clientSubs(), imported: s.imported, users: s.users}
+		subs := s.clientSubs() // before reading what it fills in
+		look := serverLook{boot: s.boot(), subs: subs, imported: s.imported, users: s.users}
 		if acc := rc.WhilePublished; acc != "" {
 			if st, ok, err := s.ns.Account(acc); err == nil && ok {
 				look.published = map[string]int64{acc: st.Published}
