@@ -249,9 +249,6 @@ func (s *snapshot) clientSubs() []server.SubDetail {
 		return nil
 	}
 	for _, acc := range az.Accounts {
-		if acc == az.SystemAccount {
-			continue
-		}
 		sz, err := s.ns.Subsz(&server.SubszOptions{Account: acc, Subscriptions: true, Limit: 1 << 16})
 		if err != nil {
 			continue
