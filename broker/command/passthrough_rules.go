@@ -35,12 +35,12 @@ func needsTerminal(l realcli.Line) string {
 		if _, ok := l.Flags["output"]; ok {
 			return ""
 		}
-		return "nats top takes over the whole terminal, which the lab's pane cannot give it: top --output FILE saves one snapshot to a file instead, or run nats top in a terminal of its own"
+		return "nats top takes over the whole terminal, which the lab does not give the real CLI: top --output FILE saves one snapshot to a file instead, or run nats top in a terminal of its own"
 	case strings.HasPrefix(name, "bench "):
 		if v := l.Flags["progress"]; len(v) > 0 && v[len(v)-1] == "false" {
 			return ""
 		}
-		return fmt.Sprintf("nats %s draws progress bars that repaint a terminal, which the lab's pane is not: add --no-progress", name)
+		return fmt.Sprintf("nats %s draws progress bars that repaint a terminal, which the lab does not give the real CLI: add --no-progress", name)
 	case name == "context edit":
 		return "nats context edit opens your editor, which the lab cannot show: change a context with context add NAME and the flags to set (context add --help lists them)"
 	case name == "errors edit":
