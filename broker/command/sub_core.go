@@ -47,6 +47,11 @@ func (s *subCmd) runCore(c *Call, nc *nats.Conn, sk *subSink) error {
 	defer c.countDrops(subs)()
 	// Once the server has the interest, a message published next is ours.
 	if err := nc.Flush(); err != nil {
+		if last := nc.LastError(); last != nil {
+			// The server's refusal that closed the connection (a subject
+			// it does not accept), as the real CLI reports it.
+			err = last
+		}
 		return subscribeError(s.subjects[0], err)
 	}
 	if err := nc.LastError(); err != nil {
@@ -70,7 +75,7 @@ func subscribeError(subject string, err error) error {
 	switch {
 	case strings.Contains(strings.ToLower(err.Error()), "permissions violation"):
 		return explain(err, "the server does not allow this user to subscribe to %q", subject)
-	case errors.Is(err, nats.ErrBadSubject):
+	case errors.Is(err, nats.ErrBadSubject), strings.Contains(err.Error(), "Invalid Subject"):
 		if note := subjectNote(subject, true); note != "" {
 			return explain(err, "%s", note)
 		}

@@ -175,6 +175,9 @@ func TestSubUsageErrors(t *testing.T) {
 	l.fails(`sub greet -T`, "nats: error: --terminate-at-end is only supported for JetStream subscriptions", "--all")
 	l.fails(`sub greet --all --new`, "nats: error: no stream found with subject: greet", "no streams yet")
 	l.fails(`sub 'a b'`, "nats: error: nats: invalid subject", "space")
+	// The server refuses it and closes the connection: its word, as the
+	// real CLI prints it, not that the connection closed.
+	l.fails(`sub 'a.>.b'`, "nats: error: nats: Invalid Subject\n", "> must be the last token")
 	l.fails(`sub greet --queue w --all`, "nats: error: queue group subscriptions are not supported with JetStream", "--queue")
 	l.fails(`sub greet -t -d`, "nats: error: timestamp and delta-time flags are mutually exclusive", "choose one")
 	l.fails(`sub a b --all`, "nats: error: streams subscribe support only 1 subject", "one subject")
