@@ -324,7 +324,13 @@ func (x *consumerCmd) sendAck(c *Call, nc *nats.Conn, m *nats.Msg, kind string) 
 		if c.Ctx.Err() != nil {
 			return c.Ctx.Err()
 		}
-		return fmt.Errorf("could not settle the message (%s): %w", kind, c.jsError(err))
+		// natscli's words for the settling that failed; the lab waits for
+		// the server's confirmation, so says which answer did not come.
+		what := "Acknowledge"
+		if kind == "+TERM" {
+			what = "Terminate"
+		}
+		return explain(fmt.Errorf("could not %s message: %w", what, c.jsError(err)), "the server did not confirm the %s", kind)
 	}
 	return nil
 }
