@@ -169,7 +169,9 @@ func TestConsumerSelection(t *testing.T) {
 // TestConsumerNextMistakes: consumer next on names that are not valid, a
 // stream or consumer that is not there, --term with --ack or --nak,
 // --count 0. (A push consumer is left out: the real CLI prints the status
-// the server answers with as a message, its headers in random order.)
+// the server answers with as a message, its headers in random order. No
+// pull follows --term --nak: the real CLI has sent its pull before it
+// refuses the flags, so whether the next one gets the message races.)
 func TestConsumerNextMistakes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs natslab and the real nats CLI")
@@ -188,7 +190,6 @@ func TestConsumerNextMistakes(t *testing.T) {
 			"nats consumer next NOPE P --term --ack",
 			"nats consumer next S P --term --nak",
 			"nats consumer next S P --count 0",
-			"nats consumer next S P",
 		},
 	})
 }
