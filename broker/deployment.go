@@ -193,6 +193,12 @@ func (m *Monitor) Subsz(opts *server.SubszOptions) (*server.Subsz, error) {
 	return m.ns.Subsz(opts)
 }
 
+// Jsz describes the server's JetStream (its streams and consumers, with
+// the options' details), as its /jsz endpoint would, without a message.
+func (m *Monitor) Jsz(opts *server.JSzOptions) (*server.JSInfo, error) {
+	return m.ns.Jsz(opts)
+}
+
 // Accountz describes the server's accounts, as its /accountz endpoint
 // would: their names, or one account's exports and imports.
 func (m *Monitor) Accountz(opts *server.AccountzOptions) (*server.Accountz, error) {

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+
+	"natslab/broker"
 )
 
 // runCore subscribes to live messages: what is published from now on,
@@ -18,6 +21,9 @@ func (s *subCmd) runCore(c *Call, nc *nats.Conn, sk *subSink) error {
 			c.Statusf("Subscribing on %s %s", strings.Join(s.subjects, ", "), s.statusSuffix())
 		}
 	}
+	// Before the subscriptions, so that what push consumers deliver to them
+	// comes after.
+	pushed := s.pushers(c)
 	var subs []*nats.Subscription
 	defer func() {
 		for _, sub := range subs {
@@ -62,6 +68,9 @@ func (s *subCmd) runCore(c *Call, nc *nats.Conn, sk *subSink) error {
 		if err := connBarrier(ctx, nc); err != nil {
 			return err
 		}
+		if err := pushed.through(ctx, c, s.subjects); err != nil {
+			return err
+		}
 		sk.flushNow()
 		return nil
 	})
@@ -84,4 +93,74 @@ func subscribeError(subject string, err error) error {
 		return explain(err, "the server is not reachable right now (is it restarting? try again in a moment)")
 	}
 	return err
+}
+
+// pushFloors are the push consumers that deliver to a sub's subjects (a
+// consumer added with --target), each with the last stream sequence it
+// had delivered before the sub began: nothing of that is on its way to
+// the sub.
+type pushFloors map[[2]string]uint64
+
+// pushers lists the push consumers delivering to the sub's subjects now,
+// as the lab's servers report them, with no request a lesson's check
+// would count as traffic; nil where the lab cannot look (a deployment
+// elsewhere). Several servers (a cluster) may each report a consumer:
+// the highest delivery counts.
+func (s *subCmd) pushers(c *Call) pushFloors {
+	ms := c.S.dep.Monitors()
+	if len(ms) == 0 {
+		return nil
+	}
+	out := pushFloors{}
+	for _, m := range ms {
+		for _, ci := range pushConsumers(m, s.subjects) {
+			k := [2]string{ci.Stream, ci.Name}
+			out[k] = max(out[k], ci.Delivered.Stream)
+		}
+	}
+	return out
+}
+
+// pushConsumers are the push consumers m reports whose deliver subject
+// one of subjects matches.
+func pushConsumers(m *broker.Monitor, subjects []string) []*server.ConsumerInfo {
+	jsz, err := m.Jsz(&server.JSzOptions{Accounts: true, Streams: true, Consumer: true, Config: true})
+	if err != nil {
+		return nil
+	}
+	var out []*server.ConsumerInfo
+	for _, acc := range jsz.AccountDetails {
+		for _, st := range acc.Streams {
+			for _, ci := range st.Consumer {
+				if ci != nil && ci.Config != nil && ci.Config.DeliverSubject != "" && collidesAny(ci.Config.DeliverSubject, subjects) {
+					out = append(out, ci)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// through is a sub's barrier for push consumers: a push consumer delivers
+// on its own once a subscription shows interest, and says what it has
+// delivered only in its state. It returns once every push consumer
+// delivering to subjects (those there when the sub began, and any added
+// since) has nothing left to deliver, as every server reporting it says,
+// and the last it delivered has been gone through by one of the
+// session's subs.
+func (p pushFloors) through(ctx context.Context, c *Call, subjects []string) error {
+	if p == nil {
+		return nil
+	}
+	return c.settleWhen(ctx, func(context.Context) (bool, error) {
+		for _, m := range c.S.dep.Monitors() {
+			for _, ci := range pushConsumers(m, subjects) {
+				k := [2]string{ci.Stream, ci.Name}
+				if ci.NumPending > 0 || (ci.Delivered.Consumer > 0 && max(p[k], c.S.consumedUpTo(k[0], k[1])) < ci.Delivered.Stream) {
+					return false, nil
+				}
+			}
+		}
+		return true, nil
+	})
 }

@@ -10,10 +10,11 @@ import (
 // it here, without allocating, keeps a 200,000-message replay cheap: the
 // client library's Metadata() builds a struct and a token slice per message.
 type jsMeta struct {
-	stream  string
-	seq     uint64 // stream sequence
-	pending uint64 // messages left for the consumer after this one
-	ts      int64  // when the stream stored it, Unix nanoseconds
+	stream   string
+	consumer string
+	seq      uint64 // stream sequence
+	pending  uint64 // messages left for the consumer after this one
+	ts       int64  // when the stream stored it, Unix nanoseconds
 }
 
 // parseAckSubject reads $JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<cseq>.<ts>.<pending>,
@@ -58,7 +59,7 @@ func parseAckSubject(reply string) (jsMeta, bool) {
 	if err1 != nil || err2 != nil || err3 != nil {
 		return jsMeta{}, false
 	}
-	return jsMeta{stream: t[0], seq: seq, pending: pending, ts: ts}, true
+	return jsMeta{stream: t[0], consumer: t[1], seq: seq, pending: pending, ts: ts}, true
 }
 
 // appendComma appends n with thousands separators, as natscli's human() prints

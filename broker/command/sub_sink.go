@@ -171,6 +171,12 @@ func (sk *subSink) core(m *nats.Msg) {
 			sk.dropped[m.Sub] = d
 		}
 	}
+	if meta, ok := parseAckSubject(m.Reply); ok {
+		// A push consumer's delivery: its barrier (pushedThrough) waits
+		// for the last one to have been gone through.
+		sk.c.S.consumed(meta.stream, meta.consumer, meta.seq)
+		defer sk.c.handled()
+	}
 	if !sk.admit(m.Subject) {
 		return
 	}

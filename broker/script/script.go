@@ -174,12 +174,12 @@ func settle(s *command.Session, limit time.Duration, notes io.Writer) {
 // What a check waits for after the jobs' barriers: quietLooks looks
 // quietLook apart in which no job received anything. It stands in for the
 // work a server does on its own after a line, which no barrier covers and
-// nothing in this process is told of: a push consumer starting to deliver
-// once a new subscription shows interest in its deliver subject (the
-// sub's barrier finds nothing routed to it yet), a message crossing a
-// leaf node's connection to the other server (the clients on the leaf are
-// the real CLI's processes), a stopped job's connection and its
-// subscriptions let go of by the server after the close. Replicas and
+// nothing in this process is told of: a message crossing a leaf node's
+// connection to the other server (the clients on the leaf are the real
+// CLI's processes; a round trip through the leaf link, from a client on
+// each side, would be the signal), a stopped job's connection and its
+// subscriptions let go of by the server after the close (the server's
+// connection list would be the signal). Replicas and
 // mirrors catching up are not among them: the check waits for those on
 // conditions of its own (lab/episode). A job's own deliveries are never
 // waited for this way: settle's barriers say when they are through.

@@ -76,9 +76,11 @@ func TestNotesNameTheJobWhoseLinesFollow(t *testing.T) {
 // The end of a script waits for its background jobs to go through what
 // its lines sent them before it stops them: every message a sub (live,
 // from a stream through a consumer, from a work-queue stream by direct
-// gets), a reply, a consumer next and a kv watch received is in the
-// output, although these jobs handle each message slower than the lines
-// send them (a command run per message, an acknowledgement after a pause).
+// gets, or delivered by a push consumer), a reply, a consumer next and a
+// kv watch received is in the output, although these jobs handle each
+// message slower than the lines send them (a command run per message, an
+// acknowledgement after a pause, a push consumer that waits for each
+// acknowledgement before it delivers the next).
 func TestScriptEndShowsEverythingTheJobsReceived(t *testing.T) {
 	const n = 40
 	var puts strings.Builder
@@ -107,6 +109,10 @@ pub orders.new "o{{Count}}" --count 40`, "stream: ORDERS seq: %d / pending", 1},
 pub jobs.new j0
 sub "jobs.>" --stream JOBS --translate "tr a-z A-Z" &
 pub jobs.new "j{{Count}}" --count 40`, "stream: JOBS seq %d / subject: jobs.new", 2},
+		{"sub on a push consumer's subject", `stream add ORDERS --subjects "orders.>" --defaults
+pub orders.new "o{{Count}}" --count 40
+consumer add ORDERS pusher --target work.orders --ack explicit --max-pending 1 --defaults
+sub work.orders --ack --translate "tr a-z A-Z" &`, "\nO%d\n", 1},
 		{"kv watch", "kv add cfg\nkv watch cfg &\n" + puts.String(), "PUT cfg > k%[1]d: v%[1]d\n", 1},
 	} {
 		t.Run(c.name, func(t *testing.T) {
