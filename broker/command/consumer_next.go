@@ -25,8 +25,8 @@ func (x *consumerCmd) next(c *Call) error {
 		c.Notef("--count %d pulls no message: give 1 or more", x.count)
 		return nil
 	}
-	if x.ackDelay < 0 || c.timeout < 0 {
-		return usageErrorf("--wait and --timeout cannot be negative")
+	if c.timeout < 0 {
+		return usageErrorf("--timeout cannot be negative")
 	}
 	// natscli's order: the pull's subject (valid names), the flags, then
 	// the consumer, loaded once the pull found nothing to answer it.
@@ -71,6 +71,10 @@ func (x *consumerCmd) next(c *Call) error {
 		info := func(context.Context) (*jetstream.ConsumerInfo, error) { return c.consumerInfo(x.stream, x.consumer) }
 		return c.consumerBarrier(ctx, info, func() uint64 { return max(floor, c.S.consumedUpTo(x.stream, x.consumer)) })
 	})
+	if x.ackDelay < 0 {
+		// natscli pauses only for a --wait above zero: below, it acknowledges at once.
+		c.Notef("--wait %s is below zero, so there is no pause before acknowledging", x.ackDelay)
+	}
 	timeout := c.timeout
 	for i := 0; i < x.count; i++ {
 		m, err := x.pullOne(c, nc, timeout)

@@ -427,6 +427,12 @@ func TestConsumerNextRawHeadersAndDelay(t *testing.T) {
 		!strings.Contains(r.out, "Acknowledged message after ") {
 		t.Errorf("headers and delay:\n%s", r.out)
 	}
+	// natscli pauses only for a --wait above zero: below, it acknowledges at once.
+	l.must("pub jobs.email later")
+	r = l.must("consumer next JOBS W --wait=-1s")
+	if !strings.HasSuffix(r.out, "\nlater\n\nAcknowledged message\n\n") || !strings.Contains(r.note, "no pause before acknowledging") {
+		t.Errorf("negative --wait:\n%s\nnote: %q", r.out, r.note)
+	}
 	// An ack-none consumer: nothing to acknowledge, so no claim that it was.
 	l.must("consumer add JOBS NOACK --pull --ack none --defaults")
 	r = l.must("consumer next JOBS NOACK")

@@ -190,6 +190,8 @@ func TestConsumerNextMistakes(t *testing.T) {
 			"nats consumer next NOPE P --term --ack",
 			"nats consumer next S P --term --nak",
 			"nats consumer next S P --count 0",
+			"nats consumer next S P --wait=-1s",
+			"nats consumer info S P",
 		},
 	})
 }
