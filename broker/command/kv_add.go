@@ -28,9 +28,8 @@ func (k *kvCmd) config() (jetstream.KeyValueConfig, error) {
 		return cfg, explain(errors.New("history: must be less than or equal to 64"), historyNote, k.history)
 	}
 	cfg.History = uint8(k.history)
-	if k.ttl < 0 || k.markerTTL < 0 {
-		return cfg, usageErrorf("--ttl and --marker-ttl cannot be negative (leave --ttl out to keep values forever)")
-	}
+	// A negative --ttl or --marker-ttl goes to the server, as natscli
+	// sends it: the server's refusal is the real CLI's line.
 	// The server says what it makes of the replicas asked for (0: one).
 	cfg.Replicas = int(k.replicas)
 	mvs, err := kvParseBytes("max-value-size", k.maxValueSize, 32)
@@ -51,10 +50,10 @@ func (k *kvCmd) config() (jetstream.KeyValueConfig, error) {
 	if len(k.metadata) > 0 {
 		cfg.Metadata = k.metadata
 	}
+	// natscli republishes only with a destination: a source alone is
+	// ignored (republishIgnored says so).
 	if k.repubDest != "" {
 		cfg.RePublish = &jetstream.RePublish{Source: k.repubSource, Destination: k.repubDest, HeadersOnly: k.repubHeaders}
-	} else if k.repubSource != "" {
-		return cfg, usageErrorf("--republish-source needs --republish-destination, the subject to republish to")
 	}
 	if k.mirror != "" {
 		cfg.Mirror = &jetstream.StreamSource{Name: k.mirror, Domain: k.mirrorDomain}
@@ -65,6 +64,14 @@ func (k *kvCmd) config() (jetstream.KeyValueConfig, error) {
 	return cfg, nil
 }
 
+// republishIgnored notes a --republish-source (or --republish-headers)
+// typed without the --republish-destination natscli needs to act on it.
+func (k *kvCmd) republishIgnored(c *Call) {
+	if k.repubDest == "" && (k.repubSource != "" || k.repubHeaders) {
+		c.Notef("--republish-source and --republish-headers are ignored without --republish-destination, the subject to republish to")
+	}
+}
+
 func (k *kvCmd) addRun(c *Call) error {
 	if err := kvCheckBucketName(k.bucket); err != nil {
 		return err
@@ -73,6 +80,7 @@ func (k *kvCmd) addRun(c *Call) error {
 	if err != nil {
 		return err
 	}
+	k.republishIgnored(c)
 	js, err := c.JS()
 	if err != nil {
 		return c.jsError(err)
@@ -108,6 +116,7 @@ func (k *kvCmd) editRun(c *Call) error {
 	if err != nil {
 		return err
 	}
+	k.republishIgnored(c)
 	// Start from what the bucket has, and change only what was typed.
 	cfg := bs.Config()
 	change := map[string]func(){

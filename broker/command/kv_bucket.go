@@ -197,6 +197,10 @@ func (c *Call) kvAPIError(err error) error {
 		return explain(err, "the server is a single server, not a cluster, so a bucket can keep only 1 replica: drop --replicas or use --replicas 1")
 	case 10052: // an invalid configuration, said in its description
 		switch {
+		case strings.Contains(api.Description, "max age can not be negative"):
+			return explain(err, "--ttl cannot be negative: leave --ttl out to keep values forever")
+		case strings.Contains(api.Description, "marker TTL must not be negative"):
+			return explain(err, "--marker-ttl cannot be negative: leave it out for a bucket without per-key TTLs")
 		case strings.Contains(api.Description, "max age"):
 			return explain(err, "--ttl is too short: the server keeps values at least 100ms (try --ttl 1s or more)")
 		case strings.Contains(api.Description, "replicas"):

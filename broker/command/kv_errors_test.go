@@ -52,7 +52,8 @@ func TestKVErrors(t *testing.T) {
 	// Flags: durations in natscli's syntax, sizes, limits.
 	l.fails("kv add cache --ttl 10", "--ttl wants a duration with a unit", `"10"`)
 	l.fails("kv add cache --ttl 50ms", "nats: error: nats: API error: code=500 err_code=10052 description=max age needs to be >= 100ms", "--ttl is too short")
-	l.fails("kv add cache --ttl=-5m", "cannot be negative")
+	l.fails("kv add cache --ttl=-5m", "nats: error: nats: API error: code=500 err_code=10052 description=max age can not be negative", "--ttl cannot be negative")
+	l.fails("kv add cache --marker-ttl=-1s", "nats: error: nats: API error: code=500 err_code=10052 description=subject delete marker TTL must not be negative", "--marker-ttl cannot be negative")
 	l.fails("kv add cache --history 70", "nats: error: history: must be less than or equal to 64", "--history", "from 1 to 64; got 70")
 	l.fails("kv add cache --history 0", "nats: error: history: must be greater than or equal to 1")
 	l.fails("kv add cache --replicas 3", "nats: error: nats: API error: code=500 err_code=10074 description=replicas > 1 not supported in non-clustered mode", "single server", "--replicas 1")
@@ -60,7 +61,11 @@ func TestKVErrors(t *testing.T) {
 	l.fails("kv add cache --max-value-size 1x", "nats: error: invalid bytes specification 1x: bytes must end in B, K, KB, M, MB, G, GB, T or TB", "--max-value-size wants a size", `"1x"`)
 	l.fails("kv add cache --max-value-size 3GB", "--max-value-size", "too large")
 	l.fails("kv add cache --storage disk", "--storage wants one of file, f, memory, m")
-	l.fails("kv add cache --republish-source 'a.>'", "needs --republish-destination")
+	// natscli republishes only with a destination: a source alone is ignored.
+	if r := l.must("kv add cache --republish-source 'a.>'"); strings.Contains(r.out, "Republishing") || !strings.Contains(r.note, "ignored without --republish-destination") {
+		t.Errorf("republish source alone:\n%s\nnote: %q", r.out, r.note)
+	}
+	l.must("kv rm cache --force")
 	l.must("kv add cache --ttl 1w")
 	l.fails("kv create profiles k v --ttl 1m", "does not allow per-key TTLs")
 
