@@ -25,9 +25,6 @@ func (x *consumerCmd) next(c *Call) error {
 		c.Notef("--count %d pulls no message: give 1 or more", x.count)
 		return nil
 	}
-	if c.timeout < 0 {
-		return usageErrorf("--timeout cannot be negative")
-	}
 	// natscli's order: the pull's subject (valid names), the flags, then
 	// the consumer, loaded once the pull found nothing to answer it.
 	mgr, err := c.manager()
@@ -48,6 +45,18 @@ func (x *consumerCmd) next(c *Call) error {
 		if x.ackNext || x.nak {
 			return explain(errors.New("can not both Acknowledge and Terminate message"), "--term settles the message itself: drop --ack and --nak")
 		}
+	}
+	if c.timeout < 0 {
+		// natscli's pull expires at once and it waits for nothing: it
+		// loads the consumer to say why, and there is no message.
+		cons, err := mgr.LoadConsumer(x.stream, x.consumer)
+		if err != nil {
+			return fatalIf(err, "could not load consumer %q", x.consumer)
+		}
+		if !cons.IsPullMode() {
+			return fmt.Errorf("consumer %q is not a Pull consumer", x.consumer)
+		}
+		return explain(errNoMessage, "--timeout %s is below zero, so the pull waits for nothing: give a positive one, like --timeout 5s", c.timeout)
 	}
 	ci, err := c.consumerInfo(x.stream, x.consumer)
 	if err != nil {
