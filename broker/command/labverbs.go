@@ -59,9 +59,13 @@ func runNatsServer(c *Call, args []string) error {
 	}
 	srv := c.S.dep
 	mark := srv.Log().Total()
-	if err := c.S.Reconnecting(func() error { return srv.Restart(js) }); err != nil {
+	err := c.S.Reconnecting(func() error { return srv.Restart(js) })
+	var notReady *NotReadyError
+	if err != nil && !errors.As(err, &notReady) {
 		return err
 	}
+	// The server did start: its log is shown even when the lab was not
+	// ready in time, which err then says after it.
 	lines, _ := srv.Log().Since(mark)
 	for _, l := range lines {
 		fmt.Fprintln(c.Out, l)
@@ -69,7 +73,7 @@ func runNatsServer(c *Call, args []string) error {
 	for _, n := range notes {
 		fmt.Fprintln(c.Err, n)
 	}
-	return nil
+	return err
 }
 
 func runRestart(c *Call, args []string) error {

@@ -28,8 +28,9 @@ type Session struct {
 	confirm  func(question string) bool
 	observer func(Event)
 
-	connMu sync.Mutex
-	nc     *nats.Conn
+	connMu   sync.Mutex
+	nc       *nats.Conn
+	jobConns map[*nats.Conn]struct{} // Connect's, until closed: a restart waits for them too
 
 	jobsMu sync.Mutex
 	jobs   map[int]*Job
@@ -110,7 +111,7 @@ func (s *Session) ListenerAdvice() string {
 
 // NewSession prepares a session; it connects on first use.
 func NewSession(dep broker.Deployment, opts ...Option) *Session {
-	s := &Session{dep: dep, now: time.Now, timeout: 5 * time.Second, jobs: map[int]*Job{}, verbs: map[string]Verb{}}
+	s := &Session{dep: dep, now: time.Now, timeout: 5 * time.Second, jobs: map[int]*Job{}, jobConns: map[*nats.Conn]struct{}{}, verbs: map[string]Verb{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -174,31 +175,6 @@ func (s *Session) Sync() {
 	}
 }
 
-// Reconnecting runs restart (which restarts the server: a restart, a store
-// area switched) and returns once the session's connection, if it had one,
-// has reconnected, waiting at most the session's timeout: so the next
-// command does not find it still reconnecting.
-func (s *Session) Reconnecting(restart func() error) error {
-	s.connMu.Lock()
-	nc := s.nc
-	s.connMu.Unlock()
-	if nc == nil || nc.IsClosed() {
-		return restart()
-	}
-	before := nc.Stats().Reconnects
-	if err := restart(); err != nil {
-		return err
-	}
-	deadline := time.Now().Add(s.timeout)
-	for time.Now().Before(deadline) && !nc.IsClosed() {
-		if nc.Stats().Reconnects > before && nc.IsConnected() {
-			return nil
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	return nil
-}
-
 // Connect opens a connection of its own for a long-running command, so a
 // slow subscriber never holds up the rest of the lab.
 //
@@ -206,7 +182,14 @@ func (s *Session) Reconnecting(restart func() error) error {
 // present what natslab's clients must (its --token or --user), not the
 // lab's own user, so a lesson's users and permissions hold for them too.
 func (s *Session) Connect(name string) (*nats.Conn, error) {
-	return s.dep.ConnectAs(name, s.dep.Credentials())
+	nc, err := s.dep.ConnectAs(name, s.dep.Credentials())
+	if err != nil {
+		return nil, err
+	}
+	s.connMu.Lock()
+	s.jobConns[nc] = struct{}{}
+	s.connMu.Unlock()
+	return nc, nil
 }
 
 // Event is something the lab around the session may want to know: lesson

@@ -1,0 +1,40 @@
+package command_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// After nats-server -js the next JetStream line works the first time: the
+// verb returns once the session's connection is back and JetStream
+// answers, so neither a publish nor a stream info right after it meets a
+// connection still reconnecting.
+func TestNatsServerVerbReturnsReadyForTheNextLine(t *testing.T) {
+	l := newLab(t)
+	l.must(`stream add EVENTS --subjects "events.>" --defaults`)
+	for i := range 20 {
+		l.must("nats-server -js")
+		l.must(fmt.Sprintf("pub events.%d hello --jetstream", i))
+		want := fmt.Sprintf("Messages: %d", i+1)
+		if r := l.must("stream info EVENTS"); !strings.Contains(r.out, want) {
+			t.Fatalf("restart %d: stream info right after the restart wants %q:\n%s", i, want, r.out)
+		}
+	}
+}
+
+// A subscriber running as a job has its own connection: the verb waits for
+// it to be back too, so a core publish right after the restart reaches it
+// (core NATS keeps nothing for a subscriber that is not there).
+func TestNatsServerVerbWaitsForJobsConnections(t *testing.T) {
+	l := newLab(t)
+	j, _ := l.background(`sub 'greet.*'`)
+	waitReady(t, j)
+	for i := range 20 {
+		l.must("nats-server -js")
+		l.must(fmt.Sprintf("pub greet.n%d hello", i))
+		l.await(fmt.Sprintf("the sub job receiving the publish after restart %d", i), func() bool {
+			return j.Received() >= uint64(i+1)
+		})
+	}
+}
