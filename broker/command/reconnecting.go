@@ -105,10 +105,11 @@ func connName(nc *nats.Conn, s *Session) string {
 	return fmt.Sprintf("the connection %q", nc.Opts.Name)
 }
 
-// jetStreamAnswers asks JetStream for the account's info: any answer,
-// including that the account has no JetStream (a lesson's configuration
-// may say so), means JetStream is up; no responders or no answer means it
-// is not.
+// jetStreamAnswers asks JetStream for the account's info: any answer means
+// JetStream is up, including that the account has no JetStream (a
+// lesson's configuration may say so: the server answers an account
+// without it by no responders, which nats.go reports as
+// ErrJetStreamNotEnabled); no answer within ctx means it is not.
 func jetStreamAnswers(ctx context.Context, nc *nats.Conn) error {
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -116,7 +117,7 @@ func jetStreamAnswers(ctx context.Context, nc *nats.Conn) error {
 	}
 	_, err = js.AccountInfo(ctx)
 	var apiErr *jetstream.APIError
-	if err == nil || errors.As(err, &apiErr) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) {
+	if err == nil || errors.As(err, &apiErr) || errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount) || errors.Is(err, jetstream.ErrJetStreamNotEnabled) {
 		return nil
 	}
 	return err

@@ -1,9 +1,12 @@
 package command_test
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+
+	"natslab/broker/command"
 )
 
 // After nats-server -js the next JetStream line works the first time: the
@@ -36,5 +39,21 @@ func TestNatsServerVerbWaitsForJobsConnections(t *testing.T) {
 		l.await(fmt.Sprintf("the sub job receiving the publish after restart %d", i), func() bool {
 			return j.Received() >= uint64(i+1)
 		})
+	}
+}
+
+// The wait is bounded and says what was not ready: here the server stays
+// down, so the sub job's connection cannot come back.
+func TestReconnectingSaysWhatWasNotReady(t *testing.T) {
+	l := newLab(t)
+	j, _ := l.background(`sub 'greet.*'`)
+	waitReady(t, j)
+	err := l.s.Reconnecting(func() error { l.srv.Stop(); return nil })
+	var notReady *command.NotReadyError
+	if !errors.As(err, &notReady) || !strings.Contains(err.Error(), "greet.*") || !strings.Contains(err.Error(), "had not reconnected") {
+		t.Fatalf("want a NotReadyError naming the sub's connection, got %v", err)
+	}
+	if err := l.s.Reconnecting(func() error { return l.srv.Restart(true) }); err != nil {
+		t.Fatalf("once the server is back the lab is ready: %v", err)
 	}
 }
