@@ -69,9 +69,10 @@ func (s *Subscriptions) Of(importer, exporter, subject string) []Shadow {
 	return out
 }
 
-// AccountSubscriptions lists every account's subscriptions, as the
-// server's /subsz endpoint gives them account by account, with stream
-// imports' shadows split out.
+// AccountSubscriptions lists the subscriptions of the accounts named
+// (every account when none is), as the server's /subsz endpoint gives
+// them account by account, with stream imports' shadows split out: a
+// shadow is listed when its exporter is.
 //
 // A stream import lets the importer's subscribers hear what is published
 // in the exporter, and a message is matched only against the subscriptions
@@ -86,13 +87,16 @@ func (s *Subscriptions) Of(importer, exporter, subject string) []Shadow {
 // import; the subscription's own count holds only what reached it in its
 // own account. Subscriptions lists each in its place: Own, by the account
 // of the connection that made it, and Shadows.
-func (m *Monitor) AccountSubscriptions() (*Subscriptions, error) {
-	az, err := m.ns.Accountz(nil)
-	if err != nil {
-		return nil, err
+func (m *Monitor) AccountSubscriptions(accounts ...string) (*Subscriptions, error) {
+	if len(accounts) == 0 {
+		az, err := m.ns.Accountz(nil)
+		if err != nil {
+			return nil, err
+		}
+		accounts = az.Accounts
 	}
 	out := &Subscriptions{Own: map[string][]server.SubDetail{}}
-	for _, acc := range az.Accounts {
+	for _, acc := range accounts {
 		sz, err := m.ns.Subsz(&server.SubszOptions{Account: acc, Subscriptions: true, Limit: maxSubscriptions})
 		if err != nil {
 			return nil, err

@@ -158,6 +158,14 @@ func TestAccountSubscriptionsSplitStreamImportShadows(t *testing.T) {
 		t.Errorf("Of(an import SHOP does not have) = %+v", got)
 	}
 
+	// Named accounts only: a shadow is listed with its exporter.
+	if only, err := s.Monitor().AccountSubscriptions("AUDIT"); err != nil || len(only.Own) != 1 || len(only.Own["AUDIT"]) != len(subs.Own["AUDIT"]) || len(only.Shadows) != 0 {
+		t.Errorf("AUDIT alone: %+v, %v; want AUDIT's own and no shadow (they are in SHOP)", only, err)
+	}
+	if only, err := s.Monitor().AccountSubscriptions("SHOP"); err != nil || len(only.Own) != 1 || !slices.Equal(only.Shadows, want) {
+		t.Errorf("SHOP alone: %+v, %v; want SHOP's own and AUDIT's shadows", only, err)
+	}
+
 	// When the subscription ends, so does its shadow.
 	if err := all.Unsubscribe(); err != nil {
 		t.Fatal(err)

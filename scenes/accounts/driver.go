@@ -3,6 +3,7 @@ package accounts
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -240,7 +241,6 @@ func (d *driver) read(m *broker.Monitor) Snapshot {
 		}
 		delete(infos, server.DEFAULT_GLOBAL_ACCOUNT)
 	}
-	subs := map[string][]server.SubDetail{} // each account's subscription list, internal ones too
 	clients := map[string]map[uint64]bool{}
 	// The server adds a client's publishes to its account's count once it
 	// has delivered them: read before the deliveries, every publish counted
@@ -250,6 +250,13 @@ func (d *driver) read(m *broker.Monitor) Snapshot {
 		if st, ok, err := m.Account(name); err == nil && ok {
 			published[name] = st.Published
 		}
+	}
+	// Each account's subscriptions, internal ones too, with the stream
+	// imports' shadows apart.
+	subs, err := m.AccountSubscriptions(slices.Collect(maps.Keys(infos))...)
+	if err != nil {
+		s.Err = err.Error()
+		return s
 	}
 	for name := range infos {
 		acc := Account{Name: name, Published: published[name]}
@@ -269,9 +276,6 @@ func (d *driver) read(m *broker.Monitor) Snapshot {
 				slices.SortFunc(c.Subs, func(a, b Sub) int { return cmp.Or(cmp.Compare(len(a.Sid), len(b.Sid)), strings.Compare(a.Sid, b.Sid)) })
 				acc.Clients = append(acc.Clients, c)
 			}
-		}
-		if sz, err := m.Subsz(&server.SubszOptions{Account: name, Subscriptions: true, Limit: 1 << 14}); err == nil {
-			subs[name] = sz.Subs
 		}
 		for _, e := range infos[name].Exports {
 			acc.Exports = append(acc.Exports, Export{Kind: e.Type.String(), Subject: string(e.Subject)})
@@ -302,12 +306,12 @@ func (d *driver) read(m *broker.Monitor) Snapshot {
 		l := &s.Links[i]
 		switch l.Kind {
 		case "stream":
-			d.countStream(l, &s, subs[l.Exporter], seen)
+			d.countStream(l, &s, subs.Of(l.Importer, l.Exporter, l.Subject), seen)
 		case "service":
 			// The server subscribes to the import's subject in the
 			// importer with a client of its own: what that subscription
 			// got is what crossed into the exporter.
-			for _, sd := range subs[l.Importer] {
+			for _, sd := range subs.Own[l.Importer] {
 				if !clients[l.Importer][sd.Cid] && sd.Subject == l.Local {
 					l.Crossed += sd.Msgs
 				}
@@ -317,7 +321,7 @@ func (d *driver) read(m *broker.Monitor) Snapshot {
 			l.Replies = -1
 			if services[l.Exporter] == 1 {
 				l.Replies = 0
-				for _, sd := range subs[l.Exporter] {
+				for _, sd := range subs.Own[l.Exporter] {
 					if !clients[l.Exporter][sd.Cid] && strings.HasPrefix(sd.Subject, "_R_.") {
 						l.Replies += sd.Msgs
 					}
@@ -352,21 +356,17 @@ func (d *driver) read(m *broker.Monitor) Snapshot {
 	return s
 }
 
-// countStream counts what a stream import delivered. For each subscription
-// of the importer's that the import can feed, the server keeps a shadow
-// subscription in the exporter, on the exported subject, owned by the
-// importer's client (same sid): its count is what crossed.
-func (d *driver) countStream(l *Link, s *Snapshot, exporterSubs []server.SubDetail, seen map[string]bool) {
+// countStream counts what a stream import delivered: what its shadows
+// counted (see broker.Monitor.AccountSubscriptions), in all and on each
+// importer's subscription it fed.
+func (d *driver) countStream(l *Link, s *Snapshot, shadows []broker.Shadow, seen map[string]bool) {
 	imp := -1
 	for i := range s.Accounts {
 		if s.Accounts[i].Name == l.Importer {
 			imp = i
 		}
 	}
-	for _, sd := range exporterSubs {
-		if sd.Account != l.Importer || !server.SubjectMatchesFilter(sd.Subject, l.Subject) {
-			continue
-		}
+	for _, sd := range shadows {
 		key := l.Key() + "#" + strconv.FormatUint(sd.Cid, 10) + "/" + sd.Sid
 		seen[key] = true
 		d.shadows[key] = sd.Msgs
