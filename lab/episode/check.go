@@ -104,9 +104,8 @@ type RefusedCheck struct {
 }
 
 // SubsCheck counts live subscriptions of clients (not the lab's own checker).
-// A stream import's shadow subscription, which the server makes in the
-// exporting account for an importer's subscription, is nobody's: it is
-// never counted.
+// A stream import's shadow subscriptions (broker.Monitor.AccountSubscriptions)
+// are nobody's: they are never counted.
 type SubsCheck struct {
 	Account string  `yaml:"account"` // only those of clients of this account ("" for any)
 	Subject string  `yaml:"subject"` // subscriptions on exactly this subject (wildcards included)

@@ -417,7 +417,7 @@ func (s *snapshot) checkUnheard(c *UnheardCheck) (bool, string) {
 	}
 	for _, sh := range s.shadows { // a stream import listens for its importer
 		if server.SubjectsCollide(sh.Subject, c.Subject) {
-			listeners = append(listeners, sh.Subject+" for account "+sh.Account+"'s import")
+			listeners = append(listeners, sh.Subject+" for account "+sh.Importer+"'s import")
 		}
 	}
 	listeners = append(listeners, leafListens(s.ns, c.Subject)...)

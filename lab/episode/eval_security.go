@@ -165,36 +165,27 @@ func (s *snapshot) checkImport(c *ImportCheck) (bool, string) {
 		return false, fmt.Sprintf("account %s imports nothing on %s (its imports: %s; config shows them)", c.Account, c.Subject, listOr(have, "none"))
 	}
 	clients := s.clientConns(false)
-	subs := func(account string) []server.SubDetail {
-		sz, err := s.ns.Subsz(&server.SubszOptions{Account: account, Subscriptions: true, Limit: 1 << 16})
-		if err != nil {
-			return nil
-		}
-		return sz.Subs
-	}
+	subs := s.accountSubs()
 	var crossed, replies int64
 	service := im.Type.String() == "service"
 	if service {
 		// The server subscribes to the import's subject in the importer
 		// with a client of its own: what that subscription got crossed.
-		for _, sd := range subs(c.Account) {
+		for _, sd := range subs.Own[c.Account] {
 			if _, client := clients[sd.Cid]; !client && sd.Subject == string(im.LocalSubject) {
 				crossed += sd.Msgs
 			}
 		}
 		// Replies come back through the exporter's response subscription.
-		for _, sd := range subs(im.Account) {
+		for _, sd := range subs.Own[im.Account] {
 			if _, client := clients[sd.Cid]; !client && strings.HasPrefix(sd.Subject, "_R_.") {
 				replies += sd.Msgs
 			}
 		}
 	} else {
-		// What a stream import delivered is counted on the shadow
-		// subscriptions it made in the exporter (see clientSubs).
-		for _, sd := range subs(im.Account) {
-			if sd.Account == c.Account && server.SubjectMatchesFilter(sd.Subject, c.Subject) {
-				crossed += sd.Msgs
-			}
+		// What a stream import delivered is counted on its shadows.
+		for _, sh := range subs.Of(c.Account, im.Account, c.Subject) {
+			crossed += sh.Msgs
 		}
 	}
 	what := "messages"

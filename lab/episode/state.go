@@ -29,9 +29,10 @@ type snapshot struct {
 	namesDone bool
 	streams   map[string]streamResult
 	consumers map[string]consumerResult
+	accSubs   *broker.Subscriptions // every account's, read once (see accountSubs)
 	subs      []server.SubDetail
 	subsDone  bool
-	shadows   []shadowSub                // stream imports' subscriptions (see clientSubs)
+	shadows   []broker.Shadow            // stream imports' shadows of client subscriptions
 	imported  map[subID]map[string]int64 // a subscription → exporting account → messages
 	users     map[uint64]string          // client connection → the user it logged in as
 	watchers  map[uint64]bool            // connections scenes watch with (see sceneWatcher)
@@ -227,67 +228,64 @@ func (s *snapshot) consumerInfos(stream string) []*jetstream.ConsumerInfo {
 // makes a subject heard. What a scene publishes still counts.
 const sceneWatcher = "natslab scene"
 
+// accountSubs is every account's subscriptions, with stream imports'
+// shadows apart, as the server running now lists them; empty while it is
+// stopped.
+func (s *snapshot) accountSubs() *broker.Subscriptions {
+	if s.accSubs == nil {
+		s.accSubs = &broker.Subscriptions{}
+		if s.ns != nil {
+			if all, err := s.ns.AccountSubscriptions(); err == nil {
+				s.accSubs = all
+			}
+		}
+	}
+	return s.accSubs
+}
+
 // clientSubs lists the live subscriptions of client connections, leaving
 // out the lab's own checker, the scenes' taps and the server's internal
-// subscriptions, each in the account of the client that made it.
-//
-// A stream import makes the server subscribe, for each subscription of the
-// importer that the import can feed, in the exporter's account: a shadow
-// subscription on the exported subject (orders.>, for AUDIT's
-// shop.orders.>), with the importer's client, sid and account. It is not a
-// subscription anyone made in the exporter, so it is left out here (see
-// shadows); what it delivered is what its client's own subscription
-// received through the import, and is counted there (see imported).
+// subscriptions, each in the account of the client that made it, with
+// what reached it through stream imports counted in (see imported). A
+// stream import's shadow of a client subscription is listed apart, in
+// shadows: it is not a subscription anyone made in the exporter.
 func (s *snapshot) clientSubs() []server.SubDetail {
 	if s.subsDone || s.ns == nil {
 		return s.subs
 	}
 	s.subsDone = true
 	conns := s.clientConns(false)
-	az, err := s.ns.Accountz(nil)
-	if err != nil {
-		return nil
+	client := func(cid uint64) bool {
+		_, ok := conns[cid]
+		return ok && !s.watchers[cid]
 	}
-	for _, acc := range az.Accounts {
-		sz, err := s.ns.Subsz(&server.SubszOptions{Account: acc, Subscriptions: true, Limit: 1 << 16})
-		if err != nil {
-			continue
-		}
-		for _, sd := range sz.Subs {
-			if _, ok := conns[sd.Cid]; !ok || s.watchers[sd.Cid] {
-				continue
-			}
-			if sd.Account != acc {
-				s.shadows = append(s.shadows, shadowSub{sd, acc})
-				continue
-			}
-			s.subs = append(s.subs, sd)
-		}
-	}
+	all := s.accountSubs()
 	s.imported = map[subID]map[string]int64{}
-	for _, sh := range s.shadows {
-		for i := range s.subs {
-			if sd := &s.subs[i]; sd.Cid == sh.Cid && sd.Sid == sh.Sid {
+	for _, own := range all.Own {
+		for _, sd := range own {
+			if !client(sd.Cid) {
+				continue
+			}
+			for _, sh := range all.Imported(sd.Cid, sd.Sid) {
 				sd.Msgs += sh.Msgs
 				id := subID{sd.Cid, sd.Sid}
 				if s.imported[id] == nil {
 					s.imported[id] = map[string]int64{}
 				}
-				s.imported[id][sh.exporter] += sh.Msgs
+				s.imported[id][sh.Exporter] += sh.Msgs
 			}
+			s.subs = append(s.subs, sd)
+		}
+	}
+	for _, sh := range all.Shadows {
+		if client(sh.Cid) {
+			s.shadows = append(s.shadows, sh)
 		}
 	}
 	slices.SortFunc(s.subs, func(a, b server.SubDetail) int {
 		return cmp.Or(cmp.Compare(a.Cid, b.Cid), strings.Compare(a.Sid, b.Sid))
 	})
 	return s.subs
-}
-
-// shadowSub is a stream import's subscription in the exporter's account
-// on behalf of a client of the importer's.
-type shadowSub struct {
-	server.SubDetail
-	exporter string
 }
 
 // subID identifies a subscription on the server running now.
