@@ -62,7 +62,7 @@ func receive(t *testing.T, sub *nats.Subscription, n int) {
 	}
 }
 
-func sid(t *testing.T, subs []server.SubDetail, cid uint64, subject string) server.SubDetail {
+func subOf(t *testing.T, subs []server.SubDetail, cid uint64, subject string) server.SubDetail {
 	t.Helper()
 	i := slices.IndexFunc(subs, func(sd server.SubDetail) bool { return sd.Cid == cid && sd.Subject == subject })
 	if i < 0 {
@@ -119,13 +119,13 @@ func TestAccountSubscriptionsSplitStreamImportShadows(t *testing.T) {
 	if auditsAnywhere != 3 {
 		t.Errorf("audit's 3 subscriptions are listed %d times among the accounts' own", auditsAnywhere)
 	}
-	allSD := sid(t, subs.Own["AUDIT"], acid, "shop.orders.>")
-	newsSD := sid(t, subs.Own["AUDIT"], acid, "shop.orders.new")
-	ownSD := sid(t, subs.Own["AUDIT"], acid, "audit.>")
+	allSD := subOf(t, subs.Own["AUDIT"], acid, "shop.orders.>")
+	newsSD := subOf(t, subs.Own["AUDIT"], acid, "shop.orders.new")
+	ownSD := subOf(t, subs.Own["AUDIT"], acid, "audit.>")
 	if allSD.Msgs != 1 || newsSD.Msgs != 0 || ownSD.Msgs != 2 {
 		t.Errorf("inside AUDIT: shop.orders.> got %d (want 1), shop.orders.new %d (want 0), audit.> %d (want 2)", allSD.Msgs, newsSD.Msgs, ownSD.Msgs)
 	}
-	if sd := sid(t, subs.Own["SHOP"], scid, "orders.>"); sd.Msgs != 3 || sd.Account != "SHOP" {
+	if sd := subOf(t, subs.Own["SHOP"], scid, "orders.>"); sd.Msgs != 3 || sd.Account != "SHOP" {
 		t.Errorf("SHOP's own orders.> shows %d of account %s, want 3 of SHOP", sd.Msgs, sd.Account)
 	}
 	for acc, list := range subs.Own {

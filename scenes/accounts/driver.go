@@ -366,23 +366,23 @@ func (d *driver) countStream(l *Link, s *Snapshot, shadows []broker.Shadow, seen
 			imp = i
 		}
 	}
-	for _, sd := range shadows {
-		key := l.Key() + "#" + strconv.FormatUint(sd.Cid, 10) + "/" + sd.Sid
+	for _, sh := range shadows {
+		key := l.Key() + "#" + strconv.FormatUint(sh.Cid, 10) + "/" + sh.Sid
 		seen[key] = true
-		d.shadows[key] = sd.Msgs
-		l.Crossed += sd.Msgs
+		d.shadows[key] = sh.Msgs
+		l.Crossed += sh.Msgs
 		l.Subscribers++
 		if imp < 0 {
 			continue
 		}
 		for ci := range s.Accounts[imp].Clients {
 			c := &s.Accounts[imp].Clients[ci]
-			if c.Cid != sd.Cid {
+			if c.Cid != sh.Cid {
 				continue
 			}
 			for si := range c.Subs {
-				if c.Subs[si].Sid == sd.Sid {
-					c.Subs[si].Msgs += sd.Msgs
+				if c.Subs[si].Sid == sh.Sid {
+					c.Subs[si].Msgs += sh.Msgs
 					c.Subs[si].From = l.Exporter
 				}
 			}
