@@ -273,3 +273,13 @@ var jobNumber = regexp.MustCompile(`\bstop \d+\b`)
 func normalHint(s string) string {
 	return jobNumber.ReplaceAllString(strings.Join(strings.Fields(s), " "), "stop N")
 }
+
+// natslab run --lesson takes the number natslab lessons shows, and reports
+// the lesson by its ID.
+func TestRunLessonByItsNumber(t *testing.T) {
+	r := runBinary(t, "1", "# nothing typed yet\n", false)
+	first := catalog().Episodes[0]
+	if want := fmt.Sprintf("lesson %s: 0/%d steps done", first.ID, len(first.Steps)); r.code != 1 || !strings.Contains(r.out, want) {
+		t.Errorf("run --lesson 1: exit %d, want 1 and %q in:\n%s", r.code, want, r.out)
+	}
+}

@@ -1,6 +1,7 @@
 package episode
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -160,4 +161,25 @@ func realParses(words []string) bool {
 		}
 	}
 	return true
+}
+
+// natslab lessons numbers the lessons; a learner reading it may type the
+// number instead of the ID.
+func TestGetTakesTheListedNumber(t *testing.T) {
+	c := catalog()
+	for _, tc := range []struct{ in, want string }{
+		{"1", c.Episodes[0].ID},
+		{"26", c.Episodes[25].ID},
+		{fmt.Sprint(len(c.Episodes)), c.Episodes[len(c.Episodes)-1].ID},
+		{"hello", "hello"},
+	} {
+		if e, ok := c.Get(tc.in); !ok || e.ID != tc.want {
+			t.Errorf("Get(%q) = %v, %v; want %s", tc.in, e, ok, tc.want)
+		}
+	}
+	for _, in := range []string{"0", "-1", "01", "+1", fmt.Sprint(len(c.Episodes) + 1), ""} {
+		if e, ok := c.Get(in); ok {
+			t.Errorf("Get(%q) found %s; a number outside the list, or written otherwise than the list shows it, is no lesson", in, e.ID)
+		}
+	}
 }

@@ -125,10 +125,17 @@ type Catalog struct {
 	byID     map[string]*Episode
 }
 
-// Get finds an episode by ID.
+// Get finds an episode by ID, or by the number natslab lessons shows
+// beside it (1 for the first), which is what a learner reading that list
+// is likely to type.
 func (c *Catalog) Get(id string) (*Episode, bool) {
-	e, ok := c.byID[id]
-	return e, ok
+	if e, ok := c.byID[id]; ok {
+		return e, true
+	}
+	if n, err := strconv.Atoi(id); err == nil && n >= 1 && n <= len(c.Episodes) && id == strconv.Itoa(n) {
+		return c.Episodes[n-1], true
+	}
+	return nil, false
 }
 
 // IDs lists the episode IDs in order.

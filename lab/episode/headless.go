@@ -36,7 +36,7 @@ func RunScript(ctx context.Context, c *Catalog, id string, o HeadlessOptions, r 
 	}
 	o.Cluster = max(o.Cluster, Nodes(o.Deployment))
 	if o.Progress.StatusOf(ep, o.Cluster) == Unavailable {
-		return Report{}, fmt.Errorf("lesson %s needs a %d-node cluster: add --cluster %d", id, ep.Needs.Cluster, ep.Needs.Cluster)
+		return Report{}, fmt.Errorf("lesson %s needs a %d-node cluster: add --cluster %d", ep.ID, ep.Needs.Cluster, ep.Needs.Cluster)
 	}
 	var lesson atomic.Pointer[Lesson]
 	opts := append([]command.Option{command.WithObserver(func(ev command.Event) {

@@ -74,5 +74,5 @@ func WriteList(w io.Writer, c *Catalog, p *Progress, o ListOptions) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
-	fmt.Fprintf(w, "\n%d of %d done. Open one with natslab --lesson ID (in the lab: lesson ID).\n", done, len(c.Episodes))
+	fmt.Fprintf(w, "\n%d of %d done. Open one: natslab --lesson ID or number (in the lab: lesson ID).\n", done, len(c.Episodes))
 }

@@ -94,7 +94,7 @@ func (t *Tutor) Open(ctx context.Context, id string) (*Lesson, error) {
 		return nil, t.cat.Unknown(id)
 	}
 	if t.env.Progress.StatusOf(ep, t.env.Cluster) == Unavailable {
-		return nil, fmt.Errorf("lesson %s needs a %d-node cluster: quit and start natslab --cluster %d --lesson %s", id, ep.Needs.Cluster, ep.Needs.Cluster, id)
+		return nil, fmt.Errorf("lesson %s needs a %d-node cluster: quit and start natslab --cluster %d --lesson %s", ep.ID, ep.Needs.Cluster, ep.Needs.Cluster, ep.ID)
 	}
 	t.op.Lock()
 	defer t.op.Unlock()
@@ -121,7 +121,7 @@ func (t *Tutor) Open(ctx context.Context, id string) (*Lesson, error) {
 	t.lesson = l
 	t.mu.Unlock()
 	if t.env.Progress != nil {
-		_ = t.env.Progress.SetCurrent(id)
+		_ = t.env.Progress.SetCurrent(ep.ID)
 	}
 	return l, nil
 }

@@ -286,3 +286,14 @@ func TestHintsComeInStagesAndHideTheFault(t *testing.T) {
 		t.Errorf("a reset forgets the hints: %+v", r)
 	}
 }
+
+// A lesson opened by its number is remembered by its ID: the progress file
+// names lessons, and the numbers follow the catalog's order.
+func TestLessonOpensByItsNumber(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.InProcessOnly())
+	l := newLab(t, srv)
+	l.must("lesson 6", "Lesson 6 · first-stream")
+	if got := l.prog.Current(); got != "first-stream" {
+		t.Errorf("the progress file should name the lesson, got %q", got)
+	}
+}

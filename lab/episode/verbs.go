@@ -17,7 +17,7 @@ func (t *Tutor) Verbs() []command.Verb {
 		{Name: "lessons", Usage: "lessons", Summary: "List the lessons and how far you got in each", Run: t.runLessons},
 		// The verbs that open a lesson take no job number, so its setup's
 		// jobs are numbered alike however it was opened.
-		{Name: "lesson", Usage: "lesson [ID|reset [--force]|leave]", Summary: "Show the open lesson's steps, open lesson ID, start it over (reset, asks first) or go back to the sandbox (leave)", Run: t.runLesson, Complete: t.completeLesson, Unnumbered: true},
+		{Name: "lesson", Usage: "lesson [ID|reset [--force]|leave]", Summary: "Show the open lesson's steps, open lesson ID (or its number in lessons), start it over (reset, asks first) or go back to the sandbox (leave)", Run: t.runLesson, Complete: t.completeLesson, Unnumbered: true},
 		{Name: "next", Usage: "next", Summary: "Open the next lesson", Run: func(c *command.Call, args []string) error { return t.runStep(c, args, +1) }, Unnumbered: true},
 		{Name: "prev", Usage: "prev", Summary: "Open the previous lesson", Run: func(c *command.Call, args []string) error { return t.runStep(c, args, -1) }, Unnumbered: true},
 		{Name: "hint", Usage: "hint", Summary: "Explain the step to do next and what to type", Run: t.runHint},
