@@ -1,10 +1,10 @@
 package command
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
-	"time"
 )
 
 func init() {
@@ -75,15 +75,19 @@ func rawAfter(line, word string) string {
 
 // reloadConfig applies a configuration change and prints what the server
 // logged about it (its Reloaded: lines, as nats-server --signal reload
-// logs), then waits for the session's connection to be back: nats-server
-// closes the connections of an account whose settings it rebuilt, and
-// clients reconnect.
+// logs). It returns once the lab is ready for the next line (Reloading):
+// nats-server disconnects the clients a reload no longer lets in, and a
+// restart (where accounts change) drops every client until it reconnects.
 func (s *Session) reloadConfig(c *Call, apply func() error) error {
 	log := s.dep.Log()
 	mark := log.Total()
-	if err := apply(); err != nil {
+	err := s.Reloading(apply)
+	var notReady *NotReadyError
+	if err != nil && !errors.As(err, &notReady) {
 		return err
 	}
+	// The change was applied: what the server said of it is shown even
+	// when the lab was not ready in time, which err then says after it.
 	lines, _ := log.Since(mark)
 	reloaded := false
 	for _, l := range lines {
@@ -95,24 +99,5 @@ func (s *Session) reloadConfig(c *Call, apply func() error) error {
 	if !reloaded {
 		c.Statusf("The lab restarted its server with the configuration (where accounts change, it restarts rather than reloads)")
 	}
-	s.awaitConn()
-	return nil
-}
-
-// awaitConn returns once the session's connection, if it has one, is
-// connected and answers, or after the session's timeout.
-func (s *Session) awaitConn() {
-	s.connMu.Lock()
-	nc := s.nc
-	s.connMu.Unlock()
-	if nc == nil {
-		return
-	}
-	deadline := time.Now().Add(s.timeout)
-	for time.Now().Before(deadline) && !nc.IsClosed() {
-		if nc.IsConnected() && nc.FlushTimeout(time.Second) == nil {
-			return
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	return err
 }

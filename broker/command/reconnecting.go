@@ -10,17 +10,23 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// NotReadyError says that the server restarted but the lab was not ready
-// for the next line within the session's timeout: a connection had not
-// reconnected, or JetStream did not answer.
+// NotReadyError says that the server restarted or reloaded its
+// configuration but the lab was not ready for the next line within the
+// session's timeout: a connection had not reconnected, or JetStream did not
+// answer.
 type NotReadyError struct {
+	Change  string // what the server did: "the server restarted" where empty
 	What    string // what was not ready
 	Timeout time.Duration
 	Err     error // JetStream's failure, if that was it
 }
 
 func (e *NotReadyError) Error() string {
-	s := fmt.Sprintf("the server restarted, but %s after %s", e.What, e.Timeout)
+	change := e.Change
+	if change == "" {
+		change = "the server restarted"
+	}
+	s := fmt.Sprintf("%s, but %s after %s", change, e.What, e.Timeout)
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
@@ -39,41 +45,95 @@ func (e *NotReadyError) Unwrap() error { return e.Err }
 // has a job miss what it publishes. The waits together take at most the
 // session's timeout; past it, a NotReadyError says what was not ready.
 func (s *Session) Reconnecting(restart func() error) error {
+	return s.readyAfter(restart, "the server restarted", func(string) bool { return true })
+}
+
+// Reloading runs reload (a change of the server's configuration, which
+// nats-server reloads in place, or, where the lab cannot rely on a reload,
+// restarts for) and returns once the lab is ready for the next line, as
+// Reconnecting does. A reload keeps the clients the new configuration
+// still lets in, with its permissions and mappings applied before the
+// reload returns: a round trip on such a connection shows the server has
+// it. A client it no longer lets in (or would move to another account) is
+// disconnected: its connection is waited for until it is back or closed
+// for good (nats.go gives up on a server that refuses it twice). A
+// restart, told by a new server ID, drops them all, and JetStream, which a
+// reload leaves running, is asked too.
+func (s *Session) Reloading(reload func() error) error {
+	before := s.serverID()
+	return s.readyAfter(reload, "the server reloaded its configuration", func(after string) bool { return after != before })
+}
+
+// readyAfter runs change and waits for the session's connections to be
+// ready, then, where restarted says the server started anew (given its ID
+// after the change) and JetStream is on, for JetStream to answer.
+func (s *Session) readyAfter(change func() error, said string, restarted func(id string) bool) error {
 	conns := s.openConns()
 	back := make([]chan nats.Status, len(conns))
 	for i, nc := range conns {
-		// Registered before the restart, so no reconnect can come unseen.
+		// Registered before the change, so no reconnect can come unseen.
 		back[i] = nc.StatusChanged(nats.CONNECTED, nats.CLOSED)
 		defer nc.RemoveStatusListener(back[i])
 	}
-	if err := restart(); err != nil {
+	if err := change(); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
 	for i, nc := range conns {
-		select {
-		case <-back[i]: // reconnected, or closed: a stopped job's
-		case <-ctx.Done():
-			return &NotReadyError{What: connName(nc, s) + " had not reconnected", Timeout: s.timeout}
-		}
-		// A reconnected client has sent its subscriptions again, but the
-		// server may not have read them yet: past a round trip it has, so
-		// a publish from another connection finds them.
-		if err := nc.FlushWithContext(ctx); err != nil && !nc.IsClosed() {
-			return &NotReadyError{What: connName(nc, s) + " had not reconnected", Timeout: s.timeout, Err: err}
+		if back, err := awaitBack(ctx, nc, back[i]); !back {
+			return &NotReadyError{Change: said, What: connName(nc, s) + " had not reconnected", Timeout: s.timeout, Err: err}
 		}
 	}
 	s.connMu.Lock()
 	nc := s.nc
 	s.connMu.Unlock()
-	if nc == nil || nc.IsClosed() || !s.dep.JetStream() {
+	if nc == nil || nc.IsClosed() || !s.dep.JetStream() || !restarted(s.serverID()) {
 		return nil
 	}
 	if err := jetStreamAnswers(ctx, nc); err != nil {
-		return &NotReadyError{What: "JetStream had not answered", Timeout: s.timeout, Err: err}
+		return &NotReadyError{Change: said, What: "JetStream had not answered", Timeout: s.timeout, Err: err}
 	}
 	return nil
+}
+
+// awaitBack returns once nc answers a round trip, which the server that
+// runs now can only answer once it has read everything nc sent before,
+// its subscriptions included (a reconnected client sends them again
+// first), or once nc is closed for good (a stopped job's, or one the
+// server no longer lets in). A round trip that fails, on a connection the
+// server dropped, waits for nats.go's next status event (back) and asks
+// again; so does a connection not connected now. The ping is never sent
+// while nc reconnects: nats.go would answer it with the reconnect's own.
+// Past ctx, it says nc is not back, with the round trip's failure if that
+// was the last thing tried.
+func awaitBack(ctx context.Context, nc *nats.Conn, statuses <-chan nats.Status) (back bool, err error) {
+	for !nc.IsClosed() {
+		if nc.IsConnected() {
+			err = nc.FlushWithContext(ctx)
+			if err == nil || nc.IsClosed() {
+				return true, nil
+			}
+			if ctx.Err() != nil {
+				return false, err
+			}
+		}
+		select {
+		case <-statuses: // reconnected or closed: look again
+		case <-ctx.Done():
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// serverID identifies the running server: it changes at every start; ""
+// while it is stopped.
+func (s *Session) serverID() string {
+	if m := s.dep.Monitor(); m != nil {
+		return m.ID()
+	}
+	return ""
 }
 
 // openConns are the session's connections open now, the shared one first;
