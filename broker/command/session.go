@@ -284,10 +284,14 @@ func (c *Call) Confirm(question string) (yes, asked bool) {
 	return c.S.confirm(question), true
 }
 
-// Statusf writes a status line the way the real CLI logs it: "15:04:05 msg".
+// Statusf writes a status line the way the real CLI logs it (log.Printf
+// with the time alone): "15:04:05 msg", a newline added where msg lacks one.
 func (c *Call) Statusf(format string, a ...any) {
 	msg := fmt.Sprintf(format, a...)
-	fmt.Fprintf(c.Err, "%s %s\n", c.S.now().Format("15:04:05"), strings.TrimSuffix(msg, "\n"))
+	if !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	fmt.Fprintf(c.Err, "%s %s", c.S.now().Format("15:04:05"), msg)
 }
 
 // Conn is the session's shared connection.

@@ -186,10 +186,7 @@ func (s *subCmd) run(c *Call) error {
 	if len(s.subjects) == 0 && s.inbox {
 		s.subjects = []string{nc.NewRespInbox()}
 	}
-	sk, err := newSubSink(c, s)
-	if err != nil {
-		return err
-	}
+	sk := newSubSink(c, s)
 	defer sk.close()
 	if s.useJS {
 		err = s.runJetStream(c, nc, sk)

@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"natslab/broker/brokertest"
+	"natslab/broker/command"
 )
 
 // seedEvents is the tutorial's stream: three events in EVENTS.
@@ -294,5 +295,25 @@ func TestSubTranslate(t *testing.T) {
 	r = l.must(`sub "events.>" --all -T --count 1 --raw --translate 'sh -c "exit 3"'`)
 	if !strings.Contains(r.out, "Error while translating msg body: exit status 3") {
 		t.Errorf("failing --translate:\n%s", r.out)
+	}
+}
+
+// A --translate line that names no command (here once its template has
+// run) crashes natscli v0.5.0 after the message's first line, so it has
+// no line of its own to print: the lab shows that first line, then stops
+// the sub with its own refusal, never a natscli-looking error.
+func TestSubTranslateWithoutACommand(t *testing.T) {
+	l := newLab(t)
+	seedEvents(t, l)
+	r := l.run(`sub "events.>" --all -T --translate '{{if false}}cat{{end}}'`)
+	msg, ok := command.Refusal(r.e)
+	if !ok || !strings.Contains(msg, "names no command to run") {
+		t.Fatalf("want the lab's refusal, got %v\n%s", r.e, r.all())
+	}
+	if !strings.HasPrefix(command.ErrorLine(r.e), command.LabPrefix) {
+		t.Errorf("the refusal reads as the real CLI's: %q", command.ErrorLine(r.e))
+	}
+	if n := strings.Count(r.out, "Received JetStream message"); n != 1 || strings.Contains(r.out, "Error while translating") {
+		t.Errorf("want the first message's first line alone, then the end:\n%s", r.out)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,7 +16,7 @@ import (
 	"text/template"
 	"time"
 
-	shellquote "github.com/kballard/go-shellquote"
+	"github.com/google/shlex"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -36,6 +37,12 @@ type msgPrinter struct {
 	start        time.Time
 	now          func() time.Time
 	translate    *translator
+	// status writes a line of the real CLI's log (stderr, led by the
+	// time), as natscli's log.Printf does: Call.Statusf.
+	status func(format string, a ...any)
+	// failed is the lab's refusal that ends the sub, once printing a
+	// message met what the real CLI cannot go on from (it crashes).
+	failed error
 
 	line  []byte
 	keys  []string
@@ -173,6 +180,9 @@ func (p *msgPrinter) bodyCompact(data []byte, subject, stream string) ([]byte, b
 	if p.translate != nil {
 		out, err := p.translate.run(p.ctx, data, subject, stream)
 		if err != nil {
+			if p.noCommand(err) {
+				return nil, false
+			}
 			fmt.Fprintf(p.w, "%q\nError while translating msg body: %s\n\n", out, err)
 			return nil, false
 		}
@@ -208,14 +218,16 @@ func (p *msgPrinter) dumpMsg(subject, reply string, hdr nats.Header, data []byte
 	if p.translate != nil {
 		out, err := p.translate.run(p.ctx, data, subject, "")
 		if err != nil {
-			fmt.Fprintf(p.w, "%q\nError while translating msg body: %s\n\n", out, err)
+			if !p.noCommand(err) {
+				p.status("%q\nError while translating msg body: %s\n\n", out, err)
+			}
 			return
 		}
 		msg.Data = out
 	}
 	js, err := json.Marshal(msg)
 	if err != nil {
-		fmt.Fprintf(p.w, "Could not JSON encode message: %s\n", err)
+		p.status("Could not JSON encode message: %s", err)
 		return
 	}
 	if p.dump == "-" {
@@ -224,16 +236,40 @@ func (p *msgPrinter) dumpMsg(subject, reply string, hdr nats.Header, data []byte
 		return
 	}
 	if err := os.WriteFile(filepath.Join(p.dump, name+".json"), js, 0o600); err != nil {
-		fmt.Fprintf(p.w, "Could not save message: %s\n", err)
+		p.status("Could not save message: %s", err)
 	}
 	if ctr%100 == 0 {
 		p.w.WriteByte('.')
 	}
 }
 
+// noCommand reports whether err says that the --translate command line
+// names no command, and if so makes it the refusal that ends the sub: the
+// real CLI crashes there (an index out of range), so it has no line of its
+// own to print.
+func (p *msgPrinter) noCommand(err error) bool {
+	var empty *emptyTranslation
+	if !errors.As(err, &empty) {
+		return false
+	}
+	if p.failed == nil {
+		p.failed = usageErrorf("--translate %q names no command to run, so the sub stops here (the real CLI crashes on it): give one, for example --translate 'tr a-z A-Z'", empty.line)
+	}
+	return true
+}
+
+// emptyTranslation: the --translate command line, as its template wrote it
+// for a message, has no words.
+type emptyTranslation struct{ line string }
+
+func (e *emptyTranslation) Error() string { return fmt.Sprintf("the command line %q is empty", e.line) }
+
 // translator pipes a body through a command (--translate), as the real CLI
-// does: the command line may use {{Subject}} and {{Stream}}; it runs
-// without a shell, and is killed if the job stops or it takes too long.
+// does (natscli's filterDataThroughCmd): the command line may use
+// {{Subject}} and {{Stream}}; it is split into words as natscli splits it
+// and runs without a shell, and is killed if the job stops or it takes too
+// long. Its failures are natscli's: the template's own error or the
+// splitter's, and nothing translated.
 type translator struct {
 	tmpl     *template.Template
 	parseErr error // the command line does not parse: every message says so
@@ -254,16 +290,19 @@ func newTranslator(command string, timeout time.Duration) *translator {
 
 func (t *translator) run(ctx context.Context, data []byte, subject, stream string) ([]byte, error) {
 	if t.parseErr != nil {
-		return data, t.parseErr
+		return nil, t.parseErr
 	}
 	t.subject, t.stream = subject, stream
 	var line strings.Builder
 	if err := t.tmpl.Execute(&line, nil); err != nil {
 		return nil, err
 	}
-	words, err := shellquote.Split(line.String())
-	if err != nil || len(words) == 0 {
-		return nil, fmt.Errorf("the translate command line %q could not be parsed", line.String())
+	words, err := shlex.Split(line.String())
+	if err != nil {
+		return nil, fmt.Errorf("the filter command line could not be parsed: %w", err)
+	}
+	if len(words) == 0 {
+		return nil, &emptyTranslation{line: line.String()}
 	}
 	ctx, cancel := context.WithTimeout(ctx, t.timeout)
 	defer cancel()

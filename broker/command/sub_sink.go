@@ -3,8 +3,6 @@ package command
 import (
 	"bufio"
 	"context"
-	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -48,11 +46,11 @@ type subSink struct {
 	doneOnce sync.Once
 }
 
-func newSubSink(c *Call, s *subCmd) (*subSink, error) {
+func newSubSink(c *Call, s *subCmd) *subSink {
 	p := &msgPrinter{
 		w: bufio.NewWriterSize(c.Out, subOutputBuffer), ctx: c.Ctx,
 		raw: s.raw, headersOnly: s.headersOnly, subjectsOnly: s.subjectsOnly, dump: s.dump,
-		start: c.Now(), now: c.Now,
+		start: c.Now(), now: c.Now, status: c.Statusf,
 	}
 	switch {
 	case s.timestamps:
@@ -63,18 +61,13 @@ func newSubSink(c *Call, s *subCmd) (*subSink, error) {
 	if s.translate != "" {
 		p.translate = newTranslator(s.translate, c.timeout)
 	}
-	if s.dump != "" && s.dump != "-" {
-		if err := os.MkdirAll(s.dump, 0o700); err != nil {
-			return nil, fmt.Errorf("cannot create the dump directory: %w (choose another with --dump DIR)", err)
-		}
-	}
 	sk := &subSink{c: c, cmd: s, p: p, dropped: map[*nats.Subscription]int{}, ignore: s.ignoreSubjects(), done: make(chan struct{})}
 	sk.flusher = time.AfterFunc(time.Hour, sk.flushNow)
 	sk.flusher.Stop()
 	if s.wait > 0 {
 		sk.waiter = time.AfterFunc(s.wait, func() { sk.finish(nil) })
 	}
-	return sk, nil
+	return sk
 }
 
 // finish ends the subscription; err is what the command returns.
@@ -150,6 +143,11 @@ func (sk *subSink) admit(subject string) bool {
 // Called with mu held.
 func (sk *subSink) after(atEnd bool) {
 	sk.printed()
+	if sk.p.failed != nil {
+		sk.stopped = true
+		sk.finish(sk.p.failed)
+		return
+	}
 	if (sk.cmd.count > 0 && sk.received >= sk.cmd.count) || (sk.cmd.terminate && atEnd) {
 		sk.stopped = true
 		sk.finish(nil)
