@@ -47,6 +47,10 @@ func (s *streamCmd) get(c *Call) error {
 	if s.json {
 		return streamJSON(c.Out, item)
 	}
+	if item == nil {
+		// An answer without a message: natscli crashes on it.
+		return &labError{fmt.Errorf("the server answered the request for %s#%d without a message", s.stream, s.seq)}
+	}
 	fmt.Fprintf(c.Out, "Item: %s#%d received %v (%s) on Subject %s\n\n", s.stream, item.Sequence, item.Time, human(time.Since(item.Time)), item.Subject)
 	if hdrs := streamHeaders(item.Header); len(hdrs) > 0 {
 		fmt.Fprintln(c.Out, "Headers:")
@@ -128,6 +132,7 @@ func streamBody(w io.Writer, data []byte) {
 
 // streamMsgGet asks the stream for one message (the plain API, not direct
 // get, so it works whatever the stream allows) and creates no consumer.
+// An answer with no message is none (nil, nil), as jsm.go reads it.
 func (c *Call) streamMsgGet(ctx context.Context, stream string, req api.JSApiMsgGetRequest) (*api.StoredMsg, error) {
 	nc, err := c.Conn()
 	if err != nil {
@@ -143,15 +148,20 @@ func (c *Call) streamMsgGet(ctx context.Context, stream string, req api.JSApiMsg
 	if err != nil {
 		return nil, err
 	}
+	return decodeMsgGet(msg.Data)
+}
+
+// decodeMsgGet reads the server's answer to a message request as jsm.go
+// reads every JetStream answer for natscli: one that does not parse is
+// the JSON decoder's error, printed as it is (the lab's words are a
+// note); the server's refusal is its API error.
+func decodeMsgGet(data []byte) (*api.StoredMsg, error) {
 	var resp api.JSApiMsgGetResponse
-	if err := json.Unmarshal(msg.Data, &resp); err != nil {
-		return nil, fmt.Errorf("the server's answer to a message request does not parse: %w", err)
+	if err := json.Unmarshal(data, &resp); err != nil {
+		return nil, explain(err, "the server's answer to a message request is not the JSON JetStream answers with")
 	}
 	if err := resp.ToError(); err != nil {
 		return nil, err
-	}
-	if resp.Message == nil {
-		return nil, fmt.Errorf("the server answered a message request without a message")
 	}
 	return resp.Message, nil
 }

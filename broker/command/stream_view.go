@@ -70,6 +70,11 @@ func (s *streamCmd) view(c *Call) error {
 			}
 			return nil, c.explainAPI(err)
 		}
+		if m == nil {
+			// The real CLI's pager ends at a message that is not there.
+			c.Notef("the server answered the request for the next message without one: the lab stops reading here")
+			return nil, nil
+		}
 		req = api.JSApiMsgGetRequest{Seq: m.Sequence + 1, NextFor: filter}
 		return m, nil
 	}
