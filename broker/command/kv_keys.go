@@ -173,31 +173,38 @@ func (c *Call) kvStale(kv jetstream.KeyValue, key string, revision uint64) error
 	return fmt.Errorf("compare-and-set failed: the key is at revision %d now, not %d (it changed since you read it); get it with kv get %s %s and try again", last.Revision(), revision, bucket, key)
 }
 
-// kvWriteError explains a failed put, create or update.
+// kvWriteError explains a failed put, create or update: the library's
+// error is the line, as the real CLI prints it, and what the lab knows of
+// why (the bucket's limit) is a note.
 func (c *Call) kvWriteError(kv jetstream.KeyValue, key string, value []byte, err error) error {
 	switch {
 	case errors.Is(err, jetstream.ErrInvalidKey):
 		return kvCheckKey(key, false)
 	case errors.Is(err, jetstream.ErrStreamMessageExceedsMaximum) || kvErrCode(err) == jetstream.JSErrCodeStreamMessageExceedsMaximum:
-		var limit int32
-		ctx, cancel := c.Timeout()
-		defer cancel()
-		if st, serr := kv.Status(ctx); serr == nil {
-			if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
-				limit = bs.StreamInfo().Config.MaxMsgSize
-			}
-		}
-		b := kv.Bucket()
-		if limit > 0 && len(value) <= int(limit) {
-			// The server counts the headers stored with the value too.
-			return fmt.Errorf("the value (%s) and the headers stored with it exceed bucket %s's maximum value size of %s: raise the limit with kv edit %s --max-value-size", size(len(value)), b, size(limit), b)
-		}
-		if limit > 0 {
-			return fmt.Errorf("the value is %s, larger than bucket %s's maximum value size of %s: store a smaller value, or raise the limit with kv edit %s --max-value-size", size(len(value)), b, size(limit), b)
-		}
-		return fmt.Errorf("the value is %s, larger than the server accepts: store a smaller value", size(len(value)))
+		return explain(c.kvAPIError(err), "%s", c.kvTooLarge(kv, value))
 	}
 	return c.kvAPIError(err)
+}
+
+// kvTooLarge says why a value was too large for its bucket, for a note.
+func (c *Call) kvTooLarge(kv jetstream.KeyValue, value []byte) string {
+	var limit int32
+	ctx, cancel := c.Timeout()
+	defer cancel()
+	if st, serr := kv.Status(ctx); serr == nil {
+		if bs, ok := st.(*jetstream.KeyValueBucketStatus); ok {
+			limit = bs.StreamInfo().Config.MaxMsgSize
+		}
+	}
+	b := kv.Bucket()
+	switch {
+	case limit > 0 && len(value) <= int(limit):
+		// The server counts the headers stored with the value too.
+		return fmt.Sprintf("the value (%s) and the headers stored with it exceed bucket %s's maximum value size of %s: raise the limit with kv edit %s --max-value-size", size(len(value)), b, size(limit), b)
+	case limit > 0:
+		return fmt.Sprintf("the value is %s, larger than bucket %s's maximum value size of %s: store a smaller value, or raise the limit with kv edit %s --max-value-size", size(len(value)), b, size(limit), b)
+	}
+	return fmt.Sprintf("the value is %s, larger than the server accepts: store a smaller value", size(len(value)))
 }
 
 // kvErrCode is the JetStream error code inside err, or 0.

@@ -40,7 +40,8 @@ func TestKeyValueWalkthrough(t *testing.T) {
 // revisions gone, compare-and-set on a stale revision, create on a key
 // that exists, delete of a key that never was, a bucket that is not
 // there, names the library refuses, a put without a value (the real CLI reads an empty standard
-// input). The real CLI's error lines, as the library reports them.
+// input), values larger than the bucket takes. The real CLI's error lines, as the library
+// reports them.
 func TestKeyValueMistakes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs natslab and the real nats CLI")
@@ -78,6 +79,12 @@ func TestKeyValueMistakes(t *testing.T) {
 			"nats kv rm NOPE -f",
 			"nats kv rm NOPE",
 			"nats kv info NOPE",
+			// Values larger than the bucket allows: the server's refusal,
+			// also where the value fits and its headers do not.
+			"nats kv add SMALL --max-value-size 10",
+			"nats kv put SMALL big 'this value is longer than ten bytes'",
+			"nats kv put SMALL a x",
+			"nats kv create SMALL b x",
 		},
 	})
 }
