@@ -226,11 +226,9 @@ func (x *consumerCmd) pullOne(c *Call, nc *nats.Conn, timeout time.Duration) (*n
 				retry = time.After(250 * time.Millisecond)
 				continue
 			}
-			desc := m.Header.Get("Description")
-			if desc == "" {
-				desc = "status " + status
-			}
-			return nil, fmt.Errorf("the server ended the pull: %s (%s)", desc, status)
+			// Any other answer in place of a message (409 Exceeded
+			// MaxWaiting, …): natscli prints it as one.
+			return m, nil
 		}
 	}
 }

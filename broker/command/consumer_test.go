@@ -727,3 +727,29 @@ func TestConsumerNextSaysWhyNothingCame(t *testing.T) {
 	l.must("consumer next JOBS worker --no-ack")
 	l.fails("consumer next JOBS worker --timeout 1s", "no message received: nats: timeout", "gave up on a message after 1 delivery (--max-deliver)", "$JS.EVENT.ADVISORY.CONSUMER.MAX_DELIVERIES.JOBS.worker", "other consumers can read it")
 }
+
+// The server may answer a pull with a status instead of a message (here
+// 409 Exceeded MaxWaiting: the consumer takes one waiting pull, and a job
+// holds it). natscli prints that answer as a message and then cannot
+// acknowledge it: so does the lab, its words a note.
+func TestConsumerNextPrintsTheServersRefusalAsNatscli(t *testing.T) {
+	l := newLab(t)
+	conStream(t, l, conEvents(), "events.a")
+	l.must("consumer add EVENTS one --pull --defaults --max-waiting 1")
+	j, _ := l.background("consumer next EVENTS one --timeout 1m")
+	waitReady(t, j)
+	eventually(t, "the job's pull to wait", func() bool { return conInfo(t, l, "EVENTS", "one").NumWaiting == 1 })
+	r := l.run("consumer next EVENTS one")
+	// natscli prints the headers in Go's map order, which varies; the
+	// lab sorts them.
+	want := "\nHeaders:\n\n  Description: Exceeded MaxWaiting\n  Status: 409\n\nData:\n\n\n\n"
+	if !strings.HasPrefix(r.out, "--- subject: _INBOX.") || !strings.HasSuffix(r.out, want) {
+		t.Errorf("want the answer printed as natscli prints it, ending %q:\n%s", want, r.out)
+	}
+	if r.e == nil || command.ErrorLine(r.e) != "nats: error: could not Acknowledge message: nats: message does not have a reply" {
+		t.Errorf("want natscli's failure to acknowledge, got %v", r.e)
+	}
+	if !strings.Contains(command.ErrorNote(r.e), "status 409 (Exceeded MaxWaiting)") {
+		t.Errorf("note: %q", command.ErrorNote(r.e))
+	}
+}
