@@ -89,11 +89,13 @@ func (c *Call) createError(ctx context.Context, st jetstream.Stream, cfg jetstre
 	name := consumerName(cfg)
 	var apiErr *jetstream.APIError
 	if !errors.As(err, &apiErr) {
-		if errors.Is(err, jetstream.ErrStreamNotFound) {
-			return c.unknownStream(stream)
-		}
 		//lint:ignore ST1005 the real CLI's words, capital and all
-		return fmt.Errorf("Consumer creation failed: %w", c.jsError(err))
+		line := fmt.Errorf("Consumer creation failed: %w", c.jsError(err))
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			// Removed since it was selected.
+			return noteOf(line, c.unknownStream(stream))
+		}
+		return line
 	}
 	code := fmt.Sprintf("Consumer creation failed: %s (%d)", apiErr.Description, apiErr.ErrorCode)
 	switch apiErr.ErrorCode {

@@ -122,7 +122,12 @@ func (k *kvCmd) lsVerbose(c *Call, kv jetstream.KeyValue, keys []string) error {
 			continue // deleted since it was listed
 		}
 		if err != nil {
-			return fmt.Errorf("reading key %s: %w", key, c.jsError(err))
+			// natscli's words, the library's error as %s.
+			line := fmt.Errorf("unable to display key info: unable to fetch key %s: %s", key, err)
+			if n := ErrorNote(c.jsError(err)); n != "" {
+				return explain(line, "%s", n)
+			}
+			return line
 		}
 		row := []any{e.Key(), human(e.Created()), e.Delta(), e.Revision()}
 		if k.displayValue {

@@ -108,7 +108,17 @@ func (k *kvCmd) watchRun(c *Call) error {
 			w.Stop()
 			nw, err := k.rewatch(c, js, last)
 			if err != nil {
-				return err
+				if c.Ctx.Err() != nil {
+					return c.Ctx.Err()
+				}
+				// As the real CLI's watch, it ends with no line of its
+				// own; the lab's words are a note.
+				why := ErrorNote(err)
+				if why == "" {
+					why = err.Error()
+				}
+				c.Notef("the watch ended when the server restarted: %s", why)
+				return nil
 			}
 			w = nw
 		case e, ok := <-w.Updates():
@@ -152,7 +162,7 @@ func (k *kvCmd) startWatch(c *Call, js jetstream.JetStream, after uint64) (jetst
 	kv, err := js.KeyValue(ctx, k.bucket)
 	cancel()
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		return nil, fmt.Errorf("bucket %s no longer exists (deleted, or kept in memory and lost when the server restarted)", k.bucket)
+		return nil, explain(err, "bucket %s no longer exists (deleted, or kept in memory and lost when the server restarted)", k.bucket)
 	}
 	if err != nil {
 		return nil, c.jsError(err)
@@ -193,10 +203,7 @@ func (k *kvCmd) rewatch(c *Call, js jetstream.JetStream, after uint64) (jetstrea
 	for {
 		w, err := k.startWatch(c, js, after)
 		if err == nil || c.Ctx.Err() != nil || time.Now().After(deadline) {
-			if err != nil {
-				return nil, fmt.Errorf("the watch stopped when the server restarted: %w", err)
-			}
-			return w, nil
+			return w, err
 		}
 		select {
 		case <-c.Ctx.Done():

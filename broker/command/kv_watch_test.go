@@ -145,6 +145,29 @@ func TestKVWatchSurvivesRestartAndSeesRemoval(t *testing.T) {
 	}
 }
 
+// A bucket kept in memory is gone once the server restarts: the watch
+// cannot be made again and ends as the real CLI's does, with no error and
+// no line of its own; the lab's words are a note.
+func TestKVWatchOfABucketLostInARestart(t *testing.T) {
+	l := newLab(t)
+	l.must("kv add cache --storage memory")
+	l.must("kv put cache k v")
+	out, note := &syncBuf{}, &syncBuf{}
+	j := l.s.StartStreams(context.Background(), "kv watch cache", command.Streams{Out: out, Err: out, Note: note})
+	kvWaitReady(t, j.Ready())
+	if err := l.srv.Restart(true); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-j.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the watch went on after its bucket was lost")
+	}
+	if j.Err() != nil || strings.Contains(out.String(), "error") || !strings.Contains(note.String(), "the watch ended when the server restarted: bucket cache no longer exists") {
+		t.Errorf("the watch ended with %v, printed:\n%s\nnoted: %q", j.Err(), out.String(), note.String())
+	}
+}
+
 // handedWrites hands each write of a job to the test, one at a time:
 // until the test takes it, the job waits in the write, having received a
 // change but not shown it. Once the test ends, writes pass.
