@@ -22,9 +22,10 @@ func init() {
 }
 
 // stepDownWait is how long the lab waits for a new leader, as the real CLI
-// does (ten looks, 500ms apart); stepDownPoll is how often it looks.
+// does (ten looks, stepDownLook apart); stepDownPoll is how often it looks.
 const (
 	stepDownWait = 5 * time.Second
+	stepDownLook = 500 * time.Millisecond
 	stepDownPoll = 25 * time.Millisecond
 )
 
@@ -78,26 +79,69 @@ func (s *streamCmd) stepDown(c *Call, preferred string) error {
 		}
 		return c.explainAPI(err)
 	}
-	start := time.Now()
-	for {
-		if err := sleepCtx(c, stepDownPoll); err != nil {
-			return err
-		}
-		if time.Since(start) > stepDownWait {
-			return fmt.Errorf("stream %q did not elect a new leader in time", st.Name())
-		}
-		latest, err := st.Information()
-		if err != nil || latest.Cluster == nil || latest.Cluster.Leader == "" {
-			continue // the election is going on: look again
-		}
-		info = latest
-		if info.Cluster.Leader != leader {
-			c.Statusf("New leader elected %q", info.Cluster.Leader)
-			break
-		}
+	info, err = newLeaderWait(c, st.Name(), leader, st.Information).run()
+	if err != nil {
+		return err
 	}
+	c.Statusf("New leader elected %q", info.Cluster.Leader)
 	fmt.Fprintln(c.Out)
 	return s.showStream(c, st)
+}
+
+// leaderWait is natscli's wait for a new leader after a step-down. The
+// real CLI looks every stepDownLook, ten times, logging each look that
+// finds no leader ("No leader elected") or fails ("Failed to retrieve
+// Stream State: …"), and gives up with its error after the tenth. The lab
+// looks every stepDownPoll, so a quick election shows at once, and logs
+// the real CLI's line for a look only at the moments the real CLI would
+// have looked: the lines are those natscli prints for the same election.
+type leaderWait struct {
+	stream, leader string
+	look           func(...api.JSApiStreamInfoRequest) (*api.StreamInfo, error)
+	now            func() time.Time
+	sleep          func(time.Duration) error
+	status         func(format string, a ...any)
+}
+
+func newLeaderWait(c *Call, stream, leader string, look func(...api.JSApiStreamInfoRequest) (*api.StreamInfo, error)) *leaderWait {
+	return &leaderWait{
+		stream: stream, leader: leader, look: look, now: time.Now,
+		sleep:  func(d time.Duration) error { return sleepCtx(c, d) },
+		status: c.Statusf,
+	}
+}
+
+// run returns the stream's information once another node leads it.
+func (w *leaderWait) run() (*api.StreamInfo, error) {
+	start := w.now()
+	next := start.Add(stepDownLook) // when the real CLI looks next
+	for {
+		if err := w.sleep(stepDownPoll); err != nil {
+			return nil, err
+		}
+		if w.now().Sub(start) > stepDownWait {
+			return nil, explain(fmt.Errorf("stream %q did not elect a new leader in time", w.stream),
+				"%s was still leading, or no replica had taken over, %s after the request (the real CLI looks ten times, %s apart): stream info %s shows who leads it now", w.leader, stepDownWait, stepDownLook, w.stream)
+		}
+		info, err := w.look()
+		// A moment the real CLI would have looked at: its log line, if any.
+		logged := !w.now().Before(next)
+		for !w.now().Before(next) {
+			next = next.Add(stepDownLook)
+		}
+		switch {
+		case err != nil:
+			if logged {
+				w.status("Failed to retrieve Stream State: %s", err)
+			}
+		case info.Cluster == nil || info.Cluster.Leader == "":
+			if logged {
+				w.status("No leader elected")
+			}
+		case info.Cluster.Leader != w.leader:
+			return info, nil
+		}
+	}
 }
 
 // waitForCurrent waits up to stepDownWait for a follower that could take
