@@ -185,3 +185,23 @@ func TestReplyUsageErrors(t *testing.T) {
 	waitDone(t, j)
 	wantLines(t, "note", note.String(), "space")
 }
+
+// A --command that runs longer than the session's timeout is stopped (the
+// real CLI would wait for it): the status line is natscli's, saying how it
+// ended, and the lab's words are a note.
+func TestReplyCommandStoppedAfterTheTimeout(t *testing.T) {
+	l := newLab(t)
+	errs, note := &syncBuf{}, &syncBuf{}
+	errs.written, note.written = l.poke, l.poke
+	rep := l.s.StartStreams(context.Background(), `reply slow --command "sleep 30"`, command.Streams{Out: &syncBuf{}, Err: errs, Note: note})
+	t.Cleanup(func() { rep.Stop(); <-rep.Done() })
+	waitReady(t, rep)
+	l.run("req slow hi")
+	l.await("the reply's note on the stopped command", func() bool { return strings.Contains(note.String(), "so the lab stopped it") })
+	if !regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d Command "sleep 30" failed to run: signal: killed$`).MatchString(errs.String()) {
+		t.Errorf("want natscli's status line, got:\n%s", errs.String())
+	}
+	if !strings.Contains(note.String(), "ran longer than 2s") {
+		t.Errorf("note: %q", note.String())
+	}
+}
