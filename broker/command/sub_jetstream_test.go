@@ -298,6 +298,21 @@ func TestSubTranslate(t *testing.T) {
 	}
 }
 
+// A --translate command that runs longer than the session's timeout is
+// stopped (the real CLI would wait for it): natscli's lines say how it
+// ended, the lab's words are a note.
+func TestSubTranslateStoppedAfterTheTimeout(t *testing.T) {
+	l := newLab(t)
+	seedEvents(t, l)
+	r := l.must(`sub "events.>" --all -T --count 1 --translate 'sleep 30'`)
+	if !strings.HasSuffix(r.out, "\n\"\"\nError while translating msg body: signal: killed\n\n") {
+		t.Errorf("want natscli's lines:\n%s", r.out)
+	}
+	if !strings.Contains(r.note, "the --translate command ran longer than 2s, so the lab stopped it") {
+		t.Errorf("note: %q", r.note)
+	}
+}
+
 // A --translate line that names no command (here once its template has
 // run) crashes natscli v0.5.0 after the message's first line, so it has
 // no line of its own to print: the lab shows that first line, then stops

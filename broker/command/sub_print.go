@@ -40,6 +40,8 @@ type msgPrinter struct {
 	// status writes a line of the real CLI's log (stderr, led by the
 	// time), as natscli's log.Printf does: Call.Statusf.
 	status func(format string, a ...any)
+	// note writes the lab's note: Call.Notef.
+	note func(format string, a ...any)
 	// failed is the lab's refusal that ends the sub, once printing a
 	// message met what the real CLI cannot go on from (it crashes).
 	failed error
@@ -184,6 +186,7 @@ func (p *msgPrinter) bodyCompact(data []byte, subject, stream string) ([]byte, b
 				return nil, false
 			}
 			fmt.Fprintf(p.w, "%q\nError while translating msg body: %s\n\n", out, err)
+			p.noteOf(err)
 			return nil, false
 		}
 		data = out
@@ -220,6 +223,7 @@ func (p *msgPrinter) dumpMsg(subject, reply string, hdr nats.Header, data []byte
 		if err != nil {
 			if !p.noCommand(err) {
 				p.status("%q\nError while translating msg body: %s\n\n", out, err)
+				p.noteOf(err)
 			}
 			return
 		}
@@ -256,6 +260,15 @@ func (p *msgPrinter) noCommand(err error) bool {
 		p.failed = usageErrorf("--translate %q names no command to run, so the sub stops here (the real CLI crashes on it): give one, for example --translate 'tr a-z A-Z'", empty.line)
 	}
 	return true
+}
+
+// noteOf shows the lab's note on err, if it has one, after what is
+// printed so far.
+func (p *msgPrinter) noteOf(err error) {
+	if n := ErrorNote(err); n != "" && p.note != nil {
+		p.w.Flush()
+		p.note("%s", n)
+	}
 }
 
 // emptyTranslation: the --translate command line, as its template wrote it
@@ -308,5 +321,10 @@ func (t *translator) run(ctx context.Context, data []byte, subject, stream strin
 	defer cancel()
 	cmd := exec.CommandContext(ctx, words[0], words[1:]...)
 	cmd.Stdin = bytes.NewReader(data)
-	return cmd.CombinedOutput()
+	out, err := cmd.CombinedOutput()
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// The real CLI would wait for it; its line says only how it ended.
+		err = explain(err, "the --translate command ran longer than %s, so the lab stopped it", t.timeout)
+	}
+	return out, err
 }

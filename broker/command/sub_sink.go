@@ -50,7 +50,7 @@ func newSubSink(c *Call, s *subCmd) *subSink {
 	p := &msgPrinter{
 		w: bufio.NewWriterSize(c.Out, subOutputBuffer), ctx: c.Ctx,
 		raw: s.raw, headersOnly: s.headersOnly, subjectsOnly: s.subjectsOnly, dump: s.dump,
-		start: c.Now(), now: c.Now, status: c.Statusf,
+		start: c.Now(), now: c.Now, status: c.Statusf, note: c.Notef,
 	}
 	switch {
 	case s.timestamps:
