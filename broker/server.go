@@ -407,13 +407,18 @@ func (s *Server) Cluster() Cluster {
 }
 
 // InProcessConn hands nats.go a pipe into whichever server is running now,
-// so in-process clients reconnect by themselves after a restart.
+// so in-process clients reconnect by themselves after a restart. The pipe
+// has a send buffer, as a socket has (bufferedConn).
 func (s *Server) InProcessConn() (net.Conn, error) {
 	ns := s.NATS() // with --cluster, a running node: clients fail over when one stops
 	if ns == nil {
 		return nil, errors.New("the lab's server is stopped")
 	}
-	return ns.InProcessConn()
+	c, err := ns.InProcessConn()
+	if err != nil {
+		return nil, err
+	}
+	return newBufferedConn(c), nil
 }
 
 // Connect opens an in-process client connection named name.
