@@ -1,7 +1,6 @@
 package command_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -20,15 +19,7 @@ const accountsLine = `config add accounts { SHOP: { users: [ {user: shop, passwo
 func TestConfigReloadWaitsForJobsConnections(t *testing.T) {
 	l := newLab(t)
 	l.must(accountsLine)
-	j, _ := l.background(`sub 'greet.*'`)
-	waitReady(t, j)
-	for i := range 20 {
-		l.must("config reload")
-		l.must(fmt.Sprintf("pub greet.n%d hello", i))
-		l.await(fmt.Sprintf("the sub job receiving the publish after reload %d", i), func() bool {
-			return j.Received() >= uint64(i+1)
-		})
-	}
+	subJobHearsEachPublishAfter(t, l, "config reload")
 }
 
 // After a reload that restarts the server, the next JetStream line works
@@ -37,14 +28,7 @@ func TestConfigReloadReturnsReadyForJetStream(t *testing.T) {
 	l := newLab(t)
 	l.must(`config add accounts { SHOP: { jetstream: enabled, users: [ {user: shop, password: shop-pw} ] } }; no_auth_user: shop`)
 	l.must(`stream add EVENTS --subjects "events.>" --defaults`)
-	for i := range 20 {
-		l.must("config reload")
-		l.must(fmt.Sprintf("pub events.%d hello --jetstream", i))
-		want := fmt.Sprintf("Messages: %d", i+1)
-		if r := l.must("stream info EVENTS"); !strings.Contains(r.out, want) {
-			t.Fatalf("reload %d: stream info right after the reload wants %q:\n%s", i, want, r.out)
-		}
-	}
+	jetStreamLinesWorkAfter(t, l, "config reload")
 }
 
 // A reload in place keeps the clients it still lets in, with its changes

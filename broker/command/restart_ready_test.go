@@ -16,12 +16,19 @@ import (
 func TestNatsServerVerbReturnsReadyForTheNextLine(t *testing.T) {
 	l := newLab(t)
 	l.must(`stream add EVENTS --subjects "events.>" --defaults`)
+	jetStreamLinesWorkAfter(t, l, "nats-server -js")
+}
+
+// jetStreamLinesWorkAfter runs verb twenty times, each followed at once
+// by a JetStream publish and a stream info that must count it.
+func jetStreamLinesWorkAfter(t *testing.T, l *lab, verb string) {
+	t.Helper()
 	for i := range 20 {
-		l.must("nats-server -js")
+		l.must(verb)
 		l.must(fmt.Sprintf("pub events.%d hello --jetstream", i))
 		want := fmt.Sprintf("Messages: %d", i+1)
 		if r := l.must("stream info EVENTS"); !strings.Contains(r.out, want) {
-			t.Fatalf("restart %d: stream info right after the restart wants %q:\n%s", i, want, r.out)
+			t.Fatalf("%s %d: stream info right after it wants %q:\n%s", verb, i, want, r.out)
 		}
 	}
 }
@@ -31,12 +38,19 @@ func TestNatsServerVerbReturnsReadyForTheNextLine(t *testing.T) {
 // (core NATS keeps nothing for a subscriber that is not there).
 func TestNatsServerVerbWaitsForJobsConnections(t *testing.T) {
 	l := newLab(t)
+	subJobHearsEachPublishAfter(t, l, "nats-server -js")
+}
+
+// subJobHearsEachPublishAfter runs verb twenty times beside a sub job,
+// each followed at once by a core publish the job must receive.
+func subJobHearsEachPublishAfter(t *testing.T, l *lab, verb string) {
+	t.Helper()
 	j, _ := l.background(`sub 'greet.*'`)
 	waitReady(t, j)
 	for i := range 20 {
-		l.must("nats-server -js")
+		l.must(verb)
 		l.must(fmt.Sprintf("pub greet.n%d hello", i))
-		l.await(fmt.Sprintf("the sub job receiving the publish after restart %d", i), func() bool {
+		l.await(fmt.Sprintf("the sub job receiving the publish after %s %d", verb, i), func() bool {
 			return j.Received() >= uint64(i+1)
 		})
 	}
