@@ -93,7 +93,7 @@ func TestNodeStopLeaderFailsOverAndStartCatchesUp(t *testing.T) {
 // starting it brings the stream back with what it held.
 func TestNodeStopTakesAnR1StreamAwayAndStartBringsItBack(t *testing.T) {
 	l := newLab(t, brokertest.Clustered())
-	l.must(`stream add SOLO --subjects 'solo.>' --replicas 1 --defaults`)
+	l.addReachable(`stream add SOLO --subjects 'solo.>' --replicas 1 --defaults`, "SOLO")
 	l.must(`pub solo.x one --jetstream`)
 	home := l.srv.StreamLeader("SOLO")
 	if home == "" {
