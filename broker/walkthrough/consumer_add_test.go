@@ -191,7 +191,11 @@ func TestConsumerNextMistakes(t *testing.T) {
 			"nats consumer next S P --term --nak",
 			"nats consumer next S P --count 0",
 			"nats pub s.b two",
-			"nats consumer next S P --timeout=-1s",
+			// A pull that waits for nothing may still catch a message the
+			// server sends at once (the real CLI sometimes does): a
+			// consumer with nothing to deliver makes the line one outcome.
+			"nats consumer add S IDLE --pull --filter s.none --defaults",
+			"nats consumer next S IDLE --timeout=-1s",
 			"nats consumer next S NOPE --timeout=-1s",
 			"nats consumer next S P --wait=-1s",
 			"nats consumer info S P",
