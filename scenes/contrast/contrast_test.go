@@ -429,3 +429,33 @@ func TestJetStreamPublishShowsWhatTheStreamNeverStored(t *testing.T) {
 	h.Do("reset")
 	h.Settle("reset", func(s Snapshot) bool { return s.JS.NotStored == 0 })
 }
+
+// jsAPIRequests is how many JetStream API requests the server has
+// handled, read in-process so that reading it is not one of them.
+func (h *harness) jsAPIRequests() uint64 {
+	h.T.Helper()
+	info, err := h.srv.Monitor().Jsz(nil)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	return info.JetStreamStats.API.Total
+}
+
+// While the mode hides the JetStream side, nothing of it is drawn, so the
+// scene does not ask the broker about the stream and consumer; a mode that
+// shows it again looks at once.
+func TestHiddenJetStreamSideIsNotPolled(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.Do("mode", "jetstream")
+	h.Until("JetStream ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Known })
+	h.Do("mode", "core")
+	h.realPub("events.hidden", 3)
+	h.Until("3 received", func(s Snapshot) bool { return s.Core.Received == 3 })
+	before := h.jsAPIRequests()
+	h.Scene.d.poll() // what a kick or the idle look would do
+	if n := h.jsAPIRequests() - before; n != 0 {
+		t.Fatalf("polling with the JetStream side hidden made %d JetStream API requests", n)
+	}
+	h.Do("mode", "jetstream")
+	h.Until("the stream's 3 messages", func(s Snapshot) bool { return s.JS.LastSeq == 3 })
+}

@@ -136,6 +136,8 @@ func (d *driver) setMode(m Mode, create bool) string {
 	d.mode = m
 	stream := d.js.Stream
 	d.mu.Unlock()
+	d.jsShown.Store(m.showsJS())
+	d.kickPoll()
 	if stream == "" {
 		stream = StreamName
 	}

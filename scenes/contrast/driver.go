@@ -66,6 +66,7 @@ type driver struct {
 	jsReceived   atomic.Uint64
 	notStored    atomic.Uint64
 	coreOnline   atomic.Bool
+	jsShown      atomic.Bool   // the mode shows the JetStream side: only then is it polled
 	bodies       atomic.Uint64 // numbers the scene's own messages
 	pollKick     watch.Kick
 }
@@ -139,7 +140,14 @@ func (d *driver) setServer(up bool) {
 	d.kickPoll()
 }
 
-func (d *driver) kickPoll() { d.pollKick.Poke() }
+// kickPoll asks the poller for a look at the JetStream side, unless the
+// mode hides it: nothing of it is drawn then, and a mode that shows it
+// looks at once.
+func (d *driver) kickPoll() {
+	if d.jsShown.Load() {
+		d.pollKick.Poke()
+	}
+}
 
 // Snapshot implements kit.Driver: it never waits on the network.
 func (d *driver) Snapshot() Snapshot {

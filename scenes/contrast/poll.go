@@ -51,7 +51,7 @@ func (d *driver) runPoller() {
 // poll refreshes the JetStream side, if it has been asked for.
 func (d *driver) poll() {
 	d.mu.Lock()
-	active, ready, up, stream, cons, createLater := d.js.Active, d.js.Ready, d.serverUp, d.js.Stream, d.cons, d.createLater
+	active, ready, up, stream, cons, createLater := d.js.Active && d.mode.showsJS(), d.js.Ready, d.serverUp, d.js.Stream, d.cons, d.createLater
 	d.mu.Unlock()
 	if !active || !up {
 		return
