@@ -5,6 +5,9 @@ import (
 	"io"
 	"strings"
 	"testing"
+	"time"
+
+	"natslab/scenes/kit"
 )
 
 // fillPane puts realistic command output in the scrollback: stream info
@@ -109,4 +112,27 @@ func BenchmarkLessonView(b *testing.B) {
 			h.m.View()
 		}
 	})
+}
+
+// BenchmarkViewAnimating measures View at 160x50 with the contrast scene
+// open and messages in flight, as the lab draws it at every frame: the
+// scene's clock moves before each (every frame differs), stepping back a
+// second now and then so that what is in flight stays in flight.
+func BenchmarkViewAnimating(b *testing.B) {
+	clock := kit.NewManualClock(fixedClock{}.Now())
+	h := newHarness(b, 160, 50, func(o *Options) { o.Clock = clock })
+	h.run("scene contrast")
+	h.run("pub events.bench tick --count 8")
+	h.waitScreen("received 8")
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		clock.Advance(time.Millisecond)
+		if i%1000 == 0 {
+			clock.Advance(-time.Second)
+		}
+		h.m.scene.Invalidate()
+		h.m.View()
+	}
 }

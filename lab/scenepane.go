@@ -22,6 +22,7 @@ type scenePane struct {
 	focus bool // the scene has the keys
 	frame []string
 	valid bool
+	fits  fitCache // the scene's lines as last fitted to the pane
 }
 
 func newScenePane(st *Styles, look *kit.Styles) *scenePane {
@@ -92,10 +93,11 @@ func (p *scenePane) Lines() []string {
 		return p.frame
 	}
 	iw, ih := max(p.w-2, 0), max(p.h-2, 0)
-	title, body, note := "scene", "", ""
+	title, note := "scene", ""
+	var inner []string
 	if p.scene != nil {
 		title = "scene: " + p.scene.Title()
-		body = p.scene.View()
+		inner = p.fits.lines(p.scene.View(), iw, ih)
 		var names []string
 		for _, c := range p.scene.Controls() {
 			names = append(names, c.Name)
@@ -107,9 +109,9 @@ func (p *scenePane) Lines() []string {
 			note = "f4 keys · " + note
 		}
 	} else {
-		body = p.intro(iw, ih)
+		inner = fitLines(p.intro(iw, ih), iw, ih)
 	}
-	p.frame = box(p.st, title, p.focus, fitLines(body, iw, ih), note, p.w, p.h)
+	p.frame = box(p.st, title, p.focus, inner, note, p.w, p.h)
 	p.valid = true
 	return p.frame
 }
@@ -165,3 +167,41 @@ func (p *scenePane) Close() {
 
 // View implements Component.
 func (p *scenePane) View() string { return strings.Join(p.Lines(), "\n") }
+
+// fitCache is fitLines for a scene's frames: from one frame to the next
+// most of a scene's lines stay as they were (only what moves changes), and
+// measuring a line's width is most of what fitting it costs, so a line
+// the same as the last frame's on its row is not measured again.
+type fitCache struct {
+	w      int
+	drawn  []string // the scene's lines, as drawn
+	fitted []string // each exactly w wide
+}
+
+// lines makes exactly h lines of exactly w cells from a scene's frame, as
+// fitLines does.
+func (c *fitCache) lines(frame string, w, h int) []string {
+	if w != c.w {
+		c.w, c.drawn, c.fitted = w, c.drawn[:0], c.fitted[:0]
+	}
+	out := make([]string, 0, h)
+	if frame != "" {
+		for l := range strings.SplitSeq(strings.TrimRight(frame, "\n"), "\n") {
+			i := len(out)
+			if i == h {
+				break
+			}
+			if i == len(c.drawn) {
+				c.drawn, c.fitted = append(c.drawn, ""), append(c.fitted, "")
+			}
+			if c.drawn[i] != l || c.fitted[i] == "" {
+				c.drawn[i], c.fitted[i] = l, fit(l, w)
+			}
+			out = append(out, c.fitted[i])
+		}
+	}
+	for len(out) < h {
+		out = append(out, spaces(w))
+	}
+	return out
+}

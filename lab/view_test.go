@@ -111,3 +111,28 @@ func TestEverySizeFillsTheScreenExactly(t *testing.T) {
 		}
 	}
 }
+
+// A scene's frames are fitted to the pane as fitLines fits them, whether
+// a line is new or the same as on the frame before, and after the pane
+// changes width.
+func TestSceneFramesFitAsFitLines(t *testing.T) {
+	var c fitCache
+	frames := []struct {
+		text string
+		w, h int
+	}{
+		{"a\n\x1b[1mbold\x1b[m ──●──\nwide 日本\n", 12, 4},
+		{"a\n\x1b[1mbold\x1b[m ───●─\nwide 日本\n", 12, 4},
+		{"a\nmuch longer than the pane is wide\n", 12, 4},
+		{"a\n\x1b[1mbold\x1b[m ───●─\nwide 日本\nfour\nfive: more than h", 12, 4},
+		{"a\n\x1b[1mbold\x1b[m ───●─\nwide 日本\n", 8, 3},
+		{"", 8, 3},
+		{"a\n\x1b[1mbold\x1b[m ───●─\n", 8, 3},
+	}
+	for i, f := range frames {
+		got, want := c.lines(f.text, f.w, f.h), fitLines(f.text, f.w, f.h)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("frame %d at %dx%d:\n got %q\nwant %q", i, f.w, f.h, got, want)
+		}
+	}
+}
