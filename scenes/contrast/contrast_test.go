@@ -459,3 +459,30 @@ func TestHiddenJetStreamSideIsNotPolled(t *testing.T) {
 	h.Do("mode", "jetstream")
 	h.Until("the stream's 3 messages", func(s Snapshot) bool { return s.JS.LastSeq == 3 })
 }
+
+// A lane the mode hides draws nothing, so nothing of it moves: in Core
+// mode after JetStream mode the JetStream app still fetches each message,
+// but once the Core side's message has arrived and its counters have
+// flashed, the scene asks for no more frames.
+func TestHiddenLaneStartsNoAnimation(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.Do("mode", "jetstream")
+	h.Settle("JetStream ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Known })
+	h.Do("mode", "core")
+	h.Settle("core mode", func(s Snapshot) bool { return s.Mode == Core })
+	h.Do("publish")
+	h.Settle("both apps received it", func(s Snapshot) bool { return s.Core.Received == 1 && s.JS.Received == 1 })
+	if !h.Scene.Animating() {
+		t.Fatal("the Core side's message is not animating")
+	}
+	// The Core message's flight (publisher, server, app) is over, and so
+	// is every flash; the JetStream app's delivery would still be on its
+	// way from the stream.
+	h.Clock.Advance(h.Scene.t.pubLeg + h.Scene.t.coreLeg + 100*time.Millisecond)
+	if h.Scene.Animating() {
+		t.Fatal("the scene still animates with nothing moving on screen: the hidden JetStream lane does")
+	}
+	if v := h.View(120, 12); !strings.Contains(v, "received 1") {
+		t.Fatalf("the Core side does not show its message:\n%s", v)
+	}
+}

@@ -164,24 +164,30 @@ func tail(subject string) string {
 	return subject
 }
 
+// animate starts what an event shows, on the lanes the mode shows: a
+// hidden lane's apps keep running, but nothing of them is drawn, so
+// nothing of them moves either (a frame costs the same whatever moves).
 func (s *Scene) animate(e kit.Event, now time.Time) {
 	t := s.t
 	if e.Kind == kit.Lost && e.Client == jsApp {
 		return // a publish no stream acknowledged: its counter flashes
 	}
+	mode := s.snap.Mode
 	switch e.Kind {
 	case kit.Published, kit.Lost:
 		label := tail(e.Subject)
-		if start, ok := slot(&s.core.inFree, now, t); ok {
-			m := kit.Mover{Label: label, Start: start, Role: kit.Msg}
-			if e.Kind == kit.Lost {
-				m.Route, m.Legs, m.Fade = []string{"pub", "srv", "gap"}, []time.Duration{t.pubLeg, t.coreLeg / 2}, t.fade
-			} else {
-				m.Route, m.Legs = []string{"pub", "srv", "app"}, []time.Duration{t.pubLeg, t.coreLeg}
+		if mode.showsCore() {
+			if start, ok := slot(&s.core.inFree, now, t); ok {
+				m := kit.Mover{Label: label, Start: start, Role: kit.Msg}
+				if e.Kind == kit.Lost {
+					m.Route, m.Legs, m.Fade = []string{"pub", "srv", "gap"}, []time.Duration{t.pubLeg, t.coreLeg / 2}, t.fade
+				} else {
+					m.Route, m.Legs = []string{"pub", "srv", "app"}, []time.Duration{t.pubLeg, t.coreLeg}
+				}
+				s.core.movers.Add(m)
 			}
-			s.core.movers.Add(m)
 		}
-		if !s.snap.JS.Active {
+		if !s.snap.JS.Active || !mode.showsJS() {
 			return
 		}
 		if start, ok := slot(&s.js.inFree, now, t); ok {
@@ -195,7 +201,7 @@ func (s *Scene) animate(e kit.Event, now time.Time) {
 			s.js.movers.Add(m)
 		}
 	case kit.Delivered:
-		if e.Client != jsApp {
+		if e.Client != jsApp || !mode.showsJS() {
 			return
 		}
 		// Live, a message leaves the stream after its publish arrived in
@@ -232,14 +238,17 @@ func (s *Scene) refresh(now time.Time) {
 			s.flashes.Trigger(key, now)
 		}
 	}
+	// Only the counters on screen flash: a hidden lane's would keep the
+	// frames coming with nothing on screen changing.
+	core, js := n.Mode.showsCore(), n.Mode.showsJS()
 	flash("published", n.Published > old.Published)
-	flash("core.received", n.Core.Received > old.Core.Received)
-	flash("core.lost", n.Core.Lost > old.Core.Lost)
-	flash("js.received", n.JS.Received > old.JS.Received)
-	flash("js.pending", n.JS.Pending != old.JS.Pending)
-	flash("js.notstored", n.JS.NotStored > old.JS.NotStored)
-	flash("core.status", n.Core.Online != old.Core.Online)
-	flash("js.status", n.JS.Online != old.JS.Online)
+	flash("core.received", core && n.Core.Received > old.Core.Received)
+	flash("core.lost", core && n.Core.Lost > old.Core.Lost)
+	flash("js.received", js && n.JS.Received > old.JS.Received)
+	flash("js.pending", js && n.JS.Pending != old.JS.Pending)
+	flash("js.notstored", js && n.JS.NotStored > old.JS.NotStored)
+	flash("core.status", core && n.Core.Online != old.Core.Online)
+	flash("js.status", js && n.JS.Online != old.JS.Online)
 	if n.Sampled > old.Sampled {
 		s.sampledAt = now
 	}
