@@ -486,3 +486,39 @@ func TestHiddenLaneStartsNoAnimation(t *testing.T) {
 		t.Fatalf("the Core side does not show its message:\n%s", v)
 	}
 }
+
+// A message lost while the core app is offline fades in a few steps: the
+// scene asks for a frame when its shape next changes, not ten a second
+// while it stays the same, and the picture does not change in between.
+func TestFadingFramesComeWhenTheShapeChanges(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.Do("offline")
+	h.Do("publish")
+	h.Settle("lost 1", func(s Snapshot) bool { return s.Core.Lost == 1 })
+	tm := h.Scene.t
+	// Past its flight and the counters' flash: only the fade is left.
+	h.Clock.Advance(max(tm.pubLeg+tm.coreLeg/2, tm.flash) + 10*time.Millisecond)
+	frames := 0
+	for {
+		d := h.Scene.Next(h.Clock.Now())
+		if d == 0 {
+			break
+		}
+		frames++
+		before := h.View(120, 12)
+		h.Clock.Advance(d - time.Millisecond)
+		if v := h.View(120, 12); v != before {
+			t.Fatalf("the picture changed before the frame due in %v:\n%s\n%s", d, before, v)
+		}
+		h.Clock.Advance(time.Millisecond)
+		if v := h.View(120, 12); v == before {
+			t.Fatalf("frame %d, due in %v, shows nothing new:\n%s", frames, d, v)
+		}
+		if frames > 10 {
+			t.Fatalf("%d frames for a fade of a few shapes", frames)
+		}
+	}
+	if frames == 0 {
+		t.Fatal("no frame for the fade")
+	}
+}

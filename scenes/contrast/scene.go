@@ -136,10 +136,20 @@ func (s *Scene) Title() string {
 	return "Core NATS: what the app misses is gone"
 }
 
-// Next implements kit.Picture: frames while messages travel or counters
-// flash.
+// sampledFor is how long the footer says a flood is being sampled, after
+// the feed last had to skip events.
+const sampledFor = 2 * time.Second
+
+// Next implements kit.Picture: the next frame is due when the picture next
+// changes: every frame interval while a message travels; otherwise when a
+// fading message takes its next shape, a flash ends or the flood footer
+// goes, and not before (a frame repeating the last costs as much as any).
 func (s *Scene) Next(now time.Time) time.Duration {
-	return kit.Every(s.core.movers.Active(now) || s.js.movers.Active(now) || s.flashes.Active(now))
+	var footer time.Duration
+	if !s.sampledAt.IsZero() {
+		footer = s.sampledAt.Add(sampledFor).Sub(now)
+	}
+	return kit.Soonest(s.core.movers.Next(now), s.js.movers.Next(now), s.flashes.Next(now), footer)
 }
 
 // Apply implements kit.Picture: broker events start animations, and the

@@ -53,7 +53,7 @@ func (s *Scene) footer(now time.Time) (string, kit.Role) {
 	if !s.snap.ServerUp {
 		return "the server is down: the apps reconnect when it is back", kit.Bad
 	}
-	if !s.sampledAt.IsZero() && now.Sub(s.sampledAt) < 2*time.Second {
+	if !s.sampledAt.IsZero() && now.Before(s.sampledAt.Add(sampledFor)) {
 		return "flood: the animation shows a sample, the counts are exact", kit.Faint
 	}
 	return "", kit.Plain

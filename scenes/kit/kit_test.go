@@ -203,3 +203,74 @@ func TestManualClock(t *testing.T) {
 		t.Fatal(c.Now())
 	}
 }
+
+// Next says when movers next look different, and nothing looks different
+// before: a mover waiting to start, one moving (every frame), one fading
+// (a few steps), then nothing.
+func TestMoversNextIsTheNextChange(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(name string) (Point, bool) {
+		return map[string]Point{"a": {0, 0}, "b": {40, 0}}[name], true
+	}
+	var ms Movers
+	ms.Add(Mover{Route: []string{"a", "b"}, Legs: []time.Duration{450 * time.Millisecond}, Start: t0.Add(100 * time.Millisecond), Fade: 1000 * time.Millisecond})
+	look := func(now time.Time) string {
+		c := NewCanvas(41, 1)
+		ms.Draw(c, now, at, nil)
+		return c.Render(NewStyles(true))
+	}
+	for _, c := range []struct {
+		at   time.Duration
+		want time.Duration
+	}{
+		{0, 100 * time.Millisecond},                      // waiting to start
+		{200 * time.Millisecond, 100 * time.Millisecond}, // moving: every frame
+		{550 * time.Millisecond, 200 * time.Millisecond}, // arrived: five shapes over the fade
+		{700 * time.Millisecond, 50 * time.Millisecond},
+		{1500 * time.Millisecond, 50 * time.Millisecond}, // the last shape, then gone
+		{1550 * time.Millisecond, 0},
+	} {
+		if got := ms.Next(t0.Add(c.at)); got != c.want {
+			t.Errorf("at %v: next change in %v, want %v", c.at, got, c.want)
+		}
+	}
+	// Fading, the picture holds until the change Next names, and changes then.
+	for now := t0.Add(550 * time.Millisecond); ; {
+		d := ms.Next(now)
+		if d == 0 {
+			break
+		}
+		if look(now.Add(d-time.Millisecond)) != look(now) {
+			t.Fatalf("at %v the picture changed before the %v Next named", now.Sub(t0), d)
+		}
+		if look(now.Add(d)) == look(now) {
+			t.Fatalf("at %v the picture did not change after the %v Next named", now.Sub(t0), d)
+		}
+		now = now.Add(d)
+	}
+	if got := Soonest(0, 3*time.Second, time.Second, 0); got != time.Second {
+		t.Fatalf("Soonest: %v", got)
+	}
+	if got := Soonest(0, 0); got != 0 {
+		t.Fatalf("Soonest of nothing due: %v", got)
+	}
+}
+
+func TestFlashesNextIsWhenOneEnds(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	f := Flashes{Dur: 900 * time.Millisecond}
+	if got := f.Next(t0); got != 0 {
+		t.Fatalf("no flash: next %v", got)
+	}
+	f.Trigger("a", t0)
+	f.Trigger("b", t0.Add(300*time.Millisecond))
+	for _, c := range []struct{ at, want time.Duration }{
+		{350 * time.Millisecond, 550 * time.Millisecond},
+		{950 * time.Millisecond, 250 * time.Millisecond},
+		{1200 * time.Millisecond, 0},
+	} {
+		if got := f.Next(t0.Add(c.at)); got != c.want {
+			t.Errorf("at %v: next %v, want %v", c.at, got, c.want)
+		}
+	}
+}

@@ -1,8 +1,11 @@
 package kit
 
 import (
+	"math"
 	"time"
 	"unicode/utf8"
+
+	"natslab/scenes"
 )
 
 // Point is a cell on a canvas.
@@ -119,6 +122,48 @@ func (ms *Movers) Active(now time.Time) bool {
 	return false
 }
 
+// Next is how long after now the movers next look different: a frame
+// interval while one moves, otherwise the wait until one starts or the
+// next step of a fading one (its shape changes a few times, not at every
+// frame), and 0 when none is left. A scene whose frames follow it draws
+// no frame that would repeat the last.
+func (ms *Movers) Next(now time.Time) time.Duration {
+	var due time.Duration
+	for i := range ms.list {
+		m := &ms.list[i]
+		arrive := m.Arrive()
+		var d time.Duration
+		switch {
+		case now.Before(m.Start):
+			d = m.Start.Sub(now)
+		case now.Before(arrive):
+			return scenes.FrameInterval
+		case now.Before(arrive.Add(m.Fade)):
+			// The step Where draws now, and when the next one begins.
+			n := len(fadeGlyphs)
+			step := int(float64(now.Sub(arrive)) / float64(m.Fade) * float64(n))
+			next := time.Duration(math.Ceil(float64(step+1) * float64(m.Fade) / float64(n)))
+			d = max(arrive.Add(next).Sub(now), time.Millisecond)
+		default:
+			continue
+		}
+		due = Soonest(due, d)
+	}
+	return due
+}
+
+// Soonest is the shortest of the waits that are due (above 0), or 0 when
+// none is: the next frame of a picture with several things in motion.
+func Soonest(waits ...time.Duration) time.Duration {
+	var soonest time.Duration
+	for _, w := range waits {
+		if w > 0 && (soonest == 0 || w < soonest) {
+			soonest = w
+		}
+	}
+	return soonest
+}
+
 // Len is how many movers are in flight (or waiting to start).
 func (ms *Movers) Len() int { return len(ms.list) }
 
@@ -204,6 +249,26 @@ func (f *Flashes) Active(now time.Time) bool {
 		}
 	}
 	return active
+}
+
+// Next is how long after now the first flash still on ends, or 0 when
+// none is: nothing else about a flash changes while it lasts. Like Active,
+// it forgets what is done.
+func (f *Flashes) Next(now time.Time) time.Duration {
+	var due time.Duration
+	for k, t := range f.at {
+		end := t.Add(f.Dur)
+		if !now.Before(end) {
+			delete(f.at, k)
+			continue
+		}
+		if now.Before(t) {
+			due = Soonest(due, t.Sub(now))
+		} else {
+			due = Soonest(due, end.Sub(now))
+		}
+	}
+	return due
 }
 
 // Clear forgets every flash.
