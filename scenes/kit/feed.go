@@ -6,6 +6,8 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"natslab/scenes"
 )
 
 // Feed carries events from NATS callbacks (any goroutine) into a Bubble Tea
@@ -157,7 +159,9 @@ func (f *Feed) gap(now time.Time) time.Duration {
 // meantime; with 0 it is Wait. A scene arms Next once in Init and again
 // after each FeedMsg, so events and frames share one chain of updates:
 // a host that redraws after every message redraws once per frame while
-// things move, and only on news while nothing does.
+// things move, and only on news while nothing does. A wait longer than a
+// frame (the next step of a fade, the end of a flash) is cut short by
+// news, as Wait is, so news never waits for it.
 func (f *Feed) Next(frame time.Duration) tea.Cmd {
 	if frame <= 0 {
 		return f.Wait()
@@ -165,14 +169,33 @@ func (f *Feed) Next(frame time.Duration) tea.Cmd {
 	return func() tea.Msg {
 		t := time.NewTimer(frame)
 		defer t.Stop()
+		var events <-chan Event
+		var wake <-chan struct{}
+		if frame > scenes.FrameInterval {
+			events, wake = f.events, f.wake
+		}
+		var first []Event
+		fired := false
 		select {
 		case <-f.done:
 			return nil
 		case <-t.C:
+			fired = true
+		case e := <-events:
+			first = append(first, e)
+		case <-wake:
+		}
+		if gap := f.gap(time.Now()); !fired && gap > 0 {
+			t.Reset(gap)
+			select {
+			case <-f.done:
+				return nil
+			case <-t.C:
+			}
 		}
 		f.last.Store(time.Now().UnixNano())
 		pokes := f.poked.Load()
-		return f.msg(pokes, f.drain(nil), true)
+		return f.msg(pokes, f.drain(first), fired)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"natslab/scenes"
 )
 
 func TestCanvasClipsAndRenders(t *testing.T) {
@@ -272,5 +274,38 @@ func TestFlashesNextIsWhenOneEnds(t *testing.T) {
 		if got := f.Next(t0.Add(c.at)); got != c.want {
 			t.Errorf("at %v: next %v, want %v", c.at, got, c.want)
 		}
+	}
+}
+
+// A frame far off (a fade's next step, a flash's end) does not hold back
+// news: an event or a poke meanwhile comes at once, as with nothing
+// moving. At the frame rate, news waits for the frame and comes with it.
+func TestFeedNewsCutsALongWaitShort(t *testing.T) {
+	f := NewFeed(16, 0)
+	got := make(chan any, 1)
+	next := func(d time.Duration) FeedMsg {
+		t.Helper()
+		select {
+		case m := <-got:
+			return m.(FeedMsg)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("news waited for a frame %v away", d)
+			return FeedMsg{}
+		}
+	}
+	go func() { got <- f.Next(time.Hour)() }()
+	f.Send(Event{Kind: Published, Subject: "events.a"})
+	if m := next(time.Hour); m.Frame || len(m.Events) != 1 {
+		t.Fatalf("got %+v, want the event and no frame", m)
+	}
+	go func() { got <- f.Next(time.Hour)() }()
+	f.Poke()
+	if m := next(time.Hour); m.Frame || m.Pokes != 1 {
+		t.Fatalf("got %+v, want the poke and no frame", m)
+	}
+	go func() { got <- f.Next(scenes.FrameInterval)() }()
+	f.Send(Event{Kind: Published, Subject: "events.b"})
+	if m := next(scenes.FrameInterval); !m.Frame || len(m.Events) != 1 {
+		t.Fatalf("got %+v, want a frame carrying the event", m)
 	}
 }
