@@ -287,7 +287,13 @@ func (p *lessonPane) checklist(inner int) (lines []string, at, end int) {
 	at, end = -1, -1
 	head := p.st.Title.Render("Steps") + p.st.Dim.Render(" · "+itoa(done)+"/"+itoa(len(p.steps))+" done")
 	if current >= 0 {
-		head = p.st.Title.Render("Step "+itoa(current+1)+" of "+itoa(len(p.steps))) + p.st.Dim.Render(" · "+itoa(done)+" done · lesson lists them all")
+		step, count := "Step "+itoa(current+1)+" of "+itoa(len(p.steps)), " · "+itoa(done)+" done"
+		// Where the pointer to lesson does not fit, it goes whole: a
+		// clipped "lesson lists t…" sends nowhere.
+		if more := " · lesson lists them all"; ansi.StringWidth(step+count+more) <= inner {
+			count += more
+		}
+		head = p.st.Title.Render(step) + p.st.Dim.Render(count)
 	}
 	lines = append(lines, p.line(head, inner))
 	if current >= 0 {

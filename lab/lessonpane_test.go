@@ -469,3 +469,29 @@ func TestOfflineClientSceneCountsTheLoss(t *testing.T) {
 	}
 	h.waitScreen("lost 3", "received 1", "lesson offline-client ✓ 3/3")
 }
+
+// The line above the step says where the learner is; the pointer to
+// lesson beside it is dropped whole where the pane is too narrow for it
+// (a 100- or 80-column lab), never clipped to "lesson lists t…".
+func TestLessonStepHeadNeverClipsItsPointer(t *testing.T) {
+	steps := []Step{{Text: "Subscribe to greet", Done: true}, {Text: "Publish a greeting", Current: true, Try: []string{"pub greet hi"}}, {Text: "Publish with nobody listening"}}
+	for _, tc := range []struct {
+		width   int
+		pointer bool
+	}{{40, false}, {34, false}, {60, true}} {
+		p := newLessonPane(DefaultStyles())
+		p.SetLesson("lesson 1 · hello", "Hello.")
+		p.SetSteps(steps, "")
+		p.SetSize(tc.width, 12)
+		got := ansi.Strip(strings.Join(p.Lines(), "\n"))
+		if !strings.Contains(got, "Step 2 of 3 · 1 done") {
+			t.Errorf("at %d columns the pane does not say where the learner is:\n%s", tc.width, got)
+		}
+		if strings.Contains(got, "lesson lists them all") != tc.pointer {
+			t.Errorf("at %d columns, pointer to lesson shown = %v, want %v:\n%s", tc.width, !tc.pointer, tc.pointer, got)
+		}
+		if strings.Contains(got, "…") {
+			t.Errorf("at %d columns a line is clipped:\n%s", tc.width, got)
+		}
+	}
+}
