@@ -44,6 +44,8 @@ func TestUnknownWordsSuggestTheNearestCommand(t *testing.T) {
 	l := newLab(t)
 	l.fails("pbu greet hi", `unknown command "pbu"`, "did you mean pub?")
 	l.fails("strem ls", "did you mean stream?")
+	// As near to the alias s (stream) as to sub, which it begins.
+	l.fails("su greet", `unknown command "su"`, "did you mean sub?")
 	l.fails("pub greet hi --cont 3", "error: unknown long flag '--cont'", "did you mean --count?")
 	// A flag several others begin: the nearest, then the rest, so the
 	// learner who meant --max-msgs does not set the message size.

@@ -215,21 +215,24 @@ func ErrorNote(err error) string {
 // suggest returns the candidate closest to word, or "" if none is close
 // enough to be a likely typo.
 func suggest(word string, candidates []string) string {
-	best, bestDist, bestTrue := "", 1<<30, 1<<30
+	best, bestDist, bestTrue, bestBegun := "", 1<<30, 1<<30, false
 	w := strings.ToLower(word)
 	for _, c := range candidates {
 		trueDist := levenshtein.ComputeDistance(w, strings.ToLower(c))
 		d := trueDist
-		if strings.HasPrefix(strings.ToLower(c), w) && len(w) >= 2 {
+		begun := strings.HasPrefix(strings.ToLower(c), w) && len(w) >= 2
+		if begun {
 			d = min(d, 1)
 		}
 		if d == 2 && transposed(w, strings.ToLower(c)) {
 			d = 1
 		}
 		// Among candidates as likely (several that word begins), the
-		// nearest wins: --max-msg is --max-msgs, not --max-msg-size.
-		if d < bestDist || (d == bestDist && trueDist < bestTrue) {
-			best, bestDist, bestTrue = c, d, trueDist
+		// nearest wins: --max-msg is --max-msgs, not --max-msg-size. As
+		// near, one that word begins wins: su is sub unfinished, not the
+		// alias s with a letter too many.
+		if d < bestDist || (d == bestDist && (trueDist < bestTrue || (trueDist == bestTrue && begun && !bestBegun))) {
+			best, bestDist, bestTrue, bestBegun = c, d, trueDist, begun
 		}
 	}
 	limit := 2
