@@ -71,7 +71,7 @@ func runNatsServer(c *Call, args []string) error {
 		fmt.Fprintln(c.Out, l)
 	}
 	for _, n := range notes {
-		fmt.Fprintln(c.Err, n)
+		c.Notef("%s", n)
 	}
 	return err
 }

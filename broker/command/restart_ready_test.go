@@ -71,3 +71,17 @@ func TestReconnectingSaysWhatWasNotReady(t *testing.T) {
 		t.Fatalf("once the server is back the lab is ready: %v", err)
 	}
 }
+
+// A real nats-server flag the lab ignores (-p: the lab keeps its port) is
+// the lab's word, a note, never a line on stderr that reads as the
+// server's or the real CLI's.
+func TestNatsServerVerbSaysWhatItIgnoresAsANote(t *testing.T) {
+	l := newLab(t)
+	r := l.must("nats-server -js -p 4333")
+	if !strings.Contains(r.note, "-p is ignored: the lab's server keeps its address") {
+		t.Errorf("no note says -p is ignored: note %q", r.note)
+	}
+	if strings.Contains(r.err+r.out, "is ignored") {
+		t.Errorf("the lab's words are printed as the server's lines:\nstdout:\n%s\nstderr:\n%s", r.out, r.err)
+	}
+}
