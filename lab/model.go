@@ -638,28 +638,64 @@ func (m *Model) toggleHelp() {
 	}
 }
 
-// helpLines is the key help shown over the scrollback.
+// helpLines is the key help shown over the scrollback. Where the pane is
+// too short for it with its blank lines (80x24), the blanks go first, and
+// what still does not fit is the last tips, never the scene's keys.
 func (m *Model) helpLines() []string {
-	lines := []string{""}
 	groups := m.FullHelp()
-	if m.lay.cmd.w < 110 {
-		// Two columns fit where three would be cut.
-		groups = [][]key.Binding{append(groups[0], groups[2]...), groups[1]}
+	if m.lay.cmd.w < 110 && len(groups) == 3 {
+		// Two columns fit where three would be cut: the third group
+		// shared between them, so both are as short as they can be.
+		g0, g1, g2 := groups[0], groups[1], groups[2]
+		k := min(max((len(g0)+len(g1)+len(g2)+1)/2-len(g0), 0), len(g2))
+		groups = [][]key.Binding{append(append([]key.Binding(nil), g0...), g2[:k]...), append(append([]key.Binding(nil), g1...), g2[k:]...)}
 	}
+	var keys []string
 	for _, l := range strings.Split(m.help.FullHelpView(groups), "\n") {
-		lines = append(lines, " "+l)
+		keys = append(keys, " "+l)
 	}
+	width := max(m.lay.cmd.w-2, 10)
+	var scene []string
 	if bs := m.scene.ShortHelp(); len(bs) > 0 {
 		var parts []string
 		for _, b := range bs {
 			parts = append(parts, b.Help().Key+" "+b.Help().Desc)
 		}
-		lines = append(lines, "", " Scene keys, after f4 (or a click on the scene): "+strings.Join(parts, " · "))
+		for _, l := range strings.Split(wordWrap("Scene keys, after f4 (or a click on the scene): "+strings.Join(parts, " · "), width), "\n") {
+			scene = append(scene, " "+l)
+		}
 	}
-	lines = append(lines, "",
-		" Type help for the commands, help COMMAND for one (help stream add).",
-		" The leading nats is optional; a trailing & runs a line in the background.",
-		" The mouse wheel scrolls the output or the lesson; hold shift to select text.")
+	var tips []string
+	for _, t := range []string{
+		"Type help for the commands, help COMMAND for one (help stream add).",
+		"The leading nats is optional; a trailing & runs a line in the background.",
+		"The mouse wheel scrolls the output or the lesson; hold shift to select text.",
+	} {
+		for _, l := range strings.Split(wordWrap(t, width), "\n") {
+			tips = append(tips, " "+l)
+		}
+	}
+	// Blank lines between the blocks, then one to start, as far as the
+	// pane has room for them.
+	var blocks [][]string
+	free := m.cmd.bodyHeight()
+	for _, b := range [][]string{keys, scene, tips} {
+		if len(b) > 0 {
+			blocks = append(blocks, b)
+			free -= len(b)
+		}
+	}
+	var lines []string
+	for i, b := range blocks {
+		if i > 0 && free > 0 {
+			lines = append(lines, "")
+			free--
+		}
+		lines = append(lines, b...)
+	}
+	if free > 0 {
+		lines = append([]string{""}, lines...)
+	}
 	return lines
 }
 

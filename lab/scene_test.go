@@ -231,3 +231,19 @@ func TestSelfPacedSceneGetsNoFramesFromTheLab(t *testing.T) {
 		t.Errorf("the lab scheduled a frame for a scene that paces itself")
 	}
 }
+
+// At 80x24 the key help fits its pane: the scene's keys (what F4 gives
+// the scene) are shown, not cut off below the lab's own keys; the blank
+// lines go first.
+func TestHelpShowsTheScenesKeysAt80x24(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	withFakeScene(h)
+	h.run("scene fake")
+	h.typeText("?")
+	s := h.waitScreen("esc closes")
+	for _, want := range []string{"Scene keys, after f4 (or a click on the scene): o offline · p publish 2", "f4        scene keys", "Type help for the commands"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the help at 80x24 lacks %q:\n%s", want, s)
+		}
+	}
+}
