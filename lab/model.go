@@ -20,6 +20,7 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"natslab/broker"
 	"natslab/broker/command"
@@ -595,6 +596,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(k, m.lesson.keys.Up, m.lesson.keys.Down, m.lesson.keys.PageUp, m.lesson.keys.PageDown):
 		return m.lesson.Update(k)
 	default:
+		if m.showHelp && key.Matches(k, m.cmd.keys.Run) {
+			// The line's output would go on behind the help.
+			m.toggleHelp()
+		}
 		cmd := m.cmd.Update(k)
 		m.status.SetJobs(m.runningJobs())
 		return cmd
@@ -642,8 +647,11 @@ func (m *Model) toggleHelp() {
 // too short for it with its blank lines (80x24), the blanks go first, and
 // what still does not fit is the last tips, never the scene's keys.
 func (m *Model) helpLines() []string {
+	width := max(m.lay.cmd.w-2, 10)
 	groups := m.FullHelp()
-	if m.lay.cmd.w < 110 && len(groups) == 3 {
+	whole := m.help // unlimited, to measure: the pane's own help cuts columns that overflow
+	whole.SetWidth(0)
+	if len(groups) == 3 && widest(whole.FullHelpView(groups)) > width {
 		// Two columns fit where three would be cut: the third group
 		// shared between them, so both are as short as they can be.
 		g0, g1, g2 := groups[0], groups[1], groups[2]
@@ -654,7 +662,6 @@ func (m *Model) helpLines() []string {
 	for _, l := range strings.Split(m.help.FullHelpView(groups), "\n") {
 		keys = append(keys, " "+l)
 	}
-	width := max(m.lay.cmd.w-2, 10)
 	var scene []string
 	if bs := m.scene.ShortHelp(); len(bs) > 0 {
 		var parts []string
@@ -697,6 +704,15 @@ func (m *Model) helpLines() []string {
 		lines = append([]string{""}, lines...)
 	}
 	return lines
+}
+
+// widest is the width of text's widest line, in cells.
+func widest(text string) int {
+	w := 0
+	for _, l := range strings.Split(text, "\n") {
+		w = max(w, ansi.StringWidth(l))
+	}
+	return w
 }
 
 // handleClick gives the keys to the scene when it is clicked, and back to

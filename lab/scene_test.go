@@ -3,6 +3,7 @@ package lab
 import (
 	"charm.land/bubbles/v2/key"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -245,5 +246,39 @@ func TestHelpShowsTheScenesKeysAt80x24(t *testing.T) {
 		if !strings.Contains(s, want) {
 			t.Errorf("the help at 80x24 lacks %q:\n%s", want, s)
 		}
+	}
+}
+
+// A line run while the key help is open shows its output: Enter closes
+// the help, instead of the answer going on unseen behind it.
+func TestALineRunWithTheHelpOpenShowsItsOutput(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.typeText("?")
+	h.waitScreen("esc closes")
+	h.run(`pub greet "seen?"`)
+	s := h.waitScreen(`Published 5 bytes to "greet"`)
+	if strings.Contains(s, "esc closes") || h.m.showHelp {
+		t.Errorf("the help still hides the output:\n%s", s)
+	}
+}
+
+// Where the three columns of keys fit (100 columns), they are used: the
+// help is then short enough for the scene's keys and the tips below it.
+func TestHelpUsesThreeColumnsWhereTheyFit(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	withFakeScene(h)
+	h.run("scene fake")
+	h.typeText("?")
+	s := h.waitScreen("esc closes")
+	if !regexp.MustCompile(`run the line .* lesson pane`).MatchString(s) {
+		t.Errorf("the help at 100x30 is not in three columns:\n%s", s)
+	}
+	for _, want := range []string{"o offline · p publish 2", "Type help for the commands"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the help at 100x30 lacks %q:\n%s", want, s)
+		}
+	}
+	if _, help, _ := strings.Cut(s, "esc closes"); strings.Contains(help, "…") {
+		t.Errorf("the help at 100x30 is cut:\n%s", s)
 	}
 }
