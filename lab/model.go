@@ -611,7 +611,10 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 func (m *Model) ctrlC() tea.Cmd {
 	now := time.Now()
 	if m.cmd.stopForeground() {
-		m.lastCtrlC = now
+		// A ctrl+c that stopped a job does not count towards quitting:
+		// pressed twice on a running sub, as in a shell, it leaves the
+		// learner at the prompt, and a third says how to quit.
+		m.lastCtrlC = time.Time{}
 		m.cmd.hint = ""
 		return nil
 	}

@@ -163,6 +163,27 @@ func TestCtrlCTwiceQuits(t *testing.T) {
 	h.pump("quit", func() bool { return h.quit })
 }
 
+// Ctrl+C pressed twice on a running job, as one does in a shell, stops
+// the job and stays: quitting still takes a ctrl+c after the hint.
+func TestCtrlCTwiceOnAJobStays(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	addBlockingVerb(h.m)
+	h.typeText("wait")
+	h.key("enter")
+	h.pump("the job", func() bool { return h.m.cmd.foreground() != nil })
+	h.key("ctrl+c")
+	h.key("ctrl+c")
+	h.pump("the job to stop", func() bool { return len(h.m.cmd.jobs) == 0 })
+	if h.quit || h.m.quitting {
+		t.Fatal("two ctrl+c on a running job quit the lab")
+	}
+	if !strings.Contains(h.screen(), "press ctrl+c again to quit") {
+		t.Errorf("the second ctrl+c did not say how to quit:\n%s", h.screen())
+	}
+	h.key("ctrl+c")
+	h.pump("quit", func() bool { return h.quit })
+}
+
 func TestQuitWords(t *testing.T) {
 	for _, how := range []string{"quit", "exit", "nats quit", "ctrl+d"} {
 		t.Run(how, func(t *testing.T) {
