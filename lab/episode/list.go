@@ -12,6 +12,9 @@ type ListOptions struct {
 	Cluster int
 	// Current marks the lesson open now.
 	Current string
+	// InLab: the list is shown inside the lab, where the lesson and next
+	// verbs open lessons (natslab itself is no command there).
+	InLab bool
 }
 
 // StatusText is the status as the lessons list shows it.
@@ -74,5 +77,9 @@ func WriteList(w io.Writer, c *Catalog, p *Progress, o ListOptions) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 	}
-	fmt.Fprintf(w, "\n%d of %d done. Open one: natslab --lesson ID or number (in the lab: lesson ID).\n", done, len(c.Episodes))
+	open := "natslab --lesson ID or number (in the lab: lesson ID)"
+	if o.InLab {
+		open = "lesson ID or number, or type next"
+	}
+	fmt.Fprintf(w, "\n%d of %d done. Open one: %s.\n", done, len(c.Episodes), open)
 }

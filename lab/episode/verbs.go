@@ -38,6 +38,7 @@ func (t *Tutor) runLessons(c *command.Call, args []string) error {
 		return fmt.Errorf("lessons takes no arguments; to open one: lesson ID")
 	}
 	o := t.list
+	o.InLab = true
 	if l := t.Lesson(); l != nil {
 		o.Current = l.ep.ID
 	}
