@@ -169,3 +169,40 @@ func renders(t *testing.T, md string, inner int, want []string) {
 		t.Fatalf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A subject or a name in a lesson's text (a code span without spaces) is
+// never cut inside across two lines, as a table's narrow column would cut
+// it ("orders." above ">"): the learner would read two words, or type one.
+// Checked at the pane's text width at 80x24 (30) and at 100x30 (38).
+func TestCodeSpansAreNeverCut(t *testing.T) {
+	texts, err := render.Texts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	span := regexp.MustCompile("`([^` \n]+)`")
+	for _, text := range texts {
+		for _, width := range []int{30, 38} {
+			lines, ok := prose.Lines(text.Markdown, width)
+			if !ok {
+				t.Fatalf("%s has no rendering", text.Name)
+			}
+			plain := make([]string, len(lines))
+			for i, l := range lines {
+				plain[i] = ansi.Strip(l)
+			}
+			whole := strings.Join(plain, "\n")
+			seen := map[string]bool{}
+			for _, m := range span.FindAllStringSubmatch(text.Markdown, -1) {
+				s := m[1]
+				if seen[s] || len([]rune(s)) < 3 || len([]rune(s)) > width-4 {
+					continue // too short to count apart, or longer than the column
+				}
+				seen[s] = true
+				// Every time the text says it, the pane shows it whole.
+				if want, got := strings.Count(text.Markdown, s), strings.Count(whole, s); got < want {
+					t.Errorf("%s at %d: %s is cut across lines (%d of %d whole)", text.Name, width, s, got, want)
+				}
+			}
+		}
+	}
+}

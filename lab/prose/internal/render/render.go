@@ -22,7 +22,7 @@ import (
 // Lines renders markdown for a text column inner cells wide, one string per
 // line, without the blank lines glamour leaves at either end.
 func Lines(markdown string, inner int) ([]string, error) {
-	markdown = protectHyphens(hangCode(markdown, inner-codeMargin))
+	markdown = protectBreaks(hangCode(markdown, inner-codeMargin), inner-4)
 	// Glamour wraps list items a little past its width (the marker is not
 	// counted): narrow the wrap until every line fits, rather than cut.
 	var body string
@@ -43,7 +43,7 @@ func Lines(markdown string, inner int) ([]string, error) {
 		}
 		wrap -= widest - inner - 1
 	}
-	body = strings.ReplaceAll(body, nbHyphen, "-")
+	body = strings.NewReplacer(nbHyphen, "-", nbDot, ".", nbComma, ",").Replace(body)
 	lines := hangItems(strings.Split(body, "\n"), inner)
 	blank := func(s string) bool { return strings.TrimSpace(ansi.Strip(s)) == "" }
 	for len(lines) > 0 && blank(lines[0]) {
@@ -58,14 +58,26 @@ func Lines(markdown string, inner int) ([]string, error) {
 // nbHyphen is the non-breaking hyphen, one cell wide like "-".
 const nbHyphen = "\u2011"
 
+// nbDot and nbComma stand in for a dot and a comma inside a word while
+// glamour wraps (the one dot leader and the single low quotation mark,
+// one cell wide each): glamour breaks a list item's words at them too,
+// and a subject cut after "orders." reads as two words.
+const (
+	nbDot   = "\u2024"
+	nbComma = "\u201a"
+)
+
 // ruleRow matches a table's delimiter row or a thematic break.
 var ruleRow = regexp.MustCompile(`^[\s|:-]+$`)
 
-// protectHyphens makes every hyphen inside a word non-breaking, so glamour
-// wraps at spaces only: --flags and compare-and-set stay whole (a command
-// cut after its dashes reads as two). List markers, table rules and
-// dashes standing alone keep theirs; Lines turns them back afterwards.
-func protectHyphens(markdown string) string {
+// protectBreaks makes every hyphen, and every dot or comma followed by
+// more of its word, non-breaking, so glamour wraps at spaces only:
+// --flags, compare-and-set, orders.internal.> and {{partition(3,1)}} stay
+// whole (a command or a subject cut inside reads as two). A word wider
+// than maxWord keeps its dots and commas, the only places it can break.
+// List markers, table rules, dashes standing alone and a sentence's full
+// stop keep theirs; Lines turns them back afterwards.
+func protectBreaks(markdown string, maxWord int) string {
 	lines := strings.Split(markdown, "\n")
 	for i, l := range lines {
 		if ruleRow.MatchString(l) {
@@ -74,10 +86,19 @@ func protectHyphens(markdown string) string {
 		b := []byte(l)
 		var out strings.Builder
 		lead := len(l) - len(strings.TrimLeft(l, " "))
+		wordStart := 0
 		for j, c := range b {
+			if c == ' ' {
+				wordStart = j + 1
+			}
 			marker := j == lead && j+1 < len(b) && b[j+1] == ' '
 			if c == '-' && !marker && j+1 < len(b) && b[j+1] != ' ' {
 				out.WriteString(nbHyphen)
+				continue
+			}
+			inner := j > lead && b[j-1] != ' ' && j+1 < len(b) && !strings.ContainsRune(" `*", rune(b[j+1]))
+			if (c == '.' || c == ',') && inner && wordWidth(l, wordStart) <= maxWord {
+				out.WriteString(map[byte]string{'.': nbDot, ',': nbComma}[c])
 				continue
 			}
 			out.WriteByte(c)
@@ -85,6 +106,12 @@ func protectHyphens(markdown string) string {
 		lines[i] = out.String()
 	}
 	return strings.Join(lines, "\n")
+}
+
+// wordWidth is the width of the word of l that starts at byte from.
+func wordWidth(l string, from int) int {
+	word, _, _ := strings.Cut(l[from:], " ")
+	return ansi.StringWidth(word)
 }
 
 // codeMargin is the code blocks' margin in Style.
