@@ -133,6 +133,15 @@ func (s *Session) unknownCommand(words []string) error {
 	if strings.HasPrefix(first, "-") {
 		return usageErrorf("a command starts with its name, not a flag: try help")
 	}
+	if first == "natslab" {
+		// A line copied from a shell (natslab --lesson hello): its flags
+		// start the program, and this prompt is the program already.
+		here := "help lists what works here"
+		if _, ok := s.verb("lesson"); ok {
+			here = "lesson ID opens a lesson, lessons lists them, help lists the rest"
+		}
+		return usageErrorf("this prompt is natslab already: leave out the word natslab (its flags are for starting it from a shell); %s", here)
+	}
 	return usageErrorf("unknown command %q%s (type help for the list)", first, didYouMean(first, append(s.commandWords(), realTopNames()...)))
 }
 

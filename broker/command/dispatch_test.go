@@ -46,6 +46,8 @@ func TestUnknownWordsSuggestTheNearestCommand(t *testing.T) {
 	l.fails("strem ls", "did you mean stream?")
 	// As near to the alias s (stream) as to sub, which it begins.
 	l.fails("su greet", `unknown command "su"`, "did you mean sub?")
+	// A line copied from a shell, natslab's own flags and all.
+	l.fails("natslab --lesson hello", "this prompt is natslab already: leave out the word natslab", "help lists what works here")
 	l.fails("pub greet hi --cont 3", "error: unknown long flag '--cont'", "did you mean --count?")
 	// A flag several others begin: the nearest, then the rest, so the
 	// learner who meant --max-msgs does not set the message size.

@@ -109,6 +109,10 @@ func TestLessonVerbs(t *testing.T) {
 
 	// Inside the lab the list sends to the lab's verbs: natslab --lesson
 	// is no command at this prompt.
+	// natslab's own command line, typed at the prompt, points to the verbs.
+	if out := l.run("natslab --lesson first-stream"); !strings.Contains(out, "leave out the word natslab") || !strings.Contains(out, "lesson ID opens a lesson") {
+		t.Errorf("natslab --lesson at the prompt:\n%s", out)
+	}
 	if out := l.must("lessons", "first-stream", "new", fmt.Sprintf("0 of %d done", len(catalog().Episodes)), "Open one: lesson ID or number, or type next."); strings.Contains(out, "natslab --lesson") {
 		t.Errorf("lessons in the lab points to a command the lab has not:\n%s", out)
 	}
