@@ -389,10 +389,38 @@ func (c *Call) jsPublishError(err error, msg *nats.Msg) error {
 			return explain(err, "%s", note)
 		}
 	}
+	if timedOut && c.Ctx.Err() == nil {
+		if note := c.heardButUnstoredNote(msg.Subject); note != "" {
+			return explain(err, "%s", note)
+		}
+	}
 	if timedOut {
 		return explain(err, "no acknowledgement from JetStream within %s: the stream may be unavailable", c.timeout)
 	}
 	return c.publishError(err, msg)
+}
+
+// heardButUnstoredNote explains a JetStream publish that timed out where
+// no stream captures its subject: a plain subscriber there received it,
+// so the server had a responder and did not say "no responders", but
+// only a stream acknowledges. "" when a stream does capture it (or
+// JetStream does not say).
+func (c *Call) heardButUnstoredNote(subject string) string {
+	mgr, err := c.manager()
+	if err != nil || !mgr.IsJetStreamEnabled() {
+		return ""
+	}
+	if names, err := mgr.StreamNames(&jsm.StreamNamesFilter{Subject: subject}); err != nil || len(names) > 0 {
+		return ""
+	}
+	if m := c.S.dep.Monitor(); m != nil && m.Interest(subject) == 0 {
+		return "" // nobody there either: the wait was something else
+	}
+	note := c.noStreamCapturesNote(subject)
+	if note == "" {
+		return ""
+	}
+	return note + "; it waited because something subscribes to it: a subscriber receives the message but never acknowledges, only a stream does"
 }
 
 // noStreamCapturesNote says why a JetStream publish to subject went

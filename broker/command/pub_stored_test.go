@@ -20,3 +20,20 @@ func TestCorePublishIsStoredWhenTheNextLineRuns(t *testing.T) {
 		}
 	}
 }
+
+// A JetStream publish to a subject no stream captures, while a plain
+// subscriber listens there: the server has a responder, so no "no
+// responders", only the real CLI's timeout; the note says what happened
+// (no stream captures it; a subscriber does not acknowledge), not that
+// a stream may be unavailable.
+func TestJetStreamPublishHeardButNotStored(t *testing.T) {
+	l := newLab(t)
+	l.must(`stream add EVENTS --subjects events --defaults`)
+	j, _ := l.background(`sub "events.>"`)
+	waitReady(t, j)
+	defer func() { j.Stop(); <-j.Done() }()
+	msg := l.fails("pub events.page_loaded hi --jetstream --timeout 500ms", "nats: timeout", `no stream captures "events.page_loaded" (EVENTS captures events)`, "something subscribes to it")
+	if strings.Contains(msg, "may be unavailable") {
+		t.Errorf("the note blames a stream: %q", msg)
+	}
+}
