@@ -231,6 +231,7 @@ const (
 	streamErrCodeJetStreamOffSrv  = 10039 // JetStream not enabled
 	streamErrCodeNoMessage        = 10037
 	streamErrCodeSeqNotFound      = 10043 // deleting a message that is not there
+	streamErrCodeMsgDeleteFailed  = 10057 // deleting a message failed; "no message found" below the first
 	streamErrCodeStreamExists     = 10058
 	streamErrCodeStreamNotFound   = 10059
 	streamErrCodeSubjectsOverlap  = 10065

@@ -68,7 +68,10 @@ func (s *streamCmd) msgError(c *Call, st *jsm.Stream, err error) error {
 	if s.seq == 0 {
 		return explain(err, "stream sequences start at 1: %s", streamHolds(st))
 	}
-	if !api.IsNatsError(err, streamErrCodeNoMessage) && !api.IsNatsError(err, streamErrCodeSeqNotFound) {
+	// A sequence below the stream's first is no "sequence not found" but
+	// a failed delete that says "no message found".
+	gone := api.IsNatsError(err, streamErrCodeMsgDeleteFailed) && strings.Contains(err.Error(), "no message found")
+	if !gone && !api.IsNatsError(err, streamErrCodeNoMessage) && !api.IsNatsError(err, streamErrCodeSeqNotFound) {
 		return c.explainAPI(err)
 	}
 	if s.lastFor != "" && s.seq == -1 {
