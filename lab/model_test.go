@@ -797,3 +797,24 @@ func TestLongLinesWrapBetweenWords(t *testing.T) {
 		t.Errorf("a word longer than a row is cut to the row, the rest on the next:\n%s", joined)
 	}
 }
+
+// Before a scene is open the pane names every scene, or, where the names
+// do not fit above its border, says which verb lists them: never a list
+// cut off in the middle.
+func TestSceneIntroNeverCutsTheList(t *testing.T) {
+	for _, size := range [][2]int{{46, 8}, {46, 12}, {40, 7}, {70, 12}, {70, 24}, {30, 6}} {
+		p := newScenePane(DefaultStyles(), policy.Look{NoColor: true}.SceneStyles())
+		p.SetSize(size[0], size[1])
+		lines := p.Lines()
+		inside := strings.Join(lines[1:len(lines)-1], " ") // within the border
+		inside = strings.Join(strings.Fields(strings.NewReplacer("│", " ").Replace(inside)), " ")
+		if strings.Contains(inside, "scene lists the") {
+			continue
+		}
+		for _, f := range p.list() {
+			if !strings.Contains(inside, f.Name) {
+				t.Errorf("%dx%d: the pane neither names scene %s nor says scene lists them:\n%s", size[0], size[1], f.Name, strings.Join(lines, "\n"))
+			}
+		}
+	}
+}

@@ -136,14 +136,23 @@ func (p *scenePane) intro(w, h int) string {
 		wrap("Scenes draw what happens on the broker as it happens. None is installed in this build yet: the command pane below is the whole lab for now.")
 		return b.String()
 	}
+	lines := func(text string) int { return strings.Count(wordWrap(text, max(w-2, 10)), "\n") + 1 }
 	intro := "Scenes draw what happens on the broker, whoever causes it. Open one:"
-	introLines := strings.Count(wordWrap(intro, max(w-2, 10)), "\n") + 1
-	if 3+introLines+len(list) > h { // a blank line, the picture, a blank line, the text, the list
+	if 3+lines(intro)+len(list) > h { // a blank line, the picture, a blank line, the text, the list
 		names := make([]string, len(list))
 		for i, f := range list {
 			names[i] = f.Name
 		}
-		wrap("Scenes draw what happens on the broker, whoever causes it. scene NAME opens one: " + strings.Join(names, ", ") + ".")
+		named := "Scenes draw what happens on the broker, whoever causes it. scene NAME opens one: " + strings.Join(names, ", ") + "."
+		if 3+lines(named) > h {
+			// A list cut off by the border would hide scenes without
+			// saying so: point to the verb that lists them all instead.
+			named = "Scenes draw what happens on the broker, whoever causes it. scene lists them; scene NAME opens one."
+			if 3+lines(named) > h {
+				named = "scene lists the scenes; scene NAME opens one."
+			}
+		}
+		wrap(named)
 		return b.String()
 	}
 	wrap(intro)
