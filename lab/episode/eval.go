@@ -817,14 +817,14 @@ func (s *snapshot) checkMessages(c *MessagesCheck) (bool, string) {
 	if want.Holds(n) {
 		return true, ""
 	}
-	what := "messages"
+	what := text.Count(n, "message", "messages")
 	if c.Subject != "" {
 		what += " on " + c.Subject
 	}
 	if hk != "" {
 		what += " with header " + hk + ": " + hv
 	}
-	why = fmt.Sprintf("stream %s holds %d %s, wants %s", c.Stream, n, what, want.Want())
+	why = fmt.Sprintf("stream %s holds %s, wants %s", c.Stream, what, want.Want())
 	if len(otherCase) > 0 {
 		names := make([]string, 0, len(otherCase))
 		for name := range otherCase {
