@@ -349,6 +349,10 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 	}
 	who := "subscribers"
 	switch {
+	case rc.Stream != "" && rc.Filter == "" && rc.Queue == "":
+		// consumer next is how a stream's messages are read here, and
+		// a learner who ran it has no subscriber in mind.
+		who = "readers"
 	case rc.Filter != "" && rc.Queue != "":
 		who = "subscribers on " + rc.Filter + " in queue group " + rc.Queue
 	case rc.Filter != "":
@@ -365,14 +369,14 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 	if rc.WhilePublished != "" && best.exposed == 0 {
 		return false, fmt.Sprintf("clients of account %s have not published while %s listened", rc.WhilePublished, who)
 	}
-	what := "messages"
+	what := text.Plural(best.count, "message", "messages")
 	switch {
 	case rc.From != "":
-		what = "messages from account " + rc.From
+		what += " from account " + rc.From
 	case rc.Stream != "":
-		what = "messages from stream " + rc.Stream
+		what += " from stream " + rc.Stream
 	case rc.Subject != "":
-		what = "messages on " + rc.Subject
+		what += " on " + rc.Subject
 	}
 	since := ""
 	if rc.Since {
