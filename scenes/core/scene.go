@@ -86,7 +86,7 @@ func (s *Scene) Next(now time.Time) time.Duration {
 // Apply implements kit.Picture: broker events start animations, frames
 // move them.
 func (s *Scene) Apply(m kit.FeedMsg, now time.Time) {
-	if len(m.Events) > 0 || !m.Frame {
+	if m.News() {
 		s.refresh(now)
 		for _, e := range m.Events {
 			s.animate(e, now)

@@ -95,7 +95,7 @@ func (s *Scene) counting(now time.Time) bool {
 
 // Apply implements kit.Picture: news from the driver starts animations.
 func (s *Scene) Apply(m kit.FeedMsg, now time.Time) {
-	if len(m.Events) > 0 || !m.Frame {
+	if m.News() {
 		old := s.snap
 		s.snap = s.d.Snapshot()
 		for _, e := range m.Events {

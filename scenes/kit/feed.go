@@ -48,6 +48,9 @@ type FeedMsg struct {
 	feed   *Feed
 	Events []Event
 	Frame  bool // a frame: time passed for what moves
+	// Poked says a poke was taken with this message: the driver's state
+	// changed since the last one, even when Events is empty.
+	Poked bool
 	// Through is how many events the feed had delivered once this
 	// message's were taken: a model that applied it has applied the
 	// first Through events ever sent.
@@ -60,6 +63,14 @@ type FeedMsg struct {
 // For reports whether the message came from f (a lab may host several
 // scenes over time; a stale scene's message must not reach a new one).
 func (m FeedMsg) For(f *Feed) bool { return m.feed == f }
+
+// News reports whether the driver's state may have changed since the last
+// message: events came, or a poke, or it is not a bare frame. A model
+// re-reads the state on news; on a bare frame only time moved. A poke that
+// lands while a scene animates arrives inside a frame, so a model that
+// looked at Frame alone would leave the state it announced unread until
+// the next poke.
+func (m FeedMsg) News() bool { return len(m.Events) > 0 || m.Poked || !m.Frame }
 
 // NewFeed makes a feed holding at most size undelivered events and
 // delivering at most rate batches a second (0: no limit).
@@ -123,12 +134,14 @@ func (f *Feed) Close() { f.once.Do(func() { close(f.done) }) }
 func (f *Feed) Wait() tea.Cmd {
 	return func() tea.Msg {
 		var first []Event
+		poked := false
 		select {
 		case <-f.done:
 			return nil
 		case e := <-f.events:
 			first = append(first, e)
 		case <-f.wake:
+			poked = true
 		}
 		if gap := f.gap(time.Now()); gap > 0 {
 			t := time.NewTimer(gap)
@@ -141,7 +154,8 @@ func (f *Feed) Wait() tea.Cmd {
 		}
 		f.last.Store(time.Now().UnixNano())
 		pokes := f.poked.Load()
-		return f.msg(pokes, f.drain(first), false)
+		evs, drained := f.drain(first)
+		return f.msg(pokes, evs, false, poked || drained)
 	}
 }
 
@@ -175,7 +189,7 @@ func (f *Feed) Next(frame time.Duration) tea.Cmd {
 			events, wake = f.events, f.wake
 		}
 		var first []Event
-		fired := false
+		fired, poked := false, false
 		select {
 		case <-f.done:
 			return nil
@@ -184,6 +198,7 @@ func (f *Feed) Next(frame time.Duration) tea.Cmd {
 		case e := <-events:
 			first = append(first, e)
 		case <-wake:
+			poked = true
 		}
 		if gap := f.gap(time.Now()); !fired && gap > 0 {
 			t.Reset(gap)
@@ -195,18 +210,21 @@ func (f *Feed) Next(frame time.Duration) tea.Cmd {
 		}
 		f.last.Store(time.Now().UnixNano())
 		pokes := f.poked.Load()
-		return f.msg(pokes, f.drain(first), fired)
+		evs, drained := f.drain(first)
+		return f.msg(pokes, evs, fired, poked || drained)
 	}
 }
 
 // msg delivers evs, the events just taken off the queue; pokes were
 // counted before: the model reads the state after this.
-func (f *Feed) msg(pokes uint64, evs []Event, frame bool) FeedMsg {
-	return FeedMsg{feed: f, Events: evs, Frame: frame, Through: f.delivered.Add(uint64(len(evs))), Pokes: pokes}
+func (f *Feed) msg(pokes uint64, evs []Event, frame, poked bool) FeedMsg {
+	return FeedMsg{feed: f, Events: evs, Frame: frame, Poked: poked, Through: f.delivered.Add(uint64(len(evs))), Pokes: pokes}
 }
 
-// drain takes what is waiting, up to a batch, without blocking.
-func (f *Feed) drain(evs []Event) []Event {
+// drain takes what is waiting, up to a batch, without blocking, and any
+// pending poke with it (poked says there was one): the message it goes
+// into answers that poke.
+func (f *Feed) drain(evs []Event) (_ []Event, poked bool) {
 	for len(evs) < f.batch {
 		select {
 		case e := <-f.events:
@@ -214,10 +232,11 @@ func (f *Feed) drain(evs []Event) []Event {
 		default:
 			select {
 			case <-f.wake:
+				return evs, true
 			default:
 			}
-			return evs
+			return evs, false
 		}
 	}
-	return evs
+	return evs, false
 }

@@ -309,3 +309,28 @@ func TestFeedNewsCutsALongWaitShort(t *testing.T) {
 		t.Fatalf("got %+v, want a frame carrying the event", m)
 	}
 }
+
+// A poke that lands while a scene animates is taken with the next frame:
+// that frame is news (the driver's state changed), and once answered the
+// poke makes no later frame news.
+func TestAPokeDuringFramesIsNews(t *testing.T) {
+	f := NewFeed(4, 0)
+	if m := f.Next(time.Millisecond)().(FeedMsg); !m.Frame || m.News() {
+		t.Fatalf("a frame with nothing new: Frame %v, News %v; want true, false", m.Frame, m.News())
+	}
+	f.Poke()
+	if m := f.Next(time.Millisecond)().(FeedMsg); !m.Frame || !m.News() {
+		t.Fatalf("a frame that took a poke: Frame %v, News %v; want true, true", m.Frame, m.News())
+	}
+	if m := f.Next(time.Millisecond)().(FeedMsg); m.News() {
+		t.Fatal("the poke was answered, yet the next frame is news too")
+	}
+	f.Send(Event{Kind: Published})
+	if m := f.Next(time.Millisecond)().(FeedMsg); !m.News() {
+		t.Fatal("a frame with an event is news")
+	}
+	f.Poke()
+	if m := f.Wait()().(FeedMsg); m.Frame || !m.News() {
+		t.Fatal("a poke Wait delivers is news")
+	}
+}

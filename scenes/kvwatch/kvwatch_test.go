@@ -10,6 +10,7 @@ import (
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
+	"natslab/scenes/kit"
 	"natslab/scenes/kit/kittest"
 )
 
@@ -209,4 +210,22 @@ func TestExternalDeployment(t *testing.T) {
 	h.Settle("blue", func(s Snapshot) bool { return last(s).Rev == 1 })
 	_, _ = h.Try("kv update profiles sue.color red 7")
 	h.Settle("refused", func(s Snapshot) bool { return last(s).Refused })
+}
+
+// A write the driver resolved while a write was still flying across the
+// scene reaches the picture with the next frame, not with the next poke
+// after it (an idle look, seconds later).
+func TestAStateChangeDuringAnimationIsDrawn(t *testing.T) {
+	d := &driver{}
+	s := &Scene{rows: map[string]int{}, d: d}
+	d.shared = Snapshot{Bucket: "profiles", Keys: []Key{{Name: "sue.color", Value: "green", Rev: 2}}}
+	s.Apply(kit.FeedMsg{Frame: true, Poked: true}, kittest.Epoch)
+	if got := key(s.snap, "sue.color").Value; got != "green" {
+		t.Fatalf("after a frame that took a poke the scene shows %q, want the driver's green", got)
+	}
+	d.shared = Snapshot{Bucket: "profiles", Keys: []Key{{Name: "sue.color", Value: "red", Rev: 3}}}
+	s.Apply(kit.FeedMsg{Frame: true}, kittest.Epoch)
+	if got := key(s.snap, "sue.color").Value; got != "green" {
+		t.Fatalf("a bare frame re-read the driver's state (%q): only news should", got)
+	}
 }

@@ -75,7 +75,7 @@ func (s *Scene) Next(now time.Time) time.Duration {
 // Apply implements kit.Picture: news reads the driver's state and starts
 // what the events show.
 func (s *Scene) Apply(m kit.FeedMsg, now time.Time) {
-	if len(m.Events) > 0 || !m.Frame {
+	if m.News() {
 		s.snap = s.d.Snapshot()
 		for _, e := range m.Events {
 			s.animate(e, now)

@@ -109,7 +109,7 @@ func (s *Scene) Next(now time.Time) time.Duration {
 
 // Apply implements kit.Picture: what the driver saw starts animations.
 func (s *Scene) Apply(m kit.FeedMsg, now time.Time) {
-	if len(m.Events) > 0 || !m.Frame {
+	if m.News() {
 		old := s.snap
 		s.snap = s.d.Snapshot()
 		for _, e := range m.Events {
