@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/nats-io/nats.go"
 
@@ -178,6 +179,14 @@ func TestHelloOnACluster(t *testing.T) {
 		subs = append(subs, tcpSub(t, u, "greet")) // one on each node
 	}
 	h.Settle("three subscribers", subsOn("greet", len(urls)))
+	// Each node learns of the others' subscribers over its routes after
+	// they subscribed: the scene publishes once every node knows all.
+	for _, n := range srv.Nodes() {
+		ns := srv.Node(n.Name)
+		if !broker.WaitFor(10*time.Second, func() bool { return ns.GlobalAccount().Interest("greet") >= len(urls) }) {
+			t.Fatalf("node %s knows of %d subscribers on greet, want %d", n.Name, ns.GlobalAccount().Interest("greet"), len(urls))
+		}
+	}
 	h.Do("publish", "4")
 	h.Settle("four each", func(s Snapshot) bool { return s.Published == 4 && s.Delivered() == uint64(4*len(urls)) })
 	for i, n := range subs {
