@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -223,6 +224,7 @@ func (p *pubCmd) publishCore(c *Call, nc *nats.Conn, pub *publisher) error {
 		if err := p.pause(c.Ctx); err != nil {
 			return err
 		}
+		c.S.emit(Event{Kind: Published, Job: c.Job.ID, Line: c.Job.Line, Subject: subj})
 		if err := nc.PublishMsg(msg); err != nil {
 			return c.publishError(err, msg)
 		}
@@ -289,6 +291,7 @@ func (p *pubCmd) publishJetStream(c *Call, nc *nats.Conn, pub *publisher) error 
 		}
 		ack, err := jsm.ParsePubAck(resp)
 		if err != nil {
+			c.refused(subj, resp, err)
 			return storedSoFar(c.explainAPI(err), i-1, p.count, stream, first, last, noneInFlight)
 		}
 		if first == 0 {
@@ -312,6 +315,21 @@ func (p *pubCmd) publishJetStream(c *Call, nc *nats.Conn, pub *publisher) error 
 		}
 	}
 	return nil
+}
+
+// refused tells the observer that a stream answered a JetStream publish
+// with an error: the answer names the stream (a PubAck with its error).
+func (c *Call) refused(subject string, resp *nats.Msg, err error) {
+	var answer struct {
+		Stream string `json:"stream"`
+		Error  *struct {
+			ErrCode uint16 `json:"err_code"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(resp.Data, &answer) != nil || answer.Error == nil || answer.Stream == "" {
+		return
+	}
+	c.S.emit(Event{Kind: PublishRefused, Job: c.Job.ID, Line: c.Job.Line, Subject: subject, Stream: answer.Stream, Err: err, Code: answer.Error.ErrCode})
 }
 
 // publishError adds the lab's note to a failed core publish: the real

@@ -198,11 +198,12 @@ type Event struct {
 	Kind    EventKind
 	Job     int    // the job's number
 	Line    string // the command line of the job
-	Subject string // for Received
-	Stream  string // for Received from a stream
+	Subject string // for Received, Published and PublishRefused
+	Stream  string // for Received from a stream, and the stream that refused
 	Seq     uint64 // stream sequence, for Received from a stream
 	Queue   string // the job's queue group, if any
-	Err     error  // for JobEnded
+	Err     error  // for JobEnded, and the server's error for PublishRefused
+	Code    uint16 // for PublishRefused: the server's JetStream error code
 }
 
 // EventKind says what an Event is.
@@ -212,6 +213,13 @@ const (
 	JobStarted EventKind = iota
 	JobEnded
 	Received // a job's subscription received a message
+	// Published: a job's pub sent a core message (before it went out), on
+	// Subject, the subject as sent.
+	Published
+	// PublishRefused: a stream answered a job's pub --jetstream with an
+	// error instead of storing the message: Stream refused it, Err and Code
+	// are the server's answer.
+	PublishRefused
 )
 
 func (s *Session) emit(e Event) {

@@ -1,0 +1,69 @@
+package command_test
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"natslab/broker/brokertest"
+	"natslab/broker/command"
+)
+
+// eventLab is a lab that keeps every event its session told.
+func eventLab(t *testing.T) (*lab, func() []command.Event) {
+	var mu sync.Mutex
+	var events []command.Event
+	srv := brokertest.Start(t)
+	l := &lab{t: t, srv: srv, changed: make(chan struct{}, 1)}
+	l.s = command.NewSession(srv, command.WithTimeout(2*time.Second), command.WithObserver(func(e command.Event) {
+		mu.Lock()
+		events = append(events, e)
+		mu.Unlock()
+		l.poke()
+	}))
+	t.Cleanup(l.s.Close)
+	return l, func() []command.Event {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(events)
+	}
+}
+
+// A core pub tells the observer each subject it sends, as sent (its
+// templates filled in), before the message goes: lesson checks pair it
+// with what a subscriber received through a mapping.
+func TestPubTellsWhatItSends(t *testing.T) {
+	l, events := eventLab(t)
+	l.must(`pub "jobs.{{Count}}" "job {{Count}}" --count 3`)
+	var got []string
+	for _, e := range events() {
+		if e.Kind == command.Published {
+			got = append(got, e.Subject)
+		}
+	}
+	if fmt.Sprint(got) != "[jobs.1 jobs.2 jobs.3]" {
+		t.Errorf("published events: %v", got)
+	}
+}
+
+// A stream that refuses a pub --jetstream (full, discard new) answers with
+// its error: the real CLI's line, and an event that names the stream and
+// the server's error code. A stored publish and a plain pub tell none.
+func TestPubJetStreamTellsARefusal(t *testing.T) {
+	l, events := eventLab(t)
+	l.must(`stream add ORDERS --subjects "orders.>" --max-msgs 1 --discard new --defaults`)
+	l.must(`pub orders.new first --jetstream`)
+	l.must(`pub orders.new plain`)
+	l.fails(`pub orders.new second --jetstream`, "nats: error: maximum messages exceeded (10077)")
+	var refused []string
+	for _, e := range events() {
+		if e.Kind == command.PublishRefused {
+			refused = append(refused, fmt.Sprintf("%s %s %d %v", e.Subject, e.Stream, e.Code, e.Err))
+		}
+	}
+	if fmt.Sprint(refused) != "[orders.new ORDERS 10077 maximum messages exceeded (10077)]" {
+		t.Errorf("refusal events: %q", refused)
+	}
+}
