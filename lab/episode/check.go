@@ -53,6 +53,9 @@ type Check struct {
 	// started: a client that failed to authenticate, a publish or a
 	// subscription its user's permissions deny.
 	Refused *RefusedCheck `yaml:"refused"`
+	// Rejected counts JetStream publishes a stream refused: answered with
+	// an error instead of stored.
+	Rejected *RejectedCheck `yaml:"rejected"`
 	// Mapping: the running server maps a subject (its configuration's
 	// mappings, as its account reports them).
 	Mapping *MappingCheck `yaml:"mapping"`
@@ -103,6 +106,22 @@ type RefusedCheck struct {
 	Count   Cmp    `yaml:"count"`   // default >= 1
 }
 
+// RejectedCheck counts the JetStream publishes a stream answered with an
+// error instead of storing them (a full stream whose discard policy is
+// new, a message too large …), since the lesson started. Only the lab's
+// own pub --jetstream counts, which reads the stream's answer: the answer
+// to another client (a real nats CLI in another terminal) goes to that
+// client's inbox, which the lab does not watch, and the server keeps no
+// count of refusals. A plain pub asks for no answer, so nobody hears its
+// refusal.
+type RejectedCheck struct {
+	Stream string `yaml:"stream"`
+	// Code is the server's JetStream error code, the number the real CLI
+	// prints after the error (10077: a limit reached); 0 for any.
+	Code  uint16 `yaml:"code"`
+	Count Cmp    `yaml:"count"` // default >= 1
+}
+
 // SubsCheck counts live subscriptions of clients (not the lab's own checker).
 // A stream import's shadow subscriptions (broker.Monitor.AccountSubscriptions)
 // are nobody's: they are never counted.
@@ -129,6 +148,15 @@ type ReceivedCheck struct {
 	Members   Cmp      `yaml:"members"`   // subscribers that received at least one
 	Exclusive bool     `yaml:"exclusive"` // nobody outside Queue received messages on Filter
 	Since     bool     `yaml:"since_previous"`
+	// Mapped is the source of one of the server's mappings: only messages
+	// that came through it count. The server keeps no count of what it
+	// mapped, so the lab pairs what its subscriber received with what its
+	// own pub sent while the subscriber ran: a message received on a
+	// subject counts when the pub sent one on a subject the mapping turns
+	// into it (for weighted destinations, any of them), each publish at
+	// most once; one published on the destination subject itself does not.
+	// What another client (a real nats CLI) publishes is not seen.
+	Mapped string `yaml:"mapped"`
 	// Account counts only subscriptions of clients of this account, as
 	// the server counts their deliveries (a stream import's deliveries
 	// are the importing subscription's).
@@ -355,6 +383,7 @@ func (c Check) validate() error {
 	count(c.Object != nil)
 	count(c.Service != nil)
 	count(c.Refused != nil)
+	count(c.Rejected != nil)
 	count(c.Mapping != nil)
 	count(c.Account != nil)
 	count(c.Import != nil)
@@ -371,6 +400,10 @@ func (c Check) validate() error {
 		return fmt.Errorf("received from and while_published need an account: the server's counts say whose subscriptions they are")
 	case c.Received != nil && (c.Received.Account != "" || c.Received.User != "") && (c.Received.Subject != "" || len(c.Received.Subjects) > 0 || c.Received.Stream != ""):
 		return fmt.Errorf("received with an account or a user counts by the server's numbers, which know no subjects or streams: use filter")
+	case c.Received != nil && c.Received.Mapped != "" && (c.Received.Account != "" || c.Received.User != "" || c.Received.Stream != "" || c.Received.Since):
+		return fmt.Errorf("received mapped pairs the lab's own publishes and deliveries: it takes no account, user, stream or since_previous")
+	case c.Rejected != nil && c.Rejected.Stream == "":
+		return fmt.Errorf("rejected needs a stream")
 	case c.Unheard != nil && c.Unheard.Subject == "":
 		return fmt.Errorf("unheard needs a subject")
 	case c.Stream != nil && c.Stream.Name == "":

@@ -3,6 +3,7 @@ package episode
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -76,6 +77,9 @@ func (s *snapshot) check(c Check, prev mark) (bool, string) {
 	}
 	if c.Refused != nil {
 		parts = append(parts, func() (bool, string) { return s.checkRefused(c.Refused) })
+	}
+	if c.Rejected != nil {
+		parts = append(parts, func() (bool, string) { return s.checkRejected(c.Rejected) })
 	}
 	if c.Mapping != nil {
 		parts = append(parts, func() (bool, string) { return s.checkMapping(c.Mapping) })
@@ -310,8 +314,18 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 		s.l.obs.sampleSubs(look)
 	}
 	lab, srv := s.l.obs.views()
+	var direct []subscriberView // with Mapped: the lab's views as received, mapped or not
+	if rc.Mapped != "" {
+		via, why := s.viaMapping(rc.Mapped)
+		if via == nil {
+			return false, why
+		}
+		direct = lab
+		lab = mappedViews(lab, via)
+	}
 	views := [][]subscriberView{lab}
 	switch {
+	case rc.Mapped != "": // only the lab pairs publishes with deliveries
 	case rc.Account != "" || rc.User != "":
 		views = [][]subscriberView{srv} // only the server knows whose they are
 	case rc.Stream == "" && rc.Subject == "" && len(rc.Subjects) == 0:
@@ -378,13 +392,19 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 	case rc.Subject != "":
 		what += " on " + rc.Subject
 	}
-	since := ""
+	since, via, skipped := "", "", ""
 	if rc.Since {
 		since = " since the previous step"
 	}
+	if rc.Mapped != "" {
+		via = " through the mapping of " + rc.Mapped
+		if t := rc.tally(direct, prev); want.Holds(t.count) && len(t.subjects) == len(rc.Subjects) {
+			skipped = fmt.Sprintf("; what they received was published on the mapped subject itself, which skips the mapping: publish on a subject %s matches, and the server rewrites it", rc.Mapped)
+		}
+	}
 	switch {
 	case !want.Holds(best.count):
-		return false, fmt.Sprintf("%s received %d %s%s, wants %s", who, best.count, what, since, want.Want()) + s.refusedWhy("subscribe", rc.Filter)
+		return false, fmt.Sprintf("%s received %d %s%s%s, wants %s", who, best.count, what, via, since, want.Want()) + skipped + s.refusedWhy("subscribe", rc.Filter)
 	case !rc.Members.Holds(best.members):
 		one, many, of := "subscriber", "subscribers", ""
 		switch {
@@ -404,9 +424,57 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 				missing = append(missing, subj)
 			}
 		}
-		return false, fmt.Sprintf("%s have not received %s yet", who, strings.Join(missing, ", "))
+		return false, fmt.Sprintf("%s have not received %s%s yet", who, strings.Join(missing, ", "), via) + skipped
 	}
 	return true, ""
+}
+
+// viaMapping is, per lab subscriber, what came to it through the server's
+// mapping of source (see observations.viaMapping); nil and why when the
+// server maps no such subject.
+func (s *snapshot) viaMapping(source string) (map[*subscriber]map[string]int64, string) {
+	if s.ns == nil {
+		return nil, "the server is not running right now"
+	}
+	all, err := s.ns.Mappings()
+	if err != nil {
+		return nil, fmt.Sprintf("the server does not say its mappings: %v", err)
+	}
+	var trs []server.SubjectTransformer
+	for _, d := range all[source] {
+		if tr, err := server.NewSubjectTransform(source, d.Subject); err == nil {
+			trs = append(trs, tr)
+		}
+	}
+	if len(trs) == 0 {
+		return nil, fmt.Sprintf("the server maps no subject %s now, so nothing reaches a subscriber through that mapping", source)
+	}
+	return s.l.obs.viaMapping(func(subject string) []string {
+		var out []string
+		for _, tr := range trs {
+			if d, err := tr.Match(subject); err == nil && !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+		return out
+	}), ""
+}
+
+// mappedViews is the lab's views with only what came through a mapping:
+// via, per subscriber, the subjects and counts it received that way.
+func mappedViews(lab []subscriberView, via map[*subscriber]map[string]int64) []subscriberView {
+	out := make([]subscriberView, 0, len(lab))
+	for _, v := range lab {
+		v.subjects, v.count = via[v.id], 0
+		if v.subjects == nil {
+			v.subjects = map[string]int64{}
+		}
+		for _, n := range v.subjects {
+			v.count += n
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 func (s *snapshot) checkUnheard(c *UnheardCheck) (bool, string) {
@@ -913,6 +981,22 @@ func (s *snapshot) checkPublished(c *PublishedCheck) (bool, string) {
 		why += fmt.Sprintf("; they carried %s: header names are case-sensitive, so that is a different header", misspelt)
 	}
 	return false, why + s.refusedWhy("publish", c.Subject)
+}
+
+func (s *snapshot) checkRejected(c *RejectedCheck) (bool, string) {
+	n, other := s.l.obs.rejectedCount(c.Stream, c.Code)
+	want := c.Count.Or(">=1")
+	if want.Holds(n) {
+		return true, ""
+	}
+	why := fmt.Sprintf("stream %s has refused %s, wants %s", c.Stream, text.Count(n, "--jetstream publish", "--jetstream publishes"), want.Want())
+	if n == 0 {
+		why = fmt.Sprintf("stream %s has not refused a --jetstream publish yet", c.Stream)
+	}
+	if other > 0 {
+		why += fmt.Sprintf(" (%s with an error other than %d)", text.Count(other, "refusal", "refusals"), c.Code)
+	}
+	return false, why + ": publish to it with pub --jetstream, which reads the stream's answer (a plain pub asks for none)"
 }
 
 func (s *snapshot) checkAcks(c *AcksCheck) (bool, string) {

@@ -32,9 +32,14 @@ type subscriber struct {
 	// server view: accounts' published counts when the subscription was
 	// first seen with them, and at the latest look that still saw it.
 	pubFirst, pubLast map[string]int64
-	subjects          map[string]int64           // events view: per message subject
-	seqs              map[string]map[uint64]bool // events view: stream → sequences delivered
-	fromStream        map[string]int64           // events view: stream → messages
+	subjects          map[string]int64 // events view: per message subject
+	// sent is, for a lab subscriber, what the lab's pub sent on each
+	// subject while the subscriber's job ran: the subjects as published,
+	// before any mapping of the server's (shared with observations.sent
+	// while the job runs; read under observations.mu).
+	sent       map[string]int64
+	seqs       map[string]map[uint64]bool // events view: stream → sequences delivered
+	fromStream map[string]int64           // events view: stream → messages
 	// ended numbers the moment the subscription went away (0 while it
 	// runs): ends are numbered in order, so the latest is the largest.
 	// endViews are every subscriber of the same view at that moment, so a
@@ -73,8 +78,20 @@ type observations struct {
 	published  map[PublishedCheck]int64
 	misspelt   map[PublishedCheck]string // a header name that matched only ignoring case
 	acks       map[ackKey]int64
+	// sent: per running job, what the lab's pub sent on each subject
+	// since the job started.
+	sent map[int]map[string]int64
+	// rejected counts the JetStream publishes of the lab's pub a stream
+	// answered with an error.
+	rejected map[rejectKey]int64
 
 	unheard map[string]*unheardCounter
+}
+
+// rejectKey counts refused publishes per stream and error code.
+type rejectKey struct {
+	stream string
+	code   uint16
 }
 
 func newObservations(s *command.Session) *observations {
@@ -92,6 +109,8 @@ func (o *observations) clear() {
 	o.published = map[PublishedCheck]int64{}
 	o.misspelt = map[PublishedCheck]string{}
 	o.acks = map[ackKey]int64{}
+	o.sent = map[int]map[string]int64{}
+	o.rejected = map[rejectKey]int64{}
 	o.unheard = map[string]*unheardCounter{}
 }
 
@@ -108,11 +127,21 @@ func (o *observations) event(ev command.Event) {
 	switch ev.Kind {
 	case command.JobStarted:
 		o.jobs[ev.Job] = nil // made on its first message, when its subject is known
+		o.sent[ev.Job] = map[string]int64{}
 	case command.JobEnded:
 		if sub := o.jobs[ev.Job]; sub != nil {
 			o.endLocked(sub, o.lab)
 		}
 		delete(o.jobs, ev.Job)
+		delete(o.sent, ev.Job)
+	case command.Published:
+		for _, m := range o.sent {
+			if len(m) < maxTracked || m[ev.Subject] > 0 {
+				m[ev.Subject]++
+			}
+		}
+	case command.PublishRefused:
+		o.rejected[rejectKey{ev.Stream, ev.Code}]++
 	case command.Received:
 		sub := o.jobs[ev.Job]
 		if sub == nil {
@@ -123,6 +152,9 @@ func (o *observations) event(ev command.Event) {
 				}
 			}
 			sub = newSubscriber(filter, queue)
+			if m := o.sent[ev.Job]; m != nil {
+				sub.sent = m
+			}
 			o.jobs[ev.Job] = sub
 			o.lab = append(o.lab, sub)
 		}
@@ -277,6 +309,51 @@ func (o *observations) publishedCount(c *PublishedCheck) (int64, string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.published[publishedKey(c)], o.misspelt[publishedKey(c)]
+}
+
+// rejectedCount is how many JetStream publishes stream refused with the
+// error code (0: any), and what it refused with other codes.
+func (o *observations) rejectedCount(stream string, code uint16) (n, other int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for k, c := range o.rejected {
+		switch {
+		case k.stream != stream:
+		case code == 0 || k.code == code:
+			n += c
+		default:
+			other += c
+		}
+	}
+	return n, other
+}
+
+// viaMapping is, per lab subscriber, the messages it received on each
+// subject that a publish the lab saw can account for through a mapping:
+// dests gives the subjects the mapping turns a published subject into
+// (none when it does not map it). A received subject counts at most as
+// often as the lab's pub sent, while the subscriber ran, on subjects that
+// map to it; a message published on the mapped subject itself is not one.
+func (o *observations) viaMapping(dests func(subject string) []string) map[*subscriber]map[string]int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make(map[*subscriber]map[string]int64, len(o.lab))
+	for _, sub := range o.lab {
+		credit := map[string]int64{}
+		for subj, n := range sub.sent {
+			for _, d := range dests(subj) {
+				credit[d] += n
+			}
+		}
+		got := map[string]int64{}
+		for subj, n := range sub.subjects {
+			if c := min(n, credit[subj]); c > 0 {
+				got[subj] = c
+			}
+		}
+		out[sub] = got
+	}
+	return out
 }
 
 // ackKey counts acknowledgements per consumer, apart by whether they

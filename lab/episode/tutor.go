@@ -224,12 +224,14 @@ func (t *Tutor) Evaluate(ctx context.Context) (Report, bool) {
 }
 
 // Observe takes the lab session's events and asks Watch for an evaluation
-// when a command ended or a subscriber received something.
+// when a command ended, a subscriber received something or a stream
+// refused a publish (a publish alone changes nothing a check reads until
+// it is received, or its command ends).
 func (t *Tutor) Observe(ev command.Event) {
 	if l := t.Lesson(); l != nil {
 		l.Observe(ev)
 	}
-	if ev.Kind != command.JobStarted {
+	if ev.Kind != command.JobStarted && ev.Kind != command.Published {
 		select {
 		case t.kick <- struct{}{}:
 		default:
