@@ -1,15 +1,18 @@
 package episode
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
+	"natslab/broker/command"
 	"natslab/scenes"
-	_ "natslab/scenes/contrast"
+	"natslab/scenes/contrast"
 	"natslab/scenes/core"
 	"natslab/scenes/kit/kittest"
 	_ "natslab/scenes/reqreply"
@@ -167,5 +170,66 @@ func showsStreamsStill(t *testing.T, h *sceneHarness) {
 		})
 	default:
 		t.Fatalf("no check for the %s scene", h.Scene.Name())
+	}
+}
+
+// Lesson 6's stream info says "Active Consumers: 1" where the learner made
+// no consumer: the text says whose it is, and the server shows it so. With
+// the lesson's scene open (contrast, mode jetstream, waiting for a
+// stream), the scene's app makes a durable pull consumer named app on
+// EVENTS once the stream exists, with the description the text quotes, and
+// receives what the pane publishes through it.
+func TestFirstStreamSaysWhoseConsumerItIs(t *testing.T) {
+	ep, _ := catalog().Get("first-stream")
+	for _, claim := range []string{
+		"It also says **Active Consumers: 1**, though you made no consumer: the scene did.",
+		"As soon as EVENTS existed, the JetStream app in the scene beside this lesson (shown as `app`) made a durable pull consumer named `app` on it, and reads what you publish through it: its received count climbs with each message.",
+		`Its description is "the natslab contrast scene's app".`,
+	} {
+		if !strings.Contains(collapse(ep.Text), collapse(claim)) {
+			t.Fatalf("lesson first-stream no longer says %q", claim)
+		}
+	}
+	if !strings.HasPrefix(ep.Scene, "contrast mode jetstream wait") {
+		t.Fatalf("lesson first-stream opens the scene %q, not the contrast scene waiting for a stream", ep.Scene)
+	}
+
+	srv := brokertest.Start(t, brokertest.InProcessOnly())
+	h := openScene(t, srv, "contrast")
+	h.Do("mode", "jetstream", "wait")
+	sc := h.Scene.(*contrast.Scene)
+	s := command.NewSession(srv, command.WithTimeout(5*time.Second))
+	t.Cleanup(s.Close)
+	run := func(line string) string {
+		t.Helper()
+		var out, errb syncBuf
+		if err := s.Run(context.Background(), line, &out, &errb); err != nil {
+			t.Fatalf("%s: %v\n%s%s", line, err, out.String(), errb.String())
+		}
+		return errb.String() + out.String()
+	}
+	if out := run("stream ls"); !strings.Contains(out, "No Streams defined") {
+		t.Fatalf("the scene made a stream before the learner did:\n%s", out)
+	}
+	run(`stream add EVENTS --subjects "events.>" --defaults`)
+	until(h, "the app's consumer on EVENTS", func() bool { return sc.Snapshot().JS.Ready })
+	run(`pub events.page_loaded '{"page":"/home"}' --jetstream`)
+	run(`pub events.input_changed '{"field":"email"}' --jetstream`)
+	until(h, "the app to receive both", func() bool { return sc.Snapshot().JS.Received == 2 })
+
+	if out := run("stream info EVENTS"); !strings.Contains(out, "Active Consumers: 1") {
+		t.Errorf("stream info EVENTS:\n%s", out)
+	}
+	if out := run("consumer ls EVENTS"); !strings.Contains(out, "│ app  │ the natslab contrast scene's app │") {
+		t.Errorf("consumer ls EVENTS:\n%s", out)
+	}
+	out := run("consumer info EVENTS app --json")
+	for _, want := range []string{`"durable_name": "app"`, `"description": "the natslab contrast scene's app"`, `"ack_policy": "explicit"`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("consumer info EVENTS app --json lacks %s:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, `"deliver_subject"`) {
+		t.Errorf("the app's consumer is a push consumer, not a pull one:\n%s", out)
 	}
 }
