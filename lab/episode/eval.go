@@ -399,7 +399,14 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 	if rc.Mapped != "" {
 		via = " through the mapping of " + rc.Mapped
 		if t := rc.tally(direct, prev); want.Holds(t.count) && len(t.subjects) == len(rc.Subjects) {
-			skipped = fmt.Sprintf("; what they received was published on the mapped subject itself, which skips the mapping: publish on a subject %s matches, and the server rewrites it", rc.Mapped)
+			got := "what they received"
+			switch {
+			case len(rc.Subjects) > 0:
+				got = strings.Join(rc.Subjects, ", ")
+			case rc.Subject != "":
+				got = rc.Subject
+			}
+			skipped = fmt.Sprintf("; %s arrived, but published as it is, which skips the mapping: publish on a subject %s matches", got, rc.Mapped)
 		}
 	}
 	switch {
