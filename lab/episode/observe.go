@@ -152,9 +152,10 @@ func (o *observations) event(ev command.Event) {
 				}
 			}
 			sub = newSubscriber(filter, queue)
-			if m := o.sent[ev.Job]; m != nil {
-				sub.sent = m
+			if o.sent[ev.Job] == nil { // a job from before the lesson's start
+				o.sent[ev.Job] = map[string]int64{}
 			}
+			sub.sent = o.sent[ev.Job]
 			o.jobs[ev.Job] = sub
 			o.lab = append(o.lab, sub)
 		}
