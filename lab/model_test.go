@@ -586,7 +586,7 @@ func TestOnEventTellsOfJobs(t *testing.T) {
 	h.run("pub greet hi")
 	mu.Lock()
 	defer mu.Unlock()
-	if len(kinds) != 2 || kinds[0] != command.JobStarted || kinds[1] != command.JobEnded {
+	if len(kinds) != 3 || kinds[0] != command.JobStarted || kinds[1] != command.Published || kinds[2] != command.JobEnded {
 		t.Errorf("events: %v", kinds)
 	}
 }
