@@ -282,3 +282,16 @@ func TestHelpUsesThreeColumnsWhereTheyFit(t *testing.T) {
 		t.Errorf("the help at 100x30 is cut:\n%s", s)
 	}
 }
+
+// The scenes check that nothing they print is cut at the sizes the scene
+// pane has at 80x24 (scenes.SmallestPanes): these are the sizes the lab
+// gives, beside the lesson and alone.
+func TestScenePaneAt80x24IsWhatScenesFit(t *testing.T) {
+	for i, showLesson := range []bool{true, false} {
+		l := computeLayout(80, 24, showLesson, false)
+		got := scenes.PaneSize{W: l.top.w - 2, H: l.top.h - 2}
+		if want := scenes.SmallestPanes[i]; got != want {
+			t.Errorf("80x24, lesson shown %v: the scene draws in %+v, but the scenes fit %+v", showLesson, got, want)
+		}
+	}
+}

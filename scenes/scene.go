@@ -50,6 +50,16 @@ const FramesPerSecond = 10
 // FrameInterval is the time between two frames.
 const FrameInterval = time.Second / FramesPerSecond
 
+// PaneSize is a size the lab's scene pane gives a scene to draw in.
+type PaneSize struct{ W, H int }
+
+// SmallestPanes are the sizes the lab's scene pane gives a scene at the
+// lab's smallest full layout, 80x24: beside the lesson, and alone. The lab
+// reads well from 80x24 up, so nothing a scene prints may be cut mid-word
+// at these sizes: a layout drops or shortens whole parts instead. (The
+// lab's tests check its layout gives these sizes.)
+var SmallestPanes = []PaneSize{{W: 44, H: 7}, {W: 78, H: 7}}
+
 // Scene is one animated picture in the lab's scene pane. Besides a model
 // it is a help.KeyMap: its keys (Keyed) with their help, for the pane's
 // help line; so it is the lab's pane component (model, keymap, SetSize)

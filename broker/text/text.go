@@ -9,6 +9,7 @@ import (
 	"iter"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -54,6 +55,71 @@ func Clip(s string, width int) string {
 		return s[:width-1] + "…"
 	}
 	return ansi.Truncate(s, width, "…")
+}
+
+// Width is how many cells s takes on screen.
+func Width(s string) int {
+	if printableASCII(s) {
+		return len(s)
+	}
+	return ansi.StringWidth(s)
+}
+
+// Fit is the first of wordings at most width cells wide, or "" when none
+// is: given longest first, the fullest wording that fits, so a narrow
+// screen says less rather than a word cut in two.
+func Fit(width int, wordings ...string) string {
+	for _, w := range wordings {
+		if Width(w) <= width {
+			return w
+		}
+	}
+	return ""
+}
+
+// Wrap breaks s at blanks into lines of at most width cells; only a word
+// wider than width on its own is cut (Clip).
+func Wrap(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case Width(line)+1+Width(w) <= width:
+			line += " " + w
+		default:
+			lines = append(lines, Clip(line, width))
+			line = w
+		}
+	}
+	if line != "" {
+		lines = append(lines, Clip(line, width))
+	}
+	return lines
+}
+
+// Words is s cut at a blank to at most width cells, ending " …" where it
+// was cut: whole words, or "" when not even the first fits with the mark.
+func Words(s string, width int) string {
+	if Width(s) <= width {
+		return s
+	}
+	out := ""
+	for _, w := range strings.Fields(s) {
+		next := w
+		if out != "" {
+			next = out + " " + w
+		}
+		if Width(next)+2 > width {
+			break
+		}
+		out = next
+	}
+	if out == "" {
+		return ""
+	}
+	return out + " …"
 }
 
 func printableASCII(s string) bool {

@@ -74,3 +74,36 @@ func TestHeadersSorted(t *testing.T) {
 		t.Fatal("stopping early should stop the iteration")
 	}
 }
+
+func TestFitWrapAndWordsKeepWordsWhole(t *testing.T) {
+	if got := Fit(10, "a long wording", "short", "s"); got != "short" {
+		t.Errorf("Fit = %q, want the first that fits", got)
+	}
+	if got := Fit(2, "long", "xyz"); got != "" {
+		t.Errorf("Fit with none fitting = %q, want empty", got)
+	}
+	wrapped := Wrap(`stream add EVENTS --subjects "events.>" --defaults makes one`, 21)
+	want := []string{"stream add EVENTS", `--subjects "events.>"`, "--defaults makes one"}
+	if len(wrapped) != len(want) {
+		t.Fatalf("Wrap = %q, want %q", wrapped, want)
+	}
+	for i := range want {
+		if wrapped[i] != want[i] {
+			t.Errorf("Wrap line %d = %q, want %q", i, wrapped[i], want[i])
+		}
+	}
+	for _, c := range []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"the server is down", 18, "the server is down"},
+		{"the server is down", 17, "the server is …"},
+		{"the server is down", 4, ""},
+		{"the server is down", 5, "the …"},
+	} {
+		if got := Words(c.in, c.width); got != c.want {
+			t.Errorf("Words(%q, %d) = %q, want %q", c.in, c.width, got, c.want)
+		}
+	}
+}

@@ -55,6 +55,10 @@ func (b *Base) frame(moving bool, draw func(now time.Time) string) string {
 	return b.cached
 }
 
+// Spilled is how much text the last frame drawn cut mid-word at the
+// pane's edges (Canvas.Spilled): none, in a layout that fits.
+func (b *Base) Spilled() int { return b.Canvas.Spilled() }
+
 // Blank is the canvas cleared at the pane's size, or nil while the pane
 // has no room at all (before the first SetSize): there is nothing to draw.
 func (b *Base) Blank() *Canvas { return b.blank(b.W) }

@@ -11,9 +11,10 @@ import (
 // ASCII): the canvas counts runes, not display widths, which is what keeps
 // a frame cheap.
 type Canvas struct {
-	w, h  int
-	runes []rune
-	roles []Role
+	w, h    int
+	runes   []rune
+	roles   []Role
+	spilled int
 }
 
 // NewCanvas makes a blank canvas.
@@ -35,7 +36,7 @@ func (c *Canvas) Reset(w, h int) {
 	for i := range c.runes {
 		c.runes[i], c.roles[i] = ' ', Plain
 	}
-	c.w, c.h = w, h
+	c.w, c.h, c.spilled = w, h, 0
 }
 
 // Width and Height are the canvas size.
@@ -58,14 +59,23 @@ func (c *Canvas) At(x, y int) rune {
 	return c.runes[y*c.w+x]
 }
 
-// Text writes s from x, y and returns the column after it.
+// Text writes s from x, y and returns the column after it. Text that
+// runs past the left or right edge is cut there, mid-word: Spilled counts
+// it, since a layout should choose shorter text or drop a part instead.
 func (c *Canvas) Text(x, y int, s string, role Role) int {
 	for _, r := range s {
+		if (x < 0 || x >= c.w) && y >= 0 && y < c.h && r != ' ' {
+			c.spilled++
+		}
 		c.Set(x, y, r, role)
 		x++
 	}
 	return x
 }
+
+// Spilled is how many runes of text, since the last Reset, fell past the
+// canvas's left or right edge (see Text).
+func (c *Canvas) Spilled() int { return c.spilled }
 
 // TextCenter writes s centred on the span [x0, x1).
 func (c *Canvas) TextCenter(x0, x1, y int, s string, role Role) {

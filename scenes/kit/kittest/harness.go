@@ -18,6 +18,7 @@
 package kittest
 
 import (
+	"regexp"
 	"testing"
 	"time"
 
@@ -39,6 +40,7 @@ type Scene interface {
 	Feed() *kit.Feed
 	UseStyles(st *kit.Styles)
 	Touch()
+	Spilled() int
 }
 
 // Harness drives one scene. S is the scene's snapshot, as the scene itself
@@ -212,5 +214,30 @@ func (h *Harness[Sc, S]) GoldenSizes(t *testing.T, sizes ...Size) {
 	t.Helper()
 	for _, sz := range sizes {
 		h.Golden(t, sz.Name, sz.W, sz.H)
+	}
+}
+
+// clipped finds text kit.Clip cut short: an ellipsis right after a
+// character ("publish to c…"). An ellipsis on its own, after a blank
+// ("… 12 13"), says something was left out, not cut.
+var clipped = regexp.MustCompile(`[^\s…]…`)
+
+// NeverCut draws the scene as it is now at each size the lab's scene pane
+// has at 80x24 (scenes.SmallestPanes) and fails the test where it cut a
+// word: text that ran past the pane's edge (kit.Canvas.Spilled), or that
+// was shortened with "…". stage names what the scene shows, for the
+// failure.
+func (h *Harness[Sc, S]) NeverCut(t testing.TB, stage string) {
+	t.Helper()
+	for _, sz := range scenes.SmallestPanes {
+		h.Scene.SetSize(sz.W, sz.H)
+		h.Scene.Touch()
+		v := ansi.Strip(h.Scene.View())
+		if n := h.Scene.Spilled(); n > 0 {
+			t.Errorf("%s at %dx%d: %d characters of text ran past the pane's edge:\n%s", stage, sz.W, sz.H, n, v)
+		}
+		if m := clipped.FindString(v); m != "" {
+			t.Errorf("%s at %dx%d: text cut short at %q:\n%s", stage, sz.W, sz.H, m, v)
+		}
 	}
 }
