@@ -2,6 +2,7 @@ package contrast
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"natslab/broker/text"
@@ -15,9 +16,21 @@ func (s *Scene) Draw(now time.Time) string {
 		return ""
 	}
 	area := rect{0, 0, s.W, s.H}
-	if text, role := s.footer(now); text != "" && s.H >= 4 {
-		area.h--
-		c.Text(1, s.H-1, kit.Clip(text, s.W-2), role)
+	if footer, role := s.footer(now); footer != "" && s.H >= 4 {
+		// The footer takes the rows the lanes can spare, at least one;
+		// what does not fit in them ends at a word.
+		lanes := compactHeight
+		if s.snap.Mode == Split {
+			lanes *= 2
+		}
+		lines := text.Wrap(footer, s.W-2)
+		if n := max(s.H-lanes, 1); len(lines) > n {
+			lines = append(lines[:n-1], text.Words(strings.Join(lines[n-1:], " "), s.W-2))
+		}
+		area.h -= len(lines)
+		for i, l := range lines {
+			c.Text(1, area.h+i, l, role)
+		}
 	}
 	switch s.snap.Mode {
 	case Core:
@@ -90,15 +103,16 @@ func (s *Scene) drawLane(c *kit.Canvas, r rect, js, aligned bool, now time.Time)
 		}
 		p.nodes = nodes
 	}
-	title := "Core NATS · at most once"
-	if js {
-		title = "JetStream · at least once · stream " + stream
-	}
 	if p.level == levelLine {
 		s.drawLine(c, r, js)
 		return
 	}
-	c.Text(p.nodes[0].r.x, p.title, kit.Clip(title, r.x+r.w-p.nodes[0].r.x), kit.Title)
+	room := r.x + r.w - p.nodes[0].r.x
+	title := text.Fit(room, "Core NATS · at most once", "Core NATS")
+	if js {
+		title = text.Fit(room, "JetStream · at least once · stream "+stream, "JetStream · stream "+stream, "JetStream · "+stream, "JetStream")
+	}
+	c.Text(p.nodes[0].r.x, p.title, title, kit.Title)
 
 	up := s.snap.ServerUp
 	online, ready := s.snap.Core.Online, true
@@ -272,7 +286,7 @@ func (s *Scene) counts(js bool) (status string, statusRole kit.Role, cs []count)
 		status, statusRole = "● online", kit.Good
 		switch {
 		case !j.Ready:
-			status, statusRole = "○ waiting for a stream", kit.Bad
+			status, statusRole = waitingStatus, kit.Bad
 		case !j.Online:
 			status, statusRole = "○ offline", kit.Bad
 		}
@@ -362,16 +376,53 @@ func (s *Scene) drawBig(c *kit.Canvas, x, y int, cs []count, right int, now time
 	}
 }
 
+// waitingStatus is the JetStream app's status while no stream captures
+// its subjects; shortStatus is how a narrow row says it.
+const waitingStatus = "○ waiting for a stream"
+
+func shortStatus(status string) string {
+	if status == waitingStatus {
+		return "○ no stream"
+	}
+	return status
+}
+
 // drawCompactCounts puts the app's status and counts on one row.
 func (s *Scene) drawCompactCounts(c *kit.Canvas, r rect, p plan, js bool, now time.Time) {
 	if p.below >= r.y+r.h {
 		return
 	}
+	s.drawCountsRow(c, p.nodes[0].r.x, p.below, r.x+r.w, "", js, now)
+}
+
+// drawCountsRow writes a lane's name (if any), the app's status and its
+// counts on row y from x, as many as end before right: counts that do not
+// fit are left out whole, the last first, after the status has said it
+// in fewer words.
+func (s *Scene) drawCountsRow(c *kit.Canvas, x, y, right int, name string, js bool, now time.Time) {
 	status, statusRole, cs := s.counts(js)
-	x := c.Text(p.nodes[0].r.x, p.below, status, statusRole)
+	width := func(status string, cs []count) int {
+		w := runes(name) + runes(status)
+		for _, cn := range cs {
+			w += runes(" · "+cn.label+" ") + runes(strconv.FormatUint(cn.value, 10))
+		}
+		return w
+	}
+	room := right - x
+	if width(status, cs) > room {
+		status = shortStatus(status)
+	}
+	for len(cs) > 0 && width(status, cs) > room {
+		cs = cs[:len(cs)-1]
+	}
+	if width(status, nil) > room {
+		return
+	}
+	x = c.Text(x, y, name, kit.Strong)
+	x = c.Text(x, y, status, statusRole)
 	for _, cn := range cs {
-		x = c.Text(x, p.below, " · "+cn.label, kit.Plain)
-		x = c.Text(x, p.below, " "+strconv.FormatUint(cn.value, 10), s.numberRole(cn, now))
+		x = c.Text(x, y, " · "+cn.label+" ", kit.Plain)
+		x = c.Text(x, y, strconv.FormatUint(cn.value, 10), s.numberRole(cn, now))
 	}
 }
 
@@ -381,19 +432,5 @@ func (s *Scene) drawLine(c *kit.Canvas, r rect, js bool) {
 	if js {
 		name = "JetStream: "
 	}
-	status, statusRole, cs := s.counts(js)
-	x := c.Text(r.x, r.y, name, kit.Strong)
-	x = c.Text(x, r.y, status, statusRole)
-	for _, cn := range cs {
-		x = c.Text(x, r.y, " · "+cn.label+" ", kit.Plain)
-		x = c.Text(x, r.y, strconv.FormatUint(cn.value, 10), cn.role)
-	}
-	// Whatever ran past the lane's right edge is cut off.
-	for y := r.y; y < r.y+1; y++ {
-		for xx := r.x + r.w; xx < x; xx++ {
-			if xx < c.Width() {
-				c.Set(xx, y, ' ', kit.Plain)
-			}
-		}
-	}
+	s.drawCountsRow(c, r.x, r.y, r.x+r.w, name, js, time.Time{})
 }
