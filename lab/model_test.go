@@ -24,6 +24,7 @@ import (
 	"natslab/broker/brokertest"
 	"natslab/broker/command"
 	"natslab/lab/policy"
+	"natslab/scenes"
 	"natslab/scenes/kit"
 )
 
@@ -816,5 +817,37 @@ func TestSceneIntroNeverCutsTheList(t *testing.T) {
 				t.Errorf("%dx%d: the pane neither names scene %s nor says scene lists them:\n%s", size[0], size[1], f.Name, strings.Join(lines, "\n"))
 			}
 		}
+	}
+}
+
+// Every scene's title reads whole in the scene pane's border at 80x24,
+// beside the lesson and alone: the fullest wording that fits, never a
+// word cut with "…".
+func TestSceneTitlesWholeAt80x24(t *testing.T) {
+	srv, _ := newTestServer(t)
+	opened := 0
+	for _, f := range scenes.List() {
+		s, err := f.New(scenes.Env{Deployment: srv, Clock: fixedClock{}})
+		if err != nil {
+			// The replicas scene needs a cluster; its package checks its titles.
+			t.Logf("%s: %v", f.Name, err)
+			continue
+		}
+		opened++
+		for _, showLesson := range []bool{true, false} {
+			l := computeLayout(80, 24, showLesson, false)
+			p := newScenePane(DefaultStyles(), policy.Look{NoColor: true}.SceneStyles())
+			p.SetSize(l.top.w, l.top.h)
+			p.scene = s // not Open: the scene stays closed until the test is done with it
+			s.SetSize(l.top.w-2, l.top.h-2)
+			top := ansi.Strip(p.Lines()[0])
+			if !strings.HasPrefix(top, "╭─ scene: ") || strings.Contains(top, "…") {
+				t.Errorf("%s at 80x24 (lesson shown %v): the title is cut: %s", f.Name, showLesson, top)
+			}
+		}
+		s.Close()
+	}
+	if opened < 10 {
+		t.Errorf("%d scenes opened: the test checks too few", opened)
 	}
 }

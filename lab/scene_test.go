@@ -289,7 +289,7 @@ func TestHelpUsesThreeColumnsWhereTheyFit(t *testing.T) {
 func TestScenePaneAt80x24IsWhatScenesFit(t *testing.T) {
 	for i, showLesson := range []bool{true, false} {
 		l := computeLayout(80, 24, showLesson, false)
-		got := scenes.PaneSize{W: l.top.w - 2, H: l.top.h - 2}
+		got := scenes.PaneSize{W: l.top.w - 2, H: l.top.h - 2, Title: titleRoom(l.top.w)}
 		if want := scenes.SmallestPanes[i]; got != want {
 			t.Errorf("80x24, lesson shown %v: the scene draws in %+v, but the scenes fit %+v", showLesson, got, want)
 		}

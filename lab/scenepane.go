@@ -96,7 +96,7 @@ func (p *scenePane) Lines() []string {
 	title, note := "scene", ""
 	var inner []string
 	if p.scene != nil {
-		title = "scene: " + p.scene.Title()
+		title = p.title()
 		inner = p.fits.lines(p.scene.View(), iw, ih)
 		var names []string
 		for _, c := range p.scene.Controls() {
@@ -114,6 +114,30 @@ func (p *scenePane) Lines() []string {
 	p.frame = box(p.st, title, p.focus, inner, note, p.w, p.h)
 	p.valid = true
 	return p.frame
+}
+
+// titlePrefix starts the border's caption while a scene is open.
+const titlePrefix = "scene: "
+
+// titleRoom is how many cells the border of a pane w wide holds for a
+// scene's title after titlePrefix: the corners, a rule and a blank each
+// side of the caption take 5.
+func titleRoom(w int) int { return max(w-5-len(titlePrefix), 0) }
+
+// title is the open scene's caption: titlePrefix and the fullest wording
+// of the scene's title that fits beside it, or the fullest that fits
+// alone; only a scene with no wording that narrow is cut.
+func (p *scenePane) title() string {
+	room := titleRoom(p.w)
+	if st, ok := p.scene.(scenes.ShortTitled); ok {
+		if t := st.TitleWithin(room); t != "" {
+			return titlePrefix + t
+		}
+		if t := st.TitleWithin(room + len(titlePrefix)); t != "" {
+			return t
+		}
+	}
+	return titlePrefix + p.scene.Title()
 }
 
 // intro is what the pane shows before a scene is open: the scenes, one a

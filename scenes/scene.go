@@ -50,15 +50,17 @@ const FramesPerSecond = 10
 // FrameInterval is the time between two frames.
 const FrameInterval = time.Second / FramesPerSecond
 
-// PaneSize is a size the lab's scene pane gives a scene to draw in.
-type PaneSize struct{ W, H int }
+// PaneSize is a size the lab's scene pane gives a scene to draw in, and
+// the room its border has for the scene's title.
+type PaneSize struct{ W, H, Title int }
 
 // SmallestPanes are the sizes the lab's scene pane gives a scene at the
 // lab's smallest full layout, 80x24: beside the lesson, and alone. The lab
 // reads well from 80x24 up, so nothing a scene prints may be cut mid-word
-// at these sizes: a layout drops or shortens whole parts instead. (The
-// lab's tests check its layout gives these sizes.)
-var SmallestPanes = []PaneSize{{W: 44, H: 7}, {W: 78, H: 7}}
+// at these sizes: a layout drops or shortens whole parts instead, and the
+// title has a wording that fits (ShortTitled). (The lab's tests check its
+// layout gives these sizes.)
+var SmallestPanes = []PaneSize{{W: 44, H: 7, Title: 34}, {W: 78, H: 7, Title: 68}}
 
 // Scene is one animated picture in the lab's scene pane. Besides a model
 // it is a help.KeyMap: its keys (Keyed) with their help, for the pane's
@@ -107,6 +109,15 @@ type KeyBinding struct {
 	key.Binding          // the key and its help: key.WithKeys("o"), key.WithHelp("o", "offline/online")
 	Control     string   // a Control's Name
 	Args        []string // its arguments
+}
+
+// ShortTitled is implemented by scenes whose title has shorter wordings,
+// for a narrow pane's border: a title cut mid-word reads worse than one
+// that says less.
+type ShortTitled interface {
+	// TitleWithin is the fullest wording of the title at most n cells
+	// wide, or "" when none is.
+	TitleWithin(n int) string
 }
 
 // SelfPaced is implemented by scenes that deliver their own frames (the

@@ -85,12 +85,13 @@ func open(env scenes.Env, every time.Duration) (*Scene, error) {
 	return s, nil
 }
 
-// Title implements kit.Picture.
-func (s *Scene) Title() string {
+// Titles implements kit.Picture.
+func (s *Scene) Titles() []string {
 	if !s.snap.Up {
-		return "Accounts · the server is down"
+		return []string{"Accounts · the server is down", "Accounts"}
 	}
-	return fmt.Sprintf("Accounts · %s, %s", text.Count(len(s.snap.Accounts), "account", "accounts"), text.Count(len(s.snap.Links), "import", "imports"))
+	accounts := text.Count(len(s.snap.Accounts), "account", "accounts")
+	return []string{fmt.Sprintf("Accounts · %s, %s", accounts, text.Count(len(s.snap.Links), "import", "imports")), "Accounts · " + accounts, "Accounts"}
 }
 
 // Next implements kit.Picture.

@@ -125,15 +125,15 @@ func New(env scenes.Env, opts Options) (*Scene, error) {
 	return s, nil
 }
 
-// Title implements kit.Picture.
-func (s *Scene) Title() string {
+// Titles implements kit.Picture.
+func (s *Scene) Titles() []string {
 	switch s.snap.Mode {
 	case JetStream:
-		return "JetStream: the stream keeps what the app misses"
+		return []string{"JetStream: the stream keeps what the app misses", "JetStream: what's missed is kept", "JetStream"}
 	case Split:
-		return "Core vs JetStream, on the same publishes"
+		return []string{"Core vs JetStream, on the same publishes", "Core vs JetStream, same publishes", "Core vs JetStream"}
 	}
-	return "Core NATS: what the app misses is gone"
+	return []string{"Core NATS: what the app misses is gone", "Core NATS: what's missed is gone", "Core NATS"}
 }
 
 // sampledFor is how long the footer says a flood is being sampled, after

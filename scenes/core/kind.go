@@ -66,13 +66,13 @@ func init() {
 	}
 }
 
-// title is the caption over the scene.
-func (k Kind) title(watch string) string {
+// titles are the captions over the scene, the fullest first.
+func (k Kind) titles(watch string) []string {
 	switch k {
 	case Wildcards:
-		return "Subjects and wildcards: each filter against " + watch + ", token by token"
+		return []string{"Subjects and wildcards: each filter against " + watch + ", token by token", "Wildcards: each filter against " + watch, "Wildcards: matching " + watch, "Wildcards"}
 	case Queues:
-		return "Queue groups on " + watch + ": one member of each group gets each message"
+		return []string{"Queue groups on " + watch + ": one member of each group gets each message", "Queue groups on " + watch, "Queue groups"}
 	}
-	return "Hello NATS: who hears a message on " + watch
+	return []string{"Hello NATS: who hears a message on " + watch, "Hello NATS: who hears " + watch, "Hello NATS"}
 }

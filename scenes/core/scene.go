@@ -74,8 +74,8 @@ func New(env scenes.Env, kind Kind) (*Scene, error) {
 	return s, nil
 }
 
-// Title implements kit.Picture.
-func (s *Scene) Title() string { return s.kind.title(s.snap.Watch) }
+// Titles implements kit.Picture.
+func (s *Scene) Titles() []string { return s.kind.titles(s.snap.Watch) }
 
 // Next implements kit.Picture: frames while messages travel, counts flash,
 // deliveries wait for their publish, or a match is revealed.

@@ -66,12 +66,12 @@ func New(env scenes.Env) (*Scene, error) {
 	return s, nil
 }
 
-// Title implements kit.Picture.
-func (s *Scene) Title() string {
-	if s.snap.Stream == "" {
-		return "Consumers: cursor, ack floor and acks on a stream's log"
+// Titles implements kit.Picture.
+func (s *Scene) Titles() []string {
+	if st := s.snap.Stream; st != "" {
+		return []string{"Consumers of " + st + ": cursor, ack floor, acks", "Consumers of " + st, "Consumers"}
 	}
-	return "Consumers of " + s.snap.Stream + ": cursor, ack floor, acks"
+	return []string{"Consumers: cursor, ack floor and acks on a stream's log", "Consumers: cursor, ack floor, acks", "Consumers"}
 }
 
 func (s *Scene) moving(now time.Time) bool {

@@ -89,7 +89,9 @@ func newPing(env scenes.Env) (*pingScene, error) {
 	return s, nil
 }
 
-func (s *pingScene) Title() string { return fmt.Sprintf("%d pings", s.snap.Seen) }
+func (s *pingScene) Titles() []string {
+	return []string{fmt.Sprintf("%d pings seen", s.snap.Seen), fmt.Sprintf("%d pings", s.snap.Seen)}
+}
 
 func (s *pingScene) Apply(m kit.FeedMsg, now time.Time) {
 	if len(m.Events) > 0 {
@@ -122,8 +124,11 @@ func TestSceneScaffold(t *testing.T) {
 	srv := brokertest.Start(t)
 	h := kittest.Open(t, srv, newPing, func(s *pingScene) pingState { return s.snap }, kittest.FollowCommands())
 	var sc scenes.Scene = h.Scene
-	if sc.Name() != "ping" || sc.Title() != "0 pings" {
+	if sc.Name() != "ping" || sc.Title() != "0 pings seen" {
 		t.Fatalf("name %q title %q", sc.Name(), sc.Title())
+	}
+	if st, ok := sc.(scenes.ShortTitled); !ok || st.TitleWithin(10) != "0 pings" || st.TitleWithin(6) != "" {
+		t.Fatal("a narrow border gets the fullest wording that fits, or none")
 	}
 	if got := sc.Controls(); len(got) != 1 || got[0].Name != "ping" {
 		t.Fatalf("controls %+v", got)
@@ -143,7 +148,7 @@ func TestSceneScaffold(t *testing.T) {
 
 	h.Do("PING")
 	h.Settle("one ping", func(s pingState) bool { return s.Seen == 1 })
-	if !sc.Animating() || sc.Title() != "1 pings" {
+	if !sc.Animating() || sc.Title() != "1 pings seen" {
 		t.Fatalf("after a ping: animating %v, title %q", sc.Animating(), sc.Title())
 	}
 	if v := h.View(10, 2); v != "seen 1\n•" {

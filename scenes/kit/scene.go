@@ -11,6 +11,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"natslab/broker/text"
 	"natslab/scenes"
 )
 
@@ -31,8 +32,10 @@ import (
 // Picture is the part of a scene that shows: the picture type embeds a
 // Scene and is handed to Open.
 type Picture interface {
-	// Title is the pane's caption, for the state last applied.
-	Title() string
+	// Titles are the pane's caption for the state last applied, in
+	// wordings from the fullest to the shortest: the pane shows the
+	// fullest its border holds.
+	Titles() []string
 	// Apply takes one message of the scene's feed at now: the events in
 	// it (none when the driver only poked, or for a frame) and the
 	// driver's state, which the picture reads when it needs to.
@@ -125,8 +128,11 @@ func Open[S any, D Driver[S]](sc *Scene[S], p Picture, env scenes.Env, spec Spec
 // Name implements scenes.Scene.
 func (s *Scene[S]) Name() string { return s.spec.Name }
 
-// Title implements scenes.Scene.
-func (s *Scene[S]) Title() string { return s.pic.Title() }
+// Title implements scenes.Scene: the fullest wording.
+func (s *Scene[S]) Title() string { return s.pic.Titles()[0] }
+
+// TitleWithin implements scenes.ShortTitled.
+func (s *Scene[S]) TitleWithin(n int) string { return text.Fit(n, s.pic.Titles()...) }
 
 // Snapshot is the driver's state now, as the broker reported it last.
 func (s *Scene[S]) Snapshot() S { return s.driver.Snapshot() }

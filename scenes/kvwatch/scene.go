@@ -59,12 +59,12 @@ func New(env scenes.Env) (*Scene, error) {
 	return s, nil
 }
 
-// Title implements kit.Picture.
-func (s *Scene) Title() string {
-	if s.snap.Bucket == "" {
-		return "Key-value: a bucket's keys, revisions and history"
+// Titles implements kit.Picture.
+func (s *Scene) Titles() []string {
+	if b := s.snap.Bucket; b != "" {
+		return []string{"Key-value bucket " + b + ": keys, revisions, history", "Key-value bucket " + b, "Key-value"}
 	}
-	return "Key-value bucket " + s.snap.Bucket + ": keys, revisions, history"
+	return []string{"Key-value: a bucket's keys, revisions and history", "Key-value: keys, revisions, history", "Key-value"}
 }
 
 // Next implements kit.Picture: frames while writes travel or flash.

@@ -66,9 +66,10 @@ func New(env scenes.Env) (*Scene, error) {
 	return s, nil
 }
 
-// Title implements kit.Picture.
-func (s *Scene) Title() string {
-	return fmt.Sprintf("Permissions · %s, %s", text.Count(len(s.snap.Users), "user", "users"), text.Count(s.snap.Total, "refusal", "refusals"))
+// Titles implements kit.Picture.
+func (s *Scene) Titles() []string {
+	refusals := text.Count(s.snap.Total, "refusal", "refusals")
+	return []string{fmt.Sprintf("Permissions · %s, %s", text.Count(len(s.snap.Users), "user", "users"), refusals), "Permissions · " + refusals, "Permissions"}
 }
 
 // Next implements kit.Picture: frames while a refusal is highlighted.

@@ -94,12 +94,12 @@ func New(env scenes.Env, opts Options) (*Scene, error) {
 	return s, nil
 }
 
-// Title implements kit.Picture.
-func (s *Scene) Title() string {
+// Titles implements kit.Picture.
+func (s *Scene) Titles() []string {
 	if st := s.snap.Focus; st != "" {
-		return "Replicas: each node's copy of " + st
+		return []string{"Replicas: each node's copy of " + st, "Replicas of " + st, "Replicas"}
 	}
-	return "Replicas: a three-node JetStream cluster"
+	return []string{"Replicas: a three-node JetStream cluster", "Replicas: a three-node cluster", "Replicas"}
 }
 
 // Next implements kit.Picture: frames while messages travel or flash.

@@ -91,8 +91,10 @@ func New(env scenes.Env, opts Options) (*Scene, error) {
 	return s, nil
 }
 
-// Title implements kit.Picture.
-func (s *Scene) Title() string { return "Request and reply on " + s.snap.Subject }
+// Titles implements kit.Picture.
+func (s *Scene) Titles() []string {
+	return []string{"Request and reply on " + s.snap.Subject, "Request-reply on " + s.snap.Subject, "Request and reply"}
+}
 
 // Next implements kit.Picture: frames while messages travel or flash.
 func (s *Scene) Next(now time.Time) time.Duration {

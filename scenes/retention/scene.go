@@ -82,8 +82,10 @@ func New(env scenes.Env, opts Options) (*Scene, error) {
 	return s, nil
 }
 
-// Title implements kit.Picture.
-func (s *Scene) Title() string { return "Retention: limits, interest, work queue" }
+// Titles implements kit.Picture.
+func (s *Scene) Titles() []string {
+	return []string{"Retention: limits, interest, work queue", "Retention: three policies", "Retention"}
+}
 
 // Next implements kit.Picture: frames while acknowledgements travel, counts
 // flash or removed cells fade.

@@ -126,12 +126,12 @@ func New(env scenes.Env, opts Options) (*Scene, error) {
 	return s, nil
 }
 
-// Title implements kit.Picture.
-func (s *Scene) Title() string {
+// Titles implements kit.Picture.
+func (s *Scene) Titles() []string {
 	if s.snap.Focus != "" {
-		return "A stream is a log: " + s.snap.Focus
+		return []string{"A stream is a log: " + s.snap.Focus, "A stream is a log"}
 	}
-	return "A stream is a log"
+	return []string{"A stream is a log"}
 }
 
 // Next implements kit.Picture: frames while publishes and acknowledgements

@@ -225,11 +225,14 @@ var clipped = regexp.MustCompile(`[^\s…]…`)
 // NeverCut draws the scene as it is now at each size the lab's scene pane
 // has at 80x24 (scenes.SmallestPanes) and fails the test where it cut a
 // word: text that ran past the pane's edge (kit.Canvas.Spilled), or that
-// was shortened with "…". stage names what the scene shows, for the
-// failure.
+// was shortened with "…"; and where its title has no wording that fits the
+// pane's border. stage names what the scene shows, for the failure.
 func (h *Harness[Sc, S]) NeverCut(t testing.TB, stage string) {
 	t.Helper()
 	for _, sz := range scenes.SmallestPanes {
+		if st, ok := any(h.Scene).(scenes.ShortTitled); !ok || st.TitleWithin(sz.Title) == "" {
+			t.Errorf("%s: the title %q has no wording in %d cells, the room its border has at %dx%d", stage, h.Scene.Title(), sz.Title, sz.W, sz.H)
+		}
 		h.Scene.SetSize(sz.W, sz.H)
 		h.Scene.Touch()
 		v := ansi.Strip(h.Scene.View())
