@@ -66,6 +66,14 @@ func init() {
 	}
 }
 
+// countsOnLanding says whether the scene's counts tick as the messages
+// drawn on their way land (hello, queue-groups: the story is a message
+// travelling to who gets it). The wildcards scene's story is the match,
+// drawn token by token after the publish reaches the server; a count
+// held back for that would trail the subscriber's own output by a second,
+// so there the counts are the server's the moment the scene hears of them.
+func (k Kind) countsOnLanding() bool { return k != Wildcards }
+
 // titles are the captions over the scene, the fullest first.
 func (k Kind) titles(watch string) []string {
 	switch k {

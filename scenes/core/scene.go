@@ -145,9 +145,12 @@ func (s *Scene) animate(e kit.Event, now time.Time) {
 				// where the subscribers would be.
 				m.Route, m.Legs, m.Fade = []string{"pub", "srv", "void"}, []time.Duration{t.pubLeg, t.outLeg}, t.fade
 			}
-			if s.movers.Add(m) && e.Kind == kit.Lost {
+			if s.movers.Add(m) && e.Kind == kit.Lost && s.kind.countsOnLanding() {
 				s.flashes.Trigger("unheard", m.Arrive())
 				s.landing.add(unheardKey, m.Arrive())
+			}
+			if e.Kind == kit.Lost && !s.kind.countsOnLanding() {
+				s.flashes.Trigger("unheard", now)
 			}
 			at = start.Add(t.pubLeg)
 		}
@@ -165,6 +168,10 @@ func (s *Scene) animate(e kit.Event, now time.Time) {
 	case kit.Delivered:
 		if sub, ok := s.sub(e.Client); ok {
 			s.flow.owe(consumerOf(sub), sub.Subject, e.Client, now)
+		}
+		if !s.kind.countsOnLanding() {
+			s.flashes.Trigger("row:"+e.Client, now)
+			s.flashes.Trigger("delivered", now)
 		}
 	case kit.ClientUp:
 		s.flashes.Trigger("row:"+e.Client, now)
@@ -191,7 +198,7 @@ func (s *Scene) deliver(now time.Time) {
 			return
 		}
 		m := kit.Mover{Route: []string{"srv", "trunk", "fork:" + member, "row:" + member}, Legs: []time.Duration{s.t.outLeg, s.t.downLeg, s.t.inLeg}, Start: start, Role: kit.Msg}
-		if s.movers.Add(m) {
+		if s.movers.Add(m) && s.kind.countsOnLanding() {
 			s.flashes.Trigger("row:"+member, m.Arrive())
 			s.flashes.Trigger("delivered", m.Arrive())
 			s.landing.add(member, m.Arrive())

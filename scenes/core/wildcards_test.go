@@ -77,3 +77,32 @@ func TestWildcardsPublishSamplesAndUnheard(t *testing.T) {
 		t.Errorf("unheard %d, want 2 (only orders.us.created has a taker)", s.Unheard)
 	}
 }
+
+// The counts are news: once the scene has the server's word that a
+// subscription got a message, its count and the delivered total say so,
+// on that update, not a second later when the message drawn on its way
+// lands (the clock does not move here).
+func TestWildcardsCountsOnTheNews(t *testing.T) {
+	h := newHarness(t, Wildcards)
+	job := h.Start(`sub "orders.*"`)
+	h.Settle("a filter", func(s Snapshot) bool { return len(s.Subs) == 1 })
+	h.Clock.Advance(3 * time.Second)
+	h.Run(`pub orders.new "order 1"`)
+	h.Settle("delivered", func(s Snapshot) bool { return s.Delivered() == 1 })
+	if job.Received() != 1 {
+		t.Fatalf("the subscriber received %d", job.Received())
+	}
+	v := h.View(120, 14)
+	if !strings.Contains(v, "delivered 1") {
+		t.Errorf("the server counted the delivery, the status line does not:\n%s", v)
+	}
+	row := ""
+	for _, l := range strings.Split(v, "\n") {
+		if strings.Contains(l, "orders") && strings.Contains(l, "*") {
+			row = l
+		}
+	}
+	if !strings.HasSuffix(strings.TrimRight(row, " "), " 1") {
+		t.Errorf("orders.*'s row %q does not count the message it got:\n%s", row, v)
+	}
+}
