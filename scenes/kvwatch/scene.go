@@ -64,7 +64,7 @@ func (s *Scene) Titles() []string {
 	if b := s.snap.Bucket; b != "" {
 		return []string{"Key-value bucket " + b + ": keys, revisions, history", "Key-value bucket " + b, "Key-value"}
 	}
-	return []string{"Key-value: a bucket's keys, revisions and history", "Key-value: keys, revisions, history", "Key-value"}
+	return []string{"Key-value: a bucket's keys, revisions and history", "Key-value: keys, revisions, history", "Key-value: keys and revisions", "Key-value"}
 }
 
 // Next implements kit.Picture: frames while writes travel or flash.
