@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -822,8 +823,8 @@ func TestSceneIntroNeverCutsTheList(t *testing.T) {
 
 // Every scene's title reads whole in the scene pane's border at 80x24,
 // beside the lesson and alone: the fullest wording that fits, never a
-// word cut with "…".
-func TestSceneTitlesWholeAt80x24(t *testing.T) {
+// word cut with "…"; and so do the controls under it.
+func TestSceneBordersWholeAt80x24(t *testing.T) {
 	srv, _ := newTestServer(t)
 	opened := 0
 	for _, f := range scenes.List() {
@@ -840,9 +841,16 @@ func TestSceneTitlesWholeAt80x24(t *testing.T) {
 			p.SetSize(l.top.w, l.top.h)
 			p.scene = s // not Open: the scene stays closed until the test is done with it
 			s.SetSize(l.top.w-2, l.top.h-2)
-			top := ansi.Strip(p.Lines()[0])
-			if !strings.HasPrefix(top, "╭─ scene: ") || strings.Contains(top, "…") {
-				t.Errorf("%s at 80x24 (lesson shown %v): the title is cut: %s", f.Name, showLesson, top)
+			for _, focus := range []bool{false, true} { // with the keys, no "f4 keys"
+				p.SetFocus(focus)
+				lines := p.Lines()
+				top, bottom := ansi.Strip(lines[0]), ansi.Strip(lines[len(lines)-1])
+				if !strings.HasPrefix(top, "╭─ scene: ") || strings.Contains(top, "…") {
+					t.Errorf("%s at 80x24 (lesson shown %v): the title is cut: %s", f.Name, showLesson, top)
+				}
+				if regexp.MustCompile(`[^\s…]…`).MatchString(bottom) || len(s.Controls()) > 0 && !strings.Contains(bottom, "controls: ") {
+					t.Errorf("%s at 80x24 (lesson shown %v, keys %v): the controls are cut: %s", f.Name, showLesson, focus, bottom)
+				}
 			}
 		}
 		s.Close()

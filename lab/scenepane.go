@@ -6,6 +6,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"natslab/broker/text"
 	"natslab/scenes"
 	"natslab/scenes/kit"
 )
@@ -102,11 +103,21 @@ func (p *scenePane) Lines() []string {
 		for _, c := range p.scene.Controls() {
 			names = append(names, c.Name)
 		}
-		if len(names) > 0 {
-			note = "controls: " + strings.Join(names, " ")
-		}
+		keys := ""
 		if len(p.bindings()) > 0 && !p.focus {
-			note = "f4 keys · " + note
+			keys = "f4 keys"
+		}
+		note = keys
+		if len(names) > 0 {
+			// As many controls as the border holds, whole, and "…" for
+			// the rest (help lists them all).
+			lead := "controls: "
+			if keys != "" {
+				lead = keys + " · " + lead
+			}
+			if list := text.Words(strings.Join(names, " "), max(p.w-5, 0)-text.Width(lead)); list != "" {
+				note = lead + list
+			}
 		}
 	} else {
 		inner = fitLines(p.intro(iw, ih), iw, ih)
