@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"natslab/broker/text"
 	"natslab/scenes/kit"
 )
 
@@ -122,7 +123,7 @@ func (s *Scene) subjectWidth() int {
 // column after it.
 func (s *Scene) drawSubject(c *kit.Canvas, p *plan, cols columns) int {
 	if cols.subject == nil {
-		return c.Text(p.rowX, p.header, kit.Clip("publish to compare", p.countX-p.rowX-1), kit.Faint)
+		return c.Text(p.rowX, p.header, text.Fit(p.countX-p.rowX-1, "publish to compare", "publish"), kit.Faint)
 	}
 	end := p.rowX
 	for j, tok := range cols.subject {

@@ -302,11 +302,14 @@ func (s *Scene) drawRow(c *kit.Canvas, p *plan, r row, y int, cols columns, now 
 		if r.sub.Queue != "" {
 			x = c.Text(x, y, kit.Clip(" in queue "+r.sub.Queue, end-x), kit.Plain)
 		}
-		// The connections' names in one column, when there is room.
+		// The connections' names in one column: as many of a name's words
+		// as fit, or its connection's number.
 		x = max(x+2, p.rowX+s.subjectWidth()+2)
-		if x+3 < end {
-			c.Text(x, y, kit.Clip(s.label(r.sub), end-x), kit.Faint)
+		label := text.Words(s.label(r.sub), end-x-1)
+		if label == "" {
+			label = text.Fit(end-x-1, "conn "+strconv.FormatUint(r.sub.Cid, 10))
 		}
+		c.Text(x, y, label, kit.Faint)
 	}
 }
 

@@ -1,0 +1,49 @@
+package core
+
+import (
+	"testing"
+	"time"
+)
+
+// At the lab's smallest size (80x24) the scene pane is 44x7 beside the
+// lesson and 78x7 alone: each of the three scenes, nobody subscribed,
+// subscribers from the lab and from a client of its own, a publish on its
+// way, delivered, and one nobody hears, prints nothing cut mid-word.
+func TestNeverCutAt80x24(t *testing.T) {
+	for _, kind := range []Kind{Hello, Wildcards, Queues} {
+		t.Run(kind.info().name, func(t *testing.T) {
+			h := newHarness(t, kind)
+			subject, heard, unheard, queue := kind.info().watch, kind.info().watch, "", ""
+			switch kind {
+			case Wildcards:
+				subject, heard, unheard = "orders.*", "orders.new", "orders.us.created"
+			case Queues:
+				queue = " --queue workers"
+			}
+			h.NeverCut(t, "nobody subscribed")
+			if unheard == "" {
+				h.Run("pub " + heard + " hi")
+				h.Settle("unheard", func(s Snapshot) bool { return s.Unheard == 1 })
+				h.NeverCut(t, "a message nobody hears")
+				h.Clock.Advance(3 * time.Second)
+			}
+			h.Start(`sub "` + subject + `"` + queue)
+			tcpSub(t, h.srv.ClientURL(), subject)
+			h.Settle("two subscribers", subsOn(subject, 2))
+			h.Clock.Advance(3 * time.Second)
+			h.NeverCut(t, "two subscribers")
+			h.Run("pub " + heard + " hi")
+			h.Settle("delivered", func(s Snapshot) bool { return s.Delivered() >= 1 })
+			h.Clock.Advance(300 * time.Millisecond)
+			h.NeverCut(t, "a publish on its way")
+			h.Clock.Advance(3 * time.Second)
+			h.NeverCut(t, "delivered")
+			if unheard != "" {
+				h.Run("pub " + unheard + " hi")
+				h.Settle("unheard", func(s Snapshot) bool { return s.Unheard == 1 })
+				h.Clock.Advance(3 * time.Second)
+				h.NeverCut(t, "a message nobody hears")
+			}
+		})
+	}
+}
