@@ -100,26 +100,26 @@ func Wrap(s string, width int) []string {
 }
 
 // Words is s cut at a blank to at most width cells, ending " …" where it
-// was cut: whole words, or "" when not even the first fits with the mark.
+// was cut: whole words (and any blanks s starts with), or "" when not even
+// the first word fits with the mark.
 func Words(s string, width int) string {
 	if Width(s) <= width {
 		return s
 	}
-	out := ""
-	for _, w := range strings.Fields(s) {
-		next := w
-		if out != "" {
-			next = out + " " + w
+	end := -1
+	for i := 1; i < len(s); i++ {
+		if s[i] != ' ' || s[i-1] == ' ' {
+			continue
 		}
-		if Width(next)+2 > width {
+		if Width(s[:i])+2 > width {
 			break
 		}
-		out = next
+		end = i
 	}
-	if out == "" {
+	if end < 0 || strings.TrimSpace(s[:end]) == "" {
 		return ""
 	}
-	return out + " …"
+	return s[:end] + " …"
 }
 
 func printableASCII(s string) bool {

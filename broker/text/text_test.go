@@ -107,3 +107,9 @@ func TestFitWrapAndWordsKeepWordsWhole(t *testing.T) {
 		}
 	}
 }
+
+func TestWordsKeepsLeadingBlanks(t *testing.T) {
+	if got := Words(" ack floor #1 · 1 pending", 14); got != " ack floor …" {
+		t.Errorf("Words = %q, want the leading blank kept", got)
+	}
+}

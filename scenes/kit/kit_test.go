@@ -334,3 +334,24 @@ func TestAPokeDuringFramesIsNews(t *testing.T) {
 		t.Fatal("a poke Wait delivers is news")
 	}
 }
+
+// A sentence too long for its room loses whole words, never a word's
+// end; only a name with no blank to cut at (or one that would leave too
+// little) is cut inside.
+func TestClipKeepsWordsWhole(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"the server is down", 18, "the server is down"},
+		{"the server is down: the apps reconnect", 26, "the server is down: the …"},
+		{" ack floor #1 · 1 pending", 16, " ack floor #1 …"},
+		{"_INBOX.g4akdmhGZ5JpLuNAczFAu9", 12, "_INBOX.g4ak…"},
+		{"◂ shop.orders.>", 10, "◂ shop.or…"},
+	} {
+		if got := Clip(c.in, c.n); got != c.want {
+			t.Errorf("Clip(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}

@@ -218,9 +218,10 @@ func (h *Harness[Sc, S]) GoldenSizes(t *testing.T, sizes ...Size) {
 }
 
 // clipped finds text kit.Clip cut short: an ellipsis right after a
-// character ("publish to c…"). An ellipsis on its own, after a blank
-// ("… 12 13"), says something was left out, not cut.
-var clipped = regexp.MustCompile(`[^\s…]…`)
+// character and ending the text ("publish to c…"). An ellipsis on its own
+// ("… 12 13", "│…  │") says something was left out, and one between two
+// numbers is a range ("#1…#3"): neither is a cut.
+var clipped = regexp.MustCompile(`(?m)[^\s…│]…(\s|$)`)
 
 // NeverCut draws the scene as it is now at each size the lab's scene pane
 // has at 80x24 (scenes.SmallestPanes) and fails the test where it cut a
