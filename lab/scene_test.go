@@ -294,4 +294,11 @@ func TestScenePaneAt80x24IsWhatScenesFit(t *testing.T) {
 			t.Errorf("80x24, lesson shown %v: the scene draws in %+v, but the scenes fit %+v", showLesson, got, want)
 		}
 	}
+	for i, reading := range []bool{true, false} {
+		l := computeLayout(100, 30, true, reading)
+		got := scenes.PaneSize{W: l.top.w - 2, H: l.top.h - 2, Title: titleRoom(l.top.w)}
+		if want := scenes.LessonPanes[i]; got != want {
+			t.Errorf("100x30 beside the lesson, reading %v: the scene draws in %+v, but the scenes fit %+v", reading, got, want)
+		}
+	}
 }

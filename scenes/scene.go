@@ -62,6 +62,13 @@ type PaneSize struct{ W, H, Title int }
 // layout gives these sizes.)
 var SmallestPanes = []PaneSize{{W: 44, H: 7, Title: 34}, {W: 78, H: 7, Title: 68}}
 
+// LessonPanes are the sizes the scene pane has beside the lesson in a
+// 100x30 terminal, the next common size: while the lesson is read (the
+// taller pane) and while commands are typed. Scenes whose lessons play
+// there check they cut nothing at these sizes too. (The lab's tests check
+// its layout gives these sizes.)
+var LessonPanes = []PaneSize{{W: 56, H: 16, Title: 46}, {W: 56, H: 9, Title: 46}}
+
 // Scene is one animated picture in the lab's scene pane. Besides a model
 // it is a help.KeyMap: its keys (Keyed) with their help, for the pane's
 // help line; so it is the lab's pane component (model, keymap, SetSize)

@@ -230,7 +230,13 @@ var clipped = regexp.MustCompile(`(?m)[^\s…│]…(\s|$)`)
 // pane's border. stage names what the scene shows, for the failure.
 func (h *Harness[Sc, S]) NeverCut(t testing.TB, stage string) {
 	t.Helper()
-	for _, sz := range scenes.SmallestPanes {
+	h.NeverCutAt(t, stage, scenes.SmallestPanes...)
+}
+
+// NeverCutAt is NeverCut at the sizes given (scenes.LessonPanes).
+func (h *Harness[Sc, S]) NeverCutAt(t testing.TB, stage string, sizes ...scenes.PaneSize) {
+	t.Helper()
+	for _, sz := range sizes {
 		if st, ok := any(h.Scene).(scenes.ShortTitled); !ok || st.TitleWithin(sz.Title) == "" {
 			t.Errorf("%s: the title %q has no wording in %d cells, the room its border has at %dx%d", stage, h.Scene.Title(), sz.Title, sz.W, sz.H)
 		}
