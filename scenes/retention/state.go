@@ -12,11 +12,12 @@ import (
 var Policies = [3]string{"limits", "interest", "workqueue"}
 
 // rules say each policy's rule in a few words, under its name: the long
-// form where it fits, else the short one.
-var rules = map[string][2]string{
-	"limits":    {"kept until a limit removes it", "kept until a limit"},
-	"interest":  {"kept until every consumer acked it", "kept until all acked"},
-	"workqueue": {"removed once one consumer acked it", "removed once acked"},
+// form where it fits, else the short one (wrapped where rows allow), else
+// the fewest words.
+var rules = map[string][3]string{
+	"limits":    {"kept until a limit removes it", "kept until a limit", "until a limit"},
+	"interest":  {"kept until every consumer acked it", "kept until all acked", "until all acked"},
+	"workqueue": {"removed once one consumer acked it", "removed once acked", "gone once acked"},
 }
 
 // examples say how to make a stream for a policy's empty column.

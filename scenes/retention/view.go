@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"natslab/broker/text"
 	"natslab/scenes/kit"
 )
 
@@ -71,24 +72,29 @@ func (s *Scene) Draw(now time.Time) string {
 	}
 	s.iw = c.Width()
 	rows := s.H
-	footer := s.H >= 8
-	if footer {
-		rows--
-		s.drawFooter(c, s.H-1, now)
-	}
 	for i := range s.plan {
 		s.plan[i] = colPlan{}
 	}
 	if s.snap.Problem != "" {
-		c.Text(0, min(rows/2, s.H-1), kit.Clip(s.snap.Problem, s.iw), kit.Bad)
+		lines := text.Wrap(s.snap.Problem, s.iw)
+		y := max(min(rows/2, rows-len(lines)), 0)
+		for _, l := range lines {
+			c.Text(0, y, l, kit.Bad)
+			y++
+		}
 		return s.Inset(c)
 	}
-	if s.iw >= 54 && rows >= headRows+1 {
-		// Three columns, a rule with a blank either side between each two.
+	if s.iw >= 54 && rows >= headRows+2 {
+		// Three columns, a rule with a blank either side between each two,
+		// the story at the foot.
+		foot := s.footer(1 + min(max(s.H-10, 0), 1))
+		rows -= len(foot)
+		s.drawFooter(c, foot, rows, now)
 		colW := (s.iw - 6) / 3
+		heads, top := s.heads(colW, rows, now)
 		for i := range s.snap.Columns {
 			x := i * (colW + 3)
-			s.drawColumn(c, i, x, colW, rows, now)
+			s.drawColumn(c, i, x, colW, top, heads[i], rows, now)
 			if i < 2 {
 				for y := 0; y < rows; y++ {
 					c.Set(x+colW+1, y, '│', kit.Faint)
@@ -98,12 +104,82 @@ func (s *Scene) Draw(now time.Time) string {
 		s.drawMovers(c, now)
 		return s.Inset(c)
 	}
+	// A few lines each, the story below where rows are left.
+	per := max(min(rows/3, 2), 1)
+	y := 0
 	for i := range s.snap.Columns {
-		if i < rows {
-			s.drawLine(c, i, i)
+		for _, l := range s.lines(i, per) {
+			if y < rows {
+				c.Text(0, y, l, kit.Plain)
+			}
+			y++
 		}
 	}
+	if left := rows - y; left > 0 {
+		foot := s.footer(min(left, 2))
+		s.drawFooter(c, foot, rows-len(foot), now)
+	}
 	return s.Inset(c)
+}
+
+// heads are the lines above each column's messages, all as many as the
+// tallest (top): the stream and its policy, then the rule, wrapped where
+// rows allow, or else in the fewest words that say it.
+func (s *Scene) heads(w, rows int, now time.Time) (out [3][]headLine, top int) {
+	for _, roomy := range []bool{true, false} {
+		top = 0
+		for i := range s.snap.Columns {
+			out[i] = s.head(&s.snap.Columns[i], w, roomy, now)
+			top = max(top, len(out[i]))
+		}
+		// Under the heads: the tape (3), the ack marks, a consumer.
+		if top+5 <= rows {
+			break
+		}
+	}
+	return out, top
+}
+
+// headLine is a line of a column's head: text, and the policy beside a
+// stream's name where it fits (more).
+type headLine struct {
+	text, more string
+	role       kit.Role
+}
+
+func (s *Scene) head(col *Column, w int, roomy bool, now time.Time) []headLine {
+	var out []headLine
+	switch {
+	case col.Stream == "" && roomy:
+		for _, l := range text.Wrap("no "+col.Policy+" stream", w) {
+			out = append(out, headLine{text: l, role: kit.NodeOff})
+		}
+	case col.Stream == "":
+		out = append(out, headLine{text: text.Fit(w, "no "+col.Policy+" stream", col.Policy+": none", col.Policy), role: kit.NodeOff})
+	default:
+		name := headLine{text: kit.Clip(col.Stream, w), role: s.role("pub:"+col.Stream, kit.Title, now)}
+		if runes(col.Stream)+1+runes(col.Policy) <= w {
+			name.more = col.Policy
+		}
+		out = append(out, name)
+		if name.more == "" && roomy {
+			out = append(out, headLine{text: kit.Clip(col.Policy, w), role: kit.Strong})
+		}
+	}
+	rule := rules[col.Policy]
+	switch {
+	case runes(rule[0]) <= w:
+		out = append(out, headLine{text: rule[0], role: kit.Faint})
+	case runes(rule[1]) <= w:
+		out = append(out, headLine{text: rule[1], role: kit.Faint})
+	case roomy:
+		for _, l := range text.Wrap(rule[1], w) {
+			out = append(out, headLine{text: l, role: kit.Faint})
+		}
+	default:
+		out = append(out, headLine{text: text.Fit(w, rule[2]), role: kit.Faint})
+	}
+	return out
 }
 
 // drawMovers draws acknowledgements travelling from a message down to the
@@ -122,26 +198,18 @@ func (s *Scene) role(key string, role kit.Role, now time.Time) kit.Role {
 // fadeGlyphs are a message leaving, by shape so it reads without colour.
 var fadeGlyphs = []string{"", "◍", "○", "◌", "·"}
 
-func (s *Scene) drawColumn(c *kit.Canvas, i, x, w, rows int, now time.Time) {
+func (s *Scene) drawColumn(c *kit.Canvas, i, x, w, top int, head []headLine, rows int, now time.Time) {
 	col := &s.snap.Columns[i]
-	name := col.Stream
-	role := s.role("pub:"+col.Stream, kit.Title, now)
-	if name == "" {
-		name, role = "no "+col.Policy+" stream", kit.NodeOff
+	for y, l := range head {
+		nx := c.Text(x, y, l.text, l.role)
+		if l.more != "" {
+			c.Text(nx+1, y, l.more, kit.Strong)
+		}
 	}
-	nx := c.Text(x, 0, kit.Clip(name, w), role)
-	if col.Stream != "" && nx+1+runes(col.Policy) <= x+w {
-		c.Text(nx+1, 0, col.Policy, kit.Strong)
-	}
-	rule := rules[col.Policy][0]
-	if runes(rule) > w {
-		rule = rules[col.Policy][1]
-	}
-	c.Text(x, 1, kit.Clip(rule, w), kit.Faint)
 	if col.Stream == "" {
 		// How to make one, wrapped into the column.
-		y := 3
-		for _, line := range wrap("make one: "+examples[col.Policy], w) {
+		y := top + 1
+		for _, line := range text.Wrap("make one: "+examples[col.Policy], w) {
 			if y >= rows {
 				break
 			}
@@ -154,15 +222,15 @@ func (s *Scene) drawColumn(c *kit.Canvas, i, x, w, rows int, now time.Time) {
 	if !s.snap.ServerUp {
 		nodeRole = kit.NodeOff
 	}
-	c.Box(x, 2, w, 3, nodeRole)
+	c.Box(x, top, w, 3, nodeRole)
 	p := &s.plan[i]
-	*p = colPlan{ok: true, left: x + 1, right: x + w - 1, row: 3, last: col.Last, cons: map[string]int{}}
+	*p = colPlan{ok: true, left: x + 1, right: x + w - 1, row: top + 1, last: col.Last, cons: map[string]int{}}
 	p.cw = max(len(strconv.FormatUint(col.Last+1, 10)), 1) + 3
 	s.drawCells(c, i, col, p, now)
 
 	// Under the tape: each consumer's ack floor, then its numbers.
 	// Consumers at the same floor share one mark: ▲a,b.
-	floorRow := 5
+	floorRow := top + 3
 	var floors []uint64
 	at := map[uint64][]string{}
 	for _, cons := range col.Consumers {
@@ -198,36 +266,63 @@ func (s *Scene) drawColumn(c *kit.Canvas, i, x, w, rows int, now time.Time) {
 		}
 	}
 	y := floorRow + 1
-	if len(col.Consumers) == 0 && y < rows {
-		text := "no consumers"
+	note := text.Wrap(col.Note, w)
+	if len(col.Consumers) == 0 {
+		say := "no consumers"
 		if col.Policy == "interest" {
-			text = "no consumers: nothing is kept"
+			say = "no consumers: nothing is kept"
 		}
-		c.Text(x, y, kit.Clip(text, w), kit.Faint)
+		lines := text.Wrap(say, w)
+		if len(lines) > rows-y {
+			lines = []string{text.Fit(w, say, "no consumers")}
+		}
+		for _, l := range lines {
+			if y < rows {
+				c.Text(x, y, l, kit.Faint)
+			}
+			y++
+		}
 	}
-	note := wrap(col.Note, w)
-	for k, cons := range col.Consumers {
-		if y >= rows-min(len(note), 2) {
+	// What the server refused keeps its first words ("refused w2") where
+	// the column has no rows for all of it beside the consumers.
+	if short, _, ok := strings.Cut(col.Note, ": "); ok && len(note) > rows-y-len(col.Consumers) {
+		note = text.Wrap(short, w)
+	}
+	// Each consumer's ack floor, and what it has still to take beside it,
+	// or on a line of its own where the column is narrow and rows allow.
+	foot := rows - min(len(note), 2)
+	nameW := func(k Consumer) int { return runes(kit.Clip(k.Name, w/3)) }
+	need := 0
+	for _, k := range col.Consumers {
+		need++
+		if rest := togo(k); rest != "" && runes(floorText(k, w-nameW(k)))+3+runes(rest) > w-nameW(k) {
+			need++
+		}
+	}
+	two := need <= foot-y
+	for n, k := range col.Consumers {
+		if y >= foot {
 			break
 		}
-		if k == rows-y-1 && len(col.Consumers) > k+1 {
-			c.Text(x, y, kit.Clip("+"+strconv.Itoa(len(col.Consumers)-k)+" more consumers", w), kit.Faint)
+		if n == rows-y-1 && len(col.Consumers) > n+1 {
+			more := "+" + strconv.Itoa(len(col.Consumers)-n)
+			c.Text(x, y, text.Fit(w, more+" more consumers", more+" more"), kit.Faint)
 			break
 		}
-		p.cons[cons.Name] = y
-		cx := c.Text(x, y, kit.Clip(cons.Name, w/3), s.role("cons:"+col.Stream+":"+cons.Name, kit.Strong, now))
+		p.cons[k.Name] = y
+		cx := c.Text(x, y, kit.Clip(k.Name, w/3), s.role("cons:"+col.Stream+":"+k.Name, kit.Strong, now))
 		// The ack floor: everything up to it is acknowledged (or was
 		// never the consumer's to take).
-		text := " ack floor "
-		if cons.AckFloor == 0 {
-			text += "0"
-		} else {
-			text += "#" + strconv.FormatUint(cons.AckFloor, 10)
+		floor, rest := floorText(k, x+w-cx), togo(k)
+		beside := rest != "" && runes(floor)+3+runes(rest) <= x+w-cx
+		if beside {
+			floor += " · " + rest
 		}
-		if n := cons.Pending + uint64(cons.AckPending); n > 0 {
-			text += " · " + strconv.FormatUint(n, 10) + " to go"
+		c.Text(cx, y, floor, kit.Plain)
+		if rest != "" && !beside && two && y+1 < foot {
+			y++
+			c.Text(x+2, y, text.Fit(w-2, rest), kit.Plain)
 		}
-		c.Text(cx, y, kit.Clip(text, x+w-cx), kit.Plain)
 		y++
 	}
 	// What the server refused, at the column's foot.
@@ -238,6 +333,23 @@ func (s *Scene) drawColumn(c *kit.Canvas, i, x, w, rows int, now time.Time) {
 		c.Text(x, y, line, kit.Bad)
 		y++
 	}
+}
+
+// floorText is a consumer's ack floor in at most w cells.
+func floorText(k Consumer, w int) string {
+	f := "0"
+	if k.AckFloor > 0 {
+		f = "#" + strconv.FormatUint(k.AckFloor, 10)
+	}
+	return text.Fit(w, " ack floor "+f, " floor "+f, " "+f)
+}
+
+// togo is what a consumer has still to take: pending and unacknowledged.
+func togo(k Consumer) string {
+	if n := k.Pending + uint64(k.AckPending); n > 0 {
+		return strconv.FormatUint(n, 10) + " to go"
+	}
+	return ""
 }
 
 // drawCells draws a column's messages, newest at the right: those every
@@ -287,62 +399,96 @@ func (s *Scene) drawCells(c *kit.Canvas, i int, col *Column, p *colPlan, now tim
 		drawn++
 	}
 	if col.Msgs == 0 && drawn == 0 {
-		text := "empty · last #" + strconv.FormatUint(col.Last, 10)
-		c.TextCenter(p.left, p.right, p.row, kit.Clip(text, p.right-p.left), kit.Faint)
+		last := strconv.FormatUint(col.Last, 10)
+		c.TextCenter(p.left, p.right, p.row, text.Fit(p.right-p.left, "empty · last #"+last, "empty, last #"+last, "empty"), kit.Faint)
 	}
 }
 
-// wrap breaks text into lines of at most w runes, at spaces.
-func wrap(text string, w int) []string {
-	if w <= 0 {
-		return nil
+// lines is a column in at most n lines, for small panes: the stream, its
+// policy and messages, then its consumers' ack floors, each part whole;
+// those that find no room are counted.
+func (s *Scene) lines(i, n int) []string {
+	col := &s.snap.Columns[i]
+	w := s.iw
+	if col.Stream == "" {
+		return []string{text.Fit(w, col.Policy+": no stream yet", col.Policy+": none")}
 	}
-	var lines []string
-	line := ""
-	for _, word := range strings.Fields(text) {
+	msgs := text.Count(col.Msgs, "msg", "msgs")
+	last := "last #" + strconv.FormatUint(col.Last, 10)
+	out := []string{text.Fit(w,
+		col.Stream+" ("+col.Policy+"): "+msgs+", "+last,
+		col.Stream+" ("+col.Policy+"): "+msgs,
+		col.Stream+": "+msgs)}
+	for k, cons := range col.Consumers {
+		part := cons.Name + " ack floor #" + strconv.FormatUint(cons.AckFloor, 10)
+		line := &out[len(out)-1]
+		left := len(col.Consumers) - k
+		// Room kept on the last line to count those left out.
+		count := func(more int) string { return "+" + strconv.Itoa(more) + " more" }
+		reserve := 0
+		if left > 1 && len(out) == n {
+			reserve = 3 + runes(count(left-1))
+		}
 		switch {
-		case line == "":
-			line = word
-		case runes(line)+1+runes(word) <= w:
-			line += " " + word
+		case runes(*line)+3+runes(part)+reserve <= w:
+			*line += " · " + part
+		case len(out) < n && 2+runes(part) <= w:
+			out = append(out, "  "+part)
 		default:
-			lines = append(lines, kit.Clip(line, w))
-			line = word
+			if runes(*line)+3+runes(count(left)) <= w {
+				*line += " · " + count(left)
+			}
+			return out
 		}
 	}
-	if line != "" {
-		lines = append(lines, kit.Clip(line, w))
+	return out
+}
+
+// footer is the story in at most n lines: all of it where it fits, else
+// its newest part; words are never cut, the last that do not fit are left
+// out.
+func (s *Scene) footer(n int) []string {
+	story := s.snap.Story
+	texts := []string{story}
+	if i := strings.LastIndex(story, "; "); i >= 0 {
+		texts = append(texts, story[i+2:])
 	}
+	switch {
+	case !s.snap.ServerUp:
+		texts = []string{"the server is down"}
+	case story == "":
+		texts = []string{"publish to each stream, add consumers, acknowledge: see what each policy keeps",
+			"publish, add consumers, acknowledge: see what each keeps",
+			"publish, consume, acknowledge"}
+	}
+	for _, t := range texts {
+		if lines := text.Wrap(t, s.iw); len(lines) <= n {
+			return lines
+		}
+	}
+	lines := text.Wrap(texts[len(texts)-1], s.iw)[:n]
+	words := strings.Fields(lines[n-1])
+	for len(words) > 1 && runes(strings.Join(words, " "))+2 > s.iw {
+		words = words[:len(words)-1]
+	}
+	lines[n-1] = strings.Join(words, " ") + " …"
 	return lines
 }
 
-// drawLine is a column in one line, for small panes.
-func (s *Scene) drawLine(c *kit.Canvas, i, y int) {
-	col := &s.snap.Columns[i]
-	if col.Stream == "" {
-		c.Text(0, y, kit.Clip(col.Policy+": no stream yet", s.iw), kit.Faint)
-		return
-	}
-	text := col.Stream + " (" + col.Policy + "): " + strconv.FormatUint(col.Msgs, 10) + " msgs, last #" + strconv.FormatUint(col.Last, 10)
-	for _, k := range col.Consumers {
-		text += " · " + k.Name + " ack floor #" + strconv.FormatUint(k.AckFloor, 10)
-	}
-	c.Text(0, y, kit.Clip(text, s.iw), kit.Plain)
-}
-
-// drawFooter is the bottom line: what just happened.
-func (s *Scene) drawFooter(c *kit.Canvas, y int, now time.Time) {
-	text, role := s.snap.Story, kit.Faint
+// drawFooter draws the footer's lines from row y: what just happened.
+func (s *Scene) drawFooter(c *kit.Canvas, lines []string, y int, now time.Time) {
+	role := kit.Faint
 	switch {
 	case !s.snap.ServerUp:
-		text, role = "the server is down", kit.Bad
-	case strings.Contains(text, "refused"):
 		role = kit.Bad
-	case text == "":
-		text = "publish to each stream, add consumers, acknowledge: see what each policy keeps"
+	case strings.Contains(s.snap.Story, "refused"):
+		role = kit.Bad
 	}
 	if s.flashes.On("story", now) && role == kit.Faint {
 		role = kit.Strong
 	}
-	c.Text(0, y, kit.Clip(text, s.iw), role)
+	for _, l := range lines {
+		c.Text(0, y, l, role)
+		y++
+	}
 }
