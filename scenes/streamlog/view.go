@@ -66,18 +66,33 @@ func (s *Scene) Draw(now time.Time) string {
 	}
 	s.iw = c.Width()
 	rows := s.H
-	footer := s.H >= 6
-	if footer {
-		rows--
-		s.drawFooter(c, s.H-1, now)
-	}
 	lanes := s.snap.Streams
-	if len(lanes) == 0 {
-		text := s.snap.Problem
-		if text == "" {
-			text = "waiting for the server"
+	if s.H >= 6 {
+		// What just happened, on up to three lines where one lane leaves
+		// the rows.
+		n := 1
+		if len(lanes) <= 1 {
+			need := compactRows
+			if s.iw >= minFullW {
+				need = fullRows
+			}
+			n = max(min(3, s.H-need-1), 1)
 		}
-		c.Text(0, min(rows/2, s.H-1), kit.Clip(text, s.iw), kit.Faint)
+		foot := s.footer(n)
+		rows -= len(foot)
+		s.drawFooter(c, foot, rows, now)
+	}
+	if len(lanes) == 0 {
+		say := s.snap.Problem
+		if say == "" {
+			say = "waiting for the server"
+		}
+		lines := text.Wrap(say, s.iw)
+		y := max(min(rows/2, rows-len(lines)), 0)
+		for _, l := range lines {
+			c.Text(0, y, l, kit.Faint)
+			y++
+		}
 		return s.Inset(c)
 	}
 	n := len(lanes)
@@ -88,12 +103,20 @@ func (s *Scene) Draw(now time.Time) string {
 			y = (rows - fullRows) / 3
 		}
 		for i := range lanes {
-			s.drawFull(c, &lanes[i], y, now)
+			// A title too long for its row takes a second one where the
+			// lane's spare row is free.
+			two := n == 1 && y+fullRows < rows
+			if two && s.drawFull(c, &lanes[i], y, 2, now) > 1 {
+				y++
+			}
+			if !two {
+				s.drawFull(c, &lanes[i], y, 1, now)
+			}
 			y += fullRows + 1
 		}
 	case s.iw >= minFullW && n*fullRows <= rows:
 		for i := range lanes {
-			s.drawFull(c, &lanes[i], i*fullRows, now)
+			s.drawFull(c, &lanes[i], i*fullRows, 1, now)
 		}
 	case n*compactRows <= rows:
 		for i := range lanes {
@@ -102,7 +125,8 @@ func (s *Scene) Draw(now time.Time) string {
 	default:
 		for i := 0; i < n && i < rows; i++ {
 			if i == rows-1 && n > rows {
-				c.Text(0, i, kit.Clip("+"+strconv.Itoa(n-i)+" more streams (watch STREAM shows one)", s.iw), kit.Faint)
+				more := "+" + strconv.Itoa(n-i) + " more streams"
+				c.Text(0, i, text.Fit(s.iw, more+" (watch STREAM shows one)", more, "+"+strconv.Itoa(n-i)), kit.Faint)
 				break
 			}
 			s.drawLine(c, &lanes[i], i)
@@ -117,48 +141,121 @@ func (s *Scene) down(now time.Time) bool {
 	return !s.snap.ServerUp || now.Before(s.downAt.Add(s.t.blink))
 }
 
-// summary is a lane's settings in a line: what it captures and keeps.
-func summary(l *Lane) string {
-	parts := []string{strings.Join(l.Subjects, " "), l.Storage}
+// summary is a lane's settings: what it captures and keeps, each a part,
+// and whether it is the server's default (which gives way first where
+// the row is short).
+func summary(l *Lane) (parts []string, dflt []bool) {
+	add := func(p string, d bool) { parts, dflt = append(parts, p), append(dflt, d) }
+	add(strings.Join(l.Subjects, " "), false)
+	add(l.Storage, l.Storage == "file")
 	if l.Retain != "limits" {
-		parts = append(parts, l.Retain)
+		add(l.Retain, false)
 	}
-	parts = append(parts, "discard "+l.Discard)
+	add("discard "+l.Discard, l.Discard == "old")
 	if l.MaxMsgs > 0 {
-		parts = append(parts, "max msgs "+strconv.FormatInt(l.MaxMsgs, 10))
+		add("max msgs "+strconv.FormatInt(l.MaxMsgs, 10), false)
 	}
 	if l.PerSubj > 0 {
-		parts = append(parts, "per subject "+strconv.FormatInt(l.PerSubj, 10))
+		add("per subject "+strconv.FormatInt(l.PerSubj, 10), false)
 	}
 	if l.MaxBytes > 0 {
-		parts = append(parts, "max bytes "+strconv.FormatInt(l.MaxBytes, 10))
+		add("max bytes "+strconv.FormatInt(l.MaxBytes, 10), false)
 	}
 	if l.MaxAge > 0 {
-		parts = append(parts, "max age "+l.MaxAge.String())
+		add("max age "+l.MaxAge.String(), false)
 	}
 	if l.Dupes > 0 {
-		parts = append(parts, "dupe window "+l.Dupes.String())
+		add("dupe window "+l.Dupes.String(), l.Dupes == 2*time.Minute)
 	}
-	return strings.Join(parts, " · ")
+	return parts, dflt
 }
 
-// drawTitle is a lane's first row: its name, its settings, its fate.
-func (s *Scene) drawTitle(c *kit.Canvas, l *Lane, y int, now time.Time) {
+// fitParts joins parts with " · " into at most n lines of w cells: all
+// of them where they fit, else without the defaults, else the first that
+// fit; a part is never cut.
+func fitParts(parts []string, dflt []bool, w, n int) []string {
+	try := func(keep func(i int) bool) []string {
+		var lines []string
+		line := ""
+		for i, p := range parts {
+			if !keep(i) {
+				continue
+			}
+			switch {
+			case line == "":
+				line = p
+			case runes(line)+3+runes(p) <= w:
+				line += " · " + p
+			default:
+				lines = append(lines, line)
+				line = p
+			}
+		}
+		if line != "" {
+			lines = append(lines, line)
+		}
+		for _, l := range lines {
+			if runes(l) > w {
+				return nil
+			}
+		}
+		if len(lines) > n {
+			return nil
+		}
+		return lines
+	}
+	if lines := try(func(int) bool { return true }); lines != nil {
+		return lines
+	}
+	if lines := try(func(i int) bool { return !dflt[i] }); lines != nil {
+		return lines
+	}
+	// The first parts that fit on one line.
+	line := ""
+	for i, p := range parts {
+		if dflt[i] {
+			continue
+		}
+		next := p
+		if line != "" {
+			next = line + " · " + p
+		}
+		if runes(next) > w {
+			break
+		}
+		line = next
+	}
+	if line == "" {
+		return nil
+	}
+	return []string{line}
+}
+
+// drawTitle is a lane's first row (or n rows): its name, its settings,
+// its fate. It returns the rows it took.
+func (s *Scene) drawTitle(c *kit.Canvas, l *Lane, y, n int, now time.Time) int {
 	role := kit.Title
 	if l.Gone != "" {
 		role = kit.NodeOff
 	}
 	x := c.Text(0, y, l.Name, role)
 	x = c.Text(x, y, "  ", kit.Plain)
-	rest := summary(l)
+	parts, dflt := summary(l)
 	switch {
 	case l.Gone != "":
-		c.Text(x, y, kit.Clip(l.Gone+" · "+rest, s.iw-x), kit.Bad)
-		return
+		parts, dflt = append([]string{l.Gone}, parts...), append([]bool{false}, dflt...)
+		role = kit.Bad
 	case s.down(now):
 		x = c.Text(x, y, "server down · ", s.role("server", kit.Bad, now))
+		role = kit.Faint
+	default:
+		role = kit.Faint
 	}
-	c.Text(x, y, kit.Clip(rest, s.iw-x), kit.Faint)
+	lines := fitParts(parts, dflt, s.iw-x, n)
+	for i, line := range lines {
+		c.Text(x, y+i, line, role)
+	}
+	return max(len(lines), 1)
 }
 
 func (s *Scene) role(key string, role kit.Role, now time.Time) kit.Role {
@@ -174,9 +271,10 @@ func digits(l *Lane) int { return max(len(strconv.FormatUint(l.Last+1, 10)), 2) 
 // fadeGlyphs are a cell leaving the log, by shape so it reads without colour.
 var fadeGlyphs = []string{"", "◍", "○", "◌", "·"}
 
-func (s *Scene) drawFull(c *kit.Canvas, l *Lane, y int, now time.Time) {
+func (s *Scene) drawFull(c *kit.Canvas, l *Lane, y, titleRows int, now time.Time) int {
 	a := s.anim(l.Name)
-	s.drawTitle(c, l, y, now)
+	t := s.drawTitle(c, l, y, titleRows, now)
+	y += t - 1
 	const pubW = 11
 	wire := min(max(s.iw/4, 12), 24) // room for an acknowledgement's label
 	g := geometry{full: true, in: y + 2, out: y + 3}
@@ -207,6 +305,7 @@ func (s *Scene) drawFull(c *kit.Canvas, l *Lane, y int, now time.Time) {
 	a.movers.Draw(c, now, g.at, g.inside)
 	s.drawAcks(c, a, &g, now)
 	s.drawCounts(c, l, y+4, now)
+	return t
 }
 
 // drawAcks draws the acknowledgements travelling back to the publisher,
@@ -311,14 +410,15 @@ func (s *Scene) drawTape(c *kit.Canvas, l *Lane, a *anim, r rect, now time.Time)
 		c.Text(left, row, "…", kit.Faint)
 	}
 	if l.Msgs == 0 && !a.fading(now, s.t.fade) {
-		say := "empty · the next message gets " + seqLabel(l.Last+1)
+		next := seqLabel(l.Last + 1)
+		says := []string{"empty · the next message gets " + next, "empty · next is " + next, "empty"}
 		if l.Gone != "" {
-			say = "gone"
+			says = []string{"gone"}
 			if l.Had > 0 {
-				say += " · it held " + text.Count(l.Had, "message", "messages")
+				says = []string{"gone · it held " + text.Count(l.Had, "message", "messages"), "gone"}
 			}
 		}
-		c.TextCenter(left, right, row, kit.Clip(say, right-left), kit.Faint)
+		c.TextCenter(left, right, row, text.Fit(right-left, says...), kit.Faint)
 	}
 }
 
@@ -392,13 +492,15 @@ func (s *Scene) drawCompact(c *kit.Canvas, l *Lane, y int, now time.Time) {
 		role = kit.NodeOff
 	}
 	x := c.Text(0, y, l.Name, role)
-	text := " " + seqRange(l) + " · " + strconv.FormatUint(l.Msgs, 10) + " msgs"
+	parts := []string{seqRange(l), text.Count(l.Msgs, "msg", "msgs")}
 	if l.Gone != "" {
-		text = " " + l.Gone
+		parts = []string{l.Gone}
 	} else if l.Seen.Refused > 0 {
-		text += " · refused " + strconv.FormatUint(l.Seen.Refused, 10)
+		parts = append(parts, "refused "+strconv.FormatUint(l.Seen.Refused, 10))
 	}
-	c.Text(x, y, kit.Clip(text, s.iw-x), kit.Faint)
+	if lines := fitParts(parts, make([]bool, len(parts)), s.iw-x-1, 1); len(lines) > 0 {
+		c.Text(x+1, y, lines[0], kit.Faint)
+	}
 	pub := "[pub]"
 	if len(l.From) > 0 && len(l.Subjects) == 0 {
 		// Copies come from there, not from publishers.
@@ -432,30 +534,60 @@ func seqRange(l *Lane) string {
 
 // drawLine is a lane in one line of text.
 func (s *Scene) drawLine(c *kit.Canvas, l *Lane, y int) {
-	text := l.Name + " " + seqRange(l) + " · " + strconv.FormatUint(l.Msgs, 10) + " msgs"
+	parts := []string{seqRange(l), text.Count(l.Msgs, "msg", "msgs")}
 	if l.Gone != "" {
-		text = l.Name + " " + l.Gone
+		parts = []string{l.Gone}
 	}
-	c.Text(0, y, kit.Clip(text, s.iw), kit.Plain)
+	line := l.Name
+	if lines := fitParts(parts, make([]bool, len(parts)), s.iw-runes(l.Name)-1, 1); len(lines) > 0 {
+		line += " " + lines[0]
+	}
+	c.Text(0, y, kit.Clip(line, s.iw), kit.Plain)
 }
 
-// drawFooter is the bottom line: what just happened, or why nothing can.
-func (s *Scene) drawFooter(c *kit.Canvas, y int, now time.Time) {
-	text, role := s.snap.Story, kit.Faint
+// footer is the bottom lines, at most n: what just happened, or why
+// nothing can; all of it where it fits, else its newest part, else its
+// first words.
+func (s *Scene) footer(n int) []string {
+	story := s.snap.Story
+	texts := []string{story}
+	if i := strings.LastIndex(story, "; "); i >= 0 {
+		texts = append(texts, story[i+2:])
+	}
 	switch {
 	case !s.snap.ServerUp:
-		text, role = "the server is down: the logs on disk wait for it, those in memory are gone", kit.Bad
+		texts = []string{"the server is down: the logs on disk wait for it, those in memory are gone", "the server is down"}
 	case s.snap.Problem != "" && len(s.snap.Streams) > 0:
-		text, role = s.snap.Problem, kit.Bad
-	case s.snap.Sampled > 0 && text == "":
-		text = "flood: the animation shows a sample; sequences and counts are the broker's"
-	case text == "":
-		text = "each message stored gets the next sequence number at the log's end"
+		texts = []string{s.snap.Problem}
+	case s.snap.Sampled > 0 && story == "":
+		texts = []string{"flood: the animation shows a sample; sequences and counts are the broker's", "flood: the animation shows a sample"}
+	case story == "":
+		texts = []string{"each message stored gets the next sequence number at the log's end", "each message stored gets the next sequence number"}
+	}
+	for _, t := range texts {
+		if lines := text.Wrap(t, s.iw); len(lines) <= n {
+			return lines
+		}
+	}
+	lines := text.Wrap(texts[len(texts)-1], s.iw)
+	lines = lines[:n]
+	lines[n-1] = text.Words(strings.Join(text.Wrap(texts[len(texts)-1], s.iw)[n-1:], " "), s.iw)
+	return lines
+}
+
+// drawFooter draws the footer's lines from row y.
+func (s *Scene) drawFooter(c *kit.Canvas, lines []string, y int, now time.Time) {
+	role := kit.Faint
+	if !s.snap.ServerUp || (s.snap.Problem != "" && len(s.snap.Streams) > 0) {
+		role = kit.Bad
 	}
 	if s.flashes.On("story", now) && role == kit.Faint {
 		role = kit.Strong
 	}
-	c.Text(0, y, kit.Clip(text, s.iw), role)
+	for _, l := range lines {
+		c.Text(0, y, l, role)
+		y++
+	}
 }
 
 func ascii(s string) bool {
