@@ -132,17 +132,23 @@ func (s *Scene) summary() string {
 // drawUsers draws the table of users from the top; it returns the first
 // row below it.
 func (s *Scene) drawUsers(c *kit.Canvas, now time.Time) int {
+	// A sentence wraps at words onto the rows it needs.
+	lines := func(what string, role kit.Role) int {
+		wrapped := text.Wrap(what, c.Width())
+		for i, l := range wrapped {
+			c.Text(0, i, l, role)
+		}
+		return max(len(wrapped), 1)
+	}
 	if s.snap.Err != "" {
-		c.Text(0, 0, s.snap.Err, kit.Bad)
-		return 1
+		return lines(s.snap.Err, kit.Bad)
 	}
 	if len(s.snap.Users) == 0 {
 		what := "No users: any client may publish and subscribe anywhere."
 		if s.snap.Configured {
 			what = "The configuration names no users: any client may publish and subscribe anywhere."
 		}
-		c.Text(0, 0, what, kit.Faint)
-		return 1
+		return lines(what, kit.Faint)
 	}
 	nameW := len("USER")
 	for _, u := range s.snap.Users {

@@ -256,11 +256,19 @@ func (s *Scene) drawFull(c *kit.Canvas, p *plan, now time.Time) {
 	s.drawStory(c, s.H-1, now)
 }
 
-// drawCounts is the row of numbers: requests, replies, the last round trip.
+// drawCounts is the row of numbers: requests, replies, the last round
+// trip; those the row has no room for are left out whole.
 func (s *Scene) drawCounts(c *kit.Canvas, y int, now time.Time) {
 	n := s.snap
 	x := 1
 	item := func(label, value, key string, role kit.Role) {
+		w := utf8.RuneCountInString(label + " " + value)
+		if x > 1 {
+			w += 3
+		}
+		if x+w > s.W-1 {
+			return
+		}
 		if x > 1 {
 			x = c.Text(x, y, " · ", kit.Faint)
 		}

@@ -53,6 +53,7 @@ type Harness[Sc Scene, S any] struct {
 	snap      func(Sc) S
 	follow    bool
 	redraw    bool
+	fits      bool
 	normalize func(string) string
 
 	waiting chan tea.Msg
@@ -67,6 +68,7 @@ type Option func(*harnessOptions)
 type harnessOptions struct {
 	follow    bool
 	redraw    bool
+	fits      bool
 	normalize func(string) string
 }
 
@@ -78,6 +80,10 @@ func FollowCommands() Option { return func(o *harnessOptions) { o.follow = true 
 
 // Redraw makes every View draw afresh rather than trust the scene's cache.
 func Redraw() Option { return func(o *harnessOptions) { o.redraw = true } }
+
+// FitsAt80x24 makes every Golden also check the stage drawn with NeverCut:
+// nothing cut mid-word at the sizes the lab's scene pane has at 80x24.
+func FitsAt80x24() Option { return func(o *harnessOptions) { o.fits = true } }
 
 // Normalize rewrites each View (what differs from run to run: inbox
 // names, measured times), keeping its width.
@@ -99,7 +105,7 @@ func Open[Sc Scene, S any](t testing.TB, dep broker.Deployment, build func(env s
 	t.Cleanup(s.Close)
 	s.UseStyles(kit.NewStyles(false))
 	return &Harness[Sc, S]{T: t, Clock: clock, Scene: s, snap: snap,
-		follow: o.follow, redraw: o.redraw, normalize: o.normalize}
+		follow: o.follow, redraw: o.redraw, fits: o.fits, normalize: o.normalize}
 }
 
 // Do runs one of the scene's controls and fails the test on an error.
@@ -200,6 +206,9 @@ func (h *Harness[Sc, S]) Golden(t *testing.T, name string, w, hgt int) {
 	t.Helper()
 	v := h.View(w, hgt)
 	t.Run(name, func(t *testing.T) { golden.RequireEqual(t, v) })
+	if h.fits {
+		h.NeverCut(t, name)
+	}
 }
 
 // Size is a terminal size a scene is drawn at, with its golden file's name.
