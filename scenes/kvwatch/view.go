@@ -232,7 +232,8 @@ func (s *Scene) changes(c *kit.Canvas, y, n int, now time.Time) {
 		case ch.resolvedStored() && ch.Rev == 0:
 			note = "  stored, and written over since"
 		}
-		c.Text(x, y, kit.Clip(note, s.W-x-1), role)
+		// The note is whole words or none: the write itself says the most.
+		c.Text(x, y, text.Words(note, s.W-x-1), role)
 		y++
 	}
 }
