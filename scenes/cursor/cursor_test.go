@@ -10,6 +10,7 @@ import (
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
+	"natslab/scenes"
 	"natslab/scenes/kit/kittest"
 )
 
@@ -335,4 +336,18 @@ func TestExternalDeployment(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.Settle("back", func(s Snapshot) bool { return s.ServerUp && storyHas(s, "kept its place") })
+}
+
+// With no stream yet, what to type reads whole at the lab's smallest
+// panes (80x24): it wraps at words rather than losing its end.
+func TestNoStreamSaysWhatToTypeAt80x24(t *testing.T) {
+	h := newHarness(t)
+	h.Settle("no stream", func(s Snapshot) bool { return s.Problem != "" })
+	want := "no stream yet: stream add NAME --subjects 'SUBJECT.>' --defaults makes one"
+	for _, sz := range scenes.SmallestPanes {
+		v := h.View(sz.W, sz.H)
+		if got := strings.Join(strings.Fields(v), " "); !strings.Contains(got, want) {
+			t.Errorf("at %dx%d the scene does not say %q:\n%s", sz.W, sz.H, want, v)
+		}
+	}
 }

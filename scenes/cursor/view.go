@@ -137,15 +137,25 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 // empty explains why there is no log to draw.
 func (s *Scene) empty(c *kit.Canvas, y int) {
 	snap := &s.snap
-	text := snap.Problem
-	if text == "" {
-		text = "looking for a stream…"
+	what := snap.Problem
+	if what == "" {
+		what = "looking for a stream…"
 	}
-	c.Text(1, y+1, kit.Clip(text, s.W-2), kit.Warn)
-	if len(snap.Others) > 0 && y+3 < s.H {
-		c.Text(1, y+3, kit.Clip("streams: "+strings.Join(snap.Others, ", ")+" (watch STREAM shows one)", s.W-2), kit.Faint)
+	story := min(len(snap.Story), 2)
+	// What to type wraps onto the rows above the story, at words.
+	lines := text.Wrap(what, s.W-2)
+	if n := max(s.H-story-(y+1), 1); len(lines) > n {
+		lines = append(lines[:n-1], text.Words(strings.Join(lines[n-1:], " "), s.W-2))
 	}
-	s.story(c, s.H-min(len(snap.Story), 2), min(len(snap.Story), 2), s.Clock.Now())
+	y++
+	for _, l := range lines {
+		c.Text(1, y, l, kit.Warn)
+		y++
+	}
+	if len(snap.Others) > 0 && y+1 < s.H-story {
+		c.Text(1, y+1, kit.Clip("streams: "+strings.Join(snap.Others, ", ")+" (watch STREAM shows one)", s.W-2), kit.Faint)
+	}
+	s.story(c, s.H-story, story, s.Clock.Now())
 }
 
 // window picks the messages the log shows: the newest that fit, moved back
