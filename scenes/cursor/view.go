@@ -2,6 +2,7 @@ package cursor
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,7 +83,11 @@ func (s *Scene) Draw(now time.Time) string {
 	}
 	// Rows from the bottom: what happened, and a legend when there is room.
 	bottom := s.H
-	storyRows := min(len(snap.Story), max((s.H-y)/4, 1))
+	need := 0
+	for _, l := range snap.Story {
+		need += len(text.Wrap(l.Text, s.W-2))
+	}
+	storyRows := min(need, max((s.H-y)/4, 1))
 	if s.H-y >= 14 && s.W >= runes(legend)+2 {
 		bottom--
 		c.Text(1, bottom, legend, kit.Faint)
@@ -115,20 +120,22 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 		return 1
 	}
 	x := c.Text(1, 0, snap.Stream, kit.Title)
-	info := ""
-	if len(snap.Subjects) > 0 {
-		info = " ← " + strings.Join(snap.Subjects, ", ")
+	if len(snap.Subjects) > 0 && x+3+runes(strings.Join(snap.Subjects, ", ")) < right-1 {
+		x = c.Text(x, 0, " ← "+strings.Join(snap.Subjects, ", "), kit.Plain)
 	}
-	info += " · " + u(snap.Msgs) + " " + text.Plural(snap.Msgs, "message", "messages")
+	parts := []string{text.Count(snap.Msgs, "message", "messages")}
 	if snap.LastSeq > 0 {
-		info += " · last seq " + u(snap.LastSeq)
+		parts = append(parts, "last seq "+u(snap.LastSeq))
 	}
 	if !snap.Auto {
-		info += " · watch"
+		parts = append(parts, "watch")
 	}
-	c.Text(x, 0, kit.Clip(info, right-x-1), kit.Plain)
+	if fit := fitParts(parts, right-x-4); len(fit) > 0 {
+		c.Text(x, 0, " · "+strings.Join(fit, " · "), kit.Plain)
+	}
 	if !snap.ServerUp && s.H >= 8 {
-		c.Text(1, 1, kit.Clip("the server is down: cursor and ack floor below are as last seen; the stream stores them", s.W-2), kit.Bad)
+		c.Text(1, 1, text.Fit(s.W-2, "the server is down: cursor and ack floor below are as last seen; the stream stores them",
+			"the server is down: cursor and ack floor are as last seen", "the server is down"), kit.Bad)
 		return 2
 	}
 	return 1
@@ -139,7 +146,7 @@ func (s *Scene) empty(c *kit.Canvas, y int) {
 	snap := &s.snap
 	what := snap.Problem
 	if what == "" {
-		what = "looking for a stream…"
+		what = "looking for a stream"
 	}
 	story := min(len(snap.Story), 2)
 	// What to type wraps onto the rows above the story, at words.
@@ -216,10 +223,10 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 		for _, t := range tokens {
 			want = max(want, min(runes(t)+2, 10))
 		}
+		// Columns widen only as far as every subject fits whole;
+		// otherwise the row names the subjects once.
 		if n := int(hi - lo + 1); want > cw && n*want <= room {
 			cw = want
-		} else if want > cw {
-			cw = max(cw, min(want, room/max(n, 1)))
 		}
 	}
 	cols := max(room/cw, 1)
@@ -251,8 +258,20 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 	if y+1 < bottom && hi > 0 {
 		y++
 		c.Text(1, y, "subject", kit.Faint)
+		fit := true
+		var names []string
 		for seq := lo; seq <= hi; seq++ {
-			c.TextCenter(x0+int(seq-lo)*cw, x0+int(seq-lo+1)*cw, y, kit.Clip(tokens[seq], cw-1), kit.Faint)
+			fit = fit && runes(tokens[seq]) <= cw-1
+			if t := tokens[seq]; t != "" && !slices.Contains(names, t) {
+				names = append(names, t)
+			}
+		}
+		if fit {
+			for seq := lo; seq <= hi; seq++ {
+				c.TextCenter(x0+int(seq-lo)*cw, x0+int(seq-lo+1)*cw, y, tokens[seq], kit.Faint)
+			}
+		} else {
+			c.Text(x0, y, text.Words(strings.Join(names, ", "), s.W-x0-1), kit.Faint)
 		}
 	}
 	for i := range snap.Consumers {
@@ -262,15 +281,23 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 		y++
 		cs := &snap.Consumers[i]
 		s.lay.rows[cs.Name] = y
-		s.consumerRow(c, cs, x0, cw, lo, hi, y, tall, now)
+		rest := s.consumerRow(c, cs, x0, cw, lo, hi, y, tall, now)
 		if tall && y+1 < bottom {
 			y++
-			s.ruler(c, cs, x0, cw, lo, hi, y, now)
+			// The cursor and the ack floor first.
+			rest = append(s.ruler(c, cs, x0, cw, lo, hi, y, now), rest...)
+		}
+		// What found no room beside the log, on a row of its own.
+		if len(rest) > 0 && y+1 < bottom {
+			y++
+			c.Text(x0, y, strings.Join(fitParts(rest, s.W-x0-1), " · "), kit.Plain)
 		}
 	}
 	if len(snap.Consumers) == 0 && y+2 < bottom {
 		y += 2
-		c.Text(1, y, kit.Clip("no consumer on "+snap.Stream+" yet: consumer add "+snap.Stream+" worker --pull --ack explicit --defaults", s.W-2), kit.Warn)
+		c.Text(1, y, text.Fit(s.W-2, "no consumer on "+snap.Stream+" yet: consumer add "+snap.Stream+" worker --pull --ack explicit --defaults",
+			"no consumer on "+snap.Stream+" yet: consumer add "+snap.Stream+" worker --pull",
+			"no consumer on "+snap.Stream+" yet", "no consumer yet"), kit.Warn)
 	}
 	return y + 1
 }
@@ -336,7 +363,7 @@ func (s *Scene) mark(cs *Consumer, seq uint64, now time.Time) (rune, kit.Role) {
 }
 
 // consumerRow draws a consumer's name, its marks and its counts.
-func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint64, y int, tall bool, now time.Time) {
+func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint64, y int, tall bool, now time.Time) (rest []string) {
 	c.Text(1, y, kit.Clip(cs.Name, x0-3), kit.Strong)
 	if hi > 0 {
 		for seq := lo; seq <= hi; seq++ {
@@ -372,16 +399,38 @@ func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint
 			held = append(held, subj)
 		}
 		sort.Strings(held)
-		c.Text(x, y, kit.Clip("filter "+strings.Join(cs.Filters, ", ")+" matches nothing (the stream holds "+strings.Join(held, ", ")+")", s.W-x-1), kit.Bad)
-		return
+		c.Text(x, y, text.Words("filter "+strings.Join(cs.Filters, ", ")+" matches nothing (the stream holds "+strings.Join(held, ", ")+")", s.W-x-1), kit.Bad)
+		return nil
 	}
-	c.Text(x, y, kit.Clip(strings.Join(parts, " · "), s.W-x-1), kit.Plain)
+	if len(fitParts(parts, s.W-x-1)) < len(parts) {
+		return parts // no room beside the log: a row of their own
+	}
+	c.Text(x, y, strings.Join(parts, " · "), kit.Plain)
+	return nil
+}
+
+// fitParts is the first of parts that fit in w cells joined by " · ":
+// whole parts, never one cut.
+func fitParts(parts []string, w int) []string {
+	n, used := 0, 0
+	for _, p := range parts {
+		add := runes(p)
+		if n > 0 {
+			add += 3
+		}
+		if used+add > w {
+			break
+		}
+		used += add
+		n++
+	}
+	return parts[:n]
 }
 
 // ruler draws, under a consumer's marks, its ack floor as a bar over what
 // is settled and its cursor as an arrow under the last message delivered,
 // with both numbers and what its filter reads.
-func (s *Scene) ruler(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint64, y int, now time.Time) {
+func (s *Scene) ruler(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint64, y int, now time.Time) (rest []string) {
 	floorRole, cursorRole := kit.Good, kit.Strong
 	if s.flashes.On("floor:"+cs.Name, now) {
 		floorRole = kit.Flash
@@ -407,13 +456,25 @@ func (s *Scene) ruler(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint64, y 
 		}
 	}
 	x := end + 2
+	parts := []string{"cursor " + u(cs.Delivered), "ack floor " + u(cs.AckFloor)}
+	if len(cs.Filters) > 0 {
+		parts = append(parts, "filter "+strings.Join(cs.Filters, ", "))
+	}
+	if x+runes(parts[0])+3+runes(parts[1]) > s.W-1 {
+		return parts // no room beside the log: a row of their own
+	}
 	x = c.Text(x, y, "cursor ", kit.Faint)
 	x = c.Text(x, y, u(cs.Delivered), cursorRole)
 	x = c.Text(x, y, " · ack floor ", kit.Faint)
 	x = c.Text(x, y, u(cs.AckFloor), floorRole)
-	if len(cs.Filters) > 0 {
-		c.Text(x, y, kit.Clip(" · filter "+strings.Join(cs.Filters, ", "), s.W-x-1), kit.Faint)
+	if len(parts) > 2 {
+		if x+3+runes(parts[2]) <= s.W-1 {
+			c.Text(x, y, " · "+parts[2], kit.Faint)
+		} else {
+			return parts[2:]
+		}
 	}
+	return nil
 }
 
 // awaiting lists the messages waiting for an ack, each with its ack wait
@@ -587,7 +648,7 @@ func (s *Scene) pulls(c *kit.Canvas, y, bottom int, now time.Time) {
 		role := kit.Plain
 		switch {
 		case p.Waiting:
-			text += " waiting…"
+			text += " waiting"
 			role = kit.Warn
 		case len(p.Got) == 0:
 			text += " got nothing"
@@ -642,14 +703,22 @@ func (s *Scene) pullMark(cs *Consumer, p Pull, i int, seq uint64) rune {
 	return markAcked
 }
 
-// story draws what happened last, newest at the bottom.
+// story draws what happened last in n rows from y, newest at the bottom:
+// the newest wrapped to as many rows as it needs (its last words give way
+// when it needs more than n), older ones above while they fit whole.
 func (s *Scene) story(c *kit.Canvas, y, n int, now time.Time) {
 	lines := s.snap.Story
 	if n <= 0 || len(lines) == 0 {
 		return
 	}
-	lines = lines[max(len(lines)-n, 0):]
-	for i, l := range lines {
+	w := s.W - 2
+	type row struct {
+		text string
+		role kit.Role
+	}
+	var rows []row // newest last
+	for i := len(lines) - 1; i >= 0 && len(rows) < n; i-- {
+		l := lines[i]
 		role := kit.Faint
 		if i == len(lines)-1 {
 			role = kit.Plain
@@ -660,7 +729,22 @@ func (s *Scene) story(c *kit.Canvas, y, n int, now time.Time) {
 				role = kit.Strong
 			}
 		}
-		c.Text(1, y+i, kit.Clip(l.Text, s.W-2), role)
+		wrapped := text.Wrap(l.Text, w)
+		if len(rows)+len(wrapped) > n {
+			if i < len(lines)-1 {
+				break
+			}
+			wrapped = append(wrapped[:n-1], text.Words(strings.Join(wrapped[n-1:], " "), w))
+		}
+		add := make([]row, 0, len(wrapped))
+		for _, t := range wrapped {
+			add = append(add, row{t, role})
+		}
+		rows = append(add, rows...)
+	}
+	y += n - len(rows)
+	for i, r := range rows {
+		c.Text(1, y+i, r.text, r.role)
 	}
 }
 
