@@ -31,7 +31,7 @@ func (k *kvCmd) watchRun(c *Call) error {
 	}
 	// The watch gets a connection of its own, so a busy watcher never
 	// holds up the rest of the lab.
-	nc, err := c.S.Connect("natslab kv watch " + k.bucket)
+	nc, err := c.connectJob("natslab kv watch " + k.bucket)
 	if err != nil {
 		return err
 	}
@@ -40,15 +40,15 @@ func (k *kvCmd) watchRun(c *Call) error {
 	// would notice only after missing heartbeats (about 20s), so the watch
 	// starts again at once, from the revision after the last one printed.
 	reconnected := make(chan struct{}, 1)
-	nc.SetReconnectHandler(func(*nats.Conn) {
+	onReconnect(nc, func(*nats.Conn) {
 		select {
 		case reconnected <- struct{}{}:
 		default:
 		}
 	})
-	// nats.go would print its complaints about the watch's consumer on
-	// stderr, over the lab's screen; the watch explains them itself.
-	nc.SetErrorHandler(func(*nats.Conn, *nats.Subscription, error) {})
+	// nats.go's complaints about the watch's consumer never reach the
+	// screen (the job connection's handler prints only refusals); the
+	// watch explains them itself.
 	// When the bucket is deleted (kv rm, reset) the server says so at once;
 	// without this the watch would notice only when heartbeats stop.
 	deleted := make(chan struct{}, 1)

@@ -55,10 +55,13 @@ func (s *Session) Reconnecting(restart func() error) error {
 // still lets in, with its permissions and mappings applied before the
 // reload returns: a round trip on such a connection shows the server has
 // it. A client it no longer lets in (or would move to another account) is
-// disconnected: its connection is waited for until it is back or closed
-// for good (nats.go gives up on a server that refuses it twice). A
-// restart, told by a new server ID, drops them all, and JetStream, which a
-// reload leaves running, is asked too.
+// disconnected: its connection is waited for until it is back, refused
+// (a job's, which keeps trying as the real CLI's does) or closed for good
+// (the shared one: nats.go gives up on a server that refuses it twice). A
+// job's connection refused before the change tries again at once, so one
+// the change lets in again is back when the lab is ready. A restart, told
+// by a new server ID, drops them all, and JetStream, which a reload leaves
+// running, is asked too.
 func (s *Session) Reloading(reload func() error) error {
 	before := s.serverID()
 	return s.readyAfter(reload, "the server reloaded its configuration", func(after string) bool { return after != before })
@@ -70,18 +73,35 @@ func (s *Session) Reloading(reload func() error) error {
 func (s *Session) readyAfter(change func() error, said string, restarted func(id string) bool) error {
 	conns := s.openConns()
 	back := make([]chan nats.Status, len(conns))
+	marks := make([]uint64, len(conns))
 	for i, nc := range conns {
 		// Registered before the change, so no reconnect can come unseen.
 		back[i] = nc.StatusChanged(nats.CONNECTED, nats.CLOSED)
 		defer nc.RemoveStatusListener(back[i])
+		if w := s.jobConn(nc); w != nil {
+			marks[i] = w.refusalCount()
+		}
 	}
 	if err := change(); err != nil {
 		return err
 	}
+	for i, nc := range conns {
+		if w := s.jobConn(nc); w != nil && w.isLockedOut() {
+			// Refused before the change: only a refusal from now on says
+			// the change refuses it too.
+			marks[i] = w.refusalCount()
+			_ = nc.ForceReconnect()
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), s.timeout)
 	defer cancel()
 	for i, nc := range conns {
-		if back, err := awaitBack(ctx, nc, back[i]); !back {
+		var refused func() (bool, <-chan struct{})
+		if w := s.jobConn(nc); w != nil {
+			mark := marks[i]
+			refused = func() (bool, <-chan struct{}) { return w.refusedSince(mark) }
+		}
+		if back, err := awaitBack(ctx, nc, back[i], refused); !back {
 			return &NotReadyError{Change: said, What: connName(nc, s) + " had not reconnected", Timeout: s.timeout, Err: err}
 		}
 	}
@@ -100,14 +120,16 @@ func (s *Session) readyAfter(change func() error, said string, restarted func(id
 // awaitBack returns once nc answers a round trip, which the server that
 // runs now can only answer once it has read everything nc sent before,
 // its subscriptions included (a reconnected client sends them again
-// first), or once nc is closed for good (a stopped job's, or one the
-// server no longer lets in). A round trip that fails, on a connection the
-// server dropped, waits for nats.go's next status event (back) and asks
-// again; so does a connection not connected now. The ping is never sent
-// while nc reconnects: nats.go would answer it with the reconnect's own.
-// Past ctx, it says nc is not back, with the round trip's failure if that
-// was the last thing tried.
-func awaitBack(ctx context.Context, nc *nats.Conn, statuses <-chan nats.Status) (back bool, err error) {
+// first), once nc is closed for good (a stopped job's, or one the server
+// no longer lets in), or, for a job's connection, once refused says the
+// server refused it (it keeps trying, but nothing is left to wait for). A
+// round trip that fails, on a connection the server dropped, waits for
+// nats.go's next status event (back) or refusal and asks again; so does a
+// connection not connected now. The ping is never sent while nc
+// reconnects: nats.go would answer it with the reconnect's own. Past ctx,
+// it says nc is not back, with the round trip's failure if that was the
+// last thing tried.
+func awaitBack(ctx context.Context, nc *nats.Conn, statuses <-chan nats.Status, refused func() (bool, <-chan struct{})) (back bool, err error) {
 	for !nc.IsClosed() {
 		if nc.IsConnected() {
 			err = nc.FlushWithContext(ctx)
@@ -118,13 +140,29 @@ func awaitBack(ctx context.Context, nc *nats.Conn, statuses <-chan nats.Status) 
 				return false, err
 			}
 		}
+		var again <-chan struct{}
+		if refused != nil {
+			var out bool
+			if out, again = refused(); out {
+				return true, nil
+			}
+		}
 		select {
 		case <-statuses: // reconnected or closed: look again
+		case <-again: // refused: look again
 		case <-ctx.Done():
 			return false, nil
 		}
 	}
 	return true, nil
+}
+
+// jobConn is how the job connection nc follows its refusals; nil for the
+// shared connection.
+func (s *Session) jobConn(nc *nats.Conn) *jobConn {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	return s.jobConns[nc]
 }
 
 // serverID identifies the running server: it changes at every start; ""

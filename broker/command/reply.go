@@ -67,7 +67,7 @@ func (r *replyCmd) run(c *Call) error {
 			return explain(fmt.Errorf("could not parse command: %v", err), "--command is a command line, for example --command 'date -u'")
 		}
 	}
-	nc, err := c.S.Connect("natslab reply " + r.subject)
+	nc, err := c.connectJob("natslab reply " + r.subject)
 	if err != nil {
 		return err
 	}

@@ -30,7 +30,7 @@ type Session struct {
 
 	connMu   sync.Mutex
 	nc       *nats.Conn
-	jobConns map[*nats.Conn]struct{} // Connect's, until closed: a restart waits for them too
+	jobConns map[*nats.Conn]*jobConn // jobs' (connectJob), until closed: a restart waits for them too
 
 	jobsMu sync.Mutex
 	jobs   map[int]*Job
@@ -111,7 +111,7 @@ func (s *Session) ListenerAdvice() string {
 
 // NewSession prepares a session; it connects on first use.
 func NewSession(dep broker.Deployment, opts ...Option) *Session {
-	s := &Session{dep: dep, now: time.Now, timeout: 5 * time.Second, jobs: map[int]*Job{}, jobConns: map[*nats.Conn]struct{}{}, verbs: map[string]Verb{}}
+	s := &Session{dep: dep, now: time.Now, timeout: 5 * time.Second, jobs: map[int]*Job{}, jobConns: map[*nats.Conn]*jobConn{}, verbs: map[string]Verb{}}
 	for _, o := range opts {
 		o(s)
 	}
@@ -173,23 +173,6 @@ func (s *Session) Sync() {
 			return
 		}
 	}
-}
-
-// Connect opens a connection of its own for a long-running command, so a
-// slow subscriber never holds up the rest of the lab.
-//
-// The session's connections are a client's, as the real CLI's are: they
-// present what natslab's clients must (its --token or --user), not the
-// lab's own user, so a lesson's users and permissions hold for them too.
-func (s *Session) Connect(name string) (*nats.Conn, error) {
-	nc, err := s.dep.ConnectAs(name, s.dep.Credentials())
-	if err != nil {
-		return nil, err
-	}
-	s.connMu.Lock()
-	s.jobConns[nc] = struct{}{}
-	s.connMu.Unlock()
-	return nc, nil
 }
 
 // Event is something the lab around the session may want to know: lesson

@@ -34,7 +34,7 @@ func boundPending(sub *nats.Subscription) {
 // up, the first time nats.go reports it.
 func (c *Call) watchSlow(nc *nats.Conn) {
 	var once sync.Once
-	nc.SetErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+	onAsyncError(nc, func(_ *nats.Conn, _ *nats.Subscription, err error) {
 		if errors.Is(err, nats.ErrSlowConsumer) {
 			once.Do(func() {
 				c.Notef("slow consumer: messages arrive faster than this subscriber takes them, so the client library drops what its buffer cannot hold (the [#n] numbers skip them); jobs counts the drops")

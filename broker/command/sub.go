@@ -174,7 +174,7 @@ func (s *subCmd) run(c *Call) error {
 	if len(s.subjects) > 0 {
 		name += " " + strings.Join(s.subjects, " ")
 	}
-	nc, err := c.S.Connect(name)
+	nc, err := c.connectJob(name)
 	if err != nil {
 		return err
 	}

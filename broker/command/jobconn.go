@@ -1,0 +1,182 @@
+package command
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Jobs' connections (sub, reply, kv watch) behave as the real CLI's do.
+// natscli connects with nats.IgnoreAuthErrorAbort: a client the server
+// stops letting in (a configuration change that removes or changes its
+// user, or starts requiring one) is not given up on after two refusals, as
+// nats.go would by default, but keeps trying, further and further apart,
+// and carries on once the server lets it in again. It says each step on
+// stderr in its own words:
+//
+//	15:04:05 >>> Disconnected due to: EOF, will attempt reconnect
+//	15:04:05 >>> Unexpected NATS error: nats: authorization violation
+//
+// and nothing when it is back (natscli says "Reconnected" only with
+// --trace). The lab prints the same lines and says in notes what they
+// mean. The session's shared connection keeps nats.go's default: the next
+// line connects it again.
+
+// jobConn follows one job connection's refusals by the server.
+type jobConn struct {
+	c  *Call
+	nc *nats.Conn // set once connected
+
+	mu        sync.Mutex
+	refusals  uint64        // refusals for authentication so far
+	lockedOut bool          // refused since it was last connected
+	changed   chan struct{} // closed and replaced at each refusal
+}
+
+// refusalBackoff is natscli's reconnect schedule (its DefaultBackoff,
+// without the jitter), in milliseconds: how far apart a refused client
+// tries again, so the refusals come as often as the real CLI's do.
+var refusalBackoff = []int{
+	500, 750, 1000, 1500, 2000, 2500, 3000, 3500, 4000, 4500, 5000,
+	5500, 5750, 6000, 6500, 7000, 7500, 8000, 8500, 9000, 9500, 10000,
+	10500, 10750, 11000, 11500, 12000, 12500, 13000, 13500, 14000, 14500, 15000,
+	15500, 15750, 16000, 16500, 17000, 17500, 18000, 18500, 19000, 19500, 20000,
+}
+
+// connectJob opens a connection of its own for a long-running command,
+// so a slow subscriber never holds up the rest of the lab, with the real
+// CLI's reconnect behaviour. A restart or reload waits for it too.
+//
+// The session's connections are a client's, as the real CLI's are: they
+// present what natslab's clients must (its --token or --user), not the
+// lab's own user, so a lesson's users and permissions hold for them too.
+func (c *Call) connectJob(name string) (*nats.Conn, error) {
+	w := &jobConn{c: c, changed: make(chan struct{})}
+	nc, err := c.S.dep.ConnectAs(name, c.S.dep.Credentials(),
+		nats.IgnoreAuthErrorAbort(),
+		nats.CustomReconnectDelay(w.delay),
+		nats.DisconnectErrHandler(w.disconnected),
+		nats.ReconnectHandler(w.reconnected),
+		nats.ErrorHandler(w.asyncError),
+	)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	w.nc = nc
+	w.mu.Unlock()
+	c.S.connMu.Lock()
+	c.S.jobConns[nc] = w
+	c.S.connMu.Unlock()
+	return nc, nil
+}
+
+// delay is how long the connection waits before its next try: the lab's
+// own short wait after a restart (the server is back in moments), natscli's
+// schedule while the server refuses it.
+func (w *jobConn) delay(attempts int) time.Duration {
+	w.mu.Lock()
+	locked, nc := w.lockedOut, w.nc
+	w.mu.Unlock()
+	if locked {
+		return time.Duration(refusalBackoff[min(attempts, len(refusalBackoff)-1)]) * time.Millisecond
+	}
+	if nc != nil {
+		return nc.Opts.ReconnectWait
+	}
+	return 50 * time.Millisecond
+}
+
+func (w *jobConn) disconnected(_ *nats.Conn, err error) {
+	if err != nil {
+		w.c.Statusf(">>> Disconnected due to: %s, will attempt reconnect", err)
+	}
+}
+
+// asyncError prints a refusal as natscli's error handler does, and says
+// once per lockout what it means. The job's own handler (see
+// onAsyncError) takes every other error, as before.
+func (w *jobConn) asyncError(_ *nats.Conn, _ *nats.Subscription, err error) {
+	if !isAuthRefusal(err) {
+		return
+	}
+	w.c.Statusf(">>> Unexpected NATS error: %s", err)
+	w.mu.Lock()
+	first := !w.lockedOut
+	w.lockedOut = true
+	w.refusals++
+	close(w.changed)
+	w.changed = make(chan struct{})
+	w.mu.Unlock()
+	if first {
+		stop := ""
+		if w.c.Job.ID > 0 {
+			stop = fmt.Sprintf("; stop %d ends it", w.c.Job.ID)
+		}
+		w.c.Notef("the server's new configuration refuses this job's client (its user is gone or changed, or a user is now required): like the nats CLI, it keeps retrying, less and less often, and carries on once let in%s", stop)
+	}
+}
+
+func (w *jobConn) reconnected(*nats.Conn) {
+	w.mu.Lock()
+	was := w.lockedOut
+	w.lockedOut = false
+	w.mu.Unlock()
+	if was {
+		w.c.Notef("the server lets this job's client in again: it has reconnected and listens again")
+	}
+}
+
+// refusedSince reports whether the server has refused the connection
+// since it had mark refusals, and a channel closed at the next refusal.
+func (w *jobConn) refusedSince(mark uint64) (bool, <-chan struct{}) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.refusals > mark, w.changed
+}
+
+func (w *jobConn) refusalCount() uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.refusals
+}
+
+func (w *jobConn) isLockedOut() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.lockedOut
+}
+
+// isAuthRefusal reports whether err is the server refusing the client's
+// credentials, as nats.go reports it (processAuthError).
+func isAuthRefusal(err error) bool {
+	return errors.Is(err, nats.ErrAuthorization) || errors.Is(err, nats.ErrAuthExpired) ||
+		errors.Is(err, nats.ErrAuthRevoked) || errors.Is(err, nats.ErrAccountAuthExpired)
+}
+
+// onAsyncError hands nc's asynchronous errors to handle as well as to the
+// handler it has (a job connection's, which prints refusals).
+func onAsyncError(nc *nats.Conn, handle nats.ErrHandler) {
+	prev := nc.ErrorHandler()
+	nc.SetErrorHandler(func(nc *nats.Conn, sub *nats.Subscription, err error) {
+		if prev != nil {
+			prev(nc, sub, err)
+		}
+		handle(nc, sub, err)
+	})
+}
+
+// onReconnect calls handle when nc reconnects, as well as the handler it
+// has.
+func onReconnect(nc *nats.Conn, handle nats.ConnHandler) {
+	prev := nc.ReconnectHandler()
+	nc.SetReconnectHandler(func(nc *nats.Conn) {
+		if prev != nil {
+			prev(nc)
+		}
+		handle(nc)
+	})
+}

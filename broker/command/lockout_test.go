@@ -1,0 +1,64 @@
+package command_test
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"natslab/broker/brokertest"
+	"natslab/broker/command"
+)
+
+// A reload that stops letting a running sub's client in (here: users
+// required, where the lab's clients present none) does what natscli does
+// with it (nats.IgnoreAuthErrorAbort): the job says it was disconnected,
+// says each refusal in the real CLI's words, with the lab's note apart, and
+// keeps trying, further and further apart; a reload that lets the client
+// in again (the users gone) has it listening again at once, not at its
+// next try, and the verb waits for that: the session's timeout here is
+// shorter than the wait after the third refusal.
+func TestSubLockedOutByAReloadKeepsTryingAsTheRealCLIDoes(t *testing.T) {
+	for _, mode := range []struct {
+		name string
+		opts []brokertest.Option
+	}{{"tcp", nil}, {"in-process", []brokertest.Option{brokertest.InProcessOnly()}}} {
+		t.Run(mode.name, func(t *testing.T) {
+			srv := brokertest.Start(t, mode.opts...)
+			l := &lab{t: t, srv: srv, changed: make(chan struct{}, 1)}
+			l.s = command.NewSession(srv, command.WithTimeout(time.Second), command.WithObserver(func(command.Event) { l.poke() }))
+			t.Cleanup(l.s.Close)
+			out, note := &syncBuf{written: l.poke}, &syncBuf{written: l.poke}
+			j := l.s.StartStreams(context.Background(), `sub 'orders.*'`, command.Streams{Out: out, Err: out, Note: note})
+			waitReady(t, j)
+
+			const users = `authorization { users: [ {user: alice, password: alice-pw} ] }`
+			l.must("config add " + users)
+			disconnected := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d >>> Disconnected due to: .+, will attempt reconnect$`)
+			refused := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d >>> Unexpected NATS error: nats: authorization violation$`)
+			l.await("the job to say it was disconnected and refused three times", func() bool {
+				return disconnected.MatchString(out.String()) && len(refused.FindAllString(out.String(), -1)) >= 3
+			})
+			l.await("the lab's note on the refusal", func() bool { return strings.Contains(note.String(), "refuses this job's client") })
+			if strings.Contains(out.String(), "refuses") {
+				t.Errorf("the lab's note belongs on the note stream, not among the real CLI's lines:\n%s", out.String())
+			}
+			select {
+			case <-j.Done():
+				t.Fatalf("the job ended (%v); natscli keeps trying:\n%s", j.Err(), out.String())
+			default:
+			}
+
+			path, text := l.srv.Config()
+			if err := os.WriteFile(path, []byte(strings.Replace(text, users, "", 1)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			l.must("config reload")
+			l.must("pub orders.new hi")
+			l.await("the job hearing the publish once let in again", func() bool { return strings.Contains(out.String(), `Received on "orders.new"`) })
+			l.await("the lab's note on being let in again", func() bool { return strings.Contains(note.String(), "lets this job's client in again") })
+		})
+	}
+}
