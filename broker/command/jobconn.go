@@ -1,8 +1,10 @@
 package command
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -112,11 +114,7 @@ func (w *jobConn) asyncError(_ *nats.Conn, _ *nats.Subscription, err error) {
 	w.changed = make(chan struct{})
 	w.mu.Unlock()
 	if first {
-		stop := ""
-		if w.c.Job.ID > 0 {
-			stop = fmt.Sprintf("; stop %d ends it", w.c.Job.ID)
-		}
-		w.c.Notef("the server's new configuration refuses this job's client (its user is gone or changed, or a user is now required): like the nats CLI, it keeps retrying, less and less often, and carries on once let in%s", stop)
+		w.c.Notef("the server's new configuration refuses this job's client (its user is gone or changed, or a user is now required): like the nats CLI, it keeps retrying, less and less often, and carries on once let in%s", stopHint(w.c))
 	}
 }
 
@@ -179,4 +177,51 @@ func onReconnect(nc *nats.Conn, handle nats.ConnHandler) {
 		}
 		handle(nc)
 	})
+}
+
+// refusalWatch reads what the real CLI, run for a line that names its own
+// user (sub --user …), prints on stderr, and says once in a note what its
+// first refusal means. The real CLI keeps trying on its own schedule, which
+// the lab cannot hurry: a reload that lets the user back in has it
+// listening only at its next try.
+type refusalWatch struct {
+	c    *Call
+	mu   sync.Mutex
+	line []byte // the line being written
+	said bool
+}
+
+// refusalLine ends the line natscli prints when the server refuses it.
+var refusalLine = ">>> Unexpected NATS error: " + nats.ErrAuthorization.Error()
+
+func (r *refusalWatch) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.said {
+		return len(p), nil
+	}
+	r.line = append(r.line, p...)
+	for !r.said {
+		i := bytes.IndexByte(r.line, '\n')
+		if i < 0 {
+			break
+		}
+		if strings.HasSuffix(string(r.line[:i]), refusalLine) {
+			r.said = true
+			r.c.Notef("the server's new configuration refuses this client's user (gone or changed, or a user is now required): the nats CLI keeps retrying, less and less often (up to every 20s), and carries on once let in, which may take that long%s", stopHint(r.c))
+		}
+		r.line = r.line[i+1:]
+	}
+	if r.said || len(r.line) > 4096 {
+		r.line = nil
+	}
+	return len(p), nil
+}
+
+// stopHint says how to end the call's job, where it has a number.
+func stopHint(c *Call) string {
+	if c.Job.ID > 0 {
+		return fmt.Sprintf("; stop %d ends it", c.Job.ID)
+	}
+	return ""
 }

@@ -62,3 +62,31 @@ func TestSubLockedOutByAReloadKeepsTryingAsTheRealCLIDoes(t *testing.T) {
 		})
 	}
 }
+
+// A sub that names its own user runs in the real CLI, which prints its own
+// lines when a reload stops letting that user in; the lab adds its note
+// on the first refusal, apart from them.
+func TestRealCLISubLockedOutByAReloadGetsTheLabsNote(t *testing.T) {
+	l := newLab(t)
+	const alice = `authorization { users: [ {user: alice, password: alice-pw} ] }`
+	l.must("config add " + alice)
+	out, note := &syncBuf{written: l.poke}, &syncBuf{written: l.poke}
+	j := l.s.StartStreams(context.Background(), `sub --user alice --password alice-pw 'orders.*'`, command.Streams{Out: out, Err: out, Note: note})
+	waitReady(t, j)
+	l.await("the real CLI saying it subscribed", func() bool { return strings.Contains(out.String(), "Subscribing on orders.*") })
+
+	path, text := l.srv.Config()
+	if err := os.WriteFile(path, []byte(strings.Replace(text, "user: alice", "user: bob", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l.must("config reload")
+	refused := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d >>> Unexpected NATS error: nats: authorization violation$`)
+	l.await("the real CLI's refusal, twice", func() bool { return len(refused.FindAllString(out.String(), -1)) >= 2 })
+	l.await("the lab's note on it", func() bool { return strings.Contains(note.String(), "refuses this client's user") })
+	if strings.Contains(out.String(), "refuses") {
+		t.Errorf("the lab's note belongs on the note stream, not among the real CLI's lines:\n%s", out.String())
+	}
+	if n := strings.Count(note.String(), "refuses"); n != 1 {
+		t.Errorf("the note should come once, not %d times:\n%s", n, note.String())
+	}
+}

@@ -109,7 +109,7 @@ func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
 		// print first when they are in place: a script's next line waits
 		// for that.
 		Stdout: readyOnWrite{c, c.Out},
-		Stderr: readyOnWrite{c, io.MultiWriter(c.Err, tail)},
+		Stderr: readyOnWrite{c, io.MultiWriter(c.Err, tail, &refusalWatch{c: c})},
 	}
 	err = child.Run(c.Ctx)
 	var exit *realcli.ExitError
