@@ -41,7 +41,14 @@ var colorSchemes = []string{"blue", "cyan", "double", "green", "magenta", "red",
 
 // newApp builds the real CLI on a fisk application, line for line as
 // natscli v0.5.0's nats/main.go does, plugins aside (the child adds them).
-func newApp() (*fisk.Application, *options.Options, error) {
+// prepare is ConfigureInApp's: true loads the selected context before a
+// command runs, as natscli's main has it; false for an application that
+// only ever parses (see Answer), which must not read contexts in the lab's
+// process.
+//
+// Building sets package state of natscli's (its options, its commands'
+// settings): in the lab's process it is built under buildMu.
+func newApp(prepare bool) (*fisk.Application, *options.Options, error) {
 	ncli := fisk.New("nats", help)
 	ncli.LLMExtraInformation(llmInfo)
 	ncli.Author("NATS Authors <info@nats.io>")
@@ -49,7 +56,7 @@ func newApp() (*fisk.Application, *options.Options, error) {
 	ncli.HelpFlag.Short('h')
 	ncli.WithCheats().CheatCommand.Hidden()
 
-	opts, err := cli.ConfigureInApp(ncli, nil, true)
+	opts, err := cli.ConfigureInApp(ncli, nil, prepare)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -49,7 +49,7 @@ func Main(args []string) int {
 	// (FatalIfError…) name it in error lines, from os.Args[0].
 	os.Args[0] = "nats"
 	fisk.CommandLine.Name = "nats"
-	ncli, _, err := newApp()
+	ncli, _, err := newApp(true)
 	if err != nil {
 		return 1
 	}

@@ -11,7 +11,10 @@
 // variables stay out, and stopped — or killed — with the lab.
 //
 // Model gives the real CLI's grammar (commands, flags, help) in the lab's
-// own process, for routing, completion and help, without running anything.
+// own process, for routing and completion, without running anything; and
+// Answer prints, in the lab's process too, what the real CLI prints for a
+// line it answers from its grammar alone: its help, or its refusal of a
+// line its parser rejects.
 //
 // realcli must not import the rest of natslab: the child runs only this.
 package realcli

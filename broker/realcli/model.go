@@ -10,7 +10,9 @@ import (
 // model is the real CLI's grammar, built once: building it runs no command,
 // and natscli's package state it sets is never used in the lab's process.
 var model = sync.OnceValue(func() *fisk.ApplicationModel {
-	app, _, err := newApp()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	app, _, err := newApp(true)
 	if err != nil {
 		return &fisk.ApplicationModel{}
 	}

@@ -91,7 +91,7 @@ func splitFields(s string) []string {
 
 func BenchmarkModel(b *testing.B) {
 	for b.Loop() {
-		app, _, err := newApp()
+		app, _, err := newApp(true)
 		if err != nil {
 			b.Fatal(err)
 		}
