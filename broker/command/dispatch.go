@@ -124,14 +124,25 @@ func (s *Session) exec(c *Call) (err error) {
 	if l, ok := realLine(words); ok {
 		return s.runReal(c, words, l)
 	}
-	return s.unknownCommand(words)
+	return s.unknownCommand(c, words)
 }
 
-// unknownCommand explains a first word that is no command of the lab's.
-func (s *Session) unknownCommand(words []string) error {
+// unknownCommand answers a line whose first word is no command, neither
+// the lab's nor the real CLI's, as the real CLI does (its error and its
+// usage), and explains it in a note: what the word may have meant.
+func (s *Session) unknownCommand(c *Call, words []string) error {
+	why := s.whyUnknown(words)
+	if p, ok := c.realAnswer(words); ok && p.Code != 0 {
+		return explain(exitErr(p), "%s", why)
+	}
+	return usageErrorf("%s", why)
+}
+
+// whyUnknown says what is wrong with a line whose first word is no command.
+func (s *Session) whyUnknown(words []string) string {
 	first := words[0]
 	if strings.HasPrefix(first, "-") {
-		return usageErrorf("a command starts with its name, not a flag: try help")
+		return "a command starts with its name, not a flag: try help"
 	}
 	if first == "natslab" {
 		// A line copied from a shell (natslab --lesson hello): its flags
@@ -140,9 +151,9 @@ func (s *Session) unknownCommand(words []string) error {
 		if _, ok := s.verb("lesson"); ok {
 			here = "lesson ID opens a lesson, lessons lists them, help lists the rest"
 		}
-		return usageErrorf("this prompt is natslab already: leave out the word natslab (its flags are for starting it from a shell); %s", here)
+		return fmt.Sprintf("this prompt is natslab already: leave out the word natslab (its flags are for starting it from a shell); %s", here)
 	}
-	return usageErrorf("unknown command %q%s (type help for the list)", first, didYouMean(first, append(s.commandWords(), realTopNames()...)))
+	return fmt.Sprintf("unknown command %q%s (type help for the list)", first, didYouMean(first, append(s.commandWords(), realTopNames()...)))
 }
 
 // Check parses line as Run would, without running it or touching the
@@ -167,7 +178,7 @@ func (s *Session) Check(line string) error {
 		if l, ok := realLine(words); ok {
 			return s.runReal(c, words, l)
 		}
-		return s.unknownCommand(words)
+		return s.unknownCommand(c, words)
 	}
 	return runFisk(c, cmd, words)
 }
@@ -219,8 +230,17 @@ func runFisk(c *Call, cmd *natsCommand, words []string) (err error) {
 	if l, ok := divert(app.Model(), words); ok {
 		return c.S.runReal(c, words, l)
 	}
-	// Help is the real CLI's: its words, every sub-command and flag.
-	if asksHelp(words) && c.S.dep.ClientURL() != "" {
+	// Help is the real CLI's: its words, every sub-command and flag. The
+	// lab's own description of the command follows as a note.
+	if asksHelp(words) {
+		if p, ok := c.realAnswer(words); ok {
+			if p.Code == 0 {
+				if note := labSummary(app, words); note != "" {
+					c.Notef("%s", note)
+				}
+			}
+			return exitErr(p)
+		}
 		return c.S.runReal(c, words, realcli.Parse(words))
 	}
 	defer func() {
@@ -244,15 +264,13 @@ func runFisk(c *Call, cmd *natsCommand, words []string) (err error) {
 		return ae.err
 	}
 	labErr := explainParseError(app, words, err)
-	if c.parseOnly || c.S.dep.ClientURL() == "" {
-		// Without a listener the real CLI cannot be started safely (a
-		// line it parses would connect to whatever listens on its
-		// default port): the lab reports the parse error itself.
+	if c.parseOnly {
 		return labErr
 	}
 	// The lab's grammar is a part of the real CLI's: a line it refuses is
 	// the real CLI's to refuse (with its own error and usage), or to run
-	// (a flag the lab has no code for). The lab's note comes after.
+	// (a flag the lab has no code for; without a listener the lab says
+	// it cannot). The lab's note comes after.
 	if err := c.S.runReal(c, words, realcli.Parse(words)); err != nil {
 		if note := ErrorNote(labErr); note != "" {
 			return explain(err, "%s", note)
@@ -260,20 +278,6 @@ func runFisk(c *Call, cmd *natsCommand, words []string) (err error) {
 		return err
 	}
 	return nil
-}
-
-// runRealLine runs the call's line with the real CLI, for a case where
-// only the real CLI's own words (its usage) will do; ok is false when the
-// lab has no listener to start it safely with.
-func (c *Call) runRealLine() (err error, ok bool) {
-	if c.S.dep.ClientURL() == "" || c.parseOnly {
-		return nil, false
-	}
-	words, err := SplitWords(c.Job.Line)
-	if err != nil {
-		return err, true
-	}
-	return c.S.runReal(c, words, realcli.Parse(words)), true
 }
 
 // asksHelp reports whether words ask for help (--help, -h, --help-long …)
@@ -354,7 +358,7 @@ func explainParseError(app *fisk.Application, words []string, err error) error {
 	}
 	msg := err.Error()
 	help := fmt.Sprintf("help %s lists its arguments and flags", path)
-	real := func() *parseError { return newParseError(app, words, err) }
+	real := func() *parseError { return newParseError(err) }
 	switch {
 	case errors.Is(err, fisk.ErrUnknownLongFlag), errors.Is(err, fisk.ErrUnknownShortFlag):
 		flag := quoted(msg)
@@ -405,41 +409,24 @@ func explainParseError(app *fisk.Application, words []string, err error) error {
 	return explain(err, "%s", help)
 }
 
-// parseError is a line the real CLI's parser refuses with its usage: it
-// prints "error: MSG" and a blank line on stderr, then the command's usage
-// on stdout (fisk's MustParseWithUsage).
-type parseError struct {
-	msg   string
-	usage string
-}
+// parseError is a line the real CLI's parser refuses: fisk's
+// MustParseWithUsage prints "error: MSG" and a blank line on stderr, then
+// the command's usage on stdout, which only the real CLI's grammar gives
+// (see realcli.Answer): the lab's own grammar has other words. It is what
+// Check reports, and the line printed where the real CLI cannot be asked.
+type parseError struct{ msg string }
 
 func (e *parseError) Error() string { return e.msg }
 
-// newParseError is err as MustParseWithUsage words it, with the usage of
-// the command the line names.
-func newParseError(app *fisk.Application, words []string, err error) *parseError {
+// newParseError is err as MustParseWithUsage words it.
+func newParseError(err error) *parseError {
 	msg := err.Error()
 	if errors.Is(err, fisk.ErrSubCommandRequired) {
 		msg = "a subcommand from the list below is required, use --help for full help including flags and arguments"
 	} else if errors.Is(err, fisk.ErrExpectedKnownCommand) {
 		msg += ", use --help for full help including flags and arguments"
 	}
-	return &parseError{msg: msg, usage: usageOf(app, words)}
-}
-
-// usageOf renders the usage fisk prints after a parse error for the
-// command words name, with the template natscli uses.
-func usageOf(app *fisk.Application, words []string) string {
-	ctx, _ := app.ParseContext(words)
-	if ctx == nil {
-		return ""
-	}
-	var b strings.Builder
-	app.UsageWriter(&b)
-	if err := app.UsageForContextWithTemplate(ctx, 2, fisk.CompactMainUsageTemplate); err != nil {
-		return ""
-	}
-	return b.String()
+	return &parseError{msg: msg}
 }
 
 // badFlagValue finds the first flag in words whose value does not parse and

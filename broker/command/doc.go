@@ -10,8 +10,9 @@
 // real CLI's action step for step: its flags (a part of the real CLI's,
 // parsed with fisk as natscli parses them), its checks, its output and its
 // errors, byte for byte. The lab's explanations are notes apart (Notef,
-// explain). A line the lab's grammar refuses, or that asks for help, goes
-// to the real CLI itself (broker/realcli).
+// explain). Help, and a line the lab's grammar refuses, get the real CLI's
+// own words (broker/realcli): its help and its refusals rendered from its
+// grammar, or its code run in a child for a line it would run.
 //
 // It owns the command language and its sessions and jobs; it imports broker
 // and the standalone broker/text and broker/realcli, never lab, scenes or

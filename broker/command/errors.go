@@ -125,13 +125,8 @@ func ReportError(st Streams, err error) {
 		_, _ = io.WriteString(st.Err, ErrorLine(err)+"\n")
 	}
 	var pe *parseError
-	if errors.As(err, &pe) {
-		if st.Err != nil {
-			_, _ = io.WriteString(st.Err, "\n")
-		}
-		if st.Out != nil {
-			_, _ = io.WriteString(st.Out, pe.usage)
-		}
+	if errors.As(err, &pe) && st.Err != nil {
+		_, _ = io.WriteString(st.Err, "\n")
 	}
 	if n := ErrorNote(err); n != "" && st.Note != nil {
 		_, _ = io.WriteString(st.Note, n+"\n")

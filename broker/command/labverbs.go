@@ -203,20 +203,45 @@ func runHelp(c *Call, args []string) error {
 		fmt.Fprint(c.Out, c.S.helpIndex())
 		return nil
 	}
-	if c.S.routesToReal(args) {
-		return c.S.runRealHelp(c, args)
-	}
-	if cmd, ok := natsCommands[args[0]]; ok {
-		return runFisk(c, cmd, append(append([]string{}, args...), "--help"))
-	}
-	if v, ok := c.S.verb(args[0]); ok {
+	if v, ok := c.S.verb(args[0]); ok && realcli.Find(realcli.Model().Commands, args[0]) == nil {
 		fmt.Fprintf(c.Out, "usage: %s\n\n%s\n", v.Usage, v.Summary)
+		return nil
+	}
+	// help COMMAND is the real CLI's `nats help COMMAND`, the lab's own
+	// commands included, with the lab's description of those after it.
+	if p, ok := c.realAnswer(append([]string{"help"}, args...)); ok {
+		if p.Code != 0 {
+			return explain(exitErr(p), "%s", c.S.nothingToExplain(args))
+		}
+		if note := c.nativeSummary(args); note != "" {
+			c.Notef("%s", note)
+		}
 		return nil
 	}
 	if err := c.S.runRealHelp(c, args); !errors.Is(err, errNoRealCommand) {
 		return err
 	}
-	return usageErrorf("there is no command %q to explain%s (type help for the list)", args[0], didYouMean(args[0], append(c.S.commandWords(), realTopNames()...)))
+	return usageErrorf("%s", c.S.nothingToExplain(args))
+}
+
+// nothingToExplain says why help COMMAND found no command to explain.
+func (s *Session) nothingToExplain(args []string) string {
+	l := realcli.Parse(args)
+	if len(l.Path) == 0 {
+		return fmt.Sprintf("there is no command %q to explain%s (type help for the list)", args[0], didYouMean(args[0], append(s.commandWords(), realTopNames()...)))
+	}
+	name := l.Name()
+	if l.Next == "" {
+		return fmt.Sprintf("help %s explains %s", name, name)
+	}
+	var subs []string
+	for _, c := range l.Path[len(l.Path)-1].Commands {
+		if !c.Hidden {
+			subs = append(subs, c.Name)
+			subs = append(subs, c.Aliases...)
+		}
+	}
+	return fmt.Sprintf("%s has no sub-command %q%s (help %s lists them)", name, l.Next, didYouMean(l.Next, subs), name)
 }
 
 // helpIndex lists every command, the real CLI's first, then the lab's.

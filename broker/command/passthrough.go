@@ -1,13 +1,11 @@
 package command
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 
 	"github.com/choria-io/fisk"
@@ -72,6 +70,17 @@ func realLine(words []string) (realcli.Line, bool) {
 // runReal runs words with the real CLI's code, unless the line is one the
 // lab refuses (see refuseReal).
 func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
+	// Help and the real CLI's refusals of a line at its parser need no
+	// child, nor a broker to reach.
+	if p, ok := c.realAnswer(words); ok {
+		if p.Code != 0 {
+			s.explainRealError(c, l, lastLine(p.Stderr))
+			if why := needsTerminal(l); why != "" {
+				c.Notef("%s", why) // the line put right would still be refused
+			}
+		}
+		return exitErr(p)
+	}
 	if err := s.refuseReal(l); err != nil {
 		return err
 	}
@@ -194,29 +203,7 @@ func (t *tailWriter) Write(p []byte) (int, error) {
 func (t *tailWriter) lastLine() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	s := strings.TrimRight(string(t.buf), "\n")
-	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
-		s = s[i+1:]
-	}
-	return s
-}
-
-// routesToReal reports whether words (a line) run the real CLI's code
-// rather than the lab's own.
-func (s *Session) routesToReal(words []string) bool {
-	if len(words) == 0 {
-		return false
-	}
-	cmd, ok := natsCommands[words[0]]
-	if !ok {
-		l, ok := realLine(words)
-		return ok && len(l.Path) > 0
-	}
-	c := &Call{Ctx: context.Background(), S: s, Out: io.Discard, Err: io.Discard, Job: &Job{}}
-	app := newApp(c)
-	cmd.build(app, c)
-	_, ok = divert(app.Model(), words)
-	return ok
+	return lastLine(string(t.buf))
 }
 
 // runRealHelp prints the real CLI's help for a command the lab runs

@@ -97,7 +97,7 @@ func TestPassthroughRefusals(t *testing.T) {
 	})
 	l := newLab(t)
 	for line, want := range map[string]string{
-		"top":                            "top --output FILE",
+		"top n1":                         "top --output FILE",
 		"bench pub x --msgs 10":          "--no-progress",
 		"bench js pub sync x --progress": "--no-progress",
 		"context edit lab":               "context add NAME",

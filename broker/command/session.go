@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -47,6 +48,8 @@ type Session struct {
 
 	noLocalFiles   bool   // see WithNoLocalFiles
 	listenerAdvice string // see WithListenerAdvice
+
+	helpWidth atomic.Int64 // see SetHelpWidth
 }
 
 // Option configures a Session.

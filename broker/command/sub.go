@@ -164,10 +164,10 @@ func (s *subCmd) run(c *Call) error {
 		// The real CLI says so on stdout, then fails as a parse error
 		// does: "error: required argument" and its usage.
 		const note = `sub needs a subject to listen on, for example: sub "orders.>" (or --stream NAME to read a stream, or --inbox)`
-		if err, ok := c.runRealLine(); ok {
+		fmt.Fprintln(c.Out, "No subjects or --stream flag provided.")
+		if err, ok := c.realRefusal(fisk.ErrRequiredArgument); ok {
 			return explain(err, note)
 		}
-		fmt.Fprintln(c.Out, "No subjects or --stream flag provided.")
 		return explain(&parseError{msg: "required argument"}, note)
 	}
 	name := "natslab sub"
