@@ -12,8 +12,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/charmbracelet/x/term"
 
 	"natslab/broker"
 	"natslab/broker/command"
@@ -197,7 +200,7 @@ func runScript(ctx context.Context, cfg config, args []string, stdin io.Reader, 
 		return fail(stderr, err)
 	}
 	defer dep.Close()
-	s := command.NewSession(dep, command.WithCLIHome(command.CLIHome(cfg.broker.StoreDir())))
+	s := command.NewSession(dep, command.WithCLIHome(command.CLIHome(cfg.broker.StoreDir())), command.WithHelpWidth(helpWidth(stdout)))
 	defer s.Close()
 	st := command.Streams{Out: stdout, Err: stderr}
 	if cfg.explain {
@@ -306,6 +309,21 @@ func flagError(err error) string {
 	return msg
 }
 
+// helpWidth is the width the real nats CLI would wrap its help at, run
+// where natslab run is: fisk's rule, $COLUMNS, else the width of the
+// terminal stdout is, else 80.
+func helpWidth(stdout io.Writer) int {
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil {
+		return n
+	}
+	if f, ok := stdout.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		if w, _, err := term.GetSize(f.Fd()); err == nil {
+			return w
+		}
+	}
+	return 80
+}
+
 // fail says what went wrong in one line, user info in any URL masked.
 func fail(w io.Writer, err error) int {
 	fmt.Fprintf(w, "natslab: %v\n", broker.RedactError(err))
@@ -350,7 +368,7 @@ func runLesson(ctx context.Context, cfg config, args []string, stdin io.Reader, 
 		return fail(stderr, err)
 	}
 	defer dep.Close()
-	opts := episode.HeadlessOptions{Deployment: dep, Progress: prog, Cluster: cfg.broker.Cluster}
+	opts := episode.HeadlessOptions{Deployment: dep, Progress: prog, Cluster: cfg.broker.Cluster, SessionOptions: []command.Option{command.WithHelpWidth(helpWidth(stdout))}}
 	if cfg.explain {
 		opts.Notes = command.MarkNotes(stderr)
 	}

@@ -372,3 +372,22 @@ consumer next ORDERS worker --count 1000 --wait 5ms &
 		t.Logf("stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
 	}
 }
+
+// natslab run wraps help where the real CLI would, run in its place:
+// at $COLUMNS (else its terminal's width, else 80).
+func TestRunWrapsHelpAsTheRealCLIWould(t *testing.T) {
+	t.Setenv("COLUMNS", "100")
+	var out, errb strings.Builder
+	if code := run([]string{"run", "--store", t.TempDir(), "--listen", "none", "-"}, strings.NewReader("stream add --help\n"), &out, &errb); code != 0 {
+		t.Fatalf("exit status %d: %s", code, errb.String())
+	}
+	real := exec.Command(brokertest.RealCLI(t), "stream", "add", "--help")
+	real.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "COLUMNS=100"}
+	want, err := real.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := brokertest.DiffLines(string(want), out.String()); d != "" {
+		t.Errorf("help at COLUMNS=100 differs from the real CLI's (-real +lab):\n%s", d)
+	}
+}

@@ -170,6 +170,13 @@ func (p *cmdPane) View() string { return strings.Join(p.Lines(), "\n") }
 // SetSize implements Component.
 func (p *cmdPane) SetSize(w, h int) {
 	p.w, p.h = w, h
+	// The pane is the terminal the real CLI's help is read in: natscli
+	// wraps its help at its terminal's width, so the help's two columns
+	// fit the pane as they would fit a terminal this wide, rather than
+	// 80-column lines each folding in two in a narrower pane.
+	if p.sess != nil {
+		p.sess.SetHelpWidth(w)
+	}
 	p.in.SetWidth(max(w-ansi.StringWidth(promptText)-1, 1))
 }
 
