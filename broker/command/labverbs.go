@@ -230,10 +230,15 @@ func (s *Session) nothingToExplain(args []string) string {
 	if len(l.Path) == 0 {
 		return fmt.Sprintf("there is no command %q to explain%s (type help for the list)", args[0], didYouMean(args[0], append(s.commandWords(), realTopNames()...)))
 	}
-	name := l.Name()
 	if l.Next == "" {
-		return fmt.Sprintf("help %s explains %s", name, name)
+		return fmt.Sprintf("help %s explains %s", l.Name(), l.Name())
 	}
+	return noSubCommand(l) + fmt.Sprintf(" (help %s lists them)", l.Name())
+}
+
+// noSubCommand says that the line's command has no sub-command l.Next,
+// and which it may have meant.
+func noSubCommand(l realcli.Line) string {
 	var subs []string
 	for _, c := range l.Path[len(l.Path)-1].Commands {
 		if !c.Hidden {
@@ -241,7 +246,7 @@ func (s *Session) nothingToExplain(args []string) string {
 			subs = append(subs, c.Aliases...)
 		}
 	}
-	return fmt.Sprintf("%s has no sub-command %q%s (help %s lists them)", name, l.Next, didYouMean(l.Next, subs), name)
+	return fmt.Sprintf("%s has no sub-command %q%s", l.Name(), l.Next, didYouMean(l.Next, subs))
 }
 
 // helpIndex lists every command, the real CLI's first, then the lab's.

@@ -75,6 +75,9 @@ func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
 	if p, ok := c.realAnswer(words); ok {
 		if p.Code != 0 {
 			s.explainRealError(c, l, lastLine(p.Stderr))
+			if _, native := natsCommands[words[0]]; !native && l.Next != "" {
+				c.Notef("%s", noSubCommand(l)) // (the lab's own commands explain their lines)
+			}
 			if why := needsTerminal(l); why != "" {
 				c.Notef("%s", why) // the line put right would still be refused
 			}

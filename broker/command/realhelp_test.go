@@ -124,6 +124,7 @@ func TestHelpNotesFollowTheRealCLIsLines(t *testing.T) {
 		"pubb greet hi":      `unknown command "pubb": did you mean pub? (type help for the list)`,
 		"stream lss":         `stream has no sub-command "lss": did you mean ls?`,
 		"help stream lss":    `stream has no sub-command "lss": did you mean ls? (help stream lists them)`,
+		"object lss":         `object has no sub-command "lss": did you mean ls?`,
 	} {
 		r := l.run(line)
 		// A note about a failure travels with its error (see
