@@ -36,7 +36,7 @@ func TestRunLineShowsExactlyWhatTheCommandPrints(t *testing.T) {
 		h.run(l)
 	}
 	// The same lines through a plain session on the same server and clock.
-	s := command.NewSession(h.srv, command.WithClock(fixedClock{}.Now), command.WithTimeout(2*time.Second))
+	s := command.NewSession(h.srv, command.WithClock(fixedClock{}.Now), command.WithTimeout(2*time.Second), command.WithHelpWidth(h.m.cmd.w))
 	defer s.Close()
 	var want []string
 	for _, l := range lines {
