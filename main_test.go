@@ -264,20 +264,28 @@ func TestBadFlagsGetOneLine(t *testing.T) {
 	}
 }
 
-// TestRunRefusesInTheLabsVoice runs, through the binary, lines the lab
+// TestRunRefusesInTheLabsVoice runs, through the binary, a line the lab
 // itself refuses: one only the real CLI runs, with no listener for it to
-// reach (--listen none), and a word that is no command. natslab says so,
-// one line each on stderr, with or without --explain: the real CLI never
-// prints such a line, so it is not made up in its shape (nats: error: …),
-// and a refusal is no explanation to leave out. The run fails.
+// reach (--listen none). natslab says so, one line on stderr, with or
+// without --explain: the real CLI never prints such a line, so it is not
+// made up in its shape (nats: error: …), and a refusal is no explanation
+// to leave out. A word that is no command, after it, is the real CLI's to
+// refuse. The run fails.
 func TestRunRefusesInTheLabsVoice(t *testing.T) {
 	bin := natslabBinary(t)
-	want := "natslab: `nats server ping` runs the real nats CLI, which reaches the server over TCP, and this lab has no listener: start natslab without --listen none\n" +
-		"natslab: unknown command \"frobnicate\" (type help for the list)\n"
+	// A word that is no command is the real CLI's to refuse: its error
+	// line and its usage, the lab's words a note (with --explain).
+	real := exec.Command(brokertest.RealCLI(t), "frobnicate")
+	real.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+	var realOut, realErr strings.Builder
+	real.Stdout, real.Stderr = &realOut, &realErr
+	_ = real.Run()
 	for _, explain := range []bool{false, true} {
+		want := "natslab: `nats server ping` runs the real nats CLI, which reaches the server over TCP, and this lab has no listener: start natslab without --listen none\n" + realErr.String()
 		args := []string{"run", "--store", t.TempDir(), "--listen", "none", "-"}
 		if explain {
 			args = append(args, "--explain")
+			want += "» unknown command \"frobnicate\" (type help for the list)\n"
 		}
 		cmd := exec.Command(bin, args...)
 		cmd.Stdin = strings.NewReader("server ping\nfrobnicate\n")
@@ -290,8 +298,8 @@ func TestRunRefusesInTheLabsVoice(t *testing.T) {
 		if got := errb.String(); got != want {
 			t.Errorf("explain=%v: stderr\n%s\nwant\n%s", explain, got, want)
 		}
-		if out.String() != "" {
-			t.Errorf("explain=%v: stdout %q, want nothing", explain, out.String())
+		if out.String() != realOut.String() {
+			t.Errorf("explain=%v: stdout\n%s\nwant the real CLI's\n%s", explain, out.String(), realOut.String())
 		}
 	}
 }

@@ -77,8 +77,19 @@ func exitErr(p realcli.Printed) error {
 	if p.Code == 0 {
 		return nil
 	}
-	return &realcli.ExitError{Code: p.Code}
+	return &answered{exit: &realcli.ExitError{Code: p.Code}, line: lastLine(p.Stderr)}
 }
+
+// answered is a failure the real CLI has reported (see Reported), whose
+// words are its error line: what a view of the failure alone shows (a
+// workshop's table of attendees).
+type answered struct {
+	exit *realcli.ExitError
+	line string
+}
+
+func (e *answered) Error() string { return e.line }
+func (e *answered) Unwrap() error { return e.exit }
 
 // lastLine is the last line of s.
 func lastLine(s string) string {

@@ -349,7 +349,7 @@ func TestHintsAndErrorsReachTheTable(t *testing.T) {
 	ada.typeLine("frobnicate")
 	waitRoom(t, w, "a hint and an error in ada's row", func() bool {
 		r := w.Rows()[0]
-		return r.Hints == 1 && strings.Contains(r.LastError, `unknown command "frobnicate"`)
+		return r.Hints == 1 && strings.Contains(r.LastError, `expected command but got "frobnicate"`)
 	})
 	r := w.Rows()[0]
 	if r.Stuck {
