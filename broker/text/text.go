@@ -122,6 +122,23 @@ func Words(s string, width int) string {
 	return s[:end] + " …"
 }
 
+// WrapIn is the first of wordings that wraps (Wrap) into at most n lines
+// of width cells; when none does, the last in n lines, the last of them
+// ending " …" after the words that fit (Words). Given fullest first, it
+// says as much as the room holds and never cuts a word in two.
+func WrapIn(width, n int, wordings ...string) []string {
+	if n <= 0 {
+		return nil
+	}
+	var lines []string
+	for _, w := range wordings {
+		if lines = Wrap(w, width); len(lines) <= n {
+			return lines
+		}
+	}
+	return append(lines[:n-1], Words(strings.Join(lines[n-1:], " "), width))
+}
+
 func printableASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < ' ' || c > '~' {

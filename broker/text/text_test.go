@@ -1,6 +1,9 @@
 package text
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // header stands for nats.Header: a named map type, as callers pass.
 type header map[string][]string
@@ -111,5 +114,24 @@ func TestFitWrapAndWordsKeepWordsWhole(t *testing.T) {
 func TestWordsKeepsLeadingBlanks(t *testing.T) {
 	if got := Words(" ack floor #1 · 1 pending", 14); got != " ack floor …" {
 		t.Errorf("Words = %q, want the leading blank kept", got)
+	}
+}
+
+func TestWrapInTakesTheFirstWordingThatFits(t *testing.T) {
+	for _, c := range []struct {
+		width, n int
+		wordings []string
+		want     []string
+	}{
+		{10, 2, []string{"the server is down"}, []string{"the server", "is down"}},
+		{10, 1, []string{"the server is down", "down"}, []string{"down"}},
+		{10, 1, []string{"the server is down"}, []string{"the …"}},
+		{12, 2, []string{"a b c d e f g h i j k l m n o p"}, []string{"a b c d e f", "g h i j k …"}},
+		{10, 0, []string{"down"}, nil},
+	} {
+		got := WrapIn(c.width, c.n, c.wordings...)
+		if strings.Join(got, "|") != strings.Join(c.want, "|") || len(got) != len(c.want) {
+			t.Errorf("WrapIn(%d, %d, %q) = %q, want %q", c.width, c.n, c.wordings, got, c.want)
+		}
 	}
 }

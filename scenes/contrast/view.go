@@ -2,7 +2,6 @@ package contrast
 
 import (
 	"strconv"
-	"strings"
 	"time"
 
 	"natslab/broker/text"
@@ -23,10 +22,7 @@ func (s *Scene) Draw(now time.Time) string {
 		if s.snap.Mode == Split {
 			lanes *= 2
 		}
-		lines := text.Wrap(footer, s.W-2)
-		if n := max(s.H-lanes, 1); len(lines) > n {
-			lines = append(lines[:n-1], text.Words(strings.Join(lines[n-1:], " "), s.W-2))
-		}
+		lines := text.WrapIn(s.W-2, max(s.H-lanes, 1), footer)
 		area.h -= len(lines)
 		for i, l := range lines {
 			c.Text(1, area.h+i, l, role)

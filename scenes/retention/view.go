@@ -461,18 +461,7 @@ func (s *Scene) footer(n int) []string {
 			"publish, add consumers, acknowledge: see what each keeps",
 			"publish, consume, acknowledge"}
 	}
-	for _, t := range texts {
-		if lines := text.Wrap(t, s.iw); len(lines) <= n {
-			return lines
-		}
-	}
-	lines := text.Wrap(texts[len(texts)-1], s.iw)[:n]
-	words := strings.Fields(lines[n-1])
-	for len(words) > 1 && runes(strings.Join(words, " "))+2 > s.iw {
-		words = words[:len(words)-1]
-	}
-	lines[n-1] = strings.Join(words, " ") + " …"
-	return lines
+	return text.WrapIn(s.iw, n, texts...)
 }
 
 // drawFooter draws the footer's lines from row y: what just happened.

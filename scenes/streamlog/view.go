@@ -564,15 +564,7 @@ func (s *Scene) footer(n int) []string {
 	case story == "":
 		texts = []string{"each message stored gets the next sequence number at the log's end", "each message stored gets the next sequence number"}
 	}
-	for _, t := range texts {
-		if lines := text.Wrap(t, s.iw); len(lines) <= n {
-			return lines
-		}
-	}
-	lines := text.Wrap(texts[len(texts)-1], s.iw)
-	lines = lines[:n]
-	lines[n-1] = text.Words(strings.Join(text.Wrap(texts[len(texts)-1], s.iw)[n-1:], " "), s.iw)
-	return lines
+	return text.WrapIn(s.iw, n, texts...)
 }
 
 // drawFooter draws the footer's lines from row y.
