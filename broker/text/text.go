@@ -139,6 +139,24 @@ func WrapIn(width, n int, wordings ...string) []string {
 	return append(lines[:n-1], Words(strings.Join(lines[n-1:], " "), width))
 }
 
+// Leading is the first of parts that fit in width cells joined by sep:
+// whole parts, never one cut, and none after the first that does not fit.
+func Leading(width int, sep string, parts ...string) []string {
+	n, used := 0, 0
+	for _, p := range parts {
+		add := Width(p)
+		if n > 0 {
+			add += Width(sep)
+		}
+		if used+add > width {
+			break
+		}
+		used += add
+		n++
+	}
+	return parts[:n]
+}
+
 func printableASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < ' ' || c > '~' {

@@ -135,3 +135,15 @@ func TestWrapInTakesTheFirstWordingThatFits(t *testing.T) {
 		}
 	}
 }
+
+func TestLeadingKeepsWholeParts(t *testing.T) {
+	parts := []string{"cursor 6", "ack floor 6", "1 to deliver"}
+	for _, c := range []struct {
+		width int
+		want  int
+	}{{40, 3}, {33, 2}, {22, 2}, {21, 1}, {7, 0}} {
+		if got := Leading(c.width, " · ", parts...); len(got) != c.want {
+			t.Errorf("Leading(%d) = %q, want the first %d", c.width, got, c.want)
+		}
+	}
+}

@@ -130,7 +130,7 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 	if !snap.Auto {
 		parts = append(parts, "watch")
 	}
-	if fit := fitParts(parts, right-x-4); len(fit) > 0 {
+	if fit := text.Leading(right-x-4, " · ", parts...); len(fit) > 0 {
 		c.Text(x, 0, " · "+strings.Join(fit, " · "), kit.Plain)
 	}
 	if !snap.ServerUp && s.H >= 8 {
@@ -290,7 +290,7 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 		// What found no room beside the log, on a row of its own.
 		if len(rest) > 0 && y+1 < bottom {
 			y++
-			c.Text(x0, y, strings.Join(fitParts(rest, s.W-x0-1), " · "), kit.Plain)
+			c.Text(x0, y, strings.Join(text.Leading(s.W-x0-1, " · ", rest...), " · "), kit.Plain)
 		}
 	}
 	if len(snap.Consumers) == 0 && y+2 < bottom {
@@ -402,29 +402,11 @@ func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint
 		c.Text(x, y, text.Words("filter "+strings.Join(cs.Filters, ", ")+" matches nothing (the stream holds "+strings.Join(held, ", ")+")", s.W-x-1), kit.Bad)
 		return nil
 	}
-	if len(fitParts(parts, s.W-x-1)) < len(parts) {
+	if len(text.Leading(s.W-x-1, " · ", parts...)) < len(parts) {
 		return parts // no room beside the log: a row of their own
 	}
 	c.Text(x, y, strings.Join(parts, " · "), kit.Plain)
 	return nil
-}
-
-// fitParts is the first of parts that fit in w cells joined by " · ":
-// whole parts, never one cut.
-func fitParts(parts []string, w int) []string {
-	n, used := 0, 0
-	for _, p := range parts {
-		add := runes(p)
-		if n > 0 {
-			add += 3
-		}
-		if used+add > w {
-			break
-		}
-		used += add
-		n++
-	}
-	return parts[:n]
 }
 
 // ruler draws, under a consumer's marks, its ack floor as a bar over what

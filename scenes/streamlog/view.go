@@ -211,24 +211,16 @@ func fitParts(parts []string, dflt []bool, w, n int) []string {
 		return lines
 	}
 	// The first parts that fit on one line.
-	line := ""
+	var own []string
 	for i, p := range parts {
-		if dflt[i] {
-			continue
+		if !dflt[i] {
+			own = append(own, p)
 		}
-		next := p
-		if line != "" {
-			next = line + " · " + p
-		}
-		if runes(next) > w {
-			break
-		}
-		line = next
 	}
-	if line == "" {
-		return nil
+	if fit := text.Leading(w, " · ", own...); len(fit) > 0 {
+		return []string{strings.Join(fit, " · ")}
 	}
-	return []string{line}
+	return nil
 }
 
 // drawTitle is a lane's first row (or n rows): its name, its settings,
