@@ -49,34 +49,39 @@ func needsTerminal(l realcli.Line) string {
 	return ""
 }
 
-// realRefusals are the real CLI's own lines when it needs a terminal to
-// ask something, and what the lab's note says to type instead.
+// realRefusals are the real CLI's own error lines the lab knows the cause
+// of here (mostly: it needs a terminal to ask something), and what the
+// lab's note says to type instead. own is whether the CLI ran against the
+// lab's own server rather than a deployment named with --server.
 var realRefusals = []struct {
 	says string
-	note func(l realcli.Line) string
+	note func(l realcli.Line, own bool) string
 }{
-	{"cannot ask for confirmation without a terminal", func(l realcli.Line) string {
+	{"cannot ask for confirmation without a terminal", func(l realcli.Line, _ bool) string {
 		if hasFlag(l, "force") {
 			return fmt.Sprintf("nats %s asks before it goes ahead, and the lab gives the real CLI no terminal to ask in: add --force to go ahead without asking", l.Name())
 		}
 		return fmt.Sprintf("The real CLI wants an answer and the lab gives it no terminal to ask in: give every value on the line (help %s lists the flags)", l.Name())
 	}},
-	{"cannot pick a Stream without a terminal", func(l realcli.Line) string {
+	{"cannot pick a Stream without a terminal", func(l realcli.Line, _ bool) string {
 		return fmt.Sprintf("The real CLI would offer a list of streams to pick from, which needs a terminal: name the stream on the line (help %s)", l.Name())
 	}},
-	{"cannot pick a Consumer without a terminal", func(l realcli.Line) string {
+	{"cannot pick a Consumer without a terminal", func(l realcli.Line, _ bool) string {
 		return fmt.Sprintf("The real CLI would offer a list of consumers to pick from, which needs a terminal: name the stream and the consumer on the line (help %s)", l.Name())
 	}},
-	{"cannot prompt for user input without a terminal", func(l realcli.Line) string {
+	{"cannot prompt for user input without a terminal", func(l realcli.Line, _ bool) string {
 		return fmt.Sprintf("The real CLI asks for what the line leaves out, which needs a terminal: give every value on the line (help %s lists the flags)", l.Name())
 	}},
-	{"can only graph data on an interactive terminal", func(l realcli.Line) string {
+	{"can only graph data on an interactive terminal", func(l realcli.Line, _ bool) string {
 		return fmt.Sprintf("nats %s draws a live graph across a whole terminal: run it in a terminal of its own", l.Name())
 	}},
-	{"could not determine screen dimensions", func(l realcli.Line) string {
+	{"could not determine screen dimensions", func(l realcli.Line, _ bool) string {
 		return fmt.Sprintf("nats %s draws a table across a whole terminal: run it in a terminal of its own", l.Name())
 	}},
-	{"ensure the account used has system privileges", func(l realcli.Line) string {
+	{"ensure the account used has system privileges", func(l realcli.Line, own bool) string {
+		if !own {
+			return "Commands that ask the servers themselves (server list, info, report, ping …) need a user of the system account: start natslab with --server and the credentials (--creds, or --user and --password) of a system user"
+		}
 		return "Commands that ask the servers themselves (server list, info, report, ping …) need a user of the system account; the lab's server, like nats-server -js, has none configured"
 	}},
 }
@@ -86,7 +91,7 @@ var realRefusals = []struct {
 func (s *Session) explainRealError(c *Call, l realcli.Line, last string) {
 	for _, r := range realRefusals {
 		if strings.Contains(last, r.says) {
-			c.Notef("%s", r.note(l))
+			c.Notef("%s", r.note(l, s.dep.Own()))
 			return
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"natslab/broker"
 	"natslab/broker/brokertest"
 	"natslab/broker/command"
 	"natslab/broker/script"
@@ -235,5 +236,42 @@ func TestWorkshopSessionRefusesLocalFiles(t *testing.T) {
 	}
 	if out, err := run("object ls"); err != nil || !strings.Contains(out, "FILES") {
 		t.Errorf("object ls: %v\n%s", err, out)
+	}
+}
+
+// A command that needs the system account gets the real CLI's error and a
+// note that fits where the lab runs: the lab's own server has no system
+// user at all; a deployment named with --server may, so the note says how
+// to connect as one.
+func TestPassthroughSystemAccountNoteFitsTheDeployment(t *testing.T) {
+	own := newLab(t)
+	dep, err := broker.Dial(broker.ExternalOptions{URL: brokertest.Start(t).ClientURL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	external := command.NewSession(dep, command.WithTimeout(2*time.Second))
+	t.Cleanup(external.Close)
+	for _, c := range []struct {
+		name    string
+		s       *command.Session
+		want    string
+		notWant string
+	}{
+		{"own", own.s, "has none configured", "--creds"},
+		{"external", external, "--creds", "the lab's server"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var out, errb, note syncBuf
+			err := c.s.RunStreams(context.Background(), "server info --timeout 300ms", command.Streams{Out: &out, Err: &errb, Note: &note})
+			if !command.Reported(err) {
+				t.Fatalf("server info without a system user: %v", err)
+			}
+			if got := errb.String(); !strings.HasPrefix(got, "nats: error: no results received, ensure the account used has system privileges") {
+				t.Errorf("stderr is not the real CLI's error:\n%s", got)
+			}
+			if got := note.String(); !strings.Contains(got, c.want) || strings.Contains(got, c.notWant) {
+				t.Errorf("note:\n%s\nwant one with %q and without %q", got, c.want, c.notWant)
+			}
+		})
 	}
 }
