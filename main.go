@@ -22,6 +22,7 @@ import (
 	"natslab/broker/command"
 	"natslab/broker/realcli"
 	"natslab/broker/script"
+	"natslab/broker/text"
 	"natslab/lab"
 	"natslab/lab/episode"
 	"natslab/lab/policy"
@@ -96,16 +97,16 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.StringVar(&cfg.broker.Store, "store", "", "store `DIR` for streams, progress and history (default "+broker.DefaultStoreDir()+")")
-	fs.StringVar(&cfg.broker.Listen, "listen", "", "where real nats clients connect: HOST:PORT, or none (default "+broker.DefaultListen+", or a free port if it is busy)")
-	fs.BoolVar(&cfg.broker.JetStream, "jetstream", true, "run the embedded server with JetStream")
+	fs.StringVar(&cfg.broker.Listen, "listen", "", "where real nats clients connect: `HOST:PORT`, or none (default "+broker.DefaultListen+", or a free port if it is busy)")
+	fs.BoolVar(&cfg.broker.JetStream, "jetstream", true, "run the embedded server with JetStream (--jetstream=false: Core NATS alone)")
 	fs.StringVar(&cfg.broker.Server, "server", "", "use an existing NATS deployment at `URL` instead of the embedded server")
 	fs.StringVar(&cfg.broker.Creds, "creds", "", "credentials `FILE` for --server")
-	fs.StringVar(&cfg.broker.User, "user", "", "user name clients must present (or for --server)")
-	fs.StringVar(&cfg.broker.Password, "password", "", "password that goes with --user")
-	fs.StringVar(&cfg.broker.Token, "token", "", "token clients must present (or for --server)")
+	fs.StringVar(&cfg.broker.User, "user", "", "the user `NAME` clients must present (with --server: the user to connect as)")
+	fs.StringVar(&cfg.broker.Password, "password", "", "the password `SECRET` that goes with --user")
+	fs.StringVar(&cfg.broker.Token, "token", "", "the token `SECRET` clients must present (with --server: the token to connect with)")
 	fs.IntVar(&cfg.broker.Cluster, "cluster", 1, "run `N` JetStream servers inside natslab: 3 for a three-node cluster (n1, n2, n3), 1 for a single server")
 	fs.StringVar(&cfg.lesson, "lesson", "", "open the lesson `ID`, or its number in natslab lessons; with run, check a script against it")
-	fs.Float64Var(&cfg.speed, "speed", 1, "with demo: how fast the story plays (2 is twice as fast, 0.5 half)")
+	fs.Float64Var(&cfg.speed, "speed", 1, "with demo: how fast the story plays, `X` times (2 is twice as fast, 0.5 half)")
 	fs.BoolVar(&cfg.explain, "explain", false, "with run: print the lab's notes too (to stderr, each line starting with "+strings.TrimSpace(command.NoteMarker)+"); without it run prints what the real nats CLI prints")
 
 	fs.StringVar(&cfg.ssh, "ssh", "", "with workshop: where attendees connect, `HOST:PORT` (default "+workshop.DefaultSSH+"; 0.0.0.0:2222 for the room)")
@@ -117,8 +118,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprint(stdout, usage)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
+			printFlags(stdout, fs)
 			return 0
 		}
 		fmt.Fprintf(stderr, "natslab: %s (see natslab --help)\n", broker.Redact(flagError(err)))
@@ -307,6 +307,29 @@ func flagError(err error) string {
 		return "--" + strings.TrimPrefix(name, "-") + " needs a value"
 	}
 	return msg
+}
+
+// printFlags lists the flags the way the usage above spells them, with two
+// dashes (the flag package's own list has one), each explanation wrapped
+// under its flag.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		arg, says := flag.UnquoteUsage(f)
+		if arg == "value" {
+			arg = "" // a bool flag
+		}
+		fmt.Fprintf(w, "  --%s", f.Name)
+		if arg != "" {
+			fmt.Fprintf(w, " %s", arg)
+		}
+		fmt.Fprintln(w)
+		if _, isBool := f.Value.(interface{ IsBoolFlag() bool }); !isBool && f.DefValue != "" && f.DefValue != "0" && !strings.Contains(says, "(default") {
+			says += " (default " + f.DefValue + ")"
+		}
+		for _, l := range text.Wrap(says, 72) {
+			fmt.Fprintf(w, "      %s\n", l)
+		}
+	})
 }
 
 // helpWidth is the width the real nats CLI would wrap its help at, run
