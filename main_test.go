@@ -399,3 +399,25 @@ func TestRunWrapsHelpAsTheRealCLIWould(t *testing.T) {
 		t.Errorf("help at COLUMNS=100 differs from the real CLI's (-real +lab):\n%s", d)
 	}
 }
+
+// --help lists every flag with two dashes, as the usage above the list and
+// every message of natslab's spell them, and names the value it takes.
+func TestHelpListsFlagsWithTwoDashes(t *testing.T) {
+	var out, errb strings.Builder
+	if code := run([]string{"--help"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("natslab --help: exit %d\n%s", code, errb.String())
+	}
+	for _, want := range []string{"\n  --store DIR\n", "\n  --listen HOST:PORT\n", "\n  --explain\n", "\n  --password SECRET\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--help lacks %q:\n%s", want, out.String())
+		}
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.HasPrefix(l, "  -") && !strings.HasPrefix(l, "  --") {
+			t.Errorf("a flag with one dash: %q", l)
+		}
+		if w := len([]rune(l)); w > 100 {
+			t.Errorf("a line of %d columns: %q", w, l)
+		}
+	}
+}
