@@ -507,7 +507,15 @@ func (s *snapshot) checkUnheard(c *UnheardCheck) (bool, string) {
 	}
 	if len(listeners) > 0 {
 		sort.Strings(listeners)
-		return false, fmt.Sprintf("a subscriber still listens to %s (on %s), so what is published there is heard", c.Subject, strings.Join(listeners, ", "))
+		who := "a subscriber still listens"
+		if len(listeners) > 1 {
+			who = fmt.Sprintf("%d subscribers still listen", len(listeners))
+		}
+		on := ""
+		if len(listeners) > 1 || listeners[0] != c.Subject {
+			on = " (on " + strings.Join(listeners, ", ") + ")"
+		}
+		return false, fmt.Sprintf("%s to %s%s, so what is published there is heard", who, c.Subject, on)
 	}
 	return false, fmt.Sprintf("%s reached the server while nothing listened to %s, wants %s", text.Count(n, "message", "messages"), c.Subject, want.Want())
 }
