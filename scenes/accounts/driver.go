@@ -98,6 +98,7 @@ type Snapshot struct {
 	Accounts []Account // exporters first, then by name
 	Links    []Link
 	Story    string // what the latest look saw happen, in a line
+	Brief    string // Story in fewer words, for a pane too narrow for it
 	Stories  int    // how many stories so far
 	Looks    uint64 // looks taken, for tests to wait on
 	Err      string
@@ -194,7 +195,7 @@ func (d *driver) look() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	next.Looks = d.snap.Looks + 1
-	next.Story, next.Stories = d.snap.Story, d.snap.Stories
+	next.Story, next.Brief, next.Stories = d.snap.Story, d.snap.Brief, d.snap.Stories
 	changed := d.news(&next, m)
 	if changed || next.Looks == 1 {
 		d.snap = next
@@ -430,7 +431,8 @@ func (d *driver) news(next *Snapshot, m *broker.Monitor) bool {
 	if m == nil {
 		fresh = true
 	}
-	var story []string
+	var story, brief []string
+	tell := func(full, short string) { story, brief = append(story, full), append(brief, short) }
 	if !fresh {
 		went := map[string]bool{} // accounts whose messages went somewhere
 		for _, l := range next.Links {
@@ -444,17 +446,20 @@ func (d *driver) news(next *Snapshot, m *broker.Monitor) bool {
 				switch l.Kind {
 				case "stream":
 					went[l.Exporter] = true
-					story = append(story, fmt.Sprintf("%s crossed from %s into %s, as %s", text.Count(n, "message", "messages"), l.Exporter, l.Importer, l.Local))
+					tell(fmt.Sprintf("%s crossed from %s into %s, as %s", text.Count(n, "message", "messages"), l.Exporter, l.Importer, l.Local),
+						fmt.Sprintf("%s crossed into %s", text.Count(n, "message", "messages"), l.Importer))
 				default:
 					went[l.Importer] = true
-					story = append(story, fmt.Sprintf("%s crossed from %s into %s (%s)", text.Count(n, "request", "requests"), l.Importer, l.Exporter, l.Subject))
+					tell(fmt.Sprintf("%s crossed from %s into %s (%s)", text.Count(n, "request", "requests"), l.Importer, l.Exporter, l.Subject),
+						fmt.Sprintf("%s crossed into %s", text.Count(n, "request", "requests"), l.Exporter))
 				}
 			}
 			if n := l.Replies - p.Replies; l.Replies >= 0 && p.Replies >= 0 && n > 0 {
 				changed = true
 				went[l.Exporter] = true
 				d.sendN(n, kit.Event{Kind: kit.Delivered, Client: l.Key(), Note: "reply"})
-				story = append(story, fmt.Sprintf("%s went back from %s to %s", text.Count(n, "reply", "replies"), l.Exporter, l.Importer))
+				tell(fmt.Sprintf("%s went back from %s to %s", text.Count(n, "reply", "replies"), l.Exporter, l.Importer),
+					fmt.Sprintf("%s back to %s", text.Count(n, "reply", "replies"), l.Importer))
 			}
 		}
 		// A service's requests reach the exporter's responders: they
@@ -473,7 +478,8 @@ func (d *driver) news(next *Snapshot, m *broker.Monitor) bool {
 			}
 			if nd > 0 {
 				d.sendN(nd, kit.Event{Kind: kit.Delivered, Client: a.Name, Note: "local"})
-				story = append(story, fmt.Sprintf("%s to subscribers in %s, from inside %s", text.Count(nd, "delivery", "deliveries"), a.Name, a.Name))
+				tell(fmt.Sprintf("%s to subscribers in %s, from inside %s", text.Count(nd, "delivery", "deliveries"), a.Name, a.Name),
+					fmt.Sprintf("%s inside %s", text.Count(nd, "delivery", "deliveries"), a.Name))
 			}
 			// The server counts a publish after its deliveries: a look
 			// may see them first, and the publish in the next.
@@ -481,7 +487,8 @@ func (d *driver) news(next *Snapshot, m *broker.Monitor) bool {
 			switch {
 			case np > 0 && !reached && !d.early[a.Name]:
 				d.sendN(np, kit.Event{Kind: kit.Lost, Client: a.Name})
-				story = append(story, fmt.Sprintf("%s published in %s stayed there and reached no one: no subscriber in %s, no import took it", text.Count(np, "message", "messages"), a.Name, a.Name))
+				tell(fmt.Sprintf("%s published in %s stayed there and reached no one: no subscriber in %s, no import took it", text.Count(np, "message", "messages"), a.Name, a.Name),
+					fmt.Sprintf("%s stayed in %s, reached no one", text.Count(np, "message", "messages"), a.Name))
 			case np <= 0 && reached:
 				d.early[a.Name] = true
 			}
@@ -491,7 +498,7 @@ func (d *driver) news(next *Snapshot, m *broker.Monitor) bool {
 		}
 	}
 	if len(story) > 0 {
-		next.Story, next.Stories = strings.Join(story, "; "), next.Stories+1
+		next.Story, next.Brief, next.Stories = strings.Join(story, "; "), strings.Join(brief, "; "), next.Stories+1
 	}
 	d.prevLink, d.prevPub, d.prevDel = links, pub, del
 	if m == nil {

@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -201,22 +200,8 @@ func (s *Scene) empty() string {
 
 // paragraph writes text wrapped to the pane.
 func (s *Scene) paragraph(c *kit.Canvas, msg string) {
-	y, line := 0, ""
-	for _, w := range strings.Fields(msg) {
-		if line != "" && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > s.W {
-			c.Text(0, y, kit.Clip(line, s.W), kit.Faint)
-			y, line = y+1, ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
-	}
-	if y < s.H {
-		if y == s.H-1 || s.H == 1 {
-			line = kit.Clip(line, s.W)
-		}
-		c.Text(0, y, kit.Clip(line, s.W), kit.Faint)
+	for y, line := range text.WrapIn(s.W, s.H, msg) {
+		c.Text(0, y, line, kit.Faint)
 	}
 }
 
@@ -294,22 +279,27 @@ func (s *Scene) drawBoxes(c *kit.Canvas, now time.Time) {
 type boxLine struct {
 	left, right string
 	extra       string // added to left when it fits whole
+	short       string // left in fewer cells, where left does not fit
 	role        kit.Role
 	indent      int
 	flash       string // the count's flash key
 }
 
 func (b boxLine) draw(c *kit.Canvas, x, y, w int, s *Scene, now time.Time) {
-	rw := utf8.RuneCountInString(b.right)
+	rw := text.Width(b.right)
 	if b.right != "" {
 		c.TextRight(x+w, y, b.right, s.role(now, b.flash, kit.Strong))
 		rw++
 	}
-	left := b.left
-	if utf8.RuneCountInString(left+b.extra) <= w-b.indent-rw {
-		left += b.extra
+	room := w - b.indent - rw
+	left := text.Fit(room, b.left+b.extra, b.left)
+	if left == "" && b.short != "" {
+		left = text.Fit(room, b.short)
 	}
-	c.Text(x+b.indent, y, kit.Clip(left, w-b.indent-rw), b.role)
+	if left == "" {
+		left = kit.Clip(b.left, room)
+	}
+	c.Text(x+b.indent, y, left, b.role)
 }
 
 func (s *Scene) boxLines(a Account) []boxLine {
@@ -320,13 +310,15 @@ func (s *Scene) boxLines(a Account) []boxLine {
 	for _, c := range a.Clients {
 		out = append(out, boxLine{left: "● " + c.Label(), role: kit.Strong})
 		if len(c.Subs) == 0 {
-			out = append(out, boxLine{left: "no subscriptions", role: kit.Faint, indent: 2})
+			out = append(out, boxLine{left: "no subscriptions", short: "no subs", role: kit.Faint, indent: 2})
 		}
 		for _, sub := range c.Subs {
 			// ◂ marks what an import feeds: it came in from another box.
-			line := boxLine{left: "  " + sub.Subject, role: kit.Plain, right: strconv.FormatInt(sub.Msgs, 10), flash: subKey(c, sub)}
+			// In a narrow box the subject keeps its name whole and gives
+			// up a blank of its indent.
+			line := boxLine{left: "  " + sub.Subject, short: " " + sub.Subject, role: kit.Plain, right: strconv.FormatInt(sub.Msgs, 10), flash: subKey(c, sub)}
 			if sub.From != "" {
-				line.left = "◂ " + sub.Subject
+				line.left, line.short = "◂ "+sub.Subject, "◂"+sub.Subject
 			}
 			if sub.Queue != "" {
 				line.extra = " (queue)"
@@ -341,7 +333,7 @@ func (s *Scene) boxLines(a Account) []boxLine {
 			taken = taken || (l.Exporter == a.Name && l.Kind == e.Kind && l.Subject == e.Subject)
 		}
 		if !taken {
-			out = append(out, boxLine{left: "exports " + e.Kind + " " + e.Subject + ", not imported", role: kit.Faint})
+			out = append(out, boxLine{left: "exports " + e.Kind + " " + e.Subject + ", not imported", short: "exports " + e.Subject, role: kit.Faint})
 		}
 	}
 	return out
@@ -352,6 +344,18 @@ func (s *Scene) boxLines(a Account) []boxLine {
 func (s *Scene) drawLinks(c *kit.Canvas, now time.Time) {
 	l := s.lay
 	rows := map[int]int{} // the next free row in each gap
+	// A blank row between two imports in a gap, where the box is tall
+	// enough for every import with one.
+	perGap := map[int]int{}
+	for _, k := range s.snap.Links {
+		perGap[min(l.x[k.Exporter], l.x[k.Importer])]++
+	}
+	step := 4
+	for _, n := range perGap {
+		if 4*n-1 > l.boxH-2 {
+			step = 3
+		}
+	}
 	var others []Link
 	for _, k := range s.snap.Links {
 		xe, okE := l.x[k.Exporter]
@@ -367,25 +371,28 @@ func (s *Scene) drawLinks(c *kit.Canvas, now time.Time) {
 			others = append(others, k)
 			continue
 		}
-		rows[left] += 4
+		rows[left] += step
 		toImporter := xi > xe
 		key := k.Key()
 		wire := kit.Wire
 		if k.Invalid {
 			wire = kit.WireOff
 		}
+		gap := x1 - x0 + 1
 		if k.Kind == "stream" {
-			c.TextCenter(x0, x1+1, y, kit.Clip("stream "+k.Subject, x1-x0+1), kit.Strong)
+			// A narrow gap drops the kind (its arrow counts messages),
+			// never a subject's letters.
+			c.TextCenter(x0, x1+1, y, fit(gap, "stream "+k.Subject, k.Subject), kit.Strong)
 			arrow(c, x0, x1, y+1, toImporter, count(k.Crossed, "msg", "msgs"), wire, s.role(now, "cross:"+key, kit.Strong))
-			as := "as " + k.Local
+			as := fit(gap, "as "+k.Local, k.Local)
 			if k.Local == k.Subject {
-				as = "on the same subject"
+				as = fit(gap, "on the same subject", "same subject")
 			}
-			c.TextCenter(x0, x1+1, y+2, kit.Clip(as, x1-x0+1), kit.Faint)
+			c.TextCenter(x0, x1+1, y+2, as, kit.Faint)
 			s.route(key, x0, x1, y+1, toImporter, "from:", "to:")
 			continue
 		}
-		c.TextCenter(x0, x1+1, y, kit.Clip("service "+k.Subject, x1-x0+1), kit.Strong)
+		c.TextCenter(x0, x1+1, y, fit(gap, "service "+k.Subject, k.Subject), kit.Strong)
 		arrow(c, x0, x1, y+1, !toImporter, count(k.Crossed, "request", "requests"), wire, s.role(now, "cross:"+key, kit.Strong))
 		back := "replies"
 		if k.Replies >= 0 {
@@ -397,9 +404,18 @@ func (s *Scene) drawLinks(c *kit.Canvas, now time.Time) {
 	}
 	y := l.boxH - 1 - len(others)
 	for _, k := range others {
-		c.Text(0, y, kit.Clip(linkLine(k), s.W), kit.Plain)
+		c.Text(0, y, fit(s.W, linkLines(k)...), kit.Plain)
 		y++
 	}
+}
+
+// fit is the fullest of wordings that fits n cells (text.Fit), or the
+// last clipped (kit.Clip) where none does.
+func fit(n int, wordings ...string) string {
+	if w := text.Fit(n, wordings...); w != "" {
+		return w
+	}
+	return kit.Clip(wordings[len(wordings)-1], n)
 }
 
 // route names the ends of an arrow for the messages that travel it.
@@ -430,16 +446,30 @@ func arrow(c *kit.Canvas, x0, x1, y int, right bool, label string, wire, labelRo
 // count is "3 msgs".
 func count(n int64, one, many string) string { return text.Count(n, one, many) }
 
-// linkLine is a link in words, for the list.
-func linkLine(l Link) string {
+// linkLines is a link in words, for the list: fullest first, then in
+// fewer words for a narrower pane.
+func linkLines(l Link) []string {
 	if l.Kind == "stream" {
-		return fmt.Sprintf("%s %s ⇒ %s %s: %s crossed", l.Exporter, l.Subject, l.Importer, l.Local, text.Count(l.Crossed, "message", "messages"))
+		return []string{
+			fmt.Sprintf("%s %s ⇒ %s %s: %s crossed", l.Exporter, l.Subject, l.Importer, l.Local, text.Count(l.Crossed, "message", "messages")),
+			fmt.Sprintf("%s %s ⇒ %s %s: %d crossed", l.Exporter, l.Subject, l.Importer, l.Local, l.Crossed),
+			fmt.Sprintf("%s ⇒ %s %s: %d crossed", l.Exporter, l.Importer, l.Local, l.Crossed),
+		}
 	}
-	replies := "replies shared with its other services"
-	if l.Replies >= 0 {
-		replies = text.Count(l.Replies, "reply", "replies") + " back"
+	requests := text.Count(l.Crossed, "request", "requests")
+	if l.Replies < 0 {
+		return []string{
+			fmt.Sprintf("%s ⇒ %s service %s: %s, replies shared with its other services", l.Importer, l.Exporter, l.Subject, requests),
+			fmt.Sprintf("%s ⇒ %s service %s: %s", l.Importer, l.Exporter, l.Subject, requests),
+			fmt.Sprintf("%s ⇒ %s %s: %s", l.Importer, l.Exporter, l.Subject, requests),
+		}
 	}
-	return fmt.Sprintf("%s ⇒ %s service %s: %s, %s", l.Importer, l.Exporter, l.Subject, text.Count(l.Crossed, "request", "requests"), replies)
+	replies := text.Count(l.Replies, "reply", "replies")
+	return []string{
+		fmt.Sprintf("%s ⇒ %s service %s: %s, %s back", l.Importer, l.Exporter, l.Subject, requests, replies),
+		fmt.Sprintf("%s ⇒ %s %s: %s, %s", l.Importer, l.Exporter, l.Subject, requests, replies),
+		fmt.Sprintf("%s ⇒ %s %s: %d in, %d back", l.Importer, l.Exporter, l.Subject, l.Crossed, l.Replies),
+	}
 }
 
 // storyRows is how many rows the story line gets below the boxes.
@@ -450,31 +480,29 @@ func storyRows(h int) int {
 	return 1
 }
 
-// drawStory writes what the latest look saw from row y down, wrapped.
+// drawStory writes what the latest look saw from row y down, wrapped,
+// in fewer words where the full story does not fit.
 func (s *Scene) drawStory(c *kit.Canvas, y int) {
 	if s.snap.Story == "" {
-		c.Text(0, y, kit.Clip("Nothing has been published since the scene opened.", s.W), kit.Faint)
+		c.Text(0, y, fit(s.W, "Nothing has been published since the scene opened.", "Nothing published yet."), kit.Faint)
 		return
 	}
-	line := ""
-	for _, w := range strings.Fields(fmt.Sprintf("#%d %s", s.snap.Stories, s.snap.Story)) {
-		if line != "" && utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) > s.W && y < s.H-1 {
-			c.Text(0, y, line, kit.Caption)
-			y, line = y+1, ""
-		}
-		if line != "" {
-			line += " "
-		}
-		line += w
+	for i, line := range s.story(s.H - y) {
+		c.Text(0, y+i, line, kit.Caption)
 	}
-	c.Text(0, y, kit.Clip(line, s.W), kit.Caption)
+}
+
+// story is the latest story in at most n lines.
+func (s *Scene) story(n int) []string {
+	num := "#" + strconv.Itoa(s.snap.Stories) + " "
+	return text.WrapIn(s.W, n, num+s.snap.Story, num+s.snap.Brief, s.snap.Brief)
 }
 
 // drawCompact is the scene as a list, for panes too small for boxes.
 func (s *Scene) drawCompact(c *kit.Canvas, now time.Time) {
 	var lines []string
 	for _, l := range s.snap.Links {
-		lines = append(lines, linkLine(l))
+		lines = append(lines, fit(s.W, linkLines(l)...))
 	}
 	for _, a := range s.snap.Accounts {
 		lines = append(lines, fmt.Sprintf("%s: %s, %d published", a.Name, text.Count(len(a.Clients), "client", "clients"), a.Published))
@@ -484,13 +512,13 @@ func (s *Scene) drawCompact(c *kit.Canvas, now time.Time) {
 		room--
 	}
 	for y := 0; y < room && y < len(lines); y++ {
-		c.Text(0, y, kit.Clip(lines[y], s.W), kit.Plain)
+		c.Text(0, y, fit(s.W, lines[y]), kit.Plain)
 	}
 	if s.snap.Story != "" {
 		y := min(s.H-1, len(lines))
 		if s.H == 1 {
 			y = 0
 		}
-		c.Text(0, y, kit.Clip(s.snap.Story, s.W), s.role(now, "story", kit.Caption))
+		c.Text(0, y, text.WrapIn(s.W, 1, s.snap.Story, s.snap.Brief)[0], s.role(now, "story", kit.Caption))
 	}
 }
