@@ -100,6 +100,7 @@ func TestCompareAndSet(t *testing.T) {
 		t.Fatal("create of an existing key went through")
 	}
 	h.Settle("create refused", func(s Snapshot) bool { return last(s).Refused && last(s).Op == "create" })
+	h.NeverCut(t, "create refused")
 	h.Run("kv del profiles sue.color -f")
 	h.Settle("deleted", func(s Snapshot) bool { return key(s, "sue.color").Op == "del" })
 	if v := h.View(100, 16); !strings.Contains(v, "deleted") || !strings.Contains(v, "refused") {
@@ -110,6 +111,7 @@ func TestCompareAndSet(t *testing.T) {
 func TestWatchControlAndBuckets(t *testing.T) {
 	h := newHarness(t)
 	h.Settle("none", func(s Snapshot) bool { return strings.Contains(s.Problem, "kv add") })
+	h.NeverCut(t, "no bucket")
 	if _, err := h.Scene.Do("watch", []string{"profiles"}); err == nil || !strings.Contains(err.Error(), "kv add profiles") {
 		t.Fatalf("watch before any bucket: %v", err)
 	}
@@ -131,6 +133,7 @@ func TestWatchControlAndBuckets(t *testing.T) {
 	h.Settle("a", func(s Snapshot) bool { return key(s, "a").Rev == 1 })
 	h.Run("kv rm profiles -f")
 	h.Settle("gone", func(s Snapshot) bool { return strings.Contains(s.Problem, "profiles is gone") })
+	h.NeverCut(t, "the bucket gone")
 	if _, err := h.Scene.Do("watch", nil); err != nil {
 		t.Fatal(err)
 	}
@@ -145,6 +148,7 @@ func TestRestartKeepsTheBucket(t *testing.T) {
 	if v := h.View(100, 12); !strings.Contains(v, "server ○ down") || !strings.Contains(v, "blue") {
 		t.Fatalf("down:\n%s", v)
 	}
+	h.NeverCut(t, "server down")
 	h.Reconnecting(func() error { return h.srv.Restart(true) })
 	h.Settle("up", func(s Snapshot) bool { return s.ServerUp })
 	h.Run("kv put profiles sue.color green")
@@ -156,6 +160,7 @@ func TestJetStreamOff(t *testing.T) {
 	h.Settle("found", func(s Snapshot) bool { return s.Bucket == "profiles" })
 	h.Run("nats-server")
 	h.Settle("off", func(s Snapshot) bool { return strings.Contains(s.Problem, "JetStream is off") })
+	h.NeverCut(t, "JetStream off")
 	h.Run("nats-server -js")
 	h.Settle("on", func(s Snapshot) bool { return s.Bucket == "profiles" && s.Problem == "" })
 }

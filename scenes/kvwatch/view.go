@@ -96,56 +96,94 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 		return 1
 	}
 	x := c.Text(1, 0, "bucket ", kit.Plain)
-	x = c.Text(x, 0, snap.Bucket, kit.Title)
-	info := " · keeps " + text.Count(max(snap.History, 1), "value", "values") + " per key"
+	x = c.Text(x, 0, kit.Clip(snap.Bucket, right-x-1), kit.Title)
+	info := []string{"keeps " + text.Count(max(snap.History, 1), "value", "values") + " per key"}
 	if snap.TTL > 0 {
-		info += " · values expire after " + snap.TTL.String()
+		info = append(info, "values expire after "+snap.TTL.String())
 	}
 	if !snap.Auto {
-		info += " · watch"
+		info = append(info, "watch")
 	}
-	c.Text(x, 0, kit.Clip(info, right-x-1), kit.Plain)
-	// The stream underneath: its sequence numbers are the revisions.
+	// Whole parts or none: "keeps 5 val…" would read as a different claim.
+	if fits := text.Leading(right-x-1-len(sep), sep, info...); len(fits) > 0 {
+		c.Text(x, 0, sep+strings.Join(fits, sep), kit.Plain)
+	}
+	// The stream underneath: its sequence numbers are the revisions. A
+	// narrow pane gives it a second row when it has rows to spare, and
+	// leaves out the parts that fit neither.
 	streamRole := kit.Faint
 	if s.flashes.On("stream", now) {
 		streamRole = kit.Strong
 	}
-	line := "stream " + snap.Stream + " · " + u(snap.Msgs) + " " + text.Plural(snap.Msgs, "message", "messages") +
-		" · last seq " + u(snap.LastSeq) + " · watchers " + strconv.Itoa(snap.Watchers) + " · ← " + strings.Join(snap.Subjects, ", ")
-	c.Text(1, 1, kit.Clip(line, s.W-2), streamRole)
-	if !snap.ServerUp {
-		c.Text(1, 2, kit.Clip("the server is down: the keys below are as last seen; the bucket's stream keeps them", s.W-2), kit.Bad)
-		return 3
+	parts := []string{"stream " + snap.Stream, text.Count(snap.Msgs, "message", "messages"),
+		"last seq " + u(snap.LastSeq), "watchers " + strconv.Itoa(snap.Watchers), "← " + strings.Join(snap.Subjects, ", ")}
+	rows := 1
+	if s.H >= tallH {
+		rows = 2
 	}
-	return 2
+	y := 1
+	for ; rows > 0 && len(parts) > 0; rows-- {
+		line := text.Leading(s.W-2, sep, parts...)
+		if len(line) == 0 {
+			line = []string{kit.Clip(parts[0], s.W-2)}
+		}
+		c.Text(1, y, strings.Join(line, sep), streamRole)
+		parts = parts[len(line):]
+		y++
+	}
+	if !snap.ServerUp {
+		down := text.WrapIn(s.W-2, 1, "the server is down: the keys below are as last seen; the bucket's stream keeps them",
+			"the server is down: the keys below are as last seen", "server down: the keys as last seen")
+		c.Text(1, y, down[0], kit.Bad)
+		y++
+	}
+	return y
 }
+
+// sep is what separates the parts of a header line.
+const sep = " · "
+
+// tallH is the height from which the stream's line may take two rows.
+const tallH = 12
 
 // keys draws the key table. It returns the row after.
 func (s *Scene) keys(c *kit.Canvas, y, end int, now time.Time) int {
 	snap := &s.snap
 	if len(snap.Keys) == 0 {
-		c.Text(3, y, kit.Clip("no keys yet: kv put "+snap.Bucket+" KEY VALUE puts one", s.W-4), kit.Faint)
+		c.Text(3, y, text.WrapIn(s.W-4, 1, "no keys yet: kv put "+snap.Bucket+" KEY VALUE puts one", "no keys yet")[0], kit.Faint)
 		return y + 1
+	}
+	shown := snap.Keys
+	if room := end - y - 1; len(shown) > room {
+		shown = shown[:max(room-1, 0)]
 	}
 	keyW := runes("key")
 	for _, k := range snap.Keys {
 		keyW = max(keyW, min(runes(k.Name), 28))
 	}
 	valueX := 3 + keyW + 2
-	// The value column as wide as the longest value (deleted keys say so
-	// in 20), then the revision and the history kept.
-	valueW := runes("value")
-	for _, k := range snap.Keys {
-		valueW = max(valueW, min(runes(k.Value), 40), 20)
+	// The value column as wide as the longest value, at least 20 (where a
+	// deleted key says so), then the revision and the history kept. Where
+	// a value would be cut beside the history and not without it, the
+	// history column gives way: the value is what the key holds.
+	need := runes("value")
+	for _, k := range shown {
+		switch k.Op {
+		case "del", "purge":
+			need = max(need, runes(deleted))
+		default:
+			need = max(need, min(runes(k.Value), 40))
+		}
 	}
-	valueW = max(min(valueW, s.W-valueX-24), 8)
-	revX := valueX + valueW + 2
-	histX := revX + 6
-	if histX+12 > s.W {
+	withHist := s.W - valueX - 21 // two blanks, the revision, two blanks, "history kept", a margin
+	alone := s.W - valueX - 7     // two blanks, the revision, a margin
+	valueW := max(min(max(need, 20), withHist), 8)
+	histX := valueX + valueW + 8
+	if histX+12 > s.W || (need > withHist && withHist < alone) {
 		histX = -1
-		valueW = max(min(valueW, s.W-valueX-8), 4)
-		revX = valueX + valueW + 2
+		valueW = max(min(max(need, 20), alone), 4)
 	}
+	revX := valueX + valueW + 2
 	s.valueX = valueX
 	c.Text(3, y, "key", kit.Faint)
 	c.Text(valueX, y, "value", kit.Faint)
@@ -154,10 +192,6 @@ func (s *Scene) keys(c *kit.Canvas, y, end int, now time.Time) int {
 		c.Text(histX, y, "history kept", kit.Faint)
 	}
 	y++
-	shown := snap.Keys
-	if room := end - y; len(shown) > room {
-		shown = shown[:max(room-1, 0)]
-	}
 	for _, k := range shown {
 		s.rows[k.Name] = y
 		role := kit.Strong
@@ -167,9 +201,9 @@ func (s *Scene) keys(c *kit.Canvas, y, end int, now time.Time) int {
 		c.Text(3, y, kit.Clip(k.Name, keyW), role)
 		switch k.Op {
 		case "del":
-			c.Text(valueX, y, "✗ deleted (a marker)", kit.Bad)
+			c.Text(valueX, y, text.Fit(valueW, deleted, "✗ deleted"), kit.Bad)
 		case "purge":
-			c.Text(valueX, y, "✗ purged (a marker)", kit.Bad)
+			c.Text(valueX, y, text.Fit(valueW, "✗ purged (a marker)", "✗ purged"), kit.Bad)
 		default:
 			c.Text(valueX, y, kit.Clip(printable(k.Value), valueW), kit.Plain)
 		}
@@ -185,6 +219,9 @@ func (s *Scene) keys(c *kit.Canvas, y, end int, now time.Time) int {
 	}
 	return y
 }
+
+// deleted is how the key table shows a deleted key.
+const deleted = "✗ deleted (a marker)"
 
 // changes draws the writes heard, newest last: stored at which revision,
 // or refused and why.
@@ -217,25 +254,32 @@ func (s *Scene) changes(c *kit.Canvas, y, n int, now time.Time) {
 			role = kit.Bad
 		}
 		x = c.Text(x, y, kit.Clip(what, s.W-x-1), role)
-		note := ""
-		switch {
-		case ch.Refused && ch.Expected > 0:
-			note = "  expected rev " + u(uint64(ch.Expected)) + " ≠ rev " + u(ch.Was) + ": refused"
-		case ch.Refused && ch.Expected == 0:
-			note = "  the key exists (rev " + u(ch.Was) + "): refused"
-		case ch.Refused:
-			note = "  refused: " + ch.Why
-		case ch.Expected > 0:
-			note = "  expected rev " + u(uint64(ch.Expected)) + " = the key's: stored"
-		case ch.Expected == 0:
-			note = "  only if the key is new"
-		case ch.resolvedStored() && ch.Rev == 0:
-			note = "  stored, and written over since"
-		}
-		// The note is whole words or none: the write itself says the most.
-		c.Text(x, y, text.Words(note, s.W-x-1), role)
+		// The note in the fewest words that fit, or none: the write
+		// itself says the most.
+		c.Text(x, y, text.Fit(s.W-x-1, ch.notes()...), role)
 		y++
 	}
+}
+
+// notes say why a write was stored or refused, fullest first, each
+// starting with the blanks that set it off from the write.
+func (ch Change) notes() []string {
+	expected, was := u(uint64(max(ch.Expected, 0))), u(ch.Was)
+	switch {
+	case ch.Refused && ch.Expected > 0:
+		return []string{"  expected rev " + expected + " ≠ rev " + was + ": refused", "  expected rev " + expected + " ≠ " + was, "  rev " + expected + " ≠ " + was, "  stale"}
+	case ch.Refused && ch.Expected == 0:
+		return []string{"  the key exists (rev " + was + "): refused", "  the key exists (rev " + was + ")", "  key exists"}
+	case ch.Refused:
+		return []string{"  refused: " + ch.Why, "  refused"}
+	case ch.Expected > 0:
+		return []string{"  expected rev " + expected + " = the key's: stored", "  expected rev " + expected + " = the key's", "  rev " + expected + " matched"}
+	case ch.Expected == 0:
+		return []string{"  only if the key is new", "  only if new"}
+	case ch.resolvedStored() && ch.Rev == 0:
+		return []string{"  stored, and written over since", "  written over since"}
+	}
+	return nil
 }
 
 // resolvedStored reports a write the server stored.
