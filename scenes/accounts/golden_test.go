@@ -47,7 +47,7 @@ func newHarness(t testing.TB) *harness {
 		t.Fatal(err)
 	}
 	kh := kittest.Open(t, srv, func(env scenes.Env) (*Scene, error) { return open(env, 0) },
-		func(s *Scene) Snapshot { return s.snap }, kittest.FollowCommands(), kittest.FitsAt80x24())
+		func(s *Scene) Snapshot { return s.snap }, kittest.FollowCommands(), kittest.FitsThePanes())
 	return &harness{Harness: kh, srv: srv}
 }
 

@@ -21,7 +21,7 @@ func newHarness(t testing.TB, opts Options, bopts ...brokertest.Option) *harness
 	t.Helper()
 	srv := brokertest.Start(t, bopts...)
 	kh := kittest.Open(t, srv, func(env scenes.Env) (*Scene, error) { return New(env, opts) },
-		func(s *Scene) Snapshot { return s.snap }, kittest.FitsAt80x24())
+		func(s *Scene) Snapshot { return s.snap }, kittest.FitsThePanes())
 	kh.Scene.d.pace = 10 * time.Millisecond // the app's replay pace is real time: keep tests quick
 	return &harness{Harness: kh, srv: srv}
 }

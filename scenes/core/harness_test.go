@@ -30,7 +30,7 @@ func newHarness(t testing.TB, kind Kind, bopts ...brokertest.Option) *harness {
 func newHarnessOn(t testing.TB, srv *broker.Server, dep broker.Deployment, kind Kind) *harness {
 	t.Helper()
 	kh := kittest.Open(t, dep, func(env scenes.Env) (*Scene, error) { return New(env, kind) },
-		func(s *Scene) Snapshot { return s.snap }, kittest.FitsAt80x24())
+		func(s *Scene) Snapshot { return s.snap }, kittest.FitsThePanes())
 	sess := kittest.NewSession(t, dep)
 	sess.Timeout = 10 * time.Second
 	return &harness{Harness: kh, Session: sess, srv: srv}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"natslab/scenes"
 	"natslab/scenes/kit"
 
 	"natslab/scenes/kit/kittest"
@@ -39,38 +38,38 @@ func TestGoldenDurableConsumer(t *testing.T) {
 	h.Settle("stream", func(s Snapshot) bool { return s.LastSeq == 3 })
 	h.still()
 	h.Golden(t, "1-no-consumer", w, ht)
-	h.noCuts(t, "1-no-consumer")
+	h.NeverCut(t, "1-no-consumer")
 
 	h.Run("consumer add EVENTS worker --pull --ack explicit --defaults")
 	h.Settle("worker", func(s Snapshot) bool { return consumer(s, "worker").Name != "" })
 	h.still()
 	h.Golden(t, "2-consumer-at-start", w, ht)
-	h.noCuts(t, "2-consumer-at-start")
+	h.NeverCut(t, "2-consumer-at-start")
 
 	h.Run("consumer next EVENTS worker --ack")
 	h.Run("consumer next EVENTS worker --ack")
 	h.Settle("floor 2", func(s Snapshot) bool { return consumer(s, "worker").AckFloor == 2 })
 	h.still()
 	h.Golden(t, "3-floor-2", w, ht)
-	h.noCuts(t, "3-floor-2")
+	h.NeverCut(t, "3-floor-2")
 
 	h.srv.Stop()
 	h.Settle("down", func(s Snapshot) bool { return !s.ServerUp })
 	h.still()
 	h.Golden(t, "4-server-down", w, ht)
-	h.noCuts(t, "4-server-down")
+	h.NeverCut(t, "4-server-down")
 
 	h.Reconnecting(func() error { return h.srv.Restart(true) })
 	h.Settle("back", func(s Snapshot) bool { return s.ServerUp && storyHas(s, "kept its place") })
 	h.still()
 	h.Golden(t, "5-back-same-place", w, ht)
-	h.noCuts(t, "5-back-same-place")
+	h.NeverCut(t, "5-back-same-place")
 
 	h.Run("consumer next EVENTS worker --ack")
 	h.Settle("floor 3", func(s Snapshot) bool { return consumer(s, "worker").AckFloor == 3 })
 	h.still()
 	h.Golden(t, "6-carried-on", w, ht)
-	h.noCuts(t, "6-carried-on")
+	h.NeverCut(t, "6-carried-on")
 }
 
 func TestGoldenAckRedelivery(t *testing.T) {
@@ -81,19 +80,19 @@ func TestGoldenAckRedelivery(t *testing.T) {
 	h.Settle("worker", func(s Snapshot) bool { return consumer(s, "worker").Name != "" })
 	h.still()
 	h.Golden(t, "1-consumer", w, ht)
-	h.noCuts(t, "1-consumer")
+	h.NeverCut(t, "1-consumer")
 
 	h.Run("consumer next JOBS worker --no-ack")
 	h.Settle("delivered", func(s Snapshot) bool { return len(consumer(s, "worker").Out) == 1 })
 	h.Clock.Advance(150 * time.Millisecond)
 	h.Golden(t, "2-delivering", w, ht)
-	h.noCuts(t, "2-delivering")
+	h.NeverCut(t, "2-delivering")
 	h.Clock.Advance(1350 * time.Millisecond)
 	h.Golden(t, "3-countdown-half-way", w, ht)
-	h.noCuts(t, "3-countdown-half-way")
+	h.NeverCut(t, "3-countdown-half-way")
 	h.Clock.Advance(1600 * time.Millisecond)
 	h.Golden(t, "4-ack-wait-ran-out", w, ht)
-	h.noCuts(t, "4-ack-wait-ran-out")
+	h.NeverCut(t, "4-ack-wait-ran-out")
 
 	h.Start("consumer next JOBS worker --no-ack")
 	h.Settle("try 2", func(s Snapshot) bool {
@@ -102,7 +101,7 @@ func TestGoldenAckRedelivery(t *testing.T) {
 	})
 	h.Clock.Advance(time.Second)
 	h.Golden(t, "5-redelivered-try-2", w, ht)
-	h.noCuts(t, "5-redelivered-try-2")
+	h.NeverCut(t, "5-redelivered-try-2")
 }
 
 func TestGoldenGivenUp(t *testing.T) {
@@ -119,7 +118,7 @@ func TestGoldenGivenUp(t *testing.T) {
 	})
 	h.still()
 	h.Golden(t, "1-last-try-ran-out", w, ht)
-	h.noCuts(t, "1-last-try-ran-out")
+	h.NeverCut(t, "1-last-try-ran-out")
 
 	// The server gives up on the message when its last ack wait runs out
 	// while a pull waits for it.
@@ -130,7 +129,7 @@ func TestGoldenGivenUp(t *testing.T) {
 	})
 	h.still()
 	h.Golden(t, "2-max-deliveries", w, ht)
-	h.noCuts(t, "2-max-deliveries")
+	h.NeverCut(t, "2-max-deliveries")
 
 	h.Run(`pub jobs.resize "resize image 42" --jetstream`)
 	h.Run("consumer next JOBS worker --nak")
@@ -141,7 +140,7 @@ func TestGoldenGivenUp(t *testing.T) {
 	})
 	h.still()
 	h.Golden(t, "3-nak-then-term", w, ht)
-	h.noCuts(t, "3-nak-then-term")
+	h.NeverCut(t, "3-nak-then-term")
 	h.paneGoldens(t, "3-nak-then-term")
 }
 
@@ -155,7 +154,7 @@ func TestGoldenTwoConsumers(t *testing.T) {
 	h.Settle("us", func(s Snapshot) bool { return consumer(s, "us").AckFloor == 3 })
 	h.still()
 	h.Golden(t, "1-us-read-its-two", w, ht)
-	h.noCuts(t, "1-us-read-its-two")
+	h.NeverCut(t, "1-us-read-its-two")
 
 	h.Run(`consumer add ORDERS eu --pull --filter "orders.eu.>" --defaults`)
 	h.Run(`consumer next ORDERS eu --count 2`)
@@ -163,13 +162,13 @@ func TestGoldenTwoConsumers(t *testing.T) {
 	h.Settle("eu", func(s Snapshot) bool { return consumer(s, "eu").AckFloor == 4 && consumer(s, "eu").Pending == 1 })
 	h.still()
 	h.Golden(t, "2-new-eu-order-waits-for-eu", w, ht)
-	h.noCuts(t, "2-new-eu-order-waits-for-eu")
+	h.NeverCut(t, "2-new-eu-order-waits-for-eu")
 
 	h.Run(`consumer add ORDERS ue --pull --filter "orders.ue.>" --defaults`)
 	h.Settle("typo", func(s Snapshot) bool { return consumer(s, "ue").NoMatch })
 	h.still()
 	h.Golden(t, "3-filter-typo", w, ht)
-	h.noCuts(t, "3-filter-typo")
+	h.NeverCut(t, "3-filter-typo")
 }
 
 func TestGoldenWorkerPool(t *testing.T) {
@@ -184,7 +183,7 @@ func TestGoldenWorkerPool(t *testing.T) {
 	h.Settle("six", func(s Snapshot) bool { return consumer(s, "pool").AckFloor == 6 })
 	h.still()
 	h.Golden(t, "1-three-workers-six-jobs", w, ht)
-	h.noCuts(t, "1-three-workers-six-jobs")
+	h.NeverCut(t, "1-three-workers-six-jobs")
 	h.paneGoldens(t, "1-three-workers-six-jobs")
 
 	h.Run("consumer next JOBS pool --no-ack")
@@ -193,13 +192,13 @@ func TestGoldenWorkerPool(t *testing.T) {
 	h.Start("consumer next JOBS pool")
 	h.Settle("survivor waits", func(s Snapshot) bool { return consumer(s, "pool").Waiting == 1 })
 	h.Golden(t, "2-a-worker-died-a-survivor-waits", w, ht)
-	h.noCuts(t, "2-a-worker-died-a-survivor-waits")
+	h.NeverCut(t, "2-a-worker-died-a-survivor-waits")
 	h.paneGoldens(t, "2-a-worker-died-a-survivor-waits")
 
 	h.Settle("finished", func(s Snapshot) bool { return consumer(s, "pool").AckFloor == 7 })
 	h.still()
 	h.Golden(t, "3-the-survivor-finished-it", w, ht)
-	h.noCuts(t, "3-the-survivor-finished-it")
+	h.NeverCut(t, "3-the-survivor-finished-it")
 }
 
 func TestGoldenSizes(t *testing.T) {
@@ -239,14 +238,6 @@ func TestSamePictureWithoutColour(t *testing.T) {
 	if coloured == plain || ansi.Strip(coloured) != plain {
 		t.Fatalf("colour changes the text:\n%s\n---\n%s", plain, ansi.Strip(coloured))
 	}
-}
-
-// noCuts checks the scene as it stands at the sizes the lab's scene pane
-// has at 80x24 and 100x30: every word whole.
-func (h *harness) noCuts(t *testing.T, stage string) {
-	t.Helper()
-	h.NeverCut(t, stage)
-	h.NeverCutAt(t, stage, scenes.LessonPanes...)
 }
 
 // paneGoldens draws the scene as the lab's pane shows it at 80x24 and

@@ -46,7 +46,7 @@ func newLearner(t testing.TB, srv *broker.Server, dep broker.Deployment) *harnes
 func (h *harness) open() {
 	h.t.Helper()
 	h.Harness = kittest.Open(h.t, h.dep, func(env scenes.Env) (*Scene, error) { return New(env) },
-		func(s *Scene) Snapshot { return s.snap }, kittest.FitsAt80x24())
+		func(s *Scene) Snapshot { return s.snap }, kittest.FitsThePanes())
 }
 
 // key is the named key as the scene shows it (zero when absent).

@@ -35,7 +35,7 @@ func newHarness(t *testing.T) *harness {
 	t.Helper()
 	srv := brokertest.Start(t, brokertest.WithoutJetStream())
 	kh := kittest.Open(t, srv, func(env scenes.Env) (*Scene, error) { return New(env) },
-		func(s *Scene) Snapshot { return s.snap }, kittest.FollowCommands(), kittest.FitsAt80x24())
+		func(s *Scene) Snapshot { return s.snap }, kittest.FollowCommands(), kittest.FitsThePanes())
 	return &harness{Harness: kh, srv: srv}
 }
 

@@ -30,7 +30,7 @@ func newHarness(t testing.TB) *harness {
 	srv := brokertest.Start(t, brokertest.Clustered())
 	// Every View draws afresh at the clock's time, whatever the cache holds.
 	kh := kittest.Open(t, srv, func(env scenes.Env) (*Scene, error) { return New(env, Options{}) },
-		func(s *Scene) Snapshot { return s.snap }, kittest.Redraw(), kittest.FitsAt80x24())
+		func(s *Scene) Snapshot { return s.snap }, kittest.Redraw(), kittest.FitsThePanes())
 	h := &harness{Harness: kh, srv: srv}
 	h.nc = brokertest.Connect(t, srv, "replicas test")
 	h.js, _ = jetstream.New(h.nc)

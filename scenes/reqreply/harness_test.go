@@ -31,7 +31,7 @@ func newHarness(t testing.TB, opts Options) *harness {
 func newHarnessOn(t testing.TB, srv *broker.Server, dep broker.Deployment, opts Options) *harness {
 	t.Helper()
 	kh := kittest.Open(t, dep, func(env scenes.Env) (*Scene, error) { return New(env, opts) },
-		func(s *Scene) Snapshot { return s.snap }, kittest.FollowCommands(), kittest.Normalize(normalize), kittest.FitsAt80x24())
+		func(s *Scene) Snapshot { return s.snap }, kittest.FollowCommands(), kittest.Normalize(normalize), kittest.FitsThePanes())
 	return &harness{Harness: kh, Session: kittest.NewSession(t, dep), srv: srv}
 }
 

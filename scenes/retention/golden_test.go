@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"natslab/scenes"
 	"natslab/scenes/kit/kittest"
 )
 
@@ -17,16 +16,13 @@ func TestGoldenEpisode(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.Settle("started", func(s Snapshot) bool { return s.ServerUp })
 	h.Golden(t, "1-no-streams", gw, gh)
-	h.noCuts(t, "1-no-streams")
 	h.makeStreams()
 	h.Golden(t, "2-three-streams", gw, gh)
-	h.noCuts(t, "2-three-streams")
 
 	h.Run(`pub news.note "does anyone want this?" --jetstream`)
 	h.Settle("dropped", func(s Snapshot) bool { return col(s, "interest").Last == 1 })
 	h.Clock.Advance(500 * time.Millisecond)
 	h.Golden(t, "3-interest-drops-at-once", gw, gh)
-	h.noCuts(t, "3-interest-drops-at-once")
 	h.Clock.Advance(5 * time.Second)
 
 	h.Run(`consumer add INTEREST a --pull --defaults`)
@@ -37,16 +33,13 @@ func TestGoldenEpisode(t *testing.T) {
 	h.Settle("a acked", func(s Snapshot) bool { return cons(col(s, "interest"), "a").AckFloor == 2 })
 	h.Clock.Advance(250 * time.Millisecond)
 	h.Golden(t, "4-ack-travels-to-a", gw, gh)
-	h.noCuts(t, "4-ack-travels-to-a")
 	h.Clock.Advance(5 * time.Second)
 	h.Golden(t, "5-kept-for-b", gw, gh)
-	h.noCuts(t, "5-kept-for-b")
 
 	h.Run(`consumer next INTEREST b`)
 	h.Settle("removed", func(s Snapshot) bool { return col(s, "interest").Msgs == 0 })
 	h.Clock.Advance(400 * time.Millisecond)
 	h.Golden(t, "6-removed-once-all-acked", gw, gh)
-	h.noCuts(t, "6-removed-once-all-acked")
 	h.Clock.Advance(5 * time.Second)
 
 	h.Run(`consumer add WORK w --pull --defaults`)
@@ -65,7 +58,6 @@ func TestGoldenEpisode(t *testing.T) {
 	h.Settle("kept", func(s Snapshot) bool { return cons(col(s, "limits"), "l").AckFloor == 1 })
 	h.Clock.Advance(5 * time.Second)
 	h.Golden(t, "7-all-three", gw, gh)
-	h.noCuts(t, "7-all-three")
 	h.GoldenSizes(t,
 		kittest.Size{Name: "200x20", W: 200, H: 20},
 		kittest.Size{Name: "118x12", W: 118, H: 12},
@@ -78,12 +70,4 @@ func TestGoldenEpisode(t *testing.T) {
 		kittest.Size{Name: "56x9-100x30", W: 56, H: 9},
 		kittest.Size{Name: "56x16-100x30-reading", W: 56, H: 16},
 	)
-}
-
-// noCuts checks the scene as it stands at the sizes the lab's scene pane
-// has at 80x24 and 100x30: every word whole.
-func (h *harness) noCuts(t *testing.T, stage string) {
-	t.Helper()
-	h.NeverCut(t, stage)
-	h.NeverCutAt(t, stage, scenes.LessonPanes...)
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"natslab/scenes"
 	"natslab/scenes/kit/kittest"
 )
 
@@ -18,44 +17,35 @@ func TestGoldenLog(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.Settle("no stream", func(s Snapshot) bool { return s.Problem != "" })
 	h.Golden(t, "1-no-stream", gw, gh)
-	h.noCuts(t, "1-no-stream")
 
 	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
 	h.Golden(t, "2-empty-log", gw, gh)
-	h.noCuts(t, "2-empty-log")
 
 	h.Run(`pub orders.new "order {{Count}}" --count 3 --jetstream`)
 	h.Settle("three", func(s Snapshot) bool { l := orders(s); return l.Msgs == 3 && l.Seen.Acked == 3 })
 	h.Clock.Advance(300 * time.Millisecond)
 	h.Golden(t, "3-publishes-in-flight", gw, gh)
-	h.noCuts(t, "3-publishes-in-flight")
 	h.Clock.Advance(500 * time.Millisecond)
 	h.Golden(t, "4-first-lands-ack-returns", gw, gh)
-	h.noCuts(t, "4-first-lands-ack-returns")
 	h.Clock.Advance(5 * time.Second)
 	h.Golden(t, "5-three-stored", gw, gh)
-	h.noCuts(t, "5-three-stored")
 
 	h.Run(`pub orders.new "order {{Count}}" --count 7 --jetstream`)
 	h.Settle("ten", func(s Snapshot) bool { l := orders(s); return l.Msgs == 10 && l.Seen.Acked == 10 })
 	h.Clock.Advance(5 * time.Second)
 	h.Golden(t, "6-ten-stored", gw, gh)
-	h.noCuts(t, "6-ten-stored")
 
 	h.Run(`stream edit ORDERS --max-msgs 5 -f`)
 	h.Settle("five", func(s Snapshot) bool { return orders(s).Msgs == 5 })
 	h.Clock.Advance(300 * time.Millisecond)
 	h.Golden(t, "7-oldest-fading", gw, gh)
-	h.noCuts(t, "7-oldest-fading")
 	h.Clock.Advance(5 * time.Second)
 	h.Golden(t, "8-window-of-five", gw, gh)
-	h.noCuts(t, "8-window-of-five")
 
 	h.Run(`pub orders.new "order 11" --jetstream`)
 	h.Settle("eleven", func(s Snapshot) bool { return orders(s).Last == 11 })
 	h.Clock.Advance(700 * time.Millisecond)
 	h.Golden(t, "9-window-slides", gw, gh)
-	h.noCuts(t, "9-window-slides")
 	h.Clock.Advance(5 * time.Second)
 
 	h.Run(`stream edit ORDERS --discard new -f`)
@@ -64,20 +54,17 @@ func TestGoldenLog(t *testing.T) {
 	h.Settle("refused", func(s Snapshot) bool { return orders(s).Seen.Refused == 1 })
 	h.Clock.Advance(750 * time.Millisecond)
 	h.Golden(t, "10-refused-bouncing", gw, gh)
-	h.noCuts(t, "10-refused-bouncing")
 	h.Clock.Advance(5 * time.Second)
 
 	h.Run(`stream rmm ORDERS 9 -f`)
 	h.Settle("9 removed", func(s Snapshot) bool { return orders(s).Msgs == 4 })
 	h.Clock.Advance(5 * time.Second)
 	h.Golden(t, "11-a-gap", gw, gh)
-	h.noCuts(t, "11-a-gap")
 
 	h.Run(`stream purge ORDERS -f`)
 	h.Settle("purged", func(s Snapshot) bool { return orders(s).Msgs == 0 })
 	h.Clock.Advance(5 * time.Second)
 	h.Golden(t, "12-purged", gw, gh)
-	h.noCuts(t, "12-purged")
 	h.GoldenSizes(t, paneSizes...)
 }
 
@@ -91,10 +78,8 @@ func TestGoldenDedupe(t *testing.T) {
 	h.Settle("duplicate", func(s Snapshot) bool { return orders(s).Seen.Dups == 1 })
 	h.Clock.Advance(800 * time.Millisecond)
 	h.Golden(t, "duplicate-ack", gw, gh)
-	h.noCuts(t, "duplicate-ack")
 	h.Clock.Advance(5 * time.Second)
 	h.Golden(t, "duplicate-done", gw, gh)
-	h.noCuts(t, "duplicate-done")
 	h.GoldenSizes(t, paneSizes...)
 	// What the episode is about reads whole at 80x24 and 100x30.
 	for _, sz := range paneSizes {
@@ -123,7 +108,6 @@ func TestGoldenRestart(t *testing.T) {
 	})
 	h.Clock.Advance(5 * time.Second)
 	h.Golden(t, "1-before", gw, 14)
-	h.noCuts(t, "1-before")
 	h.Run(`restart`)
 	h.Settle("after", func(s Snapshot) bool {
 		r, _ := laneOf(s, "RAM")
@@ -131,10 +115,8 @@ func TestGoldenRestart(t *testing.T) {
 	})
 	h.Clock.Advance(300 * time.Millisecond)
 	h.Golden(t, "2-blink", gw, 14)
-	h.noCuts(t, "2-blink")
 	h.Clock.Advance(5 * time.Second)
 	h.Golden(t, "3-after", gw, 14)
-	h.noCuts(t, "3-after")
 	h.GoldenSizes(t,
 		kittest.Size{Name: "200x20", W: 200, H: 20},
 		kittest.Size{Name: "118x12", W: 118, H: 12},
@@ -150,12 +132,4 @@ var paneSizes = []kittest.Size{
 	{Name: "44x7-80x24", W: 44, H: 7},
 	{Name: "56x9-100x30", W: 56, H: 9},
 	{Name: "56x16-100x30-reading", W: 56, H: 16},
-}
-
-// noCuts checks the scene as it stands at the sizes the lab's scene pane
-// has at 80x24 and 100x30: every word whole.
-func (h *harness) noCuts(t *testing.T, stage string) {
-	t.Helper()
-	h.NeverCut(t, stage)
-	h.NeverCutAt(t, stage, scenes.LessonPanes...)
 }

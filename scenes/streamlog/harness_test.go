@@ -29,7 +29,7 @@ func newHarness(t testing.TB, opts Options, bopts ...brokertest.Option) *harness
 func newHarnessOn(t testing.TB, srv *broker.Server, dep broker.Deployment, opts Options) *harness {
 	t.Helper()
 	kh := kittest.Open(t, dep, func(env scenes.Env) (*Scene, error) { return New(env, opts) },
-		func(s *Scene) Snapshot { return s.snap }, kittest.FollowCommands(), kittest.FitsAt80x24())
+		func(s *Scene) Snapshot { return s.snap }, kittest.FollowCommands(), kittest.FitsThePanes())
 	return &harness{Harness: kh, Session: kittest.NewSession(t, dep), srv: srv}
 }
 

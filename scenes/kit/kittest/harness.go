@@ -19,6 +19,7 @@ package kittest
 
 import (
 	"regexp"
+	"slices"
 	"testing"
 	"time"
 
@@ -81,9 +82,10 @@ func FollowCommands() Option { return func(o *harnessOptions) { o.follow = true 
 // Redraw makes every View draw afresh rather than trust the scene's cache.
 func Redraw() Option { return func(o *harnessOptions) { o.redraw = true } }
 
-// FitsAt80x24 makes every Golden also check the stage drawn with NeverCut:
-// nothing cut mid-word at the sizes the lab's scene pane has at 80x24.
-func FitsAt80x24() Option { return func(o *harnessOptions) { o.fits = true } }
+// FitsThePanes makes every Golden also check the stage drawn with
+// NeverCut: nothing cut mid-word at the sizes the lab's scene pane has
+// beside a lesson at 80x24 and at 100x30.
+func FitsThePanes() Option { return func(o *harnessOptions) { o.fits = true } }
 
 // Normalize rewrites each View (what differs from run to run: inbox
 // names, measured times), keeping its width.
@@ -232,17 +234,23 @@ func (h *Harness[Sc, S]) GoldenSizes(t *testing.T, sizes ...Size) {
 // numbers is a range ("#1…#3"): neither is a cut.
 var clipped = regexp.MustCompile(`(?m)[^\s…│]…(\s|$)`)
 
+// paneSizes are the sizes NeverCut checks: the scene pane's at 80x24,
+// where the lab's full layout starts, and at 100x30 beside the lesson,
+// where most lessons are read.
+var paneSizes = slices.Concat(scenes.SmallestPanes, scenes.LessonPanes)
+
 // NeverCut draws the scene as it is now at each size the lab's scene pane
-// has at 80x24 (scenes.SmallestPanes) and fails the test where it cut a
-// word: text that ran past the pane's edge (kit.Canvas.Spilled), or that
-// was shortened with "…"; and where its title has no wording that fits the
-// pane's border. stage names what the scene shows, for the failure.
+// has at 80x24 and beside the lesson at 100x30 (scenes.SmallestPanes,
+// scenes.LessonPanes) and fails the test where it cut a word: text that
+// ran past the pane's edge (kit.Canvas.Spilled), or that was shortened
+// with "…"; and where its title has no wording that fits the pane's
+// border. stage names what the scene shows, for the failure.
 func (h *Harness[Sc, S]) NeverCut(t testing.TB, stage string) {
 	t.Helper()
-	h.NeverCutAt(t, stage, scenes.SmallestPanes...)
+	h.NeverCutAt(t, stage, paneSizes...)
 }
 
-// NeverCutAt is NeverCut at the sizes given (scenes.LessonPanes).
+// NeverCutAt is NeverCut at the sizes given.
 func (h *Harness[Sc, S]) NeverCutAt(t testing.TB, stage string, sizes ...scenes.PaneSize) {
 	t.Helper()
 	for _, sz := range sizes {
