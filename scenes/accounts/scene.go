@@ -507,18 +507,19 @@ func (s *Scene) drawCompact(c *kit.Canvas, now time.Time) {
 	for _, a := range s.snap.Accounts {
 		lines = append(lines, fmt.Sprintf("%s: %s, %d published", a.Name, text.Count(len(a.Clients), "client", "clients"), a.Published))
 	}
-	room := s.H
-	if s.snap.Story != "" && s.H > 1 {
-		room--
+	// The story gets a row, and every row the list leaves.
+	storyRows := 0
+	if s.snap.Story != "" {
+		storyRows = max(1, s.H-len(lines))
 	}
+	room := s.H - storyRows
 	for y := 0; y < room && y < len(lines); y++ {
 		c.Text(0, y, fit(s.W, lines[y]), kit.Plain)
 	}
-	if s.snap.Story != "" {
-		y := min(s.H-1, len(lines))
-		if s.H == 1 {
-			y = 0
+	if storyRows > 0 {
+		y := min(room, len(lines))
+		for i, line := range text.WrapIn(s.W, storyRows, s.snap.Story, s.snap.Brief) {
+			c.Text(0, y+i, line, s.role(now, "story", kit.Caption))
 		}
-		c.Text(0, y, text.WrapIn(s.W, 1, s.snap.Story, s.snap.Brief)[0], s.role(now, "story", kit.Caption))
 	}
 }
