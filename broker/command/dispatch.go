@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 
@@ -271,13 +272,48 @@ func runFisk(c *Call, cmd *natsCommand, words []string) (err error) {
 	// the real CLI's to refuse (with its own error and usage), or to run
 	// (a flag the lab has no code for; without a listener the lab says
 	// it cannot). The lab's note comes after.
+	// A flag only the real CLI has is no fault of the line's: where the
+	// real CLI fails all the same, it is for a reason of its own, which its
+	// error says.
+	parseErr := err
 	if err := c.S.runReal(c, words, realcli.Parse(words)); err != nil {
-		if note := ErrorNote(labErr); note != "" {
+		if note := ErrorNote(labErr); note != "" && !realHasFlag(words, parseErr) {
 			return explain(err, "%s", note)
 		}
 		return err
 	}
 	return nil
+}
+
+// realFlags are the visible flags of the real CLI's command words name
+// ("--mirror"), without its global ones.
+func realFlags(words []string) []string {
+	var out []string
+	for _, c := range realcli.Parse(words).Path {
+		for _, f := range c.Flags {
+			if !f.Hidden {
+				out = append(out, "--"+f.Name)
+			}
+		}
+	}
+	return out
+}
+
+// realHasFlag reports whether err is fisk's refusal of a flag that the real
+// CLI's command words name has.
+func realHasFlag(words []string, err error) bool {
+	if !errors.Is(err, fisk.ErrUnknownLongFlag) && !errors.Is(err, fisk.ErrUnknownShortFlag) {
+		return false
+	}
+	flag := quoted(err.Error())
+	for _, c := range realcli.Parse(words).Path {
+		for _, f := range c.Flags {
+			if flag == "--"+f.Name || (f.Short != 0 && flag == "-"+string(f.Short)) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // asksHelp reports whether words ask for help (--help, -h, --help-long …)
@@ -354,6 +390,13 @@ func explainParseError(app *fisk.Application, words []string, err error) error {
 		for _, sc := range m.Commands {
 			subs = append(subs, sc.Name)
 			subs = append(subs, sc.Aliases...)
+		}
+	}
+	// The lab's grammar is a part of the real CLI's: a suggestion may be
+	// a flag only the real CLI has (stream add --mirror).
+	for _, f := range realFlags(words) {
+		if !slices.Contains(flags, f) {
+			flags = append(flags, f)
 		}
 	}
 	msg := err.Error()

@@ -275,3 +275,24 @@ func TestPassthroughSystemAccountNoteFitsTheDeployment(t *testing.T) {
 		})
 	}
 }
+
+// A flag the lab's own grammar lacks but the real CLI has (stream add
+// --mirror) sends the line to the real CLI; when the real CLI then fails
+// for another reason, its error stands alone: no note says the command has
+// no such flag.
+func TestPassthroughFailureWithARealFlagGetsNoUnknownFlagNote(t *testing.T) {
+	l := newLab(t)
+	l.must(`stream add ORDERS --subjects "orders.>" --defaults`)
+	r := l.run(`stream add BACKUP --mirror ORDERS --subjects "backup.>" --defaults`)
+	if !command.Reported(r.e) {
+		t.Fatalf("a mirror with subjects: want the real CLI's refusal, got %v\n%s", r.e, r.all())
+	}
+	if !strings.Contains(r.err, "mirrors cannot listen for messages on subjects") {
+		t.Errorf("stderr is not the real CLI's refusal:\n%s", r.err)
+	}
+	if n := command.ErrorNote(r.e); strings.Contains(n, "no flag") {
+		t.Errorf("note %q: stream add has --mirror in the real CLI", n)
+	}
+	// A flag neither has still gets the lab's note.
+	l.fails(`stream add BACKUP --mirorr ORDERS --defaults`, "did you mean --mirror?")
+}
