@@ -183,3 +183,28 @@ func TestGetTakesTheListedNumber(t *testing.T) {
 		}
 	}
 }
+
+// A learner reads the lesson text, not the step's list: every command a
+// step of Parts VII to X suggests is in the text too, so that typing what
+// the text shows completes the step. (A line with "…" stands for one the
+// learner completes from the screen: its text up to the "…" is enough.)
+func TestLessonTextShowsEveryStepsCommands(t *testing.T) {
+	for _, e := range catalog().Episodes {
+		if e.Number < 21 || e.Number > 31 {
+			continue
+		}
+		text := strings.Join(strings.Fields(e.Text), " ")
+		for _, st := range e.Steps {
+			for _, line := range st.Try {
+				line, _ = command.SplitBackground(line)
+				line = strings.Join(strings.Fields(line), " ")
+				if head, _, ok := strings.Cut(line, "…"); ok {
+					line = head
+				}
+				if !strings.Contains(text, line) {
+					t.Errorf("%s, step %q: the lesson text does not show %q", e.ID, st.Title, line)
+				}
+			}
+		}
+	}
+}
