@@ -218,6 +218,29 @@ type tally struct {
 	exposed   int64            // with WhilePublished: subscribers there while it published
 }
 
+// filterCount is what the subscribers on filter ("" for any) received in
+// all.
+func filterCount(view []subscriberView, filter string) int64 {
+	var n int64
+	for _, v := range view {
+		if filter == "" || v.filter == filter {
+			n += v.count
+		}
+	}
+	return n
+}
+
+// wants reports whether a message on subject is one the check counts.
+func (rc *ReceivedCheck) wants(subject string) bool {
+	switch {
+	case len(rc.Subjects) > 0:
+		return slices.Contains(rc.Subjects, subject)
+	case rc.Subject != "":
+		return server.SubjectMatchesFilter(subject, rc.Subject)
+	}
+	return true
+}
+
 func (rc *ReceivedCheck) measure(v subscriberView) int64 {
 	switch {
 	case rc.From != "":
@@ -406,7 +429,18 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 			case rc.Subject != "":
 				got = rc.Subject
 			}
-			skipped = fmt.Sprintf("; %s arrived, but published as it is, which skips the mapping: publish on a subject %s matches", got, rc.Mapped)
+			if s.l.obs.sentAsIs(rc.Filter, rc.wants) {
+				skipped = fmt.Sprintf("; %s arrived, but published as it is, which skips the mapping: publish on a subject %s matches", got, rc.Mapped)
+			} else {
+				// The server keeps no record of the subject a message was
+				// published on; the lab knows it only for its own pub.
+				skipped = fmt.Sprintf("; %s arrived, but not from a pub typed in the lab's pane: the lab tells a mapped message only by what its own pub sent, and cannot see the subject another client (a nats CLI elsewhere, a pub with --context or --server) published on: publish here, on a subject %s matches", got, rc.Mapped)
+			}
+		} else if n := filterCount(srv, rc.Filter) - filterCount(direct, rc.Filter); n > 0 {
+			// The server counted deliveries the lab's own subscribers
+			// did not get: a subscriber it did not start, whose
+			// subjects it cannot see.
+			skipped = fmt.Sprintf("; a subscriber the lab did not start received %s, but the lab sees the subjects only of what its own sub receives: subscribe here, in the lab's pane", text.Count(n, "message", "messages"))
 		}
 	}
 	switch {

@@ -357,6 +357,26 @@ func (o *observations) viaMapping(dests func(subject string) []string) map[*subs
 	return out
 }
 
+// sentAsIs reports whether the lab's pub, while a lab subscriber on filter
+// ran, sent a message on a subject that subscriber received and wanted
+// accepts: a message published on its destination subject itself, which no
+// mapping touched.
+func (o *observations) sentAsIs(filter string, wanted func(subject string) bool) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, sub := range o.lab {
+		if filter != "" && sub.filter != filter {
+			continue
+		}
+		for subj, n := range sub.sent {
+			if n > 0 && sub.subjects[subj] > 0 && wanted(subj) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // ackKey counts acknowledgements per consumer, apart by whether they
 // asked for the server's confirmation.
 type ackKey struct {
