@@ -334,6 +334,11 @@ type AdvisoryCheck struct {
 	Stream   string `yaml:"stream"`
 	Consumer string `yaml:"consumer"`
 	Count    Cmp    `yaml:"count"` // default >= 1
+	// Filter, with event created, counts only the consumers created to
+	// read subjects within this pattern, as the server's API audit
+	// advisory names the filter their creation asked for: an object's
+	// chunks ($O.files.C.>), not the lab's own look at its descriptions.
+	Filter string `yaml:"filter"`
 }
 
 // KVCheck describes a bucket, or a key in it.
@@ -442,6 +447,9 @@ func (c Check) validate() error {
 	if c.Advisory != nil {
 		if _, ok := advisoryEvents[c.Advisory.Event]; !ok {
 			return fmt.Errorf("advisory event %q is not one of max_deliveries, terminated, naked, created, deleted", c.Advisory.Event)
+		}
+		if c.Advisory.Filter != "" && (c.Advisory.Event != "created" || c.Advisory.Stream == "" || c.Advisory.Consumer != "") {
+			return fmt.Errorf("advisory filter counts consumers created on a stream: it needs event created and a stream, and takes no consumer")
 		}
 	}
 	return nil

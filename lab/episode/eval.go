@@ -996,6 +996,14 @@ func (s *snapshot) checkReplayed(c *ReplayCheck) (bool, string) {
 }
 
 func (s *snapshot) checkAdvisory(c *AdvisoryCheck) (bool, string) {
+	if c.Filter != "" {
+		n := s.l.obs.createdCount(c.Stream, c.Filter)
+		want := c.Count.Or(">=1")
+		if want.Holds(n) {
+			return true, ""
+		}
+		return false, fmt.Sprintf("the server has created a consumer reading %s on %s %s, wants %s", c.Filter, c.Stream, text.Count(n, "time", "times"), want.Want())
+	}
 	n := s.l.obs.advisoryCount(advisoryEvents[c.Event], c.Stream, c.Consumer)
 	want := c.Count.Or(">=1")
 	if want.Holds(n) {

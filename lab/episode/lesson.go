@@ -214,13 +214,19 @@ func (l *Lesson) connect() error {
 // has an extra subscriber on its subjects.
 func (l *Lesson) watchTraffic(nc *nats.Conn) error {
 	var published []PublishedCheck
-	acks := false
+	acks, creates := false, false
 	for _, st := range l.ep.Steps {
 		for _, c := range st.Check {
 			if c.Published != nil && !slices.Contains(published, publishedKey(c.Published)) {
 				published = append(published, publishedKey(c.Published))
 			}
 			acks = acks || c.Acks != nil
+			creates = creates || c.Advisory != nil && c.Advisory.Filter != ""
+		}
+	}
+	if creates {
+		if _, err := nc.Subscribe("$JS.EVENT.ADVISORY.API", func(m *nats.Msg) { l.obs.apiAudit(m.Data) }); err != nil {
+			return err
 		}
 	}
 	seen := map[string]bool{}

@@ -1,6 +1,7 @@
 package episode
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"strings"
@@ -73,8 +74,9 @@ type observations struct {
 	seen  map[subKey]*subscriber
 	order []*subscriber // server-side subscriptions, in order first seen
 
-	advisories map[string]int64 // "EVENT stream consumer" → count
-	ends       uint64           // subscriptions ended so far
+	advisories map[string]int64    // "EVENT stream consumer" → count
+	creates    map[createKey]int64 // consumers created, by stream and filter (the API audit)
+	ends       uint64              // subscriptions ended so far
 	published  map[PublishedCheck]int64
 	misspelt   map[PublishedCheck]string // a header name that matched only ignoring case
 	acks       map[ackKey]int64
@@ -106,6 +108,7 @@ func (o *observations) clear() {
 	o.seen = map[subKey]*subscriber{}
 	o.order = nil
 	o.advisories = map[string]int64{}
+	o.creates = map[createKey]int64{}
 	o.published = map[PublishedCheck]int64{}
 	o.misspelt = map[PublishedCheck]string{}
 	o.acks = map[ackKey]int64{}
@@ -248,6 +251,77 @@ func (o *observations) advisory(subject string) {
 	o.mu.Lock()
 	o.advisories[t[4]+" "+t[5]+" "+strings.Join(t[6:], ".")]++
 	o.mu.Unlock()
+}
+
+// createKey counts consumer creations by stream and filter subject.
+type createKey struct{ stream, filter string }
+
+// apiAudit records a consumer creation that the server's API audit
+// advisory ($JS.EVENT.ADVISORY.API) reports, with the subjects it filters
+// on: in the request's subject ($JS.API.CONSUMER.CREATE.<stream>.<name>.
+// <filter>), else in its configuration (">" when it has none). A creation
+// the server refused is not one.
+func (o *observations) apiAudit(body []byte) {
+	var a struct {
+		Subject  string `json:"subject"`
+		Request  string `json:"request"`
+		Response string `json:"response"`
+	}
+	if json.Unmarshal(body, &a) != nil {
+		return
+	}
+	rest, ok := strings.CutPrefix(a.Subject, "$JS.API.CONSUMER.CREATE.")
+	if !ok {
+		if rest, ok = strings.CutPrefix(a.Subject, "$JS.API.CONSUMER.DURABLE.CREATE."); !ok {
+			return
+		}
+	}
+	var resp struct {
+		Error *struct{} `json:"error"`
+	}
+	if json.Unmarshal([]byte(a.Response), &resp) != nil || resp.Error != nil {
+		return
+	}
+	t := strings.SplitN(rest, ".", 3)
+	var filters []string
+	if len(t) == 3 && strings.HasPrefix(a.Subject, "$JS.API.CONSUMER.CREATE.") {
+		filters = []string{t[2]}
+	} else {
+		var req struct {
+			Config struct {
+				FilterSubject  string   `json:"filter_subject"`
+				FilterSubjects []string `json:"filter_subjects"`
+			} `json:"config"`
+		}
+		if json.Unmarshal([]byte(a.Request), &req) == nil {
+			filters = append(filters, req.Config.FilterSubjects...)
+			if req.Config.FilterSubject != "" {
+				filters = append(filters, req.Config.FilterSubject)
+			}
+		}
+		if len(filters) == 0 {
+			filters = []string{">"}
+		}
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, f := range filters {
+		o.creates[createKey{t[0], f}]++
+	}
+}
+
+// createdCount counts the consumers created on stream whose filters lie
+// within pattern.
+func (o *observations) createdCount(stream, pattern string) int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var n int64
+	for k, c := range o.creates {
+		if k.stream == stream && server.SubjectMatchesFilter(k.filter, pattern) {
+			n += c
+		}
+	}
+	return n
 }
 
 func (o *observations) advisoryCount(event, stream, consumer string) int64 {
