@@ -434,7 +434,7 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 			} else {
 				// The server keeps no record of the subject a message was
 				// published on; the lab knows it only for its own pub.
-				skipped = fmt.Sprintf("; %s arrived, but not from a pub typed in the lab's pane: the lab tells a mapped message only by what its own pub sent, and cannot see the subject another client (a nats CLI elsewhere, a pub with --context or --server) published on: publish here, on a subject %s matches", got, rc.Mapped)
+				skipped = fmt.Sprintf("; %s arrived, but not from a pub typed here: the lab cannot see which subject another client (a nats CLI elsewhere, a pub with --context or --server) published on; publish here, on a subject %s matches", got, rc.Mapped)
 			}
 		} else if n := filterCount(srv, rc.Filter) - filterCount(direct, rc.Filter); n > 0 {
 			// The server counted deliveries the lab's own subscribers
