@@ -15,6 +15,11 @@ import (
 	"natslab/scenes/watch"
 )
 
+// addExample says how to make a stream, for a scene with none. Its
+// stream is an example, and says so: the scene does not know which
+// stream the lesson beside it makes (lesson 10 makes DISK and RAM).
+const addExample = `stream add makes one (for example: stream add ORDERS --subjects "orders.>" --defaults)`
+
 // maxPublish bounds `publish N`: the picture is about each message's place
 // in the log, and a flood is what `pub --count` is for.
 const maxPublish = 1000
@@ -25,7 +30,7 @@ func (d *driver) Controls() []kit.Control {
 	return []kit.Control{
 		{Control: scenes.Control{Name: "watch", Usage: "watch STREAM | watch all", Summary: "show one stream's log, or every stream's (the default)"}, Run: func(args []string) (string, error) {
 			if len(args) != 1 {
-				return "", errors.New("watch needs a stream's name, or all (for example: watch ORDERS)")
+				return "", fmt.Errorf("watch needs a stream's name, or all (for example: watch %s)", d.someStream())
 			}
 			return d.watch(args[0])
 		}},
@@ -59,6 +64,19 @@ func (d *driver) reset(args []string) (string, error) {
 	d.mu.Unlock()
 	d.feed.Poke()
 	return "reset: the counts start again from 0", nil
+}
+
+// someStream names a stream on screen, for an example: the first, or
+// ORDERS when there is none.
+func (d *driver) someStream() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, l := range d.snap.Streams {
+		if l.Gone == "" {
+			return l.Name
+		}
+	}
+	return "ORDERS"
 }
 
 func (d *driver) watch(name string) (string, error) {
@@ -110,7 +128,7 @@ func (d *driver) publish(n int) (string, error) {
 		if problem != "" {
 			return "", errors.New(problem)
 		}
-		return "", errors.New("no stream on screen to publish to: stream add ORDERS --subjects \"orders.>\" --defaults makes one")
+		return "", errors.New("no stream on screen to publish to: " + addExample)
 	}
 	var stored, dups, refused int
 	var first, last uint64

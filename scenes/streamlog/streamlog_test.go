@@ -165,7 +165,16 @@ func TestEpisodeDedupe(t *testing.T) {
 // the memory stream is gone, and the scene says which and why.
 func TestEpisodeRestart(t *testing.T) {
 	h := newHarness(t, Options{})
+	// The lesson makes DISK and RAM: the scene's ORDERS is an example,
+	// and where it knows a stream it names that one.
+	h.Settle("no stream yet", func(s Snapshot) bool { return strings.Contains(s.Problem, "no stream yet") })
+	if p := h.Scene.snap.Problem; !strings.Contains(p, "for example: stream add ORDERS") {
+		t.Fatalf("the scene's stream add reads as the lesson's own: %q", p)
+	}
 	h.add(`stream add DISK --subjects "disk.>" --storage file --defaults`, "DISK")
+	if _, err := h.Scene.Do("watch", nil); err == nil || !strings.Contains(err.Error(), "for example: watch DISK") {
+		t.Fatalf("watch with no stream named: %v", err)
+	}
 	h.Run(`pub disk.note "kept {{Count}}" --count 3 --jetstream`)
 	h.add(`stream add RAM --subjects "ram.>" --storage memory --defaults`, "RAM")
 	h.Run(`pub ram.note "fleeting {{Count}}" --count 3 --jetstream`)
@@ -228,7 +237,7 @@ func TestControls(t *testing.T) {
 	}{
 		{"watch", nil, "watch needs a stream's name"},
 		{"watch", []string{"NOPE"}, "there is no stream NOPE: there are no streams yet"},
-		{"publish", nil, "no stream yet: stream add"},
+		{"publish", nil, "no stream yet: stream add makes one (for example: stream add ORDERS"},
 		{"publish", []string{"0"}, "whole number from 1"},
 		{"reset", []string{"x"}, "no arguments"},
 		{"fly", nil, `no control "fly"`},

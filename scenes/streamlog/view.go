@@ -87,7 +87,7 @@ func (s *Scene) Draw(now time.Time) string {
 		if say == "" {
 			say = "waiting for the server"
 		}
-		lines := text.Wrap(say, s.iw)
+		lines := text.WrapIn(s.iw, rows, say)
 		y := max(min(rows/2, rows-len(lines)), 0)
 		for _, l := range lines {
 			c.Text(0, y, l, kit.Faint)
