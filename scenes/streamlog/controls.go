@@ -81,16 +81,21 @@ func (d *driver) someStream() string {
 
 func (d *driver) watch(name string) (string, error) {
 	focus := name
-	if strings.EqualFold(name, "all") {
+	if name == "all" {
 		focus = ""
 	} else {
 		ctx, cancel := context.WithTimeout(d.Ctx, 3*time.Second)
 		_, err := d.js.Stream(ctx, name)
 		cancel()
-		if errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrStreamNameRequired) || errors.Is(err, jetstream.ErrInvalidStreamName) {
+		notFound := errors.Is(err, jetstream.ErrStreamNotFound) || errors.Is(err, jetstream.ErrStreamNameRequired) || errors.Is(err, jetstream.ErrInvalidStreamName)
+		switch {
+		case notFound && strings.EqualFold(name, "all"):
+			// ALL is every stream, as all is, unless a stream has that
+			// name (lesson 29 makes one).
+			focus = ""
+		case notFound:
 			return "", fmt.Errorf("there is no stream %s: %s", name, watch.StreamList(d.Ctx, d.js))
-		}
-		if err != nil {
+		case err != nil:
 			return "", errors.New(explain(err, name))
 		}
 	}

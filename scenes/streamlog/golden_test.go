@@ -133,3 +133,38 @@ var paneSizes = []kittest.Size{
 	{Name: "56x9-100x30", W: 56, H: 9},
 	{Name: "56x16-100x30-reading", W: 56, H: 16},
 }
+
+// Episode 29: a mirror and a stream with sources are fed by other streams,
+// not by publishers: their lanes draw where the copies come from, and no
+// acknowledgements.
+func TestGoldenMirrorsSources(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
+	h.add(`stream add RETURNS --subjects "returns.>" --defaults`, "RETURNS")
+	h.Run(`pub orders.new "order {{Count}}" --count 3 --jetstream`)
+	h.Run(`pub returns.new "return {{Count}}" --count 2 --jetstream`)
+	h.Settle("returns", func(s Snapshot) bool { l, _ := laneOf(s, "RETURNS"); return l.Last == 2 })
+	h.add(`stream add BACKUP --mirror ORDERS --defaults`, "BACKUP")
+	h.Settle("mirrored", func(s Snapshot) bool { l, _ := laneOf(s, "BACKUP"); return l.Last == 3 })
+	h.Clock.Advance(5 * time.Second)
+	h.Golden(t, "1-backup-beside-orders", 100, 20)
+	h.GoldenSizes(t, paneSizes...)
+	if v := h.View(100, 20); strings.Count(v, "publisher") != 2 || strings.Count(v, "acks") != 2 || !strings.Contains(v, "mirror of ORDERS") {
+		t.Errorf("BACKUP is drawn as published to, or not as ORDERS' mirror:\n%s", v)
+	}
+
+	h.add(`stream add ALL --source ORDERS --source RETURNS --defaults`, "ALL")
+	h.Settle("gathered", func(s Snapshot) bool { l, _ := laneOf(s, "ALL"); return l.Msgs == 5 })
+	// ALL is the stream, where one has that name, not every stream.
+	if got := h.Do("watch", "ALL"); !strings.Contains(got, "watching ALL") {
+		t.Fatalf("watch ALL: %q", got)
+	}
+	h.Settle("ALL alone", func(s Snapshot) bool { return len(s.Streams) == 1 && s.Streams[0].Name == "ALL" })
+	h.Clock.Advance(5 * time.Second)
+	h.Golden(t, "2-all-from-two-sources", gw, gh)
+	for _, want := range []string{"sources ORDERS, RETURNS", "2 sources", "messages 5"} {
+		if v := h.View(gw, gh); !strings.Contains(v, want) {
+			t.Errorf("ALL's lane lacks %q:\n%s", want, v)
+		}
+	}
+}

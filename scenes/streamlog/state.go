@@ -47,6 +47,11 @@ type Lane struct {
 	Seen   TapCounts // what the taps saw since the scene opened (or reset)
 }
 
+// Copies reports a stream fed only by other streams (a mirror, or sources
+// without subjects of its own): nothing publishes to it, and no one hears
+// an acknowledgement from it.
+func (l *Lane) Copies() bool { return len(l.From) > 0 && len(l.Subjects) == 0 }
+
 // TapCounts are the publishes the scene saw reach a stream, and the
 // acknowledgements the server sent back to --jetstream publishers.
 type TapCounts struct {

@@ -146,7 +146,15 @@ func (s *Scene) down(now time.Time) bool {
 // the row is short).
 func summary(l *Lane) (parts []string, dflt []bool) {
 	add := func(p string, d bool) { parts, dflt = append(parts, p), append(dflt, d) }
-	add(strings.Join(l.Subjects, " "), false)
+	switch {
+	case l.Mirror:
+		add("mirror of "+l.From[0], false)
+	case len(l.From) > 0:
+		add("sources "+strings.Join(l.From, ", "), false)
+	}
+	if len(l.Subjects) > 0 {
+		add(strings.Join(l.Subjects, " "), false)
+	}
 	add(l.Storage, l.Storage == "file")
 	if l.Retain != "limits" {
 		add(l.Retain, false)
@@ -279,18 +287,26 @@ func (s *Scene) drawFull(c *kit.Canvas, l *Lane, y, titleRows int, now time.Time
 		nodeRole = kit.NodeOff
 	}
 	// The wires: publishes travel left into the log's end, their
-	// acknowledgements right, back to the publisher.
+	// acknowledgements right, back to the publisher. A stream of copies
+	// has its origins where the publisher would be, and no
+	// acknowledgements: the server copies, no one is answered.
 	x0, x1 := g.tape.x+g.tape.w, g.pub.x
 	if down || l.Gone != "" {
 		c.HLine(x0, x1, g.in, '╌', kit.WireOff)
 	} else {
 		c.HLine(x0, x1, g.in, '─', kit.Wire)
 		c.Set(x0, g.in, '◀', kit.Wire)
-		c.HLine(x0, x1, g.out, '─', kit.Faint)
-		c.Set(x1-1, g.out, '▶', kit.Faint)
+		if !l.Copies() {
+			c.HLine(x0, x1, g.out, '─', kit.Faint)
+			c.Set(x1-1, g.out, '▶', kit.Faint)
+		}
 	}
 	c.Box(g.pub.x, g.pub.y, g.pub.w, g.pub.h, kit.Node)
-	c.TextCenter(g.pub.x, g.pub.x+g.pub.w, g.in, "publisher", kit.Strong)
+	from := "publisher"
+	if l.Copies() {
+		from = text.Fit(pubW-2, strings.Join(l.From, "+"), text.Count(len(l.From), "source", "sources"))
+	}
+	c.TextCenter(g.pub.x, g.pub.x+g.pub.w, g.in, from, kit.Strong)
 	c.Box(g.tape.x, g.tape.y, g.tape.w, g.tape.h, nodeRole)
 	s.drawTape(c, l, a, g.tape, now)
 
@@ -448,7 +464,9 @@ func (s *Scene) drawCounts(c *kit.Canvas, l *Lane, y int, now time.Time) {
 			key          string
 		}{label, strconv.FormatUint(v, 10), role, key})
 	}
-	add("acks", seen.Acked, kit.Good, "acks:"+l.Name)
+	if !l.Copies() {
+		add("acks", seen.Acked, kit.Good, "acks:"+l.Name)
+	}
 	if seen.Dups > 0 {
 		add("duplicates", seen.Dups, kit.Warn, "dups:"+l.Name)
 	}
@@ -494,7 +512,7 @@ func (s *Scene) drawCompact(c *kit.Canvas, l *Lane, y int, now time.Time) {
 		c.Text(x+1, y, lines[0], kit.Faint)
 	}
 	pub := "[pub]"
-	if len(l.From) > 0 && len(l.Subjects) == 0 {
+	if l.Copies() {
 		// Copies come from there, not from publishers.
 		pub = "[" + strings.Join(l.From, "+") + "]"
 		if len(pub) > max(s.iw/4, 6) || !ascii(pub) {
