@@ -109,6 +109,12 @@ func (d *driver) watch(name string) (string, error) {
 	if focus == "" {
 		return "watching every stream", nil
 	}
+	d.mu.Lock()
+	copies := len(d.snap.Streams) == 1 && d.snap.Streams[0].Copies()
+	d.mu.Unlock()
+	if copies {
+		return "watching " + focus + ": its log, its limits, and the streams it copies", nil
+	}
 	return "watching " + focus + ": its log, its limits, and what publishers hear back", nil
 }
 

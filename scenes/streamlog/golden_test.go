@@ -156,7 +156,7 @@ func TestGoldenMirrorsSources(t *testing.T) {
 	h.add(`stream add ALL --source ORDERS --source RETURNS --defaults`, "ALL")
 	h.Settle("gathered", func(s Snapshot) bool { l, _ := laneOf(s, "ALL"); return l.Msgs == 5 })
 	// ALL is the stream, where one has that name, not every stream.
-	if got := h.Do("watch", "ALL"); !strings.Contains(got, "watching ALL") {
+	if got := h.Do("watch", "ALL"); !strings.Contains(got, "watching ALL: its log, its limits, and the streams it copies") {
 		t.Fatalf("watch ALL: %q", got)
 	}
 	h.Settle("ALL alone", func(s Snapshot) bool { return len(s.Streams) == 1 && s.Streams[0].Name == "ALL" })
