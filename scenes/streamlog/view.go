@@ -572,7 +572,7 @@ func (s *Scene) footer(n int) []string {
 	case s.snap.Sampled > 0 && story == "":
 		texts = []string{"flood: the animation shows a sample; sequences and counts are the broker's", "flood: the animation shows a sample"}
 	case story == "":
-		texts = []string{"each message stored gets the next sequence number at the log's end", "each message stored gets the next sequence number"}
+		texts = []string{"each message stored gets the next sequence number at the log's end", "each message stored gets the next sequence number", "each message gets the next sequence number"}
 	}
 	return text.WrapIn(s.iw, n, texts...)
 }
