@@ -278,7 +278,9 @@ func (s *Scene) drawFull(c *kit.Canvas, l *Lane, y, titleRows int, now time.Time
 	const pubW = 11
 	wire := min(max(s.iw/4, 12), 24) // room for an acknowledgement's label
 	g := geometry{full: true, in: y + 2, out: y + 3}
-	g.pub = rect{s.iw - pubW, y + 1, pubW, 3}
+	// A blank column after the publisher's box, as before the log's: a
+	// box drawn to the last column touches the pane's border.
+	g.pub = rect{s.iw - pubW - 1, y + 1, pubW, 3}
 	g.tape = rect{0, y + 1, g.pub.x - wire, 3}
 	down := s.down(now)
 
@@ -297,8 +299,10 @@ func (s *Scene) drawFull(c *kit.Canvas, l *Lane, y, titleRows int, now time.Time
 		c.HLine(x0, x1, g.in, '─', kit.Wire)
 		c.Set(x0, g.in, '◀', kit.Wire)
 		if !l.Copies() {
-			c.HLine(x0, x1, g.out, '─', kit.Faint)
-			c.Set(x1-1, g.out, '▶', kit.Faint)
+			// A blank at each end: the wire runs along the boxes' bottom
+			// row, and would read as their borders.
+			c.HLine(x0+1, x1-1, g.out, '─', kit.Faint)
+			c.Set(x1-2, g.out, '▶', kit.Faint)
 		}
 	}
 	c.Box(g.pub.x, g.pub.y, g.pub.w, g.pub.h, kit.Node)
@@ -473,16 +477,20 @@ func (s *Scene) drawCounts(c *kit.Canvas, l *Lane, y int, now time.Time) {
 	if seen.Refused > 0 {
 		add("refused", seen.Refused, kit.Bad, "refused:"+l.Name)
 	}
-	width := 0
-	for i, p := range parts {
-		if i > 0 {
-			width += 3
+	// Where they do not all fit beside the broker's numbers, the acks go
+	// first: duplicates and refusals are what the lesson is about.
+	rx := 0
+	for ; len(parts) > 0; parts = parts[1:] {
+		width := 0
+		for i, p := range parts {
+			if i > 0 {
+				width += 3
+			}
+			width += runes(p.label) + 1 + runes(p.value)
 		}
-		width += runes(p.label) + 1 + runes(p.value)
-	}
-	rx := s.iw - width
-	if rx < x+3 {
-		return // no room beside the broker's numbers
+		if rx = s.iw - 1 - width; rx >= x+3 { // under the box, and its margin
+			break
+		}
 	}
 	for i, p := range parts {
 		if i > 0 {
