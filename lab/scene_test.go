@@ -284,9 +284,10 @@ func TestHelpUsesThreeColumnsWhereTheyFit(t *testing.T) {
 }
 
 // The scenes check that nothing they print is cut at the sizes the scene
-// pane has at 80x24 (scenes.SmallestPanes): these are the sizes the lab
-// gives, beside the lesson and alone.
-func TestScenePaneAt80x24IsWhatScenesFit(t *testing.T) {
+// pane has at 80x24, beside the lesson and alone (scenes.SmallestPanes),
+// and beside the lesson at 100x30 (scenes.LessonPanes): these must be the
+// sizes the lab gives.
+func TestScenePanesAreWhatScenesFit(t *testing.T) {
 	for i, showLesson := range []bool{true, false} {
 		l := computeLayout(80, 24, showLesson, false)
 		got := scenes.PaneSize{W: l.top.w - 2, H: l.top.h - 2, Title: titleRoom(l.top.w)}
