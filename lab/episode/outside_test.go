@@ -10,51 +10,108 @@ import (
 	"natslab/broker/brokertest"
 )
 
+// watchedLab is a lab whose tutor watches the broker on its own, as the
+// lab's does, for a real CLI that runs beside it.
+type watchedLab struct {
+	*lab
+	srv     *broker.Server
+	changed chan struct{}
+}
+
+func newWatchedLab(t *testing.T) *watchedLab {
+	srv := brokertest.Start(t)
+	w := &watchedLab{lab: newLab(t, srv), srv: srv, changed: make(chan struct{}, 1)}
+	w.tutor.OnChange(func() {
+		select {
+		case w.changed <- struct{}{}:
+		default:
+		}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	go w.tutor.Watch(ctx)
+	return w
+}
+
+// waitDone waits until n steps are done, each look after a change the
+// tutor reports.
+func (w *watchedLab) waitDone(n int) {
+	w.t.Helper()
+	for {
+		r := w.report()
+		if r.Done >= n {
+			return
+		}
+		select {
+		case <-w.changed:
+		case <-time.After(10 * time.Second):
+			w.t.Fatalf("the tutor saw no change for 10s, waiting for step %d: %+v", n, r.Steps)
+		}
+	}
+}
+
+// another starts the real CLI as another terminal would, against the lab's
+// server, and stops it when the test ends.
+func (w *watchedLab) another(args ...string) *exec.Cmd {
+	w.t.Helper()
+	cmd := exec.Command(brokertest.RealCLI(w.t), append([]string{"--server", w.srv.ClientURL(), "--no-context"}, args...)...)
+	if err := cmd.Start(); err != nil {
+		w.t.Fatal(err)
+	}
+	w.t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return cmd
+}
+
+// listening waits until the server has a subscriber for subject.
+func (w *watchedLab) listening(subject string) {
+	w.t.Helper()
+	if !broker.WaitFor(10*time.Second, func() bool { return w.srv.Monitor().Interest(subject) > 0 }) {
+		w.t.Fatalf("no subscriber for %s is in place", subject)
+	}
+	w.report() // the tutor's look before anything is published, as its poll takes one a second
+}
+
 // A subscriber started by a nats CLI in another terminal counts as the
 // lab's own would: lesson republish's steps 2 and 3 tick on what the server
 // delivered to it, though the lab never sees its messages.
 func TestRepublishTicksForAnotherTerminalsSubscriber(t *testing.T) {
-	srv := brokertest.Start(t)
-	l := newLab(t, srv)
-	changed := make(chan struct{}, 1)
-	l.tutor.OnChange(func() {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	})
-	waitDone := func(t *testing.T, n int) {
-		t.Helper()
-		for {
-			r := l.report()
-			if r.Done >= n {
-				return
-			}
-			select {
-			case <-changed:
-			case <-time.After(10 * time.Second):
-				t.Fatalf("the tutor saw no change for 10s, waiting for step %d: %+v", n, r)
-			}
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go l.tutor.Watch(ctx)
+	w := newWatchedLab(t)
+	w.must("lesson republish")
+	w.must(`stream edit SHOP --republish-source ">" --republish-destination "ui.>" -f`)
+	w.waitDone(1)
+	w.another("sub", "ui.>")
+	w.listening("ui.probe")
+	w.must(`pub orders.new "order 3" --jetstream`)
+	w.waitDone(2)
+	w.must(`pub orders.eu "order 4"`)
+	w.waitDone(3)
+}
 
-	l.must("lesson republish")
-	l.must(`stream edit SHOP --republish-source ">" --republish-destination "ui.>" -f`)
-	waitDone(t, 1)
-	sub := exec.Command(brokertest.RealCLI(t), "--server", srv.ClientURL(), "--no-context", "sub", "ui.>")
-	if err := sub.Start(); err != nil {
-		t.Fatal(err)
+// Lesson durable-ephemeral's step 2 ticks for a sub --durable in another
+// terminal: the consumer's own state says it delivered the three orders.
+func TestDurableEphemeralTicksForAnotherTerminalsSub(t *testing.T) {
+	w := newWatchedLab(t)
+	w.must("lesson durable-ephemeral")
+	w.bg(`sub '$JS.EVENT.ADVISORY.CONSUMER.>'`)
+	w.waitDone(1)
+	sub := w.another("sub", "--stream", "ORDERS", "--durable", "billing", "-T")
+	if err := sub.Wait(); err != nil {
+		t.Fatalf("the real sub --durable: %v", err)
 	}
-	defer func() { _ = sub.Process.Kill(); _ = sub.Wait() }()
-	if !broker.WaitFor(10*time.Second, func() bool { return srv.Monitor().Interest("ui.probe") > 0 }) {
-		t.Fatal("the real subscriber on ui.> is not in place")
-	}
-	l.report() // the tutor's look before the publish, as its poll takes one a second
-	l.must(`pub orders.new "order 3" --jetstream`)
-	waitDone(t, 2)
-	l.must(`pub orders.eu "order 4"`)
-	waitDone(t, 3)
+	w.waitDone(2)
+}
+
+// Lesson leaf-node's step 4 ticks for a subscriber on hub.> in another
+// terminal.
+func TestLeafNodeTicksForAnotherTerminalsSubscriber(t *testing.T) {
+	w := newWatchedLab(t)
+	w.must("lesson leaf-node")
+	w.must("leaf start")
+	w.bg("leaf sub greet")
+	w.must(`pub greet "hello leaf"`)
+	w.waitDone(3)
+	w.another("sub", "hub.>")
+	w.listening("hub.probe")
+	w.must(`leaf pub hub.news "from the leaf"`)
+	w.waitDone(4)
 }
