@@ -7,8 +7,10 @@ import (
 )
 
 // secretFlags are the real CLI's connection flags whose values are secrets
-// or name where one is kept (natscli's --user takes a user name or a token).
-var secretFlags = []string{"password", "token", "user", "creds", "nkey", "jwt", "seed"}
+// or name where one is kept (natscli's --user takes a user name or a token),
+// the plainest secret first: a line with --user and --password is said to
+// carry its --password.
+var secretFlags = []string{"password", "token", "seed", "nkey", "jwt", "creds", "user"}
 
 // CarriesSecret says whether a command line holds a secret: one of the
 // connection flags that take one, or a URL with user info anywhere in it.
@@ -20,6 +22,7 @@ func CarriesSecret(line string) (what string, ok bool) {
 	if err != nil {
 		words = strings.Fields(line)
 	}
+	flag := len(secretFlags) // the plainest secret flag on the line, by its index
 	for i, w := range words {
 		name, isFlag := strings.CutPrefix(w, "--")
 		if !isFlag {
@@ -29,9 +32,9 @@ func CarriesSecret(line string) (what string, ok bool) {
 			continue
 		}
 		name, value, hasValue := strings.Cut(name, "=")
-		for _, f := range secretFlags {
-			if name == f {
-				return "--" + f, true
+		for j, f := range secretFlags {
+			if name == f && j < flag {
+				flag = j
 			}
 		}
 		if name == "server" {
@@ -42,6 +45,9 @@ func CarriesSecret(line string) (what string, ok bool) {
 				return "a server URL with user info", true
 			}
 		}
+	}
+	if flag < len(secretFlags) {
+		return "--" + secretFlags[flag], true
 	}
 	if broker.HasUserInfo(line) {
 		return "a URL with user info", true
