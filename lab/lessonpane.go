@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -382,11 +383,14 @@ func (p *lessonPane) Lines() []string {
 	regionH := p.regionH()
 	end := min(p.offset+regionH, len(p.lines))
 	view := append(append([]string(nil), p.pinned...), p.lines[min(p.offset, end):end]...)
+	// The note has a wording for every width the pane has (the border
+	// takes five columns of it), rather than one cut short.
 	note := ""
 	if below := len(p.lines) - end; below > 0 {
-		note = "↓ " + text.Count(below, "more line", "more lines") + " (f6 or alt+↓)"
+		more := "↓ " + text.Count(below, "more line", "more lines")
+		note = text.Fit(p.w-5, more+" (f6 or alt+↓)", more+" (f6)", fmt.Sprintf("↓ %d more (f6)", below), fmt.Sprintf("↓ %d more", below))
 	} else if p.offset > 0 {
-		note = "↑ f5 or alt+↑ scrolls back"
+		note = text.Fit(p.w-5, "↑ f5 or alt+↑ scrolls back", "↑ f5 scrolls back", "↑ f5")
 	}
 	p.frame = box(p.st, p.label, false, view, note, p.w, p.h)
 	p.framed = true
