@@ -1,6 +1,8 @@
 package permissions
 
 import (
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +52,7 @@ func TestGoldenLesson(t *testing.T) {
 	}
 	h.Settle("the lesson's users", func(s Snapshot) bool { return s.Configured && len(s.Users) == 3 })
 	h.Golden(t, "2-users", w, ht)
+	h.wholeAtThePanes(t, "the lesson's users", `not orders\.internal\.>`)
 
 	// A client with no user is turned away at the door.
 	if nc, err := h.srv.ConnectAs("nobody", broker.Credentials{}); err == nil {
@@ -93,9 +96,11 @@ func TestGoldenLesson(t *testing.T) {
 	h.Golden(t, "4-subscription-refused", w, ht)
 	h.Clock.Advance(3 * time.Second)
 	h.Golden(t, "5-settled", w, ht)
+	h.wholeAtThePanes(t, "three refusals", `not orders\.internal\.>`, `#3 billing.* orders\.internal\.>`)
 
 	h.GoldenSizes(t,
 		kittest.Size{Name: "118x20", W: 118, H: 20},
+		kittest.Size{Name: "44x7-beside-the-lesson-at-80x24", W: 44, H: 7},
 		kittest.Size{Name: "50x6", W: 50, H: 6},
 		kittest.Size{Name: "40x3-compact", W: 40, H: 3},
 		kittest.Size{Name: "30x1-line", W: 30, H: 1},
@@ -104,6 +109,26 @@ func TestGoldenLesson(t *testing.T) {
 
 	h.Do("clear")
 	h.Settle("cleared", func(s Snapshot) bool { return s.Total == 0 && len(s.Refusals) == 0 })
+}
+
+// wholeAtThePanes fails where the scene, at a size the lab's scene pane
+// has at 80x24 or beside the lesson at 100x30, leaves out any of musts, or
+// ends a row with " …" (musts are regular expressions): the table drops no word of a permission (billing's
+// "not orders.internal.>" is what lesson 25 is about), and the newest
+// refusal names its subject.
+func (h *harness) wholeAtThePanes(t *testing.T, stage string, musts ...string) {
+	t.Helper()
+	for _, sz := range slices.Concat(scenes.SmallestPanes, scenes.LessonPanes) {
+		v := h.View(sz.W, sz.H)
+		for _, m := range musts {
+			if !regexp.MustCompile(m).MatchString(v) {
+				t.Errorf("%s at %dx%d: %q is not on screen:\n%s", stage, sz.W, sz.H, m, v)
+			}
+		}
+		if strings.Contains(v, " …") {
+			t.Errorf("%s at %dx%d: words left out (\" …\"):\n%s", stage, sz.W, sz.H, v)
+		}
+	}
 }
 
 // Users of accounts are named with their account; the server restarts for

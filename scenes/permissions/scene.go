@@ -101,13 +101,16 @@ func (s *Scene) Draw(now time.Time) string {
 		c.Text(0, 0, s.summary(), kit.Plain)
 		if s.H > 1 {
 			if r, ok := s.latest(); ok {
-				c.Text(0, 1, "✗ "+describe(r), s.role(now, "latest"))
+				c.Text(0, 1, refusal(s.W, "✗ ", r), s.role(now, "latest"))
 			}
 		}
 		return c.Render(s.Styles)
 	}
 	y := s.drawUsers(c, now)
-	s.drawRefusals(c, now, y+1)
+	if y+3 <= s.H { // a blank row, when the heading and a refusal still fit below it
+		y++
+	}
+	s.drawRefusals(c, now, y)
 	return c.Render(s.Styles)
 }
 
@@ -155,22 +158,27 @@ func (s *Scene) drawUsers(c *kit.Canvas, now time.Time) int {
 		nameW = max(nameW, utf8.RuneCountInString(label(u))+3) // the ✗ mark, and a gap
 	}
 	nameW = min(nameW, max(8, s.W/4))
-	colW := len("MAY PUBLISH") + 2
-	for _, u := range s.snap.Users {
-		colW = max(colW, utf8.RuneCountInString(permText(u.PubAllow, u.PubDeny))+2)
+	// The headers are shortened before a permission has to break onto a
+	// second row.
+	pubHead, subHead := "MAY PUBLISH", "MAY SUBSCRIBE"
+	colW := s.pubColumn(pubHead)
+	if !s.oneRowEach(nameW + 1 + colW) {
+		pubHead, subHead = "PUBLISH", "SUBSCRIBE"
+		colW = s.pubColumn(pubHead)
 	}
 	colW = min(colW, max((s.W-nameW-1)/2, 4))
 	pubX, subX := nameW+1, nameW+1+colW
 	c.Text(0, 0, "USER", kit.Title)
-	c.Text(pubX, 0, "MAY PUBLISH", kit.Title)
-	c.Text(subX, 0, "MAY SUBSCRIBE", kit.Title)
+	c.Text(pubX, 0, pubHead, kit.Title)
+	c.Text(subX, 0, subHead, kit.Title)
 	room := s.H - 1 - min(3, s.H/3) // leave rows for the refusals
 	y := 1
 	for i, u := range s.snap.Users {
-		if y >= 1+room {
-			break
-		}
-		if y == room && i < len(s.snap.Users)-1 {
+		pub := permLines(colW-1, u.PubAllow, u.PubDeny)
+		sub := permLines(s.W-subX, u.SubAllow, u.SubDeny)
+		rows := max(len(pub), len(sub))
+		last := i == len(s.snap.Users)-1
+		if y+rows > 1+room || (!last && y+rows == 1+room) {
 			c.Text(0, y, fmt.Sprintf("… and %d more", len(s.snap.Users)-i), kit.Faint)
 			y++
 			break
@@ -184,15 +192,36 @@ func (s *Scene) drawUsers(c *kit.Canvas, now time.Time) int {
 			name = "  " + name
 		}
 		c.Text(0, y, kit.Clip(name, nameW), role)
-		drawPerm(c, pubX, y, colW-1, u.PubAllow, u.PubDeny)
-		drawPerm(c, subX, y, s.W-subX, u.SubAllow, u.SubDeny)
-		y++
+		drawPerm(c, pubX, y, pub)
+		drawPerm(c, subX, y, sub)
+		y += rows
 	}
 	if s.snap.Anonymous && s.snap.Configured {
 		c.Text(0, y, "  clients without a user are let in too", kit.Faint)
 		y++
 	}
 	return y
+}
+
+// pubColumn is the publish column's width under head: its widest
+// permission, and a gap.
+func (s *Scene) pubColumn(head string) int {
+	w := len(head) + 2
+	for _, u := range s.snap.Users {
+		w = max(w, text.Width(permText(u.PubAllow, u.PubDeny))+2)
+	}
+	return w
+}
+
+// oneRowEach says whether every user's subscribe permission fits on its
+// row from x.
+func (s *Scene) oneRowEach(x int) bool {
+	for _, u := range s.snap.Users {
+		if text.Width(permText(u.SubAllow, u.SubDeny)) > s.W-x {
+			return false
+		}
+	}
+	return true
 }
 
 func label(u User) string {
@@ -202,7 +231,7 @@ func label(u User) string {
 	return u.Name
 }
 
-// permText is a permission as drawPerm writes it.
+// permText is a permission on one row, as drawPerm draws it where it fits.
 func permText(allow, deny []string) string {
 	if len(allow) == 0 && slices.Contains(deny, ">") {
 		return "nothing"
@@ -217,30 +246,61 @@ func permText(allow, deny []string) string {
 	return t
 }
 
-// drawPerm writes one permission: what it allows (Good), then what it
-// denies (Bad, "not …"), in at most w cells.
-func drawPerm(c *kit.Canvas, x, y, w int, allow, deny []string) {
-	if w <= 0 {
-		return
+// piece is a subject of a permission, with how it is drawn: what it
+// allows (Good), what it denies (Bad, "not …").
+type piece struct {
+	text string
+	role kit.Role
+}
+
+// permLines lays one permission out in rows of at most w cells, breaking
+// between subjects, never inside one: a deny cut short ("not …") would
+// hide the very subject it keeps a user from.
+func permLines(w int, allow, deny []string) [][]piece {
+	if len(allow) == 0 && slices.Contains(deny, ">") {
+		return [][]piece{{{"nothing", kit.Bad}}}
 	}
-	end := x + w
-	put := func(s string, role kit.Role) {
-		if x >= end {
-			return
-		}
-		x = c.Text(x, y, kit.Clip(s, end-x), role)
+	var pieces []piece
+	if len(allow) == 0 {
+		pieces = append(pieces, piece{"anything", kit.Good})
 	}
-	switch {
-	case len(allow) == 0 && slices.Contains(deny, ">"):
-		put("nothing", kit.Bad)
-		return
-	case len(allow) == 0:
-		put("anything", kit.Good)
-	default:
-		put(strings.Join(allow, " "), kit.Good)
+	for _, a := range allow {
+		pieces = append(pieces, piece{a, kit.Good})
 	}
 	for _, d := range deny {
-		put(" not "+d, kit.Bad)
+		pieces = append(pieces, piece{"not " + d, kit.Bad})
+	}
+	var rows [][]piece
+	var row []piece
+	used := 0
+	for _, p := range pieces {
+		if text.Width(p.text) > w {
+			p.text = kit.Clip(p.text, w) // a subject wider than the column on its own
+		}
+		n := text.Width(p.text)
+		if len(row) > 0 && used+1+n > w {
+			rows = append(rows, row)
+			row, used = nil, 0
+		}
+		if len(row) > 0 {
+			used++
+		}
+		row = append(row, p)
+		used += n
+	}
+	return append(rows, row)
+}
+
+// drawPerm draws a permission's rows (permLines) from x, y down.
+func drawPerm(c *kit.Canvas, x, y int, rows [][]piece) {
+	for i, row := range rows {
+		at := x
+		for j, p := range row {
+			if j > 0 {
+				at++
+			}
+			at = c.Text(at, y+i, p.text, p.role)
+		}
 	}
 }
 
@@ -261,22 +321,29 @@ func (s *Scene) drawRefusals(c *kit.Canvas, now time.Time, y int) {
 		if i == len(s.snap.Refusals)-1 {
 			role = s.role(now, "latest")
 		}
-		c.Text(0, y, kit.Clip(fmt.Sprintf("✗ #%d %s", r.N, describe(r)), s.W), role)
+		c.Text(0, y, refusal(s.W, fmt.Sprintf("✗ #%d ", r.N), r), role)
 		y++
 	}
 }
 
-// describe says what the server refused, in a line.
-func describe(r Refused) string {
+// refusal is mark and what the server refused, in at most w cells: in
+// words, or as the nats command's verb where the words do not fit, so the
+// subject stays whole.
+func refusal(w int, mark string, r Refused) string {
+	var long, short string
 	switch r.What {
 	case "login":
+		long, short = "a login as "+r.User, "login as "+r.User
 		if r.User == "" {
-			return "a login without a user"
+			long, short = "a login without a user", "login, no user"
 		}
-		return "a login as " + r.User
 	case "publish":
-		return r.User + " publishing to " + r.Subject
+		long, short = r.User+" publishing to "+r.Subject, r.User+": pub "+r.Subject
 	default:
-		return r.User + " subscribing to " + r.Subject
+		long, short = r.User+" subscribing to "+r.Subject, r.User+": sub "+r.Subject
 	}
+	if line := text.Fit(w, mark+long, mark+short); line != "" {
+		return line
+	}
+	return kit.Clip(mark+short, w)
 }
