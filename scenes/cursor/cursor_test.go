@@ -351,3 +351,39 @@ func TestNoStreamSaysWhatToTypeAt80x24(t *testing.T) {
 		}
 	}
 }
+
+// Lesson 21: a consumer removed and made again under the same name is a
+// new consumer. The pulls the first one had (sub --durable's) are gone with it: the second's
+// deliveries of the same messages are not the first's redelivered.
+func TestAConsumerRemovedTakesItsPulls(t *testing.T) {
+	h := newHarness(t, "stream add ORDERS --subjects 'orders.>' --defaults",
+		`pub orders.new "order {{Count}}" --count 3 --jetstream`)
+	// The first billing reads with no acks, as the one sub --durable
+	// makes; made first, so that the scene sees each delivery.
+	h.Run("consumer add ORDERS billing --pull --ack none --defaults")
+	h.Settle("the first billing", func(s Snapshot) bool { return s.consumer("billing") != nil })
+	h.Run("sub --stream ORDERS --durable billing -T")
+	h.Settle("the first billing read the orders", func(s Snapshot) bool {
+		got := 0
+		for _, p := range s.Pulls {
+			got += len(p.Got)
+		}
+		return consumer(s, "billing").Delivered == 3 && got == 3
+	})
+	first := h.Scene.snap.Pulls[len(h.Scene.snap.Pulls)-1].ID
+	h.Run("consumer rm ORDERS billing -f")
+	h.Settle("billing removed", func(s Snapshot) bool { return s.consumer("billing") == nil })
+	h.Run("consumer add ORDERS billing --pull --defaults")
+	h.Run("consumer next ORDERS billing --count 3")
+	h.Settle("the second billing read the orders", func(s Snapshot) bool { return consumer(s, "billing").AckFloor == 3 })
+	for _, p := range h.Scene.snap.Pulls {
+		if p.ID <= first {
+			t.Errorf("pull %d of the removed billing is still on screen: %+v", p.ID, p)
+		}
+	}
+	for _, sz := range []kittest.Size{{W: 120, H: 36}, {W: 56, H: 16}} {
+		if v := h.View(sz.W, sz.H); strings.ContainsRune(v, markExpired) && !strings.Contains(v, "↻ ack wait ran out") || strings.Count(v, string(markExpired)) > 1 {
+			t.Errorf("at %dx%d, a delivery is drawn as redelivered (%c), though nothing was:\n%s", sz.W, sz.H, markExpired, v)
+		}
+	}
+}

@@ -66,8 +66,11 @@ func (d *driver) poll() {
 		seen[ci.Name] = true
 		d.t.apply(ci, now)
 	}
-	// Consumers removed since the last look leave the picture.
+	// Consumers removed since the last look leave the picture, and their
+	// pulls with them: a consumer made later under the same name is
+	// another, which never had them.
 	snap.Consumers = slices.DeleteFunc(snap.Consumers, func(c Consumer) bool { return !seen[c.Name] })
+	snap.Pulls = slices.DeleteFunc(snap.Pulls, func(p Pull) bool { return !seen[p.Consumer] })
 	order := map[string]int{}
 	for i, ci := range infos {
 		order[ci.Name] = i
