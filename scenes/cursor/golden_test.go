@@ -1,13 +1,15 @@
 package cursor
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"natslab/scenes"
 	"natslab/scenes/kit"
-
 	"natslab/scenes/kit/kittest"
 )
 
@@ -249,4 +251,60 @@ func (h *harness) paneGoldens(t *testing.T, stage string) {
 		kittest.Size{Name: stage + "-56x9-100x30", W: 56, H: 9},
 		kittest.Size{Name: stage + "-56x16-100x30-reading", W: 56, H: 16},
 	)
+}
+
+// Lesson 22: six consumers of one stream, each started by another deliver
+// policy. Beside the lesson at 120x36 every consumer has its row and the
+// subjects read one a column; in the smaller panes the consumers that do
+// not fit are counted, in whole words.
+func TestGoldenDeliverPolicies(t *testing.T) {
+	h := newHarness(t, "stream add PRICES --subjects 'prices.>' --defaults",
+		"pub prices.aapl 190 --jetstream", "pub prices.msft 410 --jetstream", "pub prices.aapl 191 --jetstream",
+		"pub prices.msft 411 --jetstream", "pub prices.aapl 192 --jetstream")
+	for _, line := range []string{
+		"consumer add PRICES history --pull --deliver all --defaults", "consumer next PRICES history",
+		"consumer add PRICES latest --pull --deliver last --defaults", "consumer next PRICES latest",
+		"consumer add PRICES ticker --pull --deliver new --defaults", "pub prices.aapl 193 --jetstream", "consumer next PRICES ticker",
+		"consumer add PRICES replay --pull --deliver 3 --defaults", "consumer next PRICES replay",
+		"consumer add PRICES recent --pull --deliver 1h --defaults", "consumer next PRICES recent",
+		"consumer add PRICES board --pull --deliver subject --defaults", "consumer next PRICES board --count 2",
+	} {
+		h.Run(line)
+		if f := strings.Fields(line); f[1] == "add" {
+			// A learner reads the scene between two commands: it has
+			// looked at the new consumer before the next takes a price.
+			h.Settle(f[3], func(s Snapshot) bool { return s.consumer(f[3]) != nil })
+		}
+	}
+	names := []string{"history", "latest", "ticker", "replay", "recent", "board"}
+	h.Settle("six consumers", func(s Snapshot) bool { return len(s.Consumers) == 6 && consumer(s, "board").AckFloor == 6 })
+	h.still()
+	const w, ht = 68, 19 // the scene pane beside the lesson at 120x36
+	v := h.View(w, ht)
+	for _, name := range names {
+		if !strings.Contains(v, " "+name+" ") {
+			t.Errorf("consumer %s is not on screen at %dx%d:\n%s", name, w, ht, v)
+		}
+	}
+	if n := strings.Count(v, "cursor "); n != len(names) {
+		t.Errorf("%d of the %d consumers' cursors are on screen at %dx%d:\n%s", n, len(names), w, ht, v)
+	}
+	if strings.Contains(v, "aapl, msft") || !strings.Contains(v, "aapl msft aapl msft aapl") {
+		t.Errorf("the subject row does not name each message's subject in its column at %dx%d:\n%s", w, ht, v)
+	}
+	h.Golden(t, "six-consumers", w, ht)
+	h.NeverCut(t, "six-consumers")
+	for _, sz := range []scenes.PaneSize{scenes.SmallestPanes[0], scenes.LessonPanes[0], scenes.LessonPanes[1]} {
+		v := h.View(sz.W, sz.H)
+		shown := 0
+		for _, name := range names {
+			if strings.Contains(v, " "+name+" ") {
+				shown++
+			}
+		}
+		if more := fmt.Sprintf("+%d more", len(names)-shown); shown < len(names) && !strings.Contains(v, more) {
+			t.Errorf("at %dx%d, %d consumers are on screen and nothing says %q:\n%s", sz.W, sz.H, shown, more, v)
+		}
+	}
+	h.paneGoldens(t, "six-consumers")
 }

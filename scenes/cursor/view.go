@@ -92,6 +92,12 @@ func (s *Scene) Draw(now time.Time) string {
 		bottom--
 		c.Text(1, bottom, legend, kit.Faint)
 	}
+	// The story gives up rows (down to one) so that every consumer has
+	// its two: a blank row, the log, the subjects, then a consumer's marks
+	// and its cursor line.
+	if give := min(3+2*len(snap.Consumers)-(bottom-storyRows-y), storyRows-1); give > 0 {
+		storyRows -= give
+	}
 	bottom -= storyRows
 	s.story(c, bottom, storyRows, now)
 
@@ -219,14 +225,19 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 	var tokens map[uint64]string
 	if hi > 0 {
 		tokens = distinct(snap, lo, hi)
-		want := cw
+		widest := 0
 		for _, t := range tokens {
-			want = max(want, min(runes(t)+2, 10))
+			widest = max(widest, runes(t))
 		}
-		// Columns widen only as far as every subject fits whole;
-		// otherwise the row names the subjects once.
-		if n := int(hi - lo + 1); want > cw && n*want <= room {
-			cw = want
+		// Columns widen only as far as every subject fits whole, with two
+		// blanks between subjects, or one; otherwise the row names the
+		// subjects once.
+		n := int(hi - lo + 1)
+		for _, want := range []int{min(widest+2, 10), widest + 1} {
+			if want > cw && n*want <= room {
+				cw = want
+				break
+			}
 		}
 	}
 	cols := max(room/cw, 1)
@@ -274,21 +285,38 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 			c.Text(x0, y, text.Words(strings.Join(names, ", "), s.W-x0-1), kit.Faint)
 		}
 	}
-	for i := range snap.Consumers {
+	first := 0
+	if n, rows := len(snap.Consumers), bottom-1-y; n > rows && rows > 0 {
+		// One row each does not fit: the newest keep theirs (the one a
+		// learner just added among them), the oldest are counted.
+		first = n - (rows - 1)
+		y++
+		var older []string
+		for _, cs := range snap.Consumers[:first] {
+			older = append(older, cs.Name)
+		}
+		more := "+" + strconv.Itoa(first) + " more"
+		c.Text(1, y, text.Fit(s.W-2, more+": "+strings.Join(older, ", "), more+" consumers", more), kit.Faint)
+	}
+	for i := first; i < len(snap.Consumers); i++ {
 		if y+1 >= bottom {
 			break
 		}
 		y++
 		cs := &snap.Consumers[i]
 		s.lay.rows[cs.Name] = y
-		rest := s.consumerRow(c, cs, x0, cw, lo, hi, y, tall, now)
-		if tall && y+1 < bottom {
+		// A second row for this consumer only where every later one
+		// still has its own.
+		later := len(snap.Consumers) - 1 - i
+		second := func() bool { return y+1 < bottom-later }
+		rest := s.consumerRow(c, cs, x0, cw, lo, hi, y, tall && second(), !second(), now)
+		if tall && second() {
 			y++
 			// The cursor and the ack floor first.
 			rest = append(s.ruler(c, cs, x0, cw, lo, hi, y, now), rest...)
 		}
 		// What found no room beside the log, on a row of its own.
-		if len(rest) > 0 && y+1 < bottom {
+		if len(rest) > 0 && second() {
 			y++
 			c.Text(x0, y, strings.Join(text.Leading(s.W-x0-1, " · ", rest...), " · "), kit.Plain)
 		}
@@ -363,7 +391,9 @@ func (s *Scene) mark(cs *Consumer, seq uint64, now time.Time) (rune, kit.Role) {
 }
 
 // consumerRow draws a consumer's name, its marks and its counts.
-func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint64, y int, tall bool, now time.Time) (rest []string) {
+// Where the counts do not fit beside the marks, they are returned for a
+// row of their own; on one row (oneRow) the leading ones that fit stay.
+func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint64, y int, tall, oneRow bool, now time.Time) (rest []string) {
 	c.Text(1, y, kit.Clip(cs.Name, x0-3), kit.Strong)
 	if hi > 0 {
 		for seq := lo; seq <= hi; seq++ {
@@ -402,10 +432,11 @@ func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint
 		c.Text(x, y, text.Words("filter "+strings.Join(cs.Filters, ", ")+" matches nothing (the stream holds "+strings.Join(held, ", ")+")", s.W-x-1), kit.Bad)
 		return nil
 	}
-	if len(text.Leading(s.W-x-1, " · ", parts...)) < len(parts) {
+	fit := text.Leading(s.W-x-1, " · ", parts...)
+	if len(fit) < len(parts) && !oneRow {
 		return parts // no room beside the log: a row of their own
 	}
-	c.Text(x, y, strings.Join(parts, " · "), kit.Plain)
+	c.Text(x, y, strings.Join(fit, " · "), kit.Plain)
 	return nil
 }
 
