@@ -401,8 +401,8 @@ func (p *lessonPane) Lines() []string {
 func (p *lessonPane) View() string { return strings.Join(p.Lines(), "\n") }
 
 // wordWrap breaks plain text at spaces only (ansi.Wrap also breaks after
-// hyphens, which cuts --flags in two), and cuts a word only when it is
-// longer than a line.
+// hyphens, which cuts --flags in two), and breaks a word only when it is
+// longer than a line (breakLong).
 func wordWrap(text string, width int) string {
 	var b strings.Builder
 	col := 0
@@ -418,7 +418,7 @@ func wordWrap(text string, width int) string {
 			col = 0
 		}
 		if w > width {
-			word = ansi.Hardwrap(word, width, false)
+			word = breakLong(word, width)
 			w = ansi.StringWidth(word[strings.LastIndexByte(word, '\n')+1:])
 			col = 0
 		}
@@ -426,6 +426,23 @@ func wordWrap(text string, width int) string {
 		col += w
 	}
 	return b.String()
+}
+
+// breakLong breaks a word longer than a line into lines after a dot where
+// one falls in the line, so a long subject keeps its tokens whole
+// ($JS.EVENT.ADVISORY.CONSUMER. / DELETED.ORDERS.billing); elsewhere at the
+// width.
+func breakLong(word string, width int) string {
+	var lines []string
+	for ansi.StringWidth(word) > width {
+		line := ansi.Truncate(word, width, "")
+		if i := strings.LastIndexByte(line, '.'); i > 0 {
+			line = line[:i+1]
+		}
+		lines = append(lines, line)
+		word = word[len(line):]
+	}
+	return strings.Join(append(lines, word), "\n")
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

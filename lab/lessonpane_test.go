@@ -495,3 +495,17 @@ func TestLessonStepHeadNeverClipsItsPointer(t *testing.T) {
 		}
 	}
 }
+
+// A word longer than the lesson pane's line is broken after a dot where
+// one falls in the line, so a subject keeps its tokens whole; a word
+// without dots is broken at the width; no line is wider than the width.
+func TestWordWrapBreaksLongSubjectsBetweenTokens(t *testing.T) {
+	got := wordWrap("not yet: $JS.EVENT.ADVISORY.CONSUMER.DELETED.ORDERS.billing was not seen", 32)
+	want := "not yet:\n$JS.EVENT.ADVISORY.CONSUMER.\nDELETED.ORDERS.billing was not\nseen"
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	if got := wordWrap("abcdefghijklmnopqrstuvwxyz", 10); got != "abcdefghij\nklmnopqrst\nuvwxyz" {
+		t.Errorf("a word with no dot:\n%s", got)
+	}
+}
