@@ -152,8 +152,6 @@ func (x *consumerCmd) pullOne(c *Call, nc *nats.Conn, timeout time.Duration) (*n
 	if err != nil {
 		return nil, c.jsError(err)
 	}
-	// Unsubscribing withdraws interest, so the server drops the pull
-	// instead of delivering into the void (and waiting out the ack wait).
 	defer sub.Unsubscribe()
 	reconnected := nc.StatusChanged(nats.CONNECTED)
 	defer nc.RemoveStatusListener(reconnected)
@@ -179,6 +177,7 @@ func (x *consumerCmd) pullOne(c *Call, nc *nats.Conn, timeout time.Duration) (*n
 		select {
 		case <-ctx.Done():
 			if c.Ctx.Err() != nil {
+				withdraw(c, nc, sub)
 				return nil, c.Ctx.Err()
 			}
 			if jsOff {
@@ -231,6 +230,20 @@ func (x *consumerCmd) pullOne(c *Call, nc *nats.Conn, timeout time.Duration) (*n
 			return m, nil
 		}
 	}
+}
+
+// withdraw takes back a pull still waiting at the server when its job is
+// stopped: without interest in its inbox the server drops the pull instead
+// of delivering the next message into the void, where it would wait out
+// the ack wait. The unsubscribe only leaves with the connection's next
+// write, so the round trip after it makes sure the server has it before
+// the job ends and the learner publishes again (the real CLI's process
+// exits, and its connection with it).
+func withdraw(c *Call, nc *nats.Conn, sub *nats.Subscription) {
+	if sub.Unsubscribe() != nil || !nc.IsConnected() {
+		return // no pull left: the server dropped it with the connection
+	}
+	_ = nc.FlushTimeout(c.timeout)
 }
 
 // noMessage is the real CLI's line for an empty pull, with the lab's note

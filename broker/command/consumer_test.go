@@ -483,6 +483,11 @@ func TestConsumerNextCountIsAJob(t *testing.T) {
 	if j.Err() != nil {
 		t.Errorf("a stopped job is not a failure: %v", j.Err())
 	}
+	// Once the job is done, its pull is gone from the server (which
+	// prunes pulls whose inbox lost interest when asked for its info).
+	if n := conInfo(t, l, "EVENTS", "worker").NumWaiting; n != 0 {
+		t.Errorf("the stopped job's pull still waits at the server: %d waiting pulls", n)
+	}
 	mu.Lock()
 	var got []string
 	for _, e := range events {
