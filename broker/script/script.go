@@ -31,17 +31,17 @@ type Result struct {
 const ReadyWait = 5 * time.Second
 
 // How long background jobs may take to go through what the script's lines
-// had sent them (see settle): after each line when something checks the
-// state between lines (RunEach's after), and after the last line, before
-// they are stopped. Jobs say when they are through; this bound only
+// had sent them (see settle): after each line, and after the last line,
+// before they are stopped. Jobs say when they are through; this bound only
 // keeps a job that never will (its server gone) from holding the script,
-// and a note says so.
+// and a note says so when the script then stops it, or a check follows.
 const (
 	settleLine = time.Second
 	settleEnd  = 2 * time.Second
 )
 
-// Run executes every line of r against s. Output of every command, in the
+// Run executes every line of r against s, each once the background jobs
+// have shown what the line before sent them. Output of every command, in the
 // foreground or not, goes to st.Out and st.Err; errors as the real CLI
 // prints them ("nats: error: …") to st.Err; the lab's own refusals to
 // st.Lab (nil: to st.Err, as "natslab: …"); the lab's notes to st.Note
@@ -58,7 +58,14 @@ func Run(ctx context.Context, s *command.Session, r io.Reader, st command.Stream
 func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.Streams, after func()) (Result, error) {
 	var background []*command.Job
 	sp := &speakers{note: st.Note}
-	check := func() {}
+	// Each line waits for the jobs to show what the line before sent them,
+	// as a person at a shell types the next line after seeing that: the
+	// real CLI's lines, one process each, are never quicker than that.
+	// Without it a key-value watch still behind on a delete never sees it
+	// once the next put replaced it (a bucket keeps one revision of a key
+	// by default). A job still receiving when the bound is reached keeps
+	// running and shows the rest later: no note.
+	check := func() { settle(s, settleLine, nil) }
 	if after != nil {
 		check = func() {
 			settle(s, settleLine, sp.note) // the script's jobs, and any a lesson started

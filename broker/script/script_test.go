@@ -158,3 +158,47 @@ func TestScriptEndNamesAJobStillReceiving(t *testing.T) {
 		t.Errorf("notes:\n%s", notes.String())
 	}
 }
+
+// As at a shell, where a person types the next line once a background
+// job has shown what the last one sent it, each line runs once the jobs
+// have gone through what the line before sent them: a key-value watch
+// shows a delete that the next put of the key replaces (the bucket keeps
+// one revision of each key, so a watch still behind would never see it),
+// and a sub shows a message before the next line runs.
+func TestEachLineRunsOnceTheJobsShowedTheLastOne(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.InProcessOnly())
+	s := command.NewSession(srv)
+	defer s.Close()
+	var seen []uint64 // what the jobs had shown, each time a line asked
+	s.AddVerb(command.Verb{Name: "shown", Usage: "shown", Summary: "Note how many messages the jobs have shown", Run: func(*command.Call, []string) error {
+		var n uint64
+		for _, j := range s.Jobs() {
+			n += j.Received()
+		}
+		seen = append(seen, n)
+		return nil
+	}})
+	src := `kv add cfg
+kv watch cfg &
+kv put cfg k one
+shown
+kv del cfg k --force
+shown
+kv put cfg k two
+shown
+sub greet &
+pub greet hi
+shown
+`
+	var out, errb bytes.Buffer // the script writes under one lock
+	res, err := script.Run(context.Background(), s, strings.NewReader(src), command.Streams{Out: &out, Err: &errb})
+	if err != nil || res.Failed != 0 {
+		t.Fatalf("%v, %+v:\n%s", err, res, errb.String())
+	}
+	if fmt.Sprint(seen) != "[1 2 3 4]" {
+		t.Errorf("the jobs had shown %v messages when each shown line ran, want [1 2 3 4]:\n%s", seen, out.String())
+	}
+	if !strings.Contains(out.String(), "DELETE cfg > k\n") {
+		t.Errorf("the watch never showed the delete:\n%s", out.String())
+	}
+}
