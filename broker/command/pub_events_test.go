@@ -1,7 +1,9 @@
 package command_test
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"slices"
 	"sync"
 	"testing"
@@ -65,5 +67,53 @@ func TestPubJetStreamTellsARefusal(t *testing.T) {
 	}
 	if fmt.Sprint(refused) != "[orders.new ORDERS 10077 maximum messages exceeded (10077)]" {
 		t.Errorf("refusal events: %q", refused)
+	}
+}
+
+// A job's end is told while the job still holds its number and before
+// whoever waits on it (Run, Done) goes on: a line run after another finds
+// every event of the one before told, and never a number the observer
+// still knows as the other job's. (The next job takes the lowest free
+// number: told late, the first job's end was taken for the second's, and
+// a lesson counted the second's messages as two subscribers'.)
+func TestAJobsEndIsToldBeforeItIsDone(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.InProcessOnly())
+	var s *command.Session
+	var mu sync.Mutex
+	var told []string
+	s = command.NewSession(srv, command.WithObserver(func(e command.Event) {
+		line := fmt.Sprintf("%d %d", e.Kind, e.Job)
+		if e.Kind == command.JobEnded {
+			j := s.Job(e.Job)
+			switch {
+			case j == nil:
+				line += " (its number already free)"
+			default:
+				select {
+				case <-j.Done():
+					line += " (already done)"
+				default:
+				}
+			}
+		}
+		mu.Lock()
+		told = append(told, line)
+		mu.Unlock()
+	}))
+	defer s.Close()
+	for _, line := range []string{"pub a x", "pub b y"} {
+		if err := s.Run(context.Background(), line, io.Discard, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	started, published, ended := command.JobStarted, command.Published, command.JobEnded
+	want := []string{
+		fmt.Sprintf("%d 1", started), fmt.Sprintf("%d 1", published), fmt.Sprintf("%d 1", ended),
+		fmt.Sprintf("%d 1", started), fmt.Sprintf("%d 1", published), fmt.Sprintf("%d 1", ended),
+	}
+	if !slices.Equal(told, want) {
+		t.Errorf("events told (kind job):\n%q\nwant\n%q", told, want)
 	}
 }

@@ -67,7 +67,8 @@ func WithConfirm(ask func(question string) bool) Option {
 	return func(s *Session) { s.confirm = ask }
 }
 
-// WithObserver receives every Event; it must return quickly.
+// WithObserver receives every Event; it must return quickly. A job's
+// JobEnded comes before its Done: the observer must not wait for the job.
 func WithObserver(f func(Event)) Option { return func(s *Session) { s.observer = f } }
 
 // WithCLIHome sets where the real CLI keeps its files (contexts, plugins):
@@ -352,6 +353,11 @@ func (s *Session) StartStreams(ctx context.Context, line string, st Streams) *Jo
 			err = nil
 		}
 		j.err = err
+		// The end is told first, while the job still holds its number:
+		// once its number is free the next job may take it, and once it
+		// is done the next line may run, and an observer told this end
+		// after either would take the next job's events for this one's.
+		s.emit(Event{Kind: JobEnded, Job: j.ID, Line: j.Line, Err: err})
 		if numbered {
 			s.jobsMu.Lock()
 			delete(s.jobs, j.ID)
@@ -360,7 +366,6 @@ func (s *Session) StartStreams(ctx context.Context, line string, st Streams) *Jo
 		cancel()
 		j.readyOnce.Do(func() { close(j.ready) })
 		close(j.done)
-		s.emit(Event{Kind: JobEnded, Job: j.ID, Line: j.Line, Err: err})
 	}()
 	return j
 }
