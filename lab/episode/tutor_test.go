@@ -136,15 +136,16 @@ func TestLessonVerbs(t *testing.T) {
 	if l.srv.JetStream() {
 		t.Error("reset turns JetStream off again, as the lesson starts")
 	}
+	var typed strings.Builder
 	for _, line := range strings.Split(strings.TrimSpace(solutions(t)["first-stream"]), "\n") {
 		if !strings.HasPrefix(line, "#") {
 			// A line that failed (a publish timed out, its message stored
 			// later) says so here, not as a replay that fell short.
-			l.must(line)
+			fmt.Fprintf(&typed, "> %s\n%s", line, l.must(line))
 		}
 	}
 	if r := l.report(); !r.Complete {
-		t.Fatalf("solution typed in the pane: %+v", r)
+		t.Fatalf("solution typed in the pane: %+v\n%s", r, typed.String())
 	}
 	l.must("lesson", "All 4 steps done")
 	l.must("lessons", "▸  6  first-stream      done")
