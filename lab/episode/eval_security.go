@@ -56,33 +56,37 @@ func (s *snapshot) checkRefused(c *RefusedCheck) (bool, string) {
 	return false, fmt.Sprintf("the server %s %s, wants %s", what, text.Count(n, "time", "times"), want.Want())
 }
 
-// refusedWhy explains a check that found nothing with what the server
-// refused since the lesson started: a subscription to subject (or a
-// publish matching it), else logins. "" when it refused nothing.
+// refusedWhy explains a check that found nothing with the newest refusal
+// that bears on it since the lesson started: a refused login, a refused
+// request of the check's own kind (what: a publish or a subscription, to
+// any subject, so a misspelt one shows), or a refused publish that
+// subject would have heard. The newest, because that is the learner's
+// latest try: logins refused steps ago say nothing about a publish
+// refused now. "" when the server refused nothing that bears on it.
 func (s *snapshot) refusedWhy(what, subject string) string {
 	lines, _ := s.l.env.Deployment.Log().Since(s.l.logStart)
 	rs := refusals(lines)
-	for i := len(rs) - 1; i >= 0; i-- {
-		r := rs[i]
-		if r.What != what || subject == "" {
-			continue
-		}
-		if r.Subject == subject || (what == "publish" && server.SubjectMatchesFilter(r.Subject, subject)) {
-			verb := "a publish to"
-			if what == "subscribe" {
-				verb = "a subscription to"
-			}
-			return fmt.Sprintf("; the server refused %s %s %s: a permissions violation (config shows each user's permissions)", r.User, verb, r.Subject)
-		}
-	}
 	logins := 0
 	for _, r := range rs {
 		if r.What == "login" {
 			logins++
 		}
 	}
-	if logins > 0 {
-		return fmt.Sprintf("; the server refused %s: a client needs a user it knows (--user and --password)", text.Count(logins, "login", "logins"))
+	for i := len(rs) - 1; i >= 0; i-- {
+		r := rs[i]
+		heard := r.What == "publish" && subject != "" && server.SubjectMatchesFilter(r.Subject, subject)
+		switch {
+		case r.What == "login" && r.User != "":
+			return fmt.Sprintf("; the server refused a login as %s: a user it does not know, or the wrong password (config shows the users and their passwords)", r.User)
+		case r.What == "login":
+			return fmt.Sprintf("; the server refused %s: a client needs a user it knows (--user and --password)", text.Count(logins, "login", "logins"))
+		case r.What == what || heard:
+			verb := "a publish to"
+			if r.What == "subscribe" {
+				verb = "a subscription to"
+			}
+			return fmt.Sprintf("; the server refused %s %s %s: a permissions violation (config shows each user's permissions)", r.User, verb, r.Subject)
+		}
 	}
 	return ""
 }
