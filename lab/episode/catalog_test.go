@@ -185,26 +185,40 @@ func TestGetTakesTheListedNumber(t *testing.T) {
 }
 
 // A learner reads the lesson text, not the step's list: every command a
-// step of Parts VII to X suggests is in the text too, so that typing what
-// the text shows completes the step. (A line with "…" stands for one the
-// learner completes from the screen: its text up to the "…" is enough.)
+// step suggests is in the text too, so that typing what the text shows
+// completes the step. (A line with "…" stands for one the learner
+// completes from the screen: its text up to the "…" is enough. A job's
+// number depends on what else runs, so the text's "stop N" stands for
+// any "stop 1".)
 func TestLessonTextShowsEveryStepsCommands(t *testing.T) {
+	// Lines a lesson leaves out of its text on purpose, and why.
+	hidden := map[string]string{
+		"troubleshooting: stream info AUDIT": "the learner finds what AUDIT captures: the text lists stream info S among the useful questions, and naming the stream would point at the fault",
+	}
+	used := map[string]bool{}
 	for _, e := range catalog().Episodes {
-		if e.Number < 21 || e.Number > 31 {
-			continue
-		}
-		text := strings.Join(strings.Fields(e.Text), " ")
+		text := normalHint(e.Text)
 		for _, st := range e.Steps {
 			for _, line := range st.Try {
 				line, _ = command.SplitBackground(line)
-				line = strings.Join(strings.Fields(line), " ")
+				line = normalHint(line)
 				if head, _, ok := strings.Cut(line, "…"); ok {
 					line = head
 				}
-				if !strings.Contains(text, line) {
-					t.Errorf("%s, step %q: the lesson text does not show %q", e.ID, st.Title, line)
+				if strings.Contains(text, line) {
+					continue
 				}
+				if _, ok := hidden[e.ID+": "+line]; ok {
+					used[e.ID+": "+line] = true
+					continue
+				}
+				t.Errorf("%s, step %q: the lesson text does not show %q", e.ID, st.Title, line)
 			}
+		}
+	}
+	for line := range hidden {
+		if !used[line] {
+			t.Errorf("%s: no step suggests it any more, or the text shows it: drop it from the hidden lines", line)
 		}
 	}
 }
