@@ -104,7 +104,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.broker.User, "user", "", "the user `NAME` clients must present (with --server: the user to connect as)")
 	fs.StringVar(&cfg.broker.Password, "password", "", "the password `SECRET` that goes with --user")
 	fs.StringVar(&cfg.broker.Token, "token", "", "the token `SECRET` clients must present (with --server: the token to connect with)")
-	fs.IntVar(&cfg.broker.Cluster, "cluster", 1, "run `N` JetStream servers inside natslab: 3 for a three-node cluster (n1, n2, n3), 1 for a single server")
+	fs.IntVar(&cfg.broker.Cluster, "cluster", 1, "`N` JetStream servers inside natslab: 3 for a three-node cluster (n1, n2, n3), or 1, a single server (no other size)")
 	fs.StringVar(&cfg.lesson, "lesson", "", "open the lesson `ID`, or its number in natslab lessons; with run, check a script against it")
 	fs.Float64Var(&cfg.speed, "speed", 1, "with demo: how fast the story plays, `X` times (2 is twice as fast, 0.5 half)")
 	fs.BoolVar(&cfg.explain, "explain", false, "with run: print the lab's notes too (to stderr, each line starting with "+strings.TrimSpace(command.NoteMarker)+"); without it run prints what the real nats CLI prints")
