@@ -187,5 +187,8 @@ func TestWorkshopOverSSH(t *testing.T) {
 	// The instructor ends the workshop: every attendee is told.
 	r.typeLine("instructor", "quit")
 	r.waitText("instructor", "workshop-ended")
-	r.waitText("bob", "the workshop has ended", "ssh-ended")
+	s = r.waitText("bob", "the workshop has ended", "ssh-ended")
+	if strings.Contains(s, "closed by remote host") || strings.Contains(s, "Connection reset") {
+		t.Errorf("bob's ssh saw its connection cut rather than closed:\n%s", s)
+	}
 }

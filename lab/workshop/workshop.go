@@ -309,7 +309,15 @@ func (w *Workshop) Close() {
 		c.kick("natslab: the workshop has ended. Thank you for coming!")
 	}
 	w.sessions.Wait()
-	_ = w.srv.Close()
+	// Each attendee's ssh closes its own connection once it has read the
+	// end of its session; closing the connections under it instead makes it
+	// print "Connection reset by peer" after the goodbye. A client that
+	// does not close in a moment is closed all the same.
+	grace, done := context.WithTimeout(context.Background(), 3*time.Second)
+	if w.srv.Shutdown(grace) != nil {
+		_ = w.srv.Close()
+	}
+	done()
 	w.cancel()
 	w.mu.Lock()
 	labs := make([]*attendee, 0, len(w.labs))
