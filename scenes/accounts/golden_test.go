@@ -156,7 +156,7 @@ func TestGoldenLesson(t *testing.T) {
 		t.Fatalf("the story does not say the order stayed in SHOP: %q", s.Story)
 	}
 	h.Golden(t, "2-stays-in-shop", w, ht)
-	h.paneGoldens(t, "2-stays-in-shop")
+	h.GoldenPanes(t, "2-stays-in-shop")
 	h.Clock.Advance(stayLeg + fadeFor/2)
 	h.Golden(t, "3-fading-in-shop", w, ht)
 
@@ -223,7 +223,7 @@ func TestGoldenLesson(t *testing.T) {
 	})
 	h.Clock.Advance(crossLeg / 4)
 	h.Golden(t, "5-service", w, ht)
-	h.paneGoldens(t, "5-service")
+	h.GoldenPanes(t, "5-service")
 	h.Clock.Advance(3 * time.Second)
 	h.GoldenSizes(t,
 		kittest.Size{Name: "118x20", W: 118, H: 20},
@@ -246,17 +246,6 @@ func TestGoldenLesson(t *testing.T) {
 }
 
 func (h *harness) snap() Snapshot { return h.Scene.snap }
-
-// paneGoldens draws the scene as the lab's pane shows it beside the
-// lesson at 80x24 and 100x30 (reading, and typing).
-func (h *harness) paneGoldens(t *testing.T, stage string) {
-	t.Helper()
-	h.GoldenSizes(t,
-		kittest.Size{Name: stage + "-44x7-80x24", W: 44, H: 7},
-		kittest.Size{Name: stage + "-56x16-100x30-reading", W: 56, H: 16},
-		kittest.Size{Name: stage + "-56x9-100x30", W: 56, H: 9},
-	)
-}
 
 // With the plain server there is one account, and the scene says so; the
 // lesson's configuration restarts the server, and the scene follows.

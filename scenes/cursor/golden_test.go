@@ -143,7 +143,7 @@ func TestGoldenGivenUp(t *testing.T) {
 	h.still()
 	h.Golden(t, "3-nak-then-term", w, ht)
 	h.NeverCut(t, "3-nak-then-term")
-	h.paneGoldens(t, "3-nak-then-term")
+	h.GoldenPanes(t, "3-nak-then-term")
 }
 
 func TestGoldenTwoConsumers(t *testing.T) {
@@ -186,7 +186,7 @@ func TestGoldenWorkerPool(t *testing.T) {
 	h.still()
 	h.Golden(t, "1-three-workers-six-jobs", w, ht)
 	h.NeverCut(t, "1-three-workers-six-jobs")
-	h.paneGoldens(t, "1-three-workers-six-jobs")
+	h.GoldenPanes(t, "1-three-workers-six-jobs")
 
 	h.Run("consumer next JOBS pool --no-ack")
 	h.Settle("seventh out", func(s Snapshot) bool { return len(consumer(s, "pool").Out) == 1 })
@@ -195,7 +195,7 @@ func TestGoldenWorkerPool(t *testing.T) {
 	h.Settle("survivor waits", func(s Snapshot) bool { return consumer(s, "pool").Waiting == 1 })
 	h.Golden(t, "2-a-worker-died-a-survivor-waits", w, ht)
 	h.NeverCut(t, "2-a-worker-died-a-survivor-waits")
-	h.paneGoldens(t, "2-a-worker-died-a-survivor-waits")
+	h.GoldenPanes(t, "2-a-worker-died-a-survivor-waits")
 
 	h.Settle("finished", func(s Snapshot) bool { return consumer(s, "pool").AckFloor == 7 })
 	h.still()
@@ -240,17 +240,6 @@ func TestSamePictureWithoutColour(t *testing.T) {
 	if coloured == plain || ansi.Strip(coloured) != plain {
 		t.Fatalf("colour changes the text:\n%s\n---\n%s", plain, ansi.Strip(coloured))
 	}
-}
-
-// paneGoldens draws the scene as the lab's pane shows it at 80x24 and
-// 100x30 beside the lesson.
-func (h *harness) paneGoldens(t *testing.T, stage string) {
-	t.Helper()
-	h.GoldenSizes(t,
-		kittest.Size{Name: stage + "-44x7-80x24", W: 44, H: 7},
-		kittest.Size{Name: stage + "-56x9-100x30", W: 56, H: 9},
-		kittest.Size{Name: stage + "-56x16-100x30-reading", W: 56, H: 16},
-	)
 }
 
 // Lesson 22: six consumers of one stream, each started by another deliver
@@ -306,5 +295,5 @@ func TestGoldenDeliverPolicies(t *testing.T) {
 			t.Errorf("at %dx%d, %d consumers are on screen and nothing says %q:\n%s", sz.W, sz.H, shown, more, v)
 		}
 	}
-	h.paneGoldens(t, "six-consumers")
+	h.GoldenPanes(t, "six-consumers")
 }

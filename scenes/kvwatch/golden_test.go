@@ -43,7 +43,7 @@ func TestGoldenEpisode(t *testing.T) {
 	h.Settle("green", func(s Snapshot) bool { return last(s).Rev == 2 && s.Watchers == 1 })
 	h.still()
 	h.Golden(t, "5-green-watched", w, ht)
-	h.paneGoldens(t, "5-green-watched")
+	h.GoldenPanes(t, "5-green-watched")
 
 	_, _ = h.Try("kv update profiles sue.color red 1")
 	h.Settle("refused", func(s Snapshot) bool { return last(s).Refused })
@@ -51,7 +51,7 @@ func TestGoldenEpisode(t *testing.T) {
 	h.Golden(t, "6-stale-update-bouncing", w, ht)
 	h.still()
 	h.Golden(t, "7-stale-update-refused", w, ht)
-	h.paneGoldens(t, "7-stale-update-refused")
+	h.GoldenPanes(t, "7-stale-update-refused")
 
 	h.Run("kv update profiles sue.color red 2")
 	h.Settle("red", func(s Snapshot) bool { return last(s).Rev == 3 })
@@ -62,7 +62,7 @@ func TestGoldenEpisode(t *testing.T) {
 	h.Settle("deleted", func(s Snapshot) bool { return last(s).Rev == 4 })
 	h.still()
 	h.Golden(t, "9-deleted-marker", w, ht)
-	h.paneGoldens(t, "9-deleted-marker")
+	h.GoldenPanes(t, "9-deleted-marker")
 }
 
 func TestGoldenSizes(t *testing.T) {
@@ -80,16 +80,5 @@ func TestGoldenSizes(t *testing.T) {
 		kittest.Size{Name: "40x6", W: 40, H: 6},
 		kittest.Size{Name: "39x6-one-line", W: 39, H: 6},
 		kittest.Size{Name: "1x1", W: 1, H: 1},
-	)
-}
-
-// paneGoldens draws the scene as the lab's pane shows it beside the
-// lesson at 80x24 and 100x30 (reading, and typing).
-func (h *harness) paneGoldens(t *testing.T, stage string) {
-	t.Helper()
-	h.GoldenSizes(t,
-		kittest.Size{Name: stage + "-44x7-80x24", W: 44, H: 7},
-		kittest.Size{Name: stage + "-56x16-100x30-reading", W: 56, H: 16},
-		kittest.Size{Name: stage + "-56x9-100x30", W: 56, H: 9},
 	)
 }

@@ -18,6 +18,7 @@
 package kittest
 
 import (
+	"fmt"
 	"regexp"
 	"slices"
 	"testing"
@@ -226,6 +227,20 @@ func (h *Harness[Sc, S]) GoldenSizes(t *testing.T, sizes ...Size) {
 	for _, sz := range sizes {
 		h.Golden(t, sz.Name, sz.W, sz.H)
 	}
+}
+
+// GoldenPanes is Golden at the sizes the scene pane has beside the lesson
+// (scenes.SmallestPanes, scenes.LessonPanes): at 80x24, and at 100x30 while
+// the lesson is read and while commands are typed. The golden files are
+// named after the stage, the pane's size and the terminal's.
+func (h *Harness[Sc, S]) GoldenPanes(t *testing.T, stage string) {
+	t.Helper()
+	at80, reading, typing := scenes.SmallestPanes[0], scenes.LessonPanes[0], scenes.LessonPanes[1]
+	h.GoldenSizes(t,
+		Size{Name: fmt.Sprintf("%s-%dx%d-80x24", stage, at80.W, at80.H), W: at80.W, H: at80.H},
+		Size{Name: fmt.Sprintf("%s-%dx%d-100x30-reading", stage, reading.W, reading.H), W: reading.W, H: reading.H},
+		Size{Name: fmt.Sprintf("%s-%dx%d-100x30", stage, typing.W, typing.H), W: typing.W, H: typing.H},
+	)
 }
 
 // clipped finds text kit.Clip cut short: an ellipsis right after a
