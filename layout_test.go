@@ -41,6 +41,8 @@ var importRules = []importRule{
 		Why: "it is initialised before the packages it pauses the collector for"},
 	{Of: "broker/keytables", Not: []string{"..."},
 		Why: "it is initialised early, so that its tables are ready when the server starts"},
+	{Of: "broker/jsonwarm", Not: []string{"..."},
+		Why: "it is initialised before the command language, so that its tables are ready for the first answer"},
 	{Of: "lab/prose", Not: []string{"..."},
 		Why: "the rendered lesson text is data the binary embeds"},
 	{Of: "lab", Not: []string{"lab/demo", "lab/workshop"},

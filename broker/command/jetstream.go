@@ -9,6 +9,11 @@ import (
 	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	// A stream's description is the first JetStream answer most lines
+	// wait for: encoding/json's tables for it are built while the
+	// program starts.
+	_ "natslab/broker/jsonwarm"
 )
 
 // Shared helpers for the JetStream commands: clear errors for the mistakes
