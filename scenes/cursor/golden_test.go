@@ -2,6 +2,7 @@ package cursor
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -283,13 +284,18 @@ func TestGoldenDeliverPolicies(t *testing.T) {
 	}
 	h.Golden(t, "six-consumers", w, ht)
 	h.NeverCut(t, "six-consumers")
-	for _, sz := range []scenes.PaneSize{scenes.SmallestPanes[0], scenes.LessonPanes[0], scenes.LessonPanes[1]} {
+	// Every consumer on screen shows its cursor (none is left with its
+	// marks alone), and those left out are counted.
+	for _, sz := range append(slices.Clone(scenes.SmallestPanes), scenes.LessonPanes...) {
 		v := h.View(sz.W, sz.H)
 		shown := 0
 		for _, name := range names {
 			if strings.Contains(v, " "+name+" ") {
 				shown++
 			}
+		}
+		if n := strings.Count(v, "cursor "); n != shown {
+			t.Errorf("at %dx%d, %d consumers are on screen and %d cursors:\n%s", sz.W, sz.H, shown, n, v)
 		}
 		if more := fmt.Sprintf("+%d more", len(names)-shown); shown < len(names) && !strings.Contains(v, more) {
 			t.Errorf("at %dx%d, %d consumers are on screen and nothing says %q:\n%s", sz.W, sz.H, shown, more, v)

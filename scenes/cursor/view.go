@@ -245,6 +245,33 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 	if hi > 0 {
 		tokens = distinct(snap, lo, hi)
 	}
+	// The rows each consumer needs at least: its marks, with its cursor
+	// and ack floor beside them, or on a row of their own under them.
+	marksEnd := x0 + 2
+	if hi > 0 {
+		marksEnd = x0 + cw*int(hi-lo+1) + 2
+	}
+	need := make([]int, len(snap.Consumers))
+	for i := range snap.Consumers {
+		need[i] = 1
+		if cs := &snap.Consumers[i]; !cs.NoMatch && runes(cursorFloor(cs)) > s.W-marksEnd-1 {
+			need[i] = 2
+		}
+	}
+	needFrom := func(i int) (n int) {
+		for _, k := range need[i:] {
+			n += k
+		}
+		return n
+	}
+	// Above the log, a blank row, unless a consumer's rows need it.
+	subjRow := 0
+	if hi > 0 {
+		subjRow = 1
+	}
+	if len(need) > 0 && bottom-1-(y+subjRow) < needFrom(0) {
+		y--
+	}
 	s.lay = layout{x0: x0, cw: cw, lo: lo, hi: hi, logY: y, rows: map[string]int{}}
 	role := kit.Strong
 	if !snap.ServerUp {
@@ -286,17 +313,25 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 		}
 	}
 	first := 0
-	if n, rows := len(snap.Consumers), bottom-1-y; n > rows && rows > 0 {
-		// One row each does not fit: the newest keep theirs (the one a
-		// learner just added among them), the oldest are counted.
-		first = n - (rows - 1)
+	if n, rows := len(snap.Consumers), bottom-1-y; needFrom(0) > rows && rows > 0 {
+		// Not every consumer fits with its cursor: the newest keep
+		// theirs (the one a learner just added among them), the oldest
+		// are counted.
+		first = 1
+		for first < n && 1+needFrom(first) > rows {
+			first++
+		}
 		y++
 		var older []string
 		for _, cs := range snap.Consumers[:first] {
 			older = append(older, cs.Name)
 		}
-		more := "+" + strconv.Itoa(first) + " more"
-		c.Text(1, y, text.Fit(s.W-2, more+": "+strings.Join(older, ", "), more+" consumers", more), kit.Faint)
+		more, count := "+"+strconv.Itoa(first)+" more", "+"+strconv.Itoa(first)+" more consumers"
+		if first == n {
+			more = text.Count(uint64(n), "consumer", "consumers")
+			count = more
+		}
+		c.Text(1, y, text.Fit(s.W-2, more+": "+strings.Join(older, ", "), count, more), kit.Faint)
 	}
 	for i := first; i < len(snap.Consumers); i++ {
 		if y+1 >= bottom {
@@ -306,8 +341,8 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 		cs := &snap.Consumers[i]
 		s.lay.rows[cs.Name] = y
 		// A second row for this consumer only where every later one
-		// still has its own.
-		later := len(snap.Consumers) - 1 - i
+		// still has the rows it needs.
+		later := needFrom(i + 1)
 		second := func() bool { return y+1 < bottom-later }
 		rest := s.consumerRow(c, cs, x0, cw, lo, hi, y, tall && second(), !second(), now)
 		if tall && second() {
@@ -438,6 +473,12 @@ func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint
 	}
 	c.Text(x, y, strings.Join(fit, " · "), kit.Plain)
 	return nil
+}
+
+// cursorFloor is a consumer's cursor and ack floor, in the fewest words:
+// what its row shows at the least.
+func cursorFloor(cs *Consumer) string {
+	return "cursor " + u(cs.Delivered) + " · floor " + u(cs.AckFloor)
 }
 
 // ruler draws, under a consumer's marks, its ack floor as a bar over what
