@@ -387,3 +387,44 @@ func TestAConsumerRemovedTakesItsPulls(t *testing.T) {
 		}
 	}
 }
+
+// A consumer removed and added again under the same name between two of
+// the scene's looks is told apart by its creation time: it starts with
+// nothing, and the pulls the first one had (heard before it was created)
+// are not its own.
+func TestAConsumerRecreatedWithinOneLookStartsFresh(t *testing.T) {
+	h := newHarness(t, "stream add ORDERS --subjects 'orders.>' --defaults",
+		`pub orders.new "order {{Count}}" --count 3 --jetstream`,
+		"consumer add ORDERS billing --pull --wait 30s --defaults")
+	h.Settle("billing", func(s Snapshot) bool { return s.consumer("billing") != nil })
+	h.Run("consumer next ORDERS billing --no-ack --count 2")
+	h.Settle("two awaiting ack", func(s Snapshot) bool { return len(consumer(s, "billing").Out) == 2 })
+	h.sync()
+	old := consumer(h.Scene.snap, "billing").Created
+	first := h.Scene.snap.Pulls[len(h.Scene.snap.Pulls)-1].ID
+
+	// The driver takes no look while the test holds its lock: the scene
+	// hears the removal, the new billing and its pull, then looks once.
+	h.Scene.d.mu.Lock()
+	h.Run("consumer rm ORDERS billing -f")
+	h.Run("consumer add ORDERS billing --pull --wait 30s --defaults")
+	h.Run("consumer next ORDERS billing --no-ack")
+	h.Scene.d.mu.Unlock()
+	h.Settle("the new billing", func(s Snapshot) bool {
+		c := consumer(s, "billing")
+		return !c.Created.Equal(old) && c.Delivered == 1
+	})
+	h.still()
+	s := h.Scene.snap
+	for _, p := range s.Pulls {
+		if p.ID <= first {
+			t.Errorf("pull %d of the removed billing is still on screen: %+v", p.ID, p)
+		}
+	}
+	if out := consumer(s, "billing").Out; len(out) != 1 || out[0].Seq != 1 || out[0].Tries != 1 {
+		t.Errorf("the new billing awaits acks for %+v; want #1 on its first try alone", out)
+	}
+	if v := h.View(120, 36); strings.ContainsRune(v, markExpired) && strings.Count(v, string(markExpired)) > 1 {
+		t.Errorf("a delivery of the new billing is drawn as redelivered (%c):\n%s", markExpired, v)
+	}
+}

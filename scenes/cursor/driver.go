@@ -383,7 +383,7 @@ func (d *driver) pull(m *nats.Msg, now time.Time) {
 			batch, expires = max(req.Batch, 1), req.Expires
 		}
 	}
-	d.t.pulled(tok[6], m.Reply, batch, expires, now)
+	d.t.pulled(tok[6], m.Reply, batch, expires, now, time.Now())
 }
 
 // ackSeen handles an acknowledgement heard on the consumer's ack subject:

@@ -56,6 +56,7 @@ func (d *driver) poll() {
 		d.failed(err)
 		return
 	}
+	received := time.Now()
 	d.jsOff = false
 	d.t.snap.Problem = ""
 	if d.retap(infos) {
@@ -64,7 +65,7 @@ func (d *driver) poll() {
 	seen := map[string]bool{}
 	for _, ci := range infos {
 		seen[ci.Name] = true
-		d.t.apply(ci, now)
+		d.t.apply(ci, now, received)
 	}
 	// Consumers removed since the last look leave the picture, and their
 	// pulls with them: a consumer made later under the same name is

@@ -89,6 +89,7 @@ type Pull struct {
 	inbox    string
 	expires  time.Duration
 	lastSeen time.Time
+	heard    time.Time // on the wall clock, to compare with the broker's times
 }
 
 // Line is one thing that happened, in words.

@@ -110,8 +110,9 @@ func (t *tracker) candidates(c *Consumer, from, to uint64) []uint64 {
 	return out
 }
 
-// apply takes a fresh consumer info into the picture at scene time now.
-func (t *tracker) apply(ci *jetstream.ConsumerInfo, now time.Time) {
+// apply takes a fresh consumer info into the picture at scene time now;
+// received is when the info came, on the wall clock.
+func (t *tracker) apply(ci *jetstream.ConsumerInfo, now, received time.Time) {
 	c := t.snap.consumer(ci.Name)
 	if c == nil {
 		t.snap.Consumers = append(t.snap.Consumers, Consumer{Name: ci.Name})
@@ -122,6 +123,7 @@ func (t *tracker) apply(ci *jetstream.ConsumerInfo, now time.Time) {
 	if fresh {
 		// New to the scene, or removed and added again under the same name.
 		*c = Consumer{Name: ci.Name, Acked: map[uint64]bool{}, Dead: map[uint64]string{}}
+		t.forgetPulls(ci, received)
 	}
 	c.Filters = filters(cfg)
 	c.Pull = cfg.DeliverSubject == ""
@@ -485,10 +487,11 @@ func (t *tracker) advisory(kind, consumer string, seq uint64, deliveries int, re
 	}
 }
 
-// pulled records a pull request seen on the wire.
-func (t *tracker) pulled(consumer, inbox string, batch int, expires time.Duration, now time.Time) {
+// pulled records a pull request seen on the wire, heard at the wall
+// clock's time heard.
+func (t *tracker) pulled(consumer, inbox string, batch int, expires time.Duration, now, heard time.Time) {
 	t.pullID++
-	t.snap.Pulls = append(t.snap.Pulls, Pull{ID: t.pullID, Consumer: consumer, Batch: max(batch, 1), At: now, Waiting: true, inbox: inbox, expires: expires, lastSeen: now})
+	t.snap.Pulls = append(t.snap.Pulls, Pull{ID: t.pullID, Consumer: consumer, Batch: max(batch, 1), At: now, Waiting: true, inbox: inbox, expires: expires, lastSeen: now, heard: heard})
 	// Only the newest are kept; those still waiting or holding an
 	// unacknowledged message stay longest.
 	for len(t.snap.Pulls) > maxPulls {
@@ -502,6 +505,20 @@ func (t *tracker) pulled(consumer, inbox string, batch int, expires time.Duratio
 		t.snap.Pulls = slices.Delete(t.snap.Pulls, drop, drop+1)
 	}
 	t.emit(kit.Event{Kind: kit.ClientUp, Consumer: consumer, Client: pullName(t.pullID)})
+}
+
+// forgetPulls drops the pulls made on ci's name before ci was created: a
+// consumer of that name removed since had them, not this one, which may
+// have been added between two looks. The times compare on the broker's
+// clock: the info's own time stamp says how far it is from ours.
+func (t *tracker) forgetPulls(ci *jetstream.ConsumerInfo, received time.Time) {
+	var ahead time.Duration
+	if !ci.TimeStamp.IsZero() && !received.IsZero() {
+		ahead = ci.TimeStamp.Sub(received)
+	}
+	t.snap.Pulls = slices.DeleteFunc(t.snap.Pulls, func(p Pull) bool {
+		return p.Consumer == ci.Name && p.heard.Add(ahead).Before(ci.Created)
+	})
 }
 
 // settlePulls marks which pulls still wait, from the broker's count of
