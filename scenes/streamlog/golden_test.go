@@ -89,6 +89,9 @@ func TestGoldenDedupe(t *testing.T) {
 				t.Errorf("at %s the scene does not say %q:\n%s", sz.Name, want, v)
 			}
 		}
+		if !strings.Contains(v, "duplicates 1") {
+			t.Errorf("at %s the scene does not count the duplicate:\n%s", sz.Name, v)
+		}
 		if sz.W > 44 && !strings.Contains(v, "dupe window 2m0s") {
 			t.Errorf("at %s the scene does not say the dupe window:\n%s", sz.Name, v)
 		}

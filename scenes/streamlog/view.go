@@ -510,14 +510,29 @@ func (s *Scene) drawCompact(c *kit.Canvas, l *Lane, y int, now time.Time) {
 		role = kit.NodeOff
 	}
 	x := c.Text(0, y, l.Name, role)
+	// What publishers heard back that the log does not show (duplicates
+	// and refusals), in shorter words before it gives way.
 	parts := []string{seqRange(l), text.Count(l.Msgs, "msg", "msgs")}
-	if l.Gone != "" {
-		parts = []string{l.Gone}
-	} else if l.Seen.Refused > 0 {
-		parts = append(parts, "refused "+strconv.FormatUint(l.Seen.Refused, 10))
+	heard := func(dups, refused string) []string {
+		out := slices.Clone(parts)
+		if l.Seen.Dups > 0 {
+			out = append(out, dups+" "+strconv.FormatUint(l.Seen.Dups, 10))
+		}
+		if l.Seen.Refused > 0 {
+			out = append(out, refused+" "+strconv.FormatUint(l.Seen.Refused, 10))
+		}
+		return out
 	}
-	if lines := fitParts(parts, make([]bool, len(parts)), s.iw-x-1, 1); len(lines) > 0 {
-		c.Text(x+1, y, lines[0], kit.Faint)
+	tries := [][]string{heard("duplicates", "refused"), heard("dups", "refused")}
+	if l.Gone != "" {
+		tries = [][]string{{l.Gone}}
+	}
+	for i, parts := range tries {
+		lines := fitParts(parts, make([]bool, len(parts)), s.iw-x-1, 1)
+		if len(lines) > 0 && (lines[0] == strings.Join(parts, " · ") || i == len(tries)-1) {
+			c.Text(x+1, y, lines[0], kit.Faint)
+			break
+		}
 	}
 	pub := "[pub]"
 	if l.Copies() {
