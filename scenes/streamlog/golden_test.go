@@ -156,6 +156,14 @@ func TestGoldenMirrorsSources(t *testing.T) {
 	h.Clock.Advance(5 * time.Second)
 	h.Golden(t, "1-backup-beside-orders", 100, 20)
 	h.GoldenSizes(t, paneSizes...)
+	// A mirror keeps its origin's sequence numbers
+	// (TestAMirrorKeepsTheOriginsSequencesASourceRenumbers): the footer
+	// does not say every message stored gets the next.
+	for _, sz := range append(paneSizes, kittest.Size{Name: "100x20", W: 100, H: 20}) {
+		if v := h.View(sz.W, sz.H); !strings.Contains(strings.ReplaceAll(v, "\n ", " "), "a mirror keeps") {
+			t.Errorf("at %s the footer does not say a mirror keeps its origin's numbers:\n%s", sz.Name, v)
+		}
+	}
 	if v := h.View(100, 20); strings.Count(v, "publisher") != 2 || strings.Count(v, "acks") != 2 || !strings.Contains(v, "mirror of ORDERS") {
 		t.Errorf("BACKUP is drawn as published to, or not as ORDERS' mirror:\n%s", v)
 	}

@@ -215,7 +215,12 @@ func (d *driver) diff(o, n Lane) []string {
 	}
 	if n.Last > o.Last && len(n.From) > 0 && len(n.Subjects) == 0 {
 		// A copy with no subjects of its own: the server stored it.
-		out = append(out, fmt.Sprintf("copied up to #%d from %s", n.Last, strings.Join(n.From, ", ")))
+		if n.Mirror {
+			out = append(out, fmt.Sprintf("copied up to #%d from %s", n.Last, n.From[0]))
+		} else {
+			// Sources are numbered anew: the numbers are the copy's.
+			out = append(out, fmt.Sprintf("copied from %s as %s", strings.Join(n.From, ", "), seqSpan(o.Last+1, n.Last)))
+		}
 	} else if n.Last > o.Last && n.Last > d.acked[n.Name] && n.Holds(n.Last) {
 		// Stored, and nobody was told: a plain publish.
 		out = append(out, fmt.Sprintf("stored #%d; a plain publish hears nothing back (--jetstream would)", n.Last))
@@ -238,6 +243,14 @@ func (d *driver) diff(o, n Lane) []string {
 		out = append(out, fmt.Sprintf("%s removed from the middle; the others keep their numbers", seqList(o, n)))
 	}
 	return out
+}
+
+// seqSpan is "#4…#6", or "#4".
+func seqSpan(from, to uint64) string {
+	if from >= to {
+		return seqLabel(to)
+	}
+	return seqLabel(from) + "…" + seqLabel(to)
 }
 
 // seqList names the sequences o held and n does not: "#9", "#3, #4", "5 messages".

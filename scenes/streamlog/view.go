@@ -424,6 +424,11 @@ func (s *Scene) drawTape(c *kit.Canvas, l *Lane, a *anim, r rect, now time.Time)
 	if l.Msgs == 0 && !a.fading(now, s.t.fade) {
 		next := seqLabel(l.Last + 1)
 		says := []string{"empty · the next message gets " + next, "empty · next is " + next, "empty"}
+		if l.Mirror {
+			// A copy takes its number from the origin, which may have
+			// gone past the mirror's last.
+			says = []string{"empty · copies keep their numbers from " + l.From[0], "empty · numbered as " + l.From[0], "empty"}
+		}
 		if l.Gone != "" {
 			says = []string{"gone"}
 			if l.Had > 0 {
@@ -595,9 +600,33 @@ func (s *Scene) footer(n int) []string {
 	case s.snap.Sampled > 0 && story == "":
 		texts = []string{"flood: the animation shows a sample; sequences and counts are the broker's", "flood: the animation shows a sample"}
 	case story == "":
-		texts = []string{"each message stored gets the next sequence number at the log's end", "each message stored gets the next sequence number", "each message gets the next sequence number"}
+		texts = numbering(s.snap.Streams)
 	}
 	return text.WrapIn(s.iw, n, texts...)
+}
+
+// numbering says how the logs on screen number their messages, longest
+// wording first: the next sequence number, except in a mirror, which
+// keeps its origin's (gaps and all); a stream with sources numbers its
+// copies its own way.
+func numbering(lanes []Lane) []string {
+	mirror, sources := false, false
+	for i := range lanes {
+		mirror = mirror || lanes[i].Mirror
+		sources = sources || (len(lanes[i].From) > 0 && !lanes[i].Mirror)
+	}
+	switch {
+	case mirror && sources:
+		return []string{"a mirror keeps its origin's sequence numbers; a stream with sources numbers its copies its own way",
+			"a mirror keeps its origin's numbers; sources are renumbered", "a mirror keeps its origin's numbers"}
+	case mirror:
+		return []string{"each message stored gets the next sequence number; a mirror keeps its origin's",
+			"a mirror keeps the sequence numbers of its origin", "a mirror keeps its origin's numbers"}
+	case sources:
+		return []string{"each message stored gets the next sequence number, copies from sources too",
+			"copies from sources get the next sequence number too", "each message gets the next sequence number"}
+	}
+	return []string{"each message stored gets the next sequence number at the log's end", "each message stored gets the next sequence number", "each message gets the next sequence number"}
 }
 
 // drawFooter draws the footer's lines from row y.
