@@ -2,6 +2,7 @@ package cursor
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -426,5 +427,47 @@ func TestAConsumerRecreatedWithinOneLookStartsFresh(t *testing.T) {
 	}
 	if v := h.View(120, 36); strings.ContainsRune(v, markExpired) && strings.Count(v, string(markExpired)) > 1 {
 		t.Errorf("a delivery of the new billing is drawn as redelivered (%c):\n%s", markExpired, v)
+	}
+}
+
+// Which pulls a recreated consumer keeps, from the times alone: where the
+// server's advisory of the removal was missed, a look that meets the new
+// consumer drops the pulls surely heard before it was created, and keeps
+// those it cannot tell (here the server's clock runs 2s ahead of the
+// scene's, and the look took 5ms); an advisory that comes after a look
+// took in the new consumer leaves it be.
+func TestRecreatedConsumersPullsByTime(t *testing.T) {
+	local := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	ahead := 2 * time.Second
+	created := local.Add(ahead).Add(time.Second) // the new billing, on the server's clock
+	tr := &tracker{snap: Snapshot{
+		Consumers: []Consumer{{Name: "billing", Created: created.Add(-time.Minute), Acked: map[uint64]bool{}, Dead: map[uint64]string{}}},
+		Pulls: []Pull{
+			{ID: 1, Consumer: "billing", heard: local.Add(900 * time.Millisecond), Ended: true},  // the old one's
+			{ID: 2, Consumer: "billing", heard: local.Add(998 * time.Millisecond), Ended: true},  // too close to tell
+			{ID: 3, Consumer: "billing", heard: local.Add(1100 * time.Millisecond), Ended: true}, // the new one's
+			{ID: 4, Consumer: "other", heard: local, Ended: true},
+		},
+	}}
+	asked := local.Add(1500 * time.Millisecond)
+	ci := &jetstream.ConsumerInfo{Name: "billing", Created: created, TimeStamp: asked.Add(ahead).Add(5 * time.Millisecond)}
+	tr.apply(ci, local, asked)
+	var kept []int
+	for _, p := range tr.snap.Pulls {
+		kept = append(kept, p.ID)
+	}
+	if want := []int{2, 3, 4}; !slices.Equal(kept, want) {
+		t.Errorf("pulls kept %v, want %v", kept, want)
+	}
+	if c := tr.snap.consumer("billing"); c == nil || !c.Created.Equal(created) {
+		t.Fatalf("billing after the look: %+v", c)
+	}
+	tr.removed("billing", created.Add(-time.Millisecond))
+	if tr.snap.consumer("billing") == nil || len(tr.snap.Pulls) != 3 {
+		t.Errorf("the late news of the old billing's removal took the new one: %+v", tr.snap)
+	}
+	tr.removed("billing", created.Add(time.Second))
+	if tr.snap.consumer("billing") != nil || len(tr.snap.Pulls) != 1 {
+		t.Errorf("the new billing's removal left it or its pulls: %+v", tr.snap)
 	}
 }

@@ -346,6 +346,13 @@ func (d *driver) advisory(m *nats.Msg, now time.Time) {
 		if kind == "CREATED" && !isSystemStream(stream) {
 			d.hint = stream
 		}
+		if kind == "DELETED" && stream == d.t.snap.Stream && len(tok) >= 7 {
+			var a struct {
+				At time.Time `json:"timestamp"`
+			}
+			_ = json.Unmarshal(m.Data, &a)
+			d.t.removed(tok[6], a.At)
+		}
 		if kind == "CREATED" && stream == d.t.snap.Stream && len(tok) >= 7 {
 			if d.t.born == nil {
 				d.t.born = map[string]bool{}

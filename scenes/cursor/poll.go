@@ -51,12 +51,12 @@ func (d *driver) poll() {
 	}
 	info := st.CachedInfo()
 	d.readStream(ctx, st, info)
+	asked := time.Now()
 	infos, err := d.consumers(ctx, st)
 	if err != nil {
 		d.failed(err)
 		return
 	}
-	received := time.Now()
 	d.jsOff = false
 	d.t.snap.Problem = ""
 	if d.retap(infos) {
@@ -65,7 +65,7 @@ func (d *driver) poll() {
 	seen := map[string]bool{}
 	for _, ci := range infos {
 		seen[ci.Name] = true
-		d.t.apply(ci, now, received)
+		d.t.apply(ci, now, asked)
 	}
 	// Consumers removed since the last look leave the picture, and their
 	// pulls with them: a consumer made later under the same name is

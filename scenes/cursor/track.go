@@ -111,8 +111,8 @@ func (t *tracker) candidates(c *Consumer, from, to uint64) []uint64 {
 }
 
 // apply takes a fresh consumer info into the picture at scene time now;
-// received is when the info came, on the wall clock.
-func (t *tracker) apply(ci *jetstream.ConsumerInfo, now, received time.Time) {
+// asked is when the info was asked for, on the wall clock.
+func (t *tracker) apply(ci *jetstream.ConsumerInfo, now, asked time.Time) {
 	c := t.snap.consumer(ci.Name)
 	if c == nil {
 		t.snap.Consumers = append(t.snap.Consumers, Consumer{Name: ci.Name})
@@ -123,7 +123,7 @@ func (t *tracker) apply(ci *jetstream.ConsumerInfo, now, received time.Time) {
 	if fresh {
 		// New to the scene, or removed and added again under the same name.
 		*c = Consumer{Name: ci.Name, Acked: map[uint64]bool{}, Dead: map[uint64]string{}}
-		t.forgetPulls(ci, received)
+		t.forgetPulls(ci, asked)
 	}
 	c.Filters = filters(cfg)
 	c.Pull = cfg.DeliverSubject == ""
@@ -507,18 +507,34 @@ func (t *tracker) pulled(consumer, inbox string, batch int, expires time.Duratio
 	t.emit(kit.Event{Kind: kit.ClientUp, Consumer: consumer, Client: pullName(t.pullID)})
 }
 
-// forgetPulls drops the pulls made on ci's name before ci was created: a
-// consumer of that name removed since had them, not this one, which may
-// have been added between two looks. The times compare on the broker's
-// clock: the info's own time stamp says how far it is from ours.
-func (t *tracker) forgetPulls(ci *jetstream.ConsumerInfo, received time.Time) {
-	var ahead time.Duration
-	if !ci.TimeStamp.IsZero() && !received.IsZero() {
-		ahead = ci.TimeStamp.Sub(received)
+// forgetPulls drops the pulls made on ci's name surely before ci was
+// created: a consumer of that name removed since had them, not this one,
+// which may have been added between two looks (the server's advisory of
+// the removal, when it came, dropped them already). The times compare on
+// the server's clock: the info was stamped after it was asked for, so a
+// pull heard at h was at most h + (stamp - asked) there; one heard later
+// than that bound allows may be this consumer's, and stays.
+func (t *tracker) forgetPulls(ci *jetstream.ConsumerInfo, asked time.Time) {
+	if ci.TimeStamp.IsZero() || asked.IsZero() {
+		return
 	}
+	ahead := ci.TimeStamp.Sub(asked)
 	t.snap.Pulls = slices.DeleteFunc(t.snap.Pulls, func(p Pull) bool {
-		return p.Consumer == ci.Name && p.heard.Add(ahead).Before(ci.Created)
+		return p.Consumer == ci.Name && !p.heard.IsZero() && p.heard.Add(ahead).Before(ci.Created)
 	})
+}
+
+// removed forgets a consumer the server said it removed at (its clock),
+// with its pulls: one added again under its name before the next look is
+// another, which never had them. A consumer of that name the scene has
+// already seen created after at is that other one: a look took it in
+// before the news came, and it stays.
+func (t *tracker) removed(name string, at time.Time) {
+	if c := t.snap.consumer(name); c != nil && !at.IsZero() && c.Created.After(at) {
+		return
+	}
+	t.snap.Consumers = slices.DeleteFunc(t.snap.Consumers, func(c Consumer) bool { return c.Name == name })
+	t.snap.Pulls = slices.DeleteFunc(t.snap.Pulls, func(p Pull) bool { return p.Consumer == name })
 }
 
 // settlePulls marks which pulls still wait, from the broker's count of
