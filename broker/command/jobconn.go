@@ -76,6 +76,21 @@ func (c *Call) connectJob(name string) (*nats.Conn, error) {
 	return nc, nil
 }
 
+// closeJob closes a job's own connection once the server has taken every
+// unsubscribe the job sent on it: the job's subscriptions are unsubscribed
+// first (deferred after connectJob, so they run before this), and the
+// round trip here makes sure the server has dropped them before the job
+// reports its end. A close alone leaves with the connection's last write,
+// and the server notices it a moment later: a lesson's check or a scene
+// reading the server right after the stop would still see the subscriber.
+// (The real CLI's process exits, and its connection with it.)
+func (c *Call) closeJob(nc *nats.Conn) {
+	if nc.IsConnected() {
+		_ = nc.FlushTimeout(c.timeout)
+	}
+	nc.Close()
+}
+
 // delay is how long the connection waits before its next try: the lab's
 // own short wait after a restart (the server is back in moments), natscli's
 // schedule while the server refuses it.

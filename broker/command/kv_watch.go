@@ -35,7 +35,7 @@ func (k *kvCmd) watchRun(c *Call) error {
 	if err != nil {
 		return err
 	}
-	defer nc.Close()
+	defer c.closeJob(nc)
 	// After the lab's server restarts, the watch's consumer is gone; nats.go
 	// would notice only after missing heartbeats (about 20s), so the watch
 	// starts again at once, from the revision after the last one printed.
@@ -185,15 +185,42 @@ func (k *kvCmd) startWatch(c *Call, js jetstream.JetStream, after uint64) (jetst
 			opts = append(opts, jetstream.ResumeFromRevision(k.revision))
 		}
 	}
-	// The watcher lives as long as the job: its context is the job's.
-	w, err := kv.Watch(c.Ctx, k.key, opts...)
+	// The watcher lives as long as the job, which stops it itself (see
+	// ownWatch). Given the job's context, nats.go would stop it on a
+	// goroutine of its own when the job is stopped, and the job could end
+	// before the server had dropped the watch and its consumer. A stop
+	// while the watch is being made still ends it.
+	wctx, cancel := context.WithCancel(context.WithoutCancel(c.Ctx))
+	detach := context.AfterFunc(c.Ctx, cancel)
+	w, err := kv.Watch(wctx, k.key, opts...)
 	if err != nil {
+		detach()
+		cancel()
 		if c.Ctx.Err() != nil {
 			return nil, c.Ctx.Err()
 		}
 		return nil, c.jsError(err)
 	}
-	return w, nil
+	detach()
+	return &ownWatch{KeyWatcher: w, nc: js.Conn(), cancel: cancel}, nil
+}
+
+// ownWatch is a key watcher its job stops: Stop returns once the server
+// has dropped the watch's subscription and deleted its consumer.
+type ownWatch struct {
+	jetstream.KeyWatcher
+	nc     *nats.Conn
+	cancel context.CancelFunc
+}
+
+func (w *ownWatch) Stop() error {
+	defer w.cancel()
+	if w.nc != nil && !w.nc.IsConnected() {
+		// The server holds nothing of a connection it has lost; asking it
+		// to delete the consumer would wait for it to come back.
+		return nil
+	}
+	return w.KeyWatcher.Stop()
 }
 
 // rewatch starts the watch again after the server came back, retrying

@@ -71,7 +71,7 @@ func (r *replyCmd) run(c *Call) error {
 	if err != nil {
 		return err
 	}
-	defer nc.Close()
+	defer c.closeJob(nc)
 	// The real CLI ignores a refused subscription: it says it listens,
 	// and waits for requests that cannot come.
 	sub, err := nc.QueueSubscribeSync(r.subject, r.queue)
@@ -130,7 +130,10 @@ func (r *replyCmd) run(c *Call) error {
 	}
 	nc.Flush()
 	c.Statusf("\nDraining...")
-	nc.Drain()
+	// The real CLI drains its connection; nothing is left to hand to this
+	// subscription, which no longer takes requests, so draining it is
+	// unsubscribing it (closeJob then waits for the server to have it).
+	sub.Unsubscribe()
 	c.Statusf("Exiting")
 	if c.Ctx.Err() != nil {
 		return c.Ctx.Err() // stopped on purpose

@@ -178,7 +178,7 @@ func (s *subCmd) run(c *Call) error {
 	if err != nil {
 		return err
 	}
-	defer nc.Close()
+	defer c.closeJob(nc)
 	c.watchSlow(nc)
 	if err := s.check(); err != nil {
 		return err

@@ -1,0 +1,232 @@
+package command_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"natslab/broker"
+	"natslab/broker/brokertest"
+	"natslab/broker/command"
+)
+
+// A stopped job leaves no interest behind: when the lab says a job has
+// ended (JobEnded), the server has already dropped every subscription the
+// job made. A lesson's check or a scene that reads the server right after
+// (is anyone still listening to events.>? does a pull still wait?) must
+// not see the job that was just stopped.
+func TestStoppedJobsLeaveNoInterest(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup []string // lines run first
+		// line is the job; started, when set, returns once the job is in
+		// place (default: the job's Ready).
+		line    string
+		started func(t *testing.T, l *stopLab, j *command.Job)
+	}{
+		{name: "sub", line: `sub "events.>"`},
+		{name: "sub several subjects", line: `sub events.a events.b`},
+		{name: "sub queue group", line: `sub "events.>" --queue workers`},
+		{name: "sub count", line: `sub "events.>" --count 5`},
+		{name: "sub inbox", line: `sub --inbox`},
+		{name: "sub stream ordered", setup: []string{`stream add EVENTS --subjects "events.>" --defaults`}, line: `sub "events.>" --all`},
+		{
+			// Ready once its pulls are asked for: the pull's inbox reaches
+			// the server with the first of them.
+			name: "sub durable pull", setup: []string{`stream add EVENTS --subjects "events.>" --defaults`, `consumer add EVENTS worker --pull --defaults`}, line: `sub --stream EVENTS --durable worker`,
+			started: func(t *testing.T, l *stopLab, j *command.Job) {
+				<-j.Ready()
+				eventually(t, "the pull to wait", func() bool { return l.waiting(t, "EVENTS", "worker") == 1 })
+			},
+		},
+		{name: "sub direct", setup: []string{`stream add JOBS --subjects "jobs.>" --retention work --allow-direct --defaults`, `pub jobs.a hello`}, line: `sub "jobs.>" --stream JOBS`},
+		{name: "reply", line: `reply svc.time 'it is now'`},
+		{name: "reply count", line: `reply svc.time 'it is now' --count 3`},
+		{name: "kv watch", setup: []string{`kv add PROFILES`, `kv put PROFILES alice 1`}, line: `kv watch PROFILES`},
+		{name: "consumer next", setup: []string{`stream add EVENTS --subjects "events.>" --defaults`, `consumer add EVENTS worker --pull --defaults`}, line: `consumer next EVENTS worker --count 3 --timeout 1m`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newStopLab(t)
+			for _, line := range tc.setup {
+				l.must(t, line)
+			}
+			before := l.subs(t)
+			var out syncBuf
+			j := l.s.Start(context.Background(), tc.line, &out, &out)
+			if tc.started != nil {
+				tc.started(t, l, j)
+			} else {
+				<-j.Ready()
+			}
+			running := l.subs(t)
+			made := slices.DeleteFunc(running.minus(before), isRequestMux)
+			if len(made) == 0 {
+				select {
+				case <-j.Done():
+					t.Fatalf("%s: ended before it was stopped: %v\n%s", tc.line, j.Err(), out.String())
+				default:
+				}
+				t.Fatalf("%s: no subscription of its own at the server while it runs\n%s", tc.line, out.String())
+			}
+			j.Stop()
+			ended := l.endedSubs(t, j)
+			if left := ended.holding(made); len(left) > 0 {
+				t.Errorf("%s: the lab said the job ended while the server still held its subscriptions %v", tc.line, left)
+			}
+		})
+	}
+}
+
+// stopLab is a session whose observer reads the server's subscriptions the
+// moment a job's end is told, before the job's goroutine goes on.
+type stopLab struct {
+	srv *broker.Server
+	s   *command.Session
+
+	mu      sync.Mutex
+	changed chan struct{}
+	ended   map[int]subSet // the server's subscriptions when job N's end was told
+}
+
+func newStopLab(t *testing.T) *stopLab {
+	l := &stopLab{srv: brokertest.Start(t), changed: make(chan struct{}, 1), ended: map[int]subSet{}}
+	l.s = command.NewSession(l.srv, command.WithTimeout(time.Minute), command.WithObserver(func(e command.Event) {
+		if e.Kind == command.JobEnded {
+			got, err := serverSubs(l.srv)
+			l.mu.Lock()
+			if err != nil {
+				got = subSet{"error: " + err.Error(): true}
+			}
+			l.ended[e.Job] = got
+			l.mu.Unlock()
+		}
+		select {
+		case l.changed <- struct{}{}:
+		default:
+		}
+	}))
+	t.Cleanup(l.s.Close)
+	return l
+}
+
+func (l *stopLab) must(t *testing.T, line string) {
+	t.Helper()
+	var out, errb strings.Builder
+	if err := l.s.Run(context.Background(), line, &out, &errb); err != nil {
+		t.Fatalf("%s: %v\n%s%s", line, err, errb.String(), out.String())
+	}
+}
+
+// await waits for cond, looking again at each event of the session's jobs.
+func (l *stopLab) await(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !cond() {
+		select {
+		case <-l.changed:
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// waiting is how many pulls wait at a consumer, as the server says.
+func (l *stopLab) waiting(t *testing.T, stream, consumer string) int {
+	t.Helper()
+	jsz, err := l.srv.Monitor().Jsz(&server.JSzOptions{Accounts: true, Streams: true, Consumer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, acc := range jsz.AccountDetails {
+		for _, st := range acc.Streams {
+			for _, ci := range st.Consumer {
+				if st.Name == stream && ci.Name == consumer {
+					return ci.NumWaiting
+				}
+			}
+		}
+	}
+	return 0
+}
+
+func (l *stopLab) subs(t *testing.T) subSet {
+	t.Helper()
+	got, err := serverSubs(l.srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// endedSubs waits for j to end and returns what the server held when its
+// end was told.
+func (l *stopLab) endedSubs(t *testing.T, j *command.Job) subSet {
+	t.Helper()
+	select {
+	case <-j.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s: never ended after stop", j.Line)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	got, ok := l.ended[j.ID]
+	if !ok {
+		t.Fatalf("%s: ended without telling", j.Line)
+	}
+	return got
+}
+
+// subSet is the server's subscriptions, each as account, client, id and
+// subject.
+type subSet map[string]bool
+
+func serverSubs(srv *broker.Server) (subSet, error) {
+	sz, err := srv.Monitor().Subsz(&server.SubszOptions{Subscriptions: true, Limit: 1 << 16})
+	if err != nil {
+		return nil, err
+	}
+	out := subSet{}
+	for _, sd := range sz.Subs {
+		out[fmt.Sprintf("%s cid %d sid %s %s", sd.Account, sd.Cid, sd.Sid, sd.Subject)] = true
+	}
+	return out, nil
+}
+
+// minus lists the subscriptions s holds and before did not.
+func (s subSet) minus(before subSet) []string {
+	var out []string
+	for k := range s {
+		if !before[k] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// holding lists those of subs s still holds.
+func (s subSet) holding(subs []string) []string {
+	var out []string
+	for _, k := range subs {
+		if s[k] {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// isRequestMux reports whether a subscription is a connection's request
+// mux (_INBOX.<id>.*), where nats.go takes the answers to the
+// connection's own requests: nothing else can reach it, and it leaves with
+// the connection.
+func isRequestMux(sub string) bool {
+	f := strings.Fields(sub)
+	subject := f[len(f)-1]
+	return strings.HasPrefix(subject, "_INBOX.") && strings.HasSuffix(subject, ".*") && strings.Count(subject, ".") == 2
+}
