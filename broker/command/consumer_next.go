@@ -238,7 +238,7 @@ func (x *consumerCmd) pullOne(c *Call, nc *nats.Conn, timeout time.Duration) (*n
 // the ack wait. The unsubscribe only leaves with the connection's next
 // write, so the round trip after it makes sure the server has it before
 // the job ends and the learner publishes again (the real CLI's process
-// exits, and its connection with it).
+// exits, and its connection with it). A request's inbox goes the same way.
 func withdraw(c *Call, nc *nats.Conn, sub *nats.Subscription) {
 	if sub.Unsubscribe() != nil || !nc.IsConnected() {
 		return // no pull left: the server dropped it with the connection

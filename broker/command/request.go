@@ -89,6 +89,16 @@ func (r *reqCmd) run(c *Call) error {
 // one came empty, or none came within the wait.
 func (r *reqCmd) doReq(c *Call, nc *nats.Conn, pub *publisher, out *msgPrinter) error {
 	logOutput := !r.raw && pub.progress == nil
+	// Each request's inbox goes when its replies are done, and however the
+	// job ends (stopped while replies may still come, no responders, an
+	// error), before the job says it ended: nothing keeps listening on the
+	// shared connection.
+	var s *nats.Subscription
+	defer func() {
+		if s != nil {
+			withdraw(c, nc, s)
+		}
+	}()
 	for i := 1; i <= r.count; i++ {
 		body, subj := pub.parseTemplates(c, r.body, i)
 		if logOutput {
@@ -99,7 +109,7 @@ func (r *reqCmd) doReq(c *Call, nc *nats.Conn, pub *publisher, out *msgPrinter) 
 			return err
 		}
 		msg.Reply = nc.NewRespInbox()
-		s, err := nc.SubscribeSync(msg.Reply)
+		s, err = nc.SubscribeSync(msg.Reply)
 		if err != nil {
 			return c.publishError(err, msg)
 		}
@@ -163,7 +173,7 @@ func (r *reqCmd) doReq(c *Call, nc *nats.Conn, pub *publisher, out *msgPrinter) 
 				timeout = rttAg/time.Duration(rc) + r.replyTimeout
 			}
 		}
-		s.Unsubscribe()
+		withdraw(c, nc, s)
 	}
 	return nil
 }

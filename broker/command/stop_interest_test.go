@@ -50,11 +50,23 @@ func TestStoppedJobsLeaveNoInterest(t *testing.T) {
 		{name: "reply count", line: `reply svc.time 'it is now' --count 3`},
 		{name: "kv watch", setup: []string{`kv add PROFILES`, `kv put PROFILES alice 1`}, line: `kv watch PROFILES`},
 		{name: "consumer next", setup: []string{`stream add EVENTS --subjects "events.>" --defaults`, `consumer add EVENTS worker --pull --defaults`}, line: `consumer next EVENTS worker --count 3 --timeout 1m`},
+		{
+			// A request waiting for its reply: a subscriber that never
+			// answers has its request once the request's inbox is in place.
+			name: "request", setup: nil, line: `req svc.slow hello`,
+			started: func(t *testing.T, l *stopLab, j *command.Job) {
+				l.await(t, "the request to reach the listener", func() bool { return l.listener.Received() == 1 })
+			},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			l := newStopLab(t)
 			for _, line := range tc.setup {
 				l.must(t, line)
+			}
+			if tc.name == "request" {
+				l.listener = l.s.Start(context.Background(), "sub svc.slow", nil, nil)
+				<-l.listener.Ready()
 			}
 			before := l.subs(t)
 			var out syncBuf
@@ -83,11 +95,42 @@ func TestStoppedJobsLeaveNoInterest(t *testing.T) {
 	}
 }
 
+// A request leaves no inbox behind however it ends: with its reply,
+// timed out, or with no responders.
+func TestEndedRequestsLeaveNoInterest(t *testing.T) {
+	for _, tc := range []struct {
+		name, line string
+		replier    string // a job started first
+	}{
+		{name: "answered", line: `req svc.time hello`, replier: `reply svc.time now`},
+		{name: "no responders", line: `req svc.nobody hello`},
+		{name: "timed out", line: `req svc.slow hello --timeout 50ms`, replier: `sub svc.slow`},
+		{name: "several", line: `req svc.time hello --count 3`, replier: `reply svc.time now`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newStopLab(t)
+			if tc.replier != "" {
+				<-l.s.Start(context.Background(), tc.replier, nil, nil).Ready()
+			}
+			// The session's own connection (and its request mux) first.
+			l.must(t, "pub svc.warmup hello")
+			before := l.subs(t)
+			var out syncBuf
+			j := l.s.Start(context.Background(), tc.line, &out, &out)
+			ended := l.endedSubs(t, j)
+			if left := slices.DeleteFunc(ended.minus(before), isRequestMux); len(left) > 0 {
+				t.Errorf("%s: the lab said the request ended while the server still held %v\n%s", tc.line, left, out.String())
+			}
+		})
+	}
+}
+
 // stopLab is a session whose observer reads the server's subscriptions the
 // moment a job's end is told, before the job's goroutine goes on.
 type stopLab struct {
-	srv *broker.Server
-	s   *command.Session
+	srv      *broker.Server
+	s        *command.Session
+	listener *command.Job // a silent subscriber, for the request case
 
 	mu      sync.Mutex
 	changed chan struct{}
