@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -36,6 +37,7 @@ type Session struct {
 	jobsMu sync.Mutex
 	jobs   map[int]*Job
 	verbs  map[string]Verb
+	stops  []chan struct{} // the Done of stop lines running now (see StartStreams)
 
 	consumedSeqs consumedSeqs // see settle.go
 
@@ -336,6 +338,7 @@ func (s *Session) StartStreams(ctx context.Context, line string, st Streams) *Jo
 	ctx, cancel := context.WithCancel(ctx)
 	j := &Job{Line: strings.TrimSpace(line), Started: s.now(), cancel: cancel, done: make(chan struct{}), ready: make(chan struct{})}
 	numbered := !s.unnumbered(j.Line)
+	stop := s.isStop(j.Line)
 	s.jobsMu.Lock()
 	if numbered {
 		j.ID = 1
@@ -344,9 +347,30 @@ func (s *Session) StartStreams(ctx context.Context, line string, st Streams) *Jo
 		}
 		s.jobs[j.ID] = j
 	}
+	// A line begun while a stop N runs waits for it: pasted right after
+	// stop 1, a req or a lesson's next step must not find job 1's
+	// subscriber still in place, as it would if the two ran side by side.
+	var after []chan struct{}
+	for _, d := range s.stops {
+		select {
+		case <-d:
+		default:
+			after = append(after, d)
+		}
+	}
+	s.stops = after
+	if stop {
+		s.stops = append(slices.Clone(after), j.done)
+	}
 	s.jobsMu.Unlock()
 	s.emit(Event{Kind: JobStarted, Job: j.ID, Line: j.Line})
 	go func() {
+		for _, d := range after {
+			select {
+			case <-d:
+			case <-ctx.Done():
+			}
+		}
 		err := s.exec(&Call{Ctx: ctx, S: s, Out: out, Err: errw, Note: note, Job: j, timeout: s.timeout})
 		if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			// Stopped on purpose: not a failure.
@@ -368,6 +392,16 @@ func (s *Session) StartStreams(ctx context.Context, line string, st Streams) *Jo
 		close(j.done)
 	}()
 	return j
+}
+
+// isStop reports whether line is a stop N (or kill N).
+func (s *Session) isStop(line string) bool {
+	words, err := SplitWords(line)
+	if err != nil || len(words) == 0 {
+		return false
+	}
+	v, ok := s.verb(words[0])
+	return ok && v.Name == "stop"
 }
 
 // unnumbered reports whether line runs a Verb marked Unnumbered.

@@ -125,6 +125,32 @@ func TestEndedRequestsLeaveNoInterest(t *testing.T) {
 	}
 }
 
+// A line begun right after stop N (pasted with it) runs once job N has
+// ended: a request then finds nobody listening, instead of reaching the
+// subscriber being stopped and waiting for an answer that never comes.
+func TestALineAfterStopRunsOnceTheJobEnded(t *testing.T) {
+	l := newStopLab(t)
+	// The real CLI's sub, in a child process: stopping it takes a while
+	// (the child is interrupted and waited for), in which the request
+	// would run if it did not wait.
+	sub := l.s.Start(context.Background(), `sub "events.>" --server `+l.srv.ClientURL(), nil, nil)
+	<-sub.Ready()
+	eventually(t, "the real CLI's subscription", func() bool { return l.srv.Monitor().Interest("events.x") > 0 })
+	var out syncBuf
+	stop := l.s.Start(context.Background(), fmt.Sprintf("stop %d", sub.ID), nil, nil)
+	req := l.s.Start(context.Background(), "req events.x hello --timeout 2s", &out, &out)
+	for _, j := range []*command.Job{stop, req} {
+		select {
+		case <-j.Done():
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s never ended", j.Line)
+		}
+	}
+	if !strings.Contains(out.String(), "No responders are available") {
+		t.Errorf("a request after stop %d found the stopped subscriber still listening:\n%s", sub.ID, out.String())
+	}
+}
+
 // stopLab is a session whose observer reads the server's subscriptions the
 // moment a job's end is told, before the job's goroutine goes on.
 type stopLab struct {
