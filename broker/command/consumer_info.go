@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/natscli/columns"
 )
@@ -33,9 +34,25 @@ func (x *consumerCmd) info(c *Call) error {
 		return err
 	}
 	if x.json {
-		return printJSON(c.Out, ci)
+		return printConsumerJSON(c.Out, ci)
 	}
 	return renderConsumerInfo(c.Out, ci)
+}
+
+// printConsumerJSON prints ci as natscli's consumer info --json does: as
+// jsm.go's api.ConsumerInfo, whose fields come in another order than
+// nats.go's ("created" after the configuration, the configuration's ack
+// settings first) and which always has a pause_until.
+func printConsumerJSON(w io.Writer, ci *jetstream.ConsumerInfo) error {
+	b, err := json.Marshal(ci)
+	if err != nil {
+		return err
+	}
+	var info api.ConsumerInfo
+	if err := json.Unmarshal(b, &info); err != nil {
+		return err
+	}
+	return printJSON(w, info)
 }
 
 // needStreamAndConsumer explains a missing stream or consumer argument

@@ -53,9 +53,7 @@ func (x *consumerCmd) ls(c *Call) error {
 			return err
 		}
 		if x.json {
-			if names == nil {
-				names = []string{}
-			}
+			// No consumers: natscli prints jsm.go's nil list, "null".
 			return printJSON(c.Out, names)
 		}
 		for _, n := range names {
