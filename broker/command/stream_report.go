@@ -136,7 +136,9 @@ func (s *streamCmd) report(c *Call) error {
 			if st.lostMsgs > 0 {
 				lost = fmt.Sprintf("%d (%d)", st.lostMsgs, st.lostBytes)
 			}
-			t.AddRow(st.name, st.storage, placement, st.consumers, st.msgs, st.bytes, lost, st.deleted, st.apiLevel, streamPeers(st.cluster))
+			// natscli's raw row has no API level: the replicas come
+			// under "API Level", and "Replicas" stays empty.
+			t.AddRow(st.name, st.storage, placement, st.consumers, st.msgs, st.bytes, lost, st.deleted, streamPeers(st.cluster))
 			continue
 		}
 		if st.lostMsgs > 0 {

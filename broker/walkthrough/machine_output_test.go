@@ -8,8 +8,9 @@ import (
 
 // TestMachineOutput: the outputs scripts read, --json and --raw, as the
 // real CLI prints them: consumer info --json is jsm.go's ConsumerInfo (its
-// field order, pause_until always there), and consumer ls --json of a
-// stream without consumers is null.
+// field order, pause_until always there), consumer ls --json of a stream
+// without consumers is null, and stream report --raw has no API level
+// (the replicas column moves under its header).
 func TestMachineOutput(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs natslab and the real nats CLI")
@@ -26,6 +27,7 @@ func TestMachineOutput(t *testing.T) {
 			"nats consumer info S P --json",
 			"nats consumer info S Q --json",
 			"nats consumer ls S --json",
+			"nats stream report --raw",
 		},
 	})
 }
