@@ -92,8 +92,9 @@ func accountInfo(c *Call) error {
 }
 
 // userInfo asks the server who this connection is; nil if it will not say.
+// natscli gives it a second, whatever --timeout says.
 func (c *Call) userInfo(nc *nats.Conn) *userInfo {
-	ctx, cancel := c.Timeout()
+	ctx, cancel := context.WithTimeout(c.Ctx, time.Second)
 	defer cancel()
 	resp, err := nc.RequestWithContext(ctx, "$SYS.REQ.USER.INFO", nil)
 	if err != nil {
@@ -193,7 +194,8 @@ func (c *Call) jetStreamAccountRows(cols *columns.Writer, nc *nats.Conn) {
 	js, err := jetstream.New(nc)
 	var info *jetstream.AccountInfo
 	if err == nil {
-		ctx, cancel := c.Timeout()
+		// natscli asks through jsm.go, which waits at least half a second.
+		ctx, cancel := context.WithTimeout(c.Ctx, jsmTimeout(c.timeout))
 		info, err = js.AccountInfo(ctx)
 		cancel()
 	}

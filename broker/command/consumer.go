@@ -86,33 +86,40 @@ func buildConsumer(app *fisk.Application, c *Call) {
 	x := &consumerCmd{metadata: map[string]string{}}
 	cons := app.Command("consumer", "Consumers: durable cursors on a stream that deliver and track acknowledgements").Alias("con").Alias("obs").Alias("c")
 	cons.Flag("all", "Include system streams too (accepted for compatibility)").Short('a').Hidden().UnNegatableBool()
+	// natscli runs these through jsm.go, which waits at least half a second.
+	withJSM := func(run func(*Call) error) func(*Call) error {
+		return func(c *Call) error {
+			c.timeout = jsmTimeout(c.timeout)
+			return run(c)
+		}
+	}
 
-	add := cons.Command("add", "Creates a consumer on a stream").Alias("create").Alias("new").Action(act(c, x.add))
+	add := cons.Command("add", "Creates a consumer on a stream").Alias("create").Alias("new").Action(act(c, withJSM(x.add)))
 	add.Arg("stream", "The stream to consume from").StringVar(&x.stream)
 	add.Arg("consumer", "The consumer's (durable) name").StringVar(&x.consumer)
 	x.configFlags(add, false)
 	add.Flag("defaults", "Use the default for every value not given (the lab never prompts)").UnNegatableBoolVar(&x.defaults)
 
-	edit := cons.Command("edit", "Changes the editable settings of a consumer").Alias("update").Action(act(c, x.edit))
+	edit := cons.Command("edit", "Changes the editable settings of a consumer").Alias("update").Action(act(c, withJSM(x.edit)))
 	edit.Arg("stream", "The consumer's stream").StringVar(&x.stream)
 	edit.Arg("consumer", "The consumer to change").StringVar(&x.consumer)
 	x.configFlags(edit, true)
 	edit.Flag("force", "Change it without asking").Short('f').UnNegatableBoolVar(&x.force)
 	edit.Flag("dry-run", "Only show what would change").UnNegatableBoolVar(&x.dryRun)
 
-	ls := cons.Command("ls", "Lists the consumers of a stream").Alias("list").Action(act(c, x.ls))
+	ls := cons.Command("ls", "Lists the consumers of a stream").Alias("list").Action(act(c, withJSM(x.ls)))
 	ls.Arg("stream", "The stream whose consumers to list").StringVar(&x.stream)
 	ls.Flag("json", "Print the names as JSON").Short('j').UnNegatableBoolVar(&x.json)
 	ls.Flag("names", "Print just the names").Short('n').UnNegatableBoolVar(&x.names)
 	ls.Flag("no-select", "Never pick from a list (the lab never does)").UnNegatableBoolVar(&x.noSelect)
 
-	info := cons.Command("info", "Shows a consumer's configuration and state").Alias("nfo").Action(act(c, x.info))
+	info := cons.Command("info", "Shows a consumer's configuration and state").Alias("nfo").Action(act(c, withJSM(x.info)))
 	info.Arg("stream", "The consumer's stream").StringVar(&x.stream)
 	info.Arg("consumer", "The consumer to show").StringVar(&x.consumer)
 	info.Flag("json", "Print the server's JSON").Short('j').UnNegatableBoolVar(&x.json)
 	info.Flag("no-select", "Never pick from a list (the lab never does)").UnNegatableBoolVar(&x.noSelect)
 
-	rm := cons.Command("rm", "Deletes a consumer and its state").Alias("delete").Alias("del").Action(act(c, x.rm))
+	rm := cons.Command("rm", "Deletes a consumer and its state").Alias("delete").Alias("del").Action(act(c, withJSM(x.rm)))
 	rm.Arg("stream", "The consumer's stream").StringVar(&x.stream)
 	rm.Arg("consumer", "The consumer to delete").StringVar(&x.consumer)
 	rm.Flag("force", "Delete without asking").Short('f').UnNegatableBoolVar(&x.force)
@@ -127,7 +134,7 @@ func buildConsumer(app *fisk.Application, c *Call) {
 	next.Flag("wait", "Pause a random time up to this long before acknowledging").PlaceHolder("WAIT").DurationVar(&x.ackDelay)
 	next.Flag("count", "How many messages to pull, one after another").Default("1").IntVar(&x.count)
 
-	report := cons.Command("report", "Tables every consumer of a stream with its progress").Action(act(c, x.report))
+	report := cons.Command("report", "Tables every consumer of a stream with its progress").Action(act(c, withJSM(x.report)))
 	report.Arg("stream", "The stream to report on").StringVar(&x.stream)
 	report.Flag("raw", "Print numbers unformatted").Short('r').UnNegatableBoolVar(&x.raw)
 	report.Flag("leaders", "Show the leader distribution (clusters only)").Short('l').UnNegatableBool()

@@ -46,7 +46,11 @@ func (x *consumerCmd) next(c *Call) error {
 			return explain(errors.New("can not both Acknowledge and Terminate message"), "--term settles the message itself: drop --ack and --nak")
 		}
 	}
-	if c.timeout < 0 {
+	// natscli looks the consumer up with jsm.go (at least half a second),
+	// and waits for the pull's answer for --timeout itself.
+	pullWait := c.timeout
+	c.timeout = jsmTimeout(c.timeout)
+	if pullWait <= 0 {
 		// natscli's pull expires at once and it waits for nothing: it
 		// loads the consumer to say why, and there is no message.
 		cons, err := mgr.LoadConsumer(x.stream, x.consumer)
@@ -56,7 +60,7 @@ func (x *consumerCmd) next(c *Call) error {
 		if !cons.IsPullMode() {
 			return fmt.Errorf("consumer %q is not a Pull consumer", x.consumer)
 		}
-		return explain(errNoMessage, "--timeout %s is below zero, so the pull waits for nothing: give a positive one, like --timeout 5s", c.timeout)
+		return explain(errNoMessage, "--timeout %s leaves the pull no time to wait for a message: give a positive one, like --timeout 5s", pullWait)
 	}
 	ci, err := c.consumerInfo(x.stream, x.consumer)
 	if err != nil {
@@ -84,9 +88,8 @@ func (x *consumerCmd) next(c *Call) error {
 		// natscli pauses only for a --wait above zero: below, it acknowledges at once.
 		c.Notef("--wait %s is below zero, so there is no pause before acknowledging", x.ackDelay)
 	}
-	timeout := c.timeout
 	for i := 0; i < x.count; i++ {
-		m, err := x.pullOne(c, nc, timeout)
+		m, err := x.pullOne(c, nc, pullWait)
 		if err != nil {
 			return err
 		}

@@ -406,7 +406,8 @@ func TestConsumerRedelivery(t *testing.T) {
 	if strings.Contains(msg, "Terminated") {
 		t.Error(msg)
 	}
-	l.fails("consumer next JOBS WORKER --timeout=-1s", "nats: error: no message received: nats: timeout", "below zero", "--timeout 5s")
+	l.fails("consumer next JOBS WORKER --timeout=-1s", "nats: error: no message received: nats: timeout", "no time to wait", "--timeout 5s")
+	l.fails("consumer next JOBS WORKER --timeout 0", "nats: error: no message received: nats: timeout", "no time to wait", "--timeout 5s")
 	l.fails("consumer next JOBS WORKER --term --ack", "nats: error: can not both Acknowledge and Terminate message", "--term settles the message itself")
 	// natscli pulls --count times: with 0, never, and says nothing.
 	if r := l.must("consumer next JOBS WORKER --count 0"); r.out != "" || r.err != "" || !strings.Contains(r.note, "pulls no message") {

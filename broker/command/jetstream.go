@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/nats.go"
@@ -35,6 +36,26 @@ func (c *Call) jsError(err error) error {
 		return explain(err, "the server is not reachable right now (is it restarting? try again in a moment)")
 	}
 	return err
+}
+
+// jsmTimeout is how long natscli's jsm.go-based commands (consumer add,
+// edit, info, ls, report and rm, kv ls, account info's JetStream part)
+// wait for JetStream: jsm.go's Manager takes --timeout but never less than
+// half a second, so a --timeout 0 or 100ms still gets its answer there.
+func jsmTimeout(d time.Duration) time.Duration { return max(d, 500*time.Millisecond) }
+
+// jsHelper is natscli's prepareJSHelper, under its kv commands and sub's
+// JetStream modes: a JetStream handle whose default timeout is --timeout,
+// which nats.go refuses when it is not above zero.
+func (c *Call) jsHelper() (jetstream.JetStream, error) {
+	if c.timeout <= 0 {
+		return nil, explain(fmt.Errorf("%w: timeout value must be greater than 0", jetstream.ErrInvalidOption), "--timeout %s leaves no time to wait for JetStream: give a positive one, like --timeout 5s", c.timeout)
+	}
+	js, err := c.JS()
+	if err != nil {
+		return nil, c.jsError(err)
+	}
+	return js, nil
 }
 
 // streamNames lists the streams that exist, sorted.

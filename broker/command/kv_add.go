@@ -81,9 +81,9 @@ func (k *kvCmd) addRun(c *Call) error {
 		return err
 	}
 	k.republishIgnored(c)
-	js, err := c.JS()
+	js, err := c.jsHelper()
 	if err != nil {
-		return c.jsError(err)
+		return err
 	}
 	ctx, cancel := c.Timeout()
 	defer cancel()
@@ -282,9 +282,9 @@ func (k *kvCmd) rmBucket(c *Call) error {
 	if k.bucket == "" {
 		// The real CLI asks nothing about which bucket here: the library
 		// refuses the empty name once the deletion is confirmed.
-		js, err := c.JS()
+		js, err := c.jsHelper()
 		if err != nil {
-			return c.jsError(err)
+			return err
 		}
 		return k.rmMissingBucket(c, js, kvCheckBucketName(k.bucket))
 	}

@@ -19,15 +19,15 @@ const kvStreamPrefix = "KV_"
 
 // kvOpen looks a bucket up, with a clear error when it is not there.
 func (c *Call) kvOpen(bucket string) (jetstream.JetStream, jetstream.KeyValue, error) {
+	js, err := c.jsHelper()
+	if err != nil {
+		return nil, nil, err
+	}
 	if bucket == "" {
 		return nil, nil, c.kvNoBucketGiven()
 	}
 	if err := kvCheckBucketName(bucket); err != nil {
 		return nil, nil, err
-	}
-	js, err := c.JS()
-	if err != nil {
-		return nil, nil, c.jsError(err)
 	}
 	ctx, cancel := c.Timeout()
 	defer cancel()
@@ -50,9 +50,9 @@ var errNoBuckets = errors.New("no KV buckets found")
 // kvNoBucketGiven is what the real CLI says where it would ask which bucket
 // (an empty bucket argument): no terminal to ask on, or no bucket at all.
 func (c *Call) kvNoBucketGiven() error {
-	js, err := c.JS()
+	js, err := c.jsHelper()
 	if err != nil {
-		return c.jsError(err)
+		return err
 	}
 	names, err := c.kvBucketNames(js)
 	if err != nil {

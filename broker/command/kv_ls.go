@@ -19,6 +19,7 @@ func (k *kvCmd) lsRun(c *Call) error {
 }
 
 func (k *kvCmd) lsBuckets(c *Call) error {
+	c.timeout = jsmTimeout(c.timeout) // natscli lists them with jsm.go
 	js, err := c.JS()
 	if err != nil {
 		return c.jsError(err)
@@ -59,6 +60,9 @@ func (k *kvCmd) lsBuckets(c *Call) error {
 }
 
 func (k *kvCmd) lsKeys(c *Call) error {
+	if _, err := c.jsHelper(); err != nil {
+		return fmt.Errorf("unable to prepare js helper: %w", err)
+	}
 	_, kv, err := c.kvOpen(k.bucket)
 	if err != nil {
 		return fmt.Errorf("unable to load bucket: %w", err)

@@ -62,6 +62,9 @@ func (k *kvCmd) watchRun(c *Call) error {
 		return err
 	}
 	defer adv.Unsubscribe()
+	if _, err := c.jsHelper(); err != nil {
+		return err
+	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return err

@@ -18,6 +18,9 @@ import (
 // direct gets (work-queue and interest streams, where a consumer would
 // take the messages away, and --direct).
 func (s *subCmd) runJetStream(c *Call, nc *nats.Conn, sk *subSink) error {
+	if _, err := c.jsHelper(); err != nil {
+		return err
+	}
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return err
