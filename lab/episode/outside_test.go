@@ -108,6 +108,9 @@ func TestLeafNodeTicksForAnotherTerminalsSubscriber(t *testing.T) {
 	w.must("lesson leaf-node")
 	w.must("leaf start")
 	w.bg("leaf sub greet")
+	// The leaf's subscription is in place on the leaf; the lab's server
+	// hears of it a moment later, and a publish before then reaches no one.
+	w.listening("greet")
 	w.must(`pub greet "hello leaf"`)
 	w.waitDone(3)
 	w.another("sub", "hub.>")
