@@ -232,16 +232,22 @@ func (t *tutorLink) view(l *episode.Lesson) lessonView {
 	return v
 }
 
-// nextAfter says what comes after ep, as `next` would open it.
+// nextAfter says what comes after ep, as `next` would open it, and why
+// `next` passes over a lesson on the way: a learner who sees lesson 17
+// follow 15 would otherwise look for what went wrong with 16.
 func (t *tutorLink) nextAfter(ep *episode.Episode) string {
+	var passed string
 	for i := t.cat.Index(ep.ID) + 1; i < len(t.cat.Episodes); i++ {
 		e := t.cat.Episodes[i]
 		if t.prog.StatusOf(e, t.nodes) == episode.Unavailable {
+			if passed == "" {
+				passed = fmt.Sprintf(" Lesson %d · %s needs natslab --cluster %d.", e.Number, e.ID, e.Needs.Cluster)
+			}
 			continue
 		}
-		return fmt.Sprintf("Type next for lesson %d · %s: %s.", e.Number, e.ID, e.Title)
+		return fmt.Sprintf("Type next for lesson %d · %s: %s.", e.Number, e.ID, e.Title) + passed
 	}
-	return "That was the last lesson. lessons lists them all; lesson leave goes back to the sandbox."
+	return "That was the last lesson. lessons lists them all; lesson leave goes back to the sandbox." + passed
 }
 
 // drawLesson draws v in the lesson pane and the status bar. UI loop.
