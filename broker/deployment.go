@@ -211,12 +211,42 @@ func (m *Monitor) Leafz(opts *server.LeafzOptions) (*server.Leafz, error) {
 	return m.ns.Leafz(opts)
 }
 
-// Interest is how many subscriptions in the default account a message on
-// subject would reach now; the server keeps the count, so this is cheap.
+// Interest is at least how many subscriptions in the default account a
+// message on subject would reach now, and 0 only when none would. It is
+// cheap, and exact for a subject a message has just gone to (the server
+// keeps that match); for another, the server's count may stop at the
+// first level a wildcard subscription matches at: with orders.> and
+// orders.new, orders.new can count 1. Listeners counts every one.
 func (m *Monitor) Interest(subject string) int {
 	acc := m.ns.GlobalAccount()
 	if acc == nil {
 		return 0
 	}
 	return acc.Interest(subject)
+}
+
+// Listeners is how many subscriptions in the default account a message on
+// subject would reach now, every one counted. It walks the account's
+// subscriptions: for a look now and then, not for every message
+// (Subscriptions says when to look again).
+func (m *Monitor) Listeners(subject string) int {
+	acc := m.ns.GlobalAccount()
+	if acc == nil {
+		return 0
+	}
+	sz, err := m.ns.Subsz(&server.SubszOptions{Account: acc.GetName(), Test: subject, Subscriptions: true})
+	if err != nil {
+		return 0
+	}
+	return sz.Total
+}
+
+// Subscriptions is how many subscriptions the default account has, read
+// cheaply: a change says some came or went.
+func (m *Monitor) Subscriptions() int {
+	acc := m.ns.GlobalAccount()
+	if acc == nil {
+		return 0
+	}
+	return acc.TotalSubs()
 }

@@ -180,3 +180,37 @@ func TestAccountSubscriptionsSplitStreamImportShadows(t *testing.T) {
 		t.Fatalf("after shop.orders.> ended, shadows:\n got %+v\nwant %+v", subs.Shadows, want[1:])
 	}
 }
+
+// Listeners counts every subscription a message would reach, wildcards
+// above the subject included, where the server's cheap Interest counts
+// only the first level one matches at; Subscriptions moves as they come
+// and go.
+func TestListenersCountsEverySubscriptionAMessageReaches(t *testing.T) {
+	s := brokertest.Start(t, brokertest.InProcessOnly())
+	m := s.Monitor()
+	before := m.Subscriptions()
+	nc := brokertest.Connect(t, s, "listeners")
+	for _, subj := range []string{"orders.>", "orders.*", "orders.new", "other.new"} {
+		if _, err := nc.SubscribeSync(subj); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := nc.QueueSubscribeSync("orders.new", "workers"); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := m.Listeners("orders.new"); got != 4 {
+		t.Errorf("orders.new reaches %d subscriptions, want 4 (orders.>, orders.*, orders.new and its queue group's)", got)
+	}
+	if got := m.Interest("orders.new"); got < 1 || got > 4 {
+		t.Errorf("Interest(orders.new) = %d: at least one, at most every one", got)
+	}
+	if got := m.Listeners("nobody.here"); got != 0 {
+		t.Errorf("nobody.here reaches %d subscriptions", got)
+	}
+	if got := m.Subscriptions() - before; got != 5 {
+		t.Errorf("the account has %d more subscriptions, want 5", got)
+	}
+}

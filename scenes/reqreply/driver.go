@@ -137,7 +137,7 @@ const (
 func (d *driver) othersListening(ns *broker.Monitor, subject string) int {
 	d.mu.Lock()
 	defer d.mu.Unlock() // the tap does not change while the count is read
-	n := ns.Interest(subject)
+	n := ns.Listeners(subject)
 	if d.tapFor == subject {
 		n--
 	}
@@ -146,10 +146,14 @@ func (d *driver) othersListening(ns *broker.Monitor, subject string) int {
 
 // watchInterest follows how many subscriptions a request on the subject
 // would reach. With only the scene's tap left, the tap goes at once; any
-// other change asks for a full look at the connections.
+// other change asks for a full look at the connections. It counts them
+// again only when the account's number of subscriptions moved, or the
+// subject or the taps did (the count walks every subscription); poll's
+// regular look catches one subscription leaving as another comes.
 func (d *driver) watchInterest() {
 	t := time.NewTimer(idleCount)
 	defer t.Stop()
+	lastSubs, lastSubject, lastTapped := -1, "", false
 	for {
 		select {
 		case <-d.Ctx.Done():
@@ -177,6 +181,11 @@ func (d *driver) watchInterest() {
 		if ns == nil {
 			continue
 		}
+		subs := ns.Subscriptions()
+		if subs == lastSubs && subject == lastSubject && tapped == lastTapped {
+			continue
+		}
+		lastSubs, lastSubject, lastTapped = subs, subject, tapped
 		others := d.othersListening(ns, subject)
 		switch {
 		case tapped && others <= 0:

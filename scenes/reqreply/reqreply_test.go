@@ -231,3 +231,22 @@ func TestUnansweredAskClaimsNoMoreThanATimeout(t *testing.T) {
 		}
 	}
 }
+
+// A stream that captures the watched subject (shop.> over
+// shop.price.widget, lesson 19) is one more subscription a request
+// reaches, and a wildcard above the subject: the taps stay on beside the
+// responder, and the request is drawn with the reply that answered it.
+func TestAStreamAboveTheSubjectLeavesTheTapsOn(t *testing.T) {
+	srv := brokertest.Start(t)
+	h := newHarnessOn(t, srv, srv, Options{})
+	if out, err := h.Try(`stream add SHOP --subjects "shop.>" --defaults`); err != nil {
+		t.Fatalf("stream add: %v\n%s", err, out)
+	}
+	h.Do("watch", "shop.price.widget")
+	h.Start(`reply shop.price.widget "9.99"`)
+	h.Settle("one responder, taps on", func(s Snapshot) bool { return len(s.Responders) == 1 && s.Watching })
+	if out, err := h.Try(`request shop.price.widget "" --timeout 2s`); err != nil {
+		t.Fatalf("request: %v\n%s", err, out)
+	}
+	h.Settle("the request and a reply", func(s Snapshot) bool { return s.Requests == 1 && s.Replies == 1 })
+}
