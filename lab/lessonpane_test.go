@@ -251,6 +251,49 @@ func TestLessonSwitchesTheScene(t *testing.T) {
 	}
 }
 
+// A lesson's steps may ask for scenes of their own (lesson 19: the
+// stream's consumers, then the bucket, then the price service). A step's
+// scene opens at the learner's first command in that step: until then the
+// scene of the step just done shows how it ended.
+func TestLessonStepsBringTheirScenes(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	built := withScenes(h, "cursor", "kv-watch", "request-reply")
+	h.run("lesson capstone")
+	h.waitScreen("scene: the cursor scene", "lesson 19 · capstone")
+	for _, line := range []string{
+		`stream add SHOP --subjects "shop.>" --defaults`,
+		`pub shop.order.new "order {{Count}}" --count 3 --jetstream`,
+		`consumer add SHOP billing --pull --filter "shop.order.>" --defaults`,
+		`consumer next SHOP billing --count 3`,
+	} {
+		h.run(line)
+	}
+	if s := h.waitScreen("Step 3 of 5 · 2 done"); !strings.Contains(s, "scene: the cursor scene") {
+		t.Errorf("the cursor scene goes before the learner moves on:\n%s", s)
+	}
+	h.run("kv add stock")
+	h.waitScreen("scene: the kv-watch scene", "Step 3 of 5 · 2 done")
+	h.run("kv put stock widget 7")
+	h.waitScreen("Step 4 of 5 · 3 done")
+	h.typeText(`reply shop.price.widget "9.99" &`)
+	h.key("enter")
+	h.waitScreen("scene: the request-reply scene")
+	b := built()
+	var names []string
+	for _, sc := range b {
+		names = append(names, sc.name)
+	}
+	if strings.Join(names, " ") != "cursor kv-watch request-reply" {
+		t.Fatalf("scenes built: %v", names)
+	}
+	if did := b[2].did; len(did) != 1 || did[0] != "watch shop.price.widget" {
+		t.Errorf("the request-reply scene ran %q, want its step's control, watch shop.price.widget", did)
+	}
+	if !b[0].closed || !b[1].closed {
+		t.Errorf("each scene is closed when the next opens")
+	}
+}
+
 // A damaged progress file is said once in the pane, and the lab carries on
 // with lessons (the file is moved aside by package episode).
 func TestDamagedProgressIsSaidOnce(t *testing.T) {

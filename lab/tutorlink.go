@@ -74,6 +74,13 @@ func (m *Model) startLessons() {
 	t.tutor = episode.NewTutor(cat, episode.Env{Deployment: m.dep, Session: m.sess, Progress: prog, StartJob: func(ctx context.Context, line string) *command.Job { return m.cmd.StartBackground(ctx, line) }}, episode.ListOptions{})
 	m.tutor = t
 	m.OnEvent(t.tutor.Observe)
+	// A command started is a learner's move: the scene a new step asks
+	// for opens then (followTutor).
+	m.OnEvent(func(e command.Event) {
+		if e.Kind == command.JobStarted {
+			t.poke()
+		}
+	})
 	for _, v := range t.tutor.Verbs() {
 		m.sess.AddVerb(m.wrapLessonVerb(v))
 	}
@@ -144,11 +151,14 @@ func (m *Model) Tutor() *episode.Tutor {
 }
 
 // followTutor turns the tutor's changes into lesson-pane updates and scene
-// switches, one at a time and in order. The scene open in the sandbox when
-// a lesson begins comes back when the learner leaves.
+// switches, one at a time and in order: a lesson's scene, and the scenes
+// its steps ask for as the learner gets to them. The scene open in the
+// sandbox when a lesson begins comes back when the learner leaves.
 func (m *Model) followTutor(ctx context.Context) {
 	t := m.tutor
 	var shown *episode.Lesson // the lesson whose scene is open
+	shownScene := ""          // and the scene it asked for
+	seenStep := -1            // the step to do at the last look
 	sandboxScene := ""
 	for {
 		select {
@@ -159,7 +169,20 @@ func (m *Model) followTutor(ctx context.Context) {
 		l := t.tutor.Lesson()
 		v := t.view(l)
 		fresh := t.freshScene.Swap(false) && l != nil
-		if l == shown && !fresh {
+		name := ""
+		if l != nil {
+			name = l.Episode().SceneAt(v.report.Current)
+		}
+		// A scene the learner opened by hand stays until the lesson asks
+		// for another: a step that moves on to another scene. That scene
+		// waits for the next look after the step is ticked (most often the
+		// learner's first command in the new step), so that the scene of
+		// the step just done shows how it ended until then.
+		moved := l != nil && l == shown && v.report.Current != seenStep
+		if l != nil {
+			seenStep = v.report.Current
+		}
+		if l == shown && !fresh && (l == nil || name == shownScene || moved) {
 			if !m.call(func(m *Model) tea.Cmd { m.drawLesson(v); return nil }) {
 				return
 			}
@@ -173,12 +196,11 @@ func (m *Model) followTutor(ctx context.Context) {
 				sandboxScene = sc.Name()
 			}
 		}
-		name := sandboxScene
-		if l != nil {
-			name = l.Episode().Scene
+		if l == nil {
+			name = sandboxScene
 		}
 		sc, problem := m.buildScene(name)
-		shown = l
+		shown, shownScene = l, name
 		if !m.call(func(m *Model) tea.Cmd {
 			m.drawLesson(v)
 			if problem != "" {

@@ -3,8 +3,12 @@ package lab
 import (
 	"strings"
 	"testing"
+	"time"
 
+	"natslab/broker/brokertest"
 	"natslab/lab/episode"
+	"natslab/scenes"
+	"natslab/scenes/kit"
 )
 
 // After lesson 15, next passes over the cluster lesson on a single server:
@@ -23,5 +27,39 @@ func TestNextAfterSaysWhichLessonItPassesOver(t *testing.T) {
 	cluster := (&tutorLink{cat: cat, nodes: 3}).nextAfter(retention)
 	if !strings.HasPrefix(cluster, "Type next for lesson 16 · replicas:") || strings.Contains(cluster, "needs") {
 		t.Errorf("on a cluster: %q", cluster)
+	}
+}
+
+// Every scene a lesson or one of its steps asks for is one the lab has,
+// and takes the control the lesson gives it (as followTutor opens it).
+func TestLessonsAskForScenesTheLabHas(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.InProcessOnly())
+	for _, e := range episode.MustLoad().Episodes {
+		specs := []string{e.Scene}
+		for _, st := range e.Steps {
+			specs = append(specs, st.Scene)
+		}
+		for _, spec := range specs {
+			words := strings.Fields(spec)
+			if len(words) == 0 {
+				continue
+			}
+			f, ok := scenes.Lookup(words[0])
+			if !ok {
+				t.Errorf("lesson %s asks for the scene %q, which the lab does not have", e.ID, words[0])
+				continue
+			}
+			if len(words) == 1 {
+				continue
+			}
+			sc, err := f.New(scenes.Env{Deployment: srv, Clock: kit.NewManualClock(time.Time{})})
+			if err != nil {
+				t.Fatalf("scene %s: %v", words[0], err)
+			}
+			if _, err := sc.Do(words[1], words[2:]); err != nil {
+				t.Errorf("lesson %s: scene %s refuses %q: %v", e.ID, words[0], strings.Join(words[1:], " "), err)
+			}
+			sc.Close()
+		}
 	}
 }

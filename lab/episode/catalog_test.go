@@ -16,7 +16,7 @@ var curriculum = []string{
 	"hello", "subjects", "request-reply", "queue-groups", "offline-client",
 	"first-stream", "stream-log", "limits", "dedupe", "restart",
 	"durable-consumer", "ack-redelivery", "two-consumers", "worker-pool",
-	"retention", "replicas", "kv", "troubleshooting", "sandbox",
+	"retention", "replicas", "kv", "troubleshooting", "capstone",
 	"push-pull", "durable-ephemeral", "deliver-policies", "max-ack-pending", "exactly-once",
 	"permissions", "accounts", "subject-mapping",
 	"republish", "mirrors-sources", "leaf-node", "object-store", "services",
@@ -220,5 +220,25 @@ func TestLessonTextShowsEveryStepsCommands(t *testing.T) {
 		if !used[line] {
 			t.Errorf("%s: no step suggests it any more, or the text shows it: drop it from the hidden lines", line)
 		}
+	}
+}
+
+// A step's scene holds from that step on, until a later one names
+// another; before any step names one, and for a lesson whose steps name
+// none, the lesson's own. Lesson 19 asks for three.
+func TestSceneAtFollowsTheSteps(t *testing.T) {
+	e, ok := catalog().Get("capstone")
+	if !ok {
+		t.Fatal("no lesson capstone")
+	}
+	want := []string{"cursor", "cursor", "kv-watch", "request-reply watch shop.price.widget", "request-reply watch shop.price.widget", "request-reply watch shop.price.widget"}
+	for i, w := range want {
+		if got := e.SceneAt(i); got != w {
+			t.Errorf("step %d: scene %q, want %q", i+1, got, w)
+		}
+	}
+	hello, _ := catalog().Get("hello")
+	if got := hello.SceneAt(1); got != hello.Scene || got == "" {
+		t.Errorf("hello's step 2 shows %q, want the lesson's scene %q", got, hello.Scene)
 	}
 }

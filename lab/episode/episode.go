@@ -97,6 +97,11 @@ type Step struct {
 	// Check is what the broker's state must show for the step to be done:
 	// every entry must hold.
 	Check []Check `yaml:"check"`
+	// Scene, if set, is the scene the lab shows from this step on (as
+	// Episode.Scene says one), until a later step names another: a lesson
+	// that moves from a stream to a bucket to a service has the scene
+	// follow it.
+	Scene string `yaml:"scene"`
 }
 
 // Hints are a step's hint stages, first to last.
@@ -254,6 +259,19 @@ func loadEpisode(fsys fs.FS, name string) (*Episode, error) {
 	}
 	e.Text = string(text)
 	return e, e.validate()
+}
+
+// SceneAt is the scene the lab shows while step i is the one to do (i
+// past the last step: the lesson is complete, and the last step's scene
+// stays): the nearest step at or before i that names one, else the
+// episode's.
+func (e *Episode) SceneAt(i int) string {
+	for i = min(i, len(e.Steps)-1); i >= 0; i-- {
+		if e.Steps[i].Scene != "" {
+			return e.Steps[i].Scene
+		}
+	}
+	return e.Scene
 }
 
 // validate catches content mistakes when the catalog loads.

@@ -81,9 +81,23 @@ func OpenProgress(storeDir string) (*Progress, error) {
 	if d.Episodes == nil {
 		d.Episodes = map[string]*EpisodeProgress{}
 	}
+	for old, id := range renamedLessons {
+		if e, ok := d.Episodes[old]; ok && d.Episodes[id] == nil {
+			d.Episodes[id] = e
+		}
+		delete(d.Episodes, old)
+		if d.Current == old {
+			d.Current = id
+		}
+	}
 	p.data = d
 	return p, nil
 }
+
+// renamedLessons maps a lesson's former ID to its ID now, so that progress
+// kept under the old one carries over. The capstone was "sandbox", the
+// word lesson leave's twin (lesson sandbox) already meant.
+var renamedLessons = map[string]string{"sandbox": "capstone"}
 
 // Path is the progress file's path.
 func (p *Progress) Path() string { return p.path }

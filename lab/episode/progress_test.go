@@ -54,6 +54,26 @@ func TestProgressPersists(t *testing.T) {
 	}
 }
 
+// Progress kept under a lesson's former ID (the capstone was "sandbox")
+// carries over to its ID now.
+func TestProgressOfARenamedLessonCarriesOver(t *testing.T) {
+	dir := t.TempDir()
+	old := `{"version": 1, "current": "sandbox", "episodes": {"sandbox": {"steps_done": 4}}}`
+	if err := os.WriteFile(filepath.Join(dir, ProgressFile), []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := OpenProgress(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Current() != "capstone" || p.Get("capstone").StepsDone != 4 {
+		t.Errorf("current %q, capstone's steps done %d; want capstone and 4", p.Current(), p.Get("capstone").StepsDone)
+	}
+	if st := p.StatusOf(mustGet(t, "capstone"), 1); st != InProgress {
+		t.Errorf("capstone: %v, want in progress", st)
+	}
+}
+
 // A damaged progress file is moved aside, never lost, with one clear line.
 func TestCorruptProgressIsMovedAside(t *testing.T) {
 	dir := t.TempDir()
