@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -67,8 +68,9 @@ func (s *Server) Leaf() *Leaf {
 // Start starts the leaf node and waits until it has joined the lab's
 // server. It restarts the lab's server first if that does not accept leaf
 // nodes yet, and says so in restarted. After a Stop it also waits, a few
-// seconds at most, for the clients the leaf had to reconnect, and says
-// how many did.
+// seconds at most, for the clients the leaf had to reconnect and for the
+// lab's server to know their subscriptions again, and says how many
+// clients came back.
 func (l *Leaf) Start() (restarted bool, clients int, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -144,6 +146,9 @@ func (l *Leaf) Start() (restarted bool, clients int, err error) {
 		waitFor(leafReturn, func() bool { return ns.NumClients() >= l.gone })
 		clients = min(ns.NumClients(), l.gone)
 		l.gone = 0
+		// Back, they subscribe again: what is published on the lab's
+		// server next must reach them.
+		waitFor(leafReturn, func() bool { return l.hubKnows(ns) })
 	}
 	return restarted, clients, nil
 }
@@ -236,4 +241,65 @@ func (s *Server) leafOptions() server.LeafNodeOpts {
 		port = server.RANDOM_PORT
 	}
 	return server.LeafNodeOpts{Host: "127.0.0.1", Port: port, Username: leafUser, Password: s.leafSecret}
+}
+
+// HubHears waits, timeout at most, until the lab's server has been told
+// that a client of the leaf subscribes to each of subjects, and reports
+// whether it was. The leaf passes a client's subscription on over its
+// leaf connection a moment after the client made it (and the real CLI
+// says "Subscribing on" before it even subscribes): until then a message
+// published on the lab's server does not cross to that client.
+func (l *Leaf) HubHears(subjects []string, timeout time.Duration) bool {
+	return waitFor(timeout, func() bool {
+		told := l.toldHub()
+		for _, s := range subjects {
+			if !told[s] {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// toldHub is what the lab's server has been told the leaf's clients
+// subscribe to.
+func (l *Leaf) toldHub() map[string]bool {
+	told := map[string]bool{}
+	hub := l.hub.NATS()
+	if hub == nil {
+		return told
+	}
+	lz, err := hub.Leafz(&server.LeafzOptions{Subscriptions: true})
+	if err != nil {
+		return told
+	}
+	for _, lf := range lz.Leafs {
+		for _, s := range lf.Subs {
+			told[s] = true
+		}
+	}
+	return told
+}
+
+// hubKnows reports whether the lab's server has been told of every
+// subscription the clients of ns, the leaf's server, hold.
+func (l *Leaf) hubKnows(ns *server.Server) bool {
+	cz, err := ns.Connz(&server.ConnzOptions{Subscriptions: true, Limit: 1 << 16})
+	if err != nil {
+		return false
+	}
+	told := l.toldHub()
+	for _, c := range cz.Conns {
+		if c.Kind != "Client" {
+			continue // the leaf connection lists what the lab's server wants
+		}
+		for _, s := range c.Subs {
+			// The servers' own ($SYS, $JS, $LDS) are not passed on as
+			// they are: only the clients' matter here.
+			if !strings.HasPrefix(s, "$") && !told[s] {
+				return false
+			}
+		}
+	}
+	return true
 }

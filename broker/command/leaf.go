@@ -2,6 +2,7 @@ package command
 
 import (
 	"fmt"
+	"time"
 
 	"natslab/broker"
 	"natslab/broker/realcli"
@@ -101,6 +102,10 @@ func leafStatus(c *Call, leaf *broker.Leaf) error {
 	return nil
 }
 
+// leafSettle bounds how long a leaf's client waits for the lab's server
+// to hear of its subscriptions.
+const leafSettle = 2 * time.Second
+
 // leafRun runs a nats command with the real CLI, connected to the leaf.
 func leafRun(c *Call, leaf *broker.Leaf, words []string) error {
 	if words[0] == "nats" {
@@ -121,7 +126,24 @@ func leafRun(c *Call, leaf *broker.Leaf, words []string) error {
 	}
 	cred := leaf.Credentials()
 	c.realConn = &realcli.Conn{URL: st.URL, User: cred.User, Password: cred.Password, Token: cred.Token, Creds: cred.Creds}
+	// leaf sub greet is in place once the lab's server knows of it: a
+	// script's next line (pub greet) must reach it.
+	if subjects := listened(l); len(subjects) > 0 {
+		c.realSettle = func() { leaf.HubHears(subjects, leafSettle) }
+	}
 	return c.S.runReal(c, words, l)
+}
+
+// listened is what a line subscribes to, for the commands whose
+// subscriber a message must reach: sub's subjects, reply's subject.
+func listened(l realcli.Line) []string {
+	switch l.Name() {
+	case "subscribe":
+		return l.Args["subjects"]
+	case "reply":
+		return l.Args["subject"]
+	}
+	return nil
 }
 
 func completeLeaf(args []string) []string {

@@ -1,8 +1,12 @@
 package command_test
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nats-io/nats-server/v2/server"
 
 	"natslab/broker/brokertest"
 )
@@ -53,6 +57,11 @@ func TestLeafVerbStartsRunsAndStops(t *testing.T) {
 		t.Errorf("a second leaf start restarted the lab's server:\n%s", r.out)
 	}
 	wantLines(t, "leaf start again", r.out, "1 client of the leaf reconnected")
+	// Back, the leaf's subscriber is known to the lab's server again by
+	// the time leaf start returns: a pub there reaches it at once.
+	if lz, err := l.srv.Monitor().Leafz(&server.LeafzOptions{Subscriptions: true}); err != nil || len(lz.Leafs) != 1 || !slices.Contains(lz.Leafs[0].Subs, "greet") {
+		t.Errorf("leaf start returned before the lab's server knew of the leaf's subscriber again: %v", err)
+	}
 	sub.Stop()
 	hub.Stop()
 	<-sub.Done()
@@ -63,4 +72,42 @@ func TestLeafVerbStartsRunsAndStops(t *testing.T) {
 func TestLeafVerbNeedsTheSingleEmbeddedServer(t *testing.T) {
 	l := newLab(t, brokertest.Clustered())
 	l.fails("leaf start", "start natslab without --cluster")
+}
+
+// leaf sub and leaf reply are in place (a script's next line runs) only
+// once the lab's server knows of the subscription: a pub or a request
+// there right after reaches the leaf's client. Several subjects, each looked at the moment its
+// job is in place, so that a job ready too early is caught.
+func TestLeafSubIsInPlaceOnceTheLabsServerKnowsIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real nats CLI")
+	}
+	l := newLab(t)
+	l.must("leaf start")
+	for i := range 6 {
+		subject := fmt.Sprintf("greet.%d", i)
+		line := "leaf sub " + subject
+		if i%2 == 1 {
+			line = "leaf reply " + subject + " hello"
+		}
+		j, out := l.background(line)
+		<-j.Ready()
+		lz, err := l.srv.Monitor().Leafz(&server.LeafzOptions{Subscriptions: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(lz.Leafs) != 1 || !slices.Contains(lz.Leafs[0].Subs, subject) {
+			t.Fatalf("leaf sub %s is in place, and the lab's server does not know of it yet: %+v", subject, lz.Leafs)
+		}
+		if i%2 == 1 {
+			if r := l.must("request " + subject + " ''"); !strings.Contains(r.out, "hello") {
+				t.Fatalf("the leaf's responder did not answer:\n%s", r.all())
+			}
+		} else {
+			l.must("pub " + subject + " hello")
+			l.await("the message on the leaf", func() bool { return strings.Contains(out.String(), "hello") })
+		}
+		j.Stop()
+		<-j.Done()
+	}
 }

@@ -179,7 +179,17 @@ type readyOnWrite struct {
 }
 
 func (r readyOnWrite) Write(p []byte) (int, error) {
-	r.c.Ready()
+	c := r.c
+	if c.realSettle == nil {
+		c.Ready()
+	} else {
+		c.realReady.Do(func() {
+			go func() {
+				c.realSettle()
+				c.Ready()
+			}()
+		})
+	}
 	return r.w.Write(p)
 }
 

@@ -255,6 +255,10 @@ type Call struct {
 	// realConn, when set, is where a line run with the real CLI connects
 	// instead of the session's deployment (leaf COMMAND: the leaf node).
 	realConn *realcli.Conn
+	// realSettle, when set, is what a line the real CLI runs waits for
+	// after its first output before its job counts as in place.
+	realSettle func()
+	realReady  sync.Once
 }
 
 // Notef writes the lab's explanation as a note: never inside the real
