@@ -256,6 +256,7 @@ func runFisk(c *Call, cmd *natsCommand, words []string) (err error) {
 	if note := switchValues(app, words); note != "" {
 		c.Notef("%s", note)
 	}
+	defer c.S.onShared(c)()
 	_, err = app.Parse(words)
 	if err == nil {
 		return nil

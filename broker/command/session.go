@@ -33,6 +33,7 @@ type Session struct {
 	connMu   sync.Mutex
 	nc       *nats.Conn
 	jobConns map[*nats.Conn]*jobConn // jobs' (connectJob), until closed: a restart waits for them too
+	shared   sharedCalls             // the calls using nc (see asyncerr.go)
 
 	jobsMu sync.Mutex
 	jobs   map[int]*Job
@@ -158,6 +159,7 @@ func (s *Session) conn() (*nats.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	onAsyncError(nc, s.sharedAsyncError)
 	s.nc = nc
 	return nc, nil
 }

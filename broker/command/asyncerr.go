@@ -1,0 +1,49 @@
+package command
+
+import (
+	"errors"
+	"slices"
+	"sync"
+
+	"github.com/nats-io/nats.go"
+)
+
+// The real CLI's error handler prints what the server says out of turn on
+// its connection as it comes ("15:04:05 >>> Unexpected NATS error: …"),
+// a permissions violation among them: a request to a subject the user may
+// not publish to, a JetStream API call it may not make. Each real command
+// has a connection of its own; the lab's commands share the session's, so
+// the session hands a violation to the command on it that began last.
+
+// sharedCalls are the calls running on the session's shared connection.
+type sharedCalls struct {
+	mu    sync.Mutex
+	calls []*Call
+}
+
+// onShared marks c as running on the shared connection until the
+// returned func is called.
+func (s *Session) onShared(c *Call) (done func()) {
+	s.shared.mu.Lock()
+	s.shared.calls = append(s.shared.calls, c)
+	s.shared.mu.Unlock()
+	return func() {
+		s.shared.mu.Lock()
+		s.shared.calls = slices.DeleteFunc(s.shared.calls, func(x *Call) bool { return x == c })
+		s.shared.mu.Unlock()
+	}
+}
+
+// sharedAsyncError is the shared connection's error handler: a
+// permissions violation is printed as natscli prints it, on the newest
+// call's stream, while that call runs.
+func (s *Session) sharedAsyncError(_ *nats.Conn, _ *nats.Subscription, err error) {
+	if !errors.Is(err, nats.ErrPermissionViolation) {
+		return
+	}
+	s.shared.mu.Lock()
+	defer s.shared.mu.Unlock()
+	if n := len(s.shared.calls); n > 0 {
+		s.shared.calls[n-1].Statusf(">>> Unexpected NATS error: %s", err)
+	}
+}

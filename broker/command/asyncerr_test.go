@@ -1,0 +1,53 @@
+package command_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"natslab/broker"
+	"natslab/broker/brokertest"
+	"natslab/broker/command"
+)
+
+// A user the server forbids a subject or the JetStream API: the real CLI's
+// error handler prints the server's violation as it comes, while the
+// command waits for its answer, and the lab's commands print the same line
+// (they share the session's connection, the real CLI's have one each).
+func TestPermissionViolationsPrintedAsTheRealCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real nats CLI")
+	}
+	l := newLab(t)
+	l.must(`config add authorization { users: [ {user: limited, password: limited-pw, permissions: {publish: {allow: ["ok.>", "_INBOX.>"]}, subscribe: "_INBOX.>"}} ] }`)
+	url := l.srv.ClientURL()
+	dep, err := broker.Dial(broker.ExternalOptions{URL: url, User: "limited", Password: "limited-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := command.NewSession(dep, command.WithTimeout(2*time.Second))
+	t.Cleanup(s.Close)
+	for _, line := range []string{
+		"request no.a x --timeout 300ms",
+		"stream ls --timeout 600ms",
+		"kv get K a --timeout 300ms",
+	} {
+		var out, errb syncBuf
+		labErr := s.Run(context.Background(), line, &out, &errb)
+		command.ReportError(command.Streams{Err: &errb}, labErr)
+		words, err := command.SplitWords(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		real := brokertest.RunRealCLI(t, url, append([]string{"--user", "limited", "--password", "limited-pw"}, words...)...)
+		if (labErr == nil) != (real.ExitCode == 0) {
+			t.Errorf("%s: the lab's error %v, the real CLI's exit code %d", line, labErr, real.ExitCode)
+		}
+		if d := brokertest.DiffLines(brokertest.Comparable(real.Stderr), brokertest.Comparable(errb.String())); d != "" {
+			t.Errorf("%s: stderr differs from the real CLI's (-real +lab):\n%s", line, d)
+		}
+		if d := brokertest.DiffLines(brokertest.Comparable(real.Stdout), brokertest.Comparable(out.String())); d != "" {
+			t.Errorf("%s: stdout differs from the real CLI's (-real +lab):\n%s", line, d)
+		}
+	}
+}
