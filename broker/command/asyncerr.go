@@ -2,7 +2,9 @@ package command
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/nats-io/nats.go"
@@ -19,6 +21,7 @@ import (
 type sharedCalls struct {
 	mu    sync.Mutex
 	calls []*Call
+	told  map[*Call][]string // the violations each was told of
 }
 
 // onShared marks c as running on the shared connection until the
@@ -30,6 +33,7 @@ func (s *Session) onShared(c *Call) (done func()) {
 	return func() {
 		s.shared.mu.Lock()
 		s.shared.calls = slices.DeleteFunc(s.shared.calls, func(x *Call) bool { return x == c })
+		delete(s.shared.told, c)
 		s.shared.mu.Unlock()
 	}
 }
@@ -44,6 +48,20 @@ func (s *Session) sharedAsyncError(_ *nats.Conn, _ *nats.Subscription, err error
 	s.shared.mu.Lock()
 	defer s.shared.mu.Unlock()
 	if n := len(s.shared.calls); n > 0 {
-		s.shared.calls[n-1].Statusf(">>> Unexpected NATS error: %s", err)
+		c := s.shared.calls[n-1]
+		c.Statusf(">>> Unexpected NATS error: %s", err)
+		if s.shared.told == nil {
+			s.shared.told = map[*Call][]string{}
+		}
+		s.shared.told[c] = append(s.shared.told[c], err.Error())
 	}
+}
+
+// refusedPublish reports whether c was told that the server refused its
+// user a publish to subject.
+func (c *Call) refusedPublish(subject string) bool {
+	want := fmt.Sprintf("Permissions Violation for Publish to %q", subject)
+	c.S.shared.mu.Lock()
+	defer c.S.shared.mu.Unlock()
+	return slices.ContainsFunc(c.S.shared.told[c], func(e string) bool { return strings.HasSuffix(e, want) })
 }

@@ -2,6 +2,7 @@ package command_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,8 +33,8 @@ func TestPermissionViolationsPrintedAsTheRealCLI(t *testing.T) {
 		"stream ls --timeout 600ms",
 		"kv get K a --timeout 300ms",
 	} {
-		var out, errb syncBuf
-		labErr := s.Run(context.Background(), line, &out, &errb)
+		var out, errb, note syncBuf
+		labErr := s.RunStreams(context.Background(), line, command.Streams{Out: &out, Err: &errb, Note: &note})
 		command.ReportError(command.Streams{Err: &errb}, labErr)
 		words, err := command.SplitWords(line)
 		if err != nil {
@@ -48,6 +49,9 @@ func TestPermissionViolationsPrintedAsTheRealCLI(t *testing.T) {
 		}
 		if d := brokertest.DiffLines(brokertest.Comparable(real.Stdout), brokertest.Comparable(out.String())); d != "" {
 			t.Errorf("%s: stdout differs from the real CLI's (-real +lab):\n%s", line, d)
+		}
+		if strings.HasPrefix(line, "request") && !strings.Contains(note.String(), `does not allow this user to publish to "no.a"`) {
+			t.Errorf("%s: the note does not say the publish was refused:\n%s", line, note.String())
 		}
 	}
 }

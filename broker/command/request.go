@@ -137,7 +137,9 @@ func (r *reqCmd) doReq(c *Call, nc *nats.Conn, pub *publisher, out *msgPrinter) 
 					return nil
 				}
 				if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
-					if rc == 0 {
+					if rc == 0 && c.refusedPublish(subj) {
+						c.Notef("the server does not allow this user to publish to %q, so the request never reached a responder (the real CLI then says nothing more)", subj)
+					} else if rc == 0 {
 						c.Notef("no reply on %q within %s: something subscribes there (else: no responders), but no answer came back in time; the responder may be slow (try a longer --timeout), may not answer at all, or its answer was lost on the way (one not allowed to publish to the reply subject looks the same); the real CLI then says nothing", subj, c.timeout)
 					}
 					break
