@@ -68,15 +68,19 @@ func (s *Scene) Draw(now time.Time) string {
 	rows := s.H
 	lanes := s.snap.Streams
 	if s.H >= 6 {
-		// What just happened, on up to three lines where one lane leaves
-		// the rows.
-		n := 1
-		if len(lanes) <= 1 {
+		// What just happened, on up to three lines where the lanes leave
+		// the rows: a sentence cut short while rows stand empty is never
+		// read to its end.
+		n := max(min(3, s.H-s.laneRows(s.H-1)), 1)
+		if len(lanes) == 0 {
 			need := compactRows
 			if s.iw >= minFullW {
 				need = fullRows
 			}
 			n = max(min(3, s.H-need-1), 1)
+		}
+		if len(lanes) == 1 && s.iw >= minFullW {
+			n = max(min(3, s.H-fullRows-s.titleRows(&lanes[0], now)+1), 1)
 		}
 		foot := s.footer(n)
 		rows -= len(foot)
@@ -133,6 +137,21 @@ func (s *Scene) Draw(now time.Time) string {
 		}
 	}
 	return s.Inset(c)
+}
+
+// laneRows is how many of rows the lanes take, in the layout Draw
+// chooses for them there.
+func (s *Scene) laneRows(rows int) int {
+	n := len(s.snap.Streams)
+	switch {
+	case s.iw >= minFullW && n*fullRows+(n-1) <= rows:
+		return n*fullRows + (n - 1)
+	case s.iw >= minFullW && n*fullRows <= rows:
+		return n * fullRows
+	case n*compactRows <= rows:
+		return n * compactRows
+	}
+	return min(n, rows)
 }
 
 // down reports whether the server is drawn down: while it is, and for a
@@ -240,22 +259,39 @@ func (s *Scene) drawTitle(c *kit.Canvas, l *Lane, y, n int, now time.Time) int {
 	}
 	x := c.Text(0, y, l.Name, role)
 	x = c.Text(x, y, "  ", kit.Plain)
-	parts, dflt := summary(l)
+	role = kit.Faint
 	switch {
 	case l.Gone != "":
-		parts, dflt = append([]string{l.Gone}, parts...), append([]bool{false}, dflt...)
 		role = kit.Bad
 	case s.down(now):
-		x = c.Text(x, y, "server down · ", s.role("server", kit.Bad, now))
-		role = kit.Faint
-	default:
-		role = kit.Faint
+		x = c.Text(x, y, downMark, s.role("server", kit.Bad, now))
 	}
-	lines := fitParts(parts, dflt, s.iw-x, n)
+	lines := s.titleLines(l, n, now)
 	for i, line := range lines {
 		c.Text(x, y+i, line, role)
 	}
 	return max(len(lines), 1)
+}
+
+// downMark is what a lane's title says first while the server is down.
+const downMark = "server down · "
+
+// titleLines are a lane's settings after its name on at most n lines.
+func (s *Scene) titleLines(l *Lane, n int, now time.Time) []string {
+	x := runes(l.Name) + 2
+	parts, dflt := summary(l)
+	switch {
+	case l.Gone != "":
+		parts, dflt = append([]string{l.Gone}, parts...), append([]bool{false}, dflt...)
+	case s.down(now):
+		x += runes(downMark)
+	}
+	return fitParts(parts, dflt, s.iw-x, n)
+}
+
+// titleRows is how many rows a lane's title takes where it may take two.
+func (s *Scene) titleRows(l *Lane, now time.Time) int {
+	return max(len(s.titleLines(l, 2, now)), 1)
 }
 
 func (s *Scene) role(key string, role kit.Role, now time.Time) kit.Role {
