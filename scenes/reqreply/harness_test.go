@@ -39,7 +39,7 @@ func newHarnessOn(t testing.TB, srv *broker.Server, dep broker.Deployment, opts 
 // inboxes' random names and measured round trips.
 var (
 	inboxRe = regexp.MustCompile(`_INBOX\.[A-Za-z0-9]+(\.[A-Za-z0-9]+)?`)
-	rttRe   = regexp.MustCompile(`(round trip |after |rtt )[0-9.]+(µs|ms|s)`)
+	rttRe   = regexp.MustCompile(`(round trip |after\s+|rtt )[0-9.]+(µs|ms|s)`)
 )
 
 func normalize(s string) string {

@@ -244,16 +244,20 @@ func (s *Scene) drawFull(c *kit.Canvas, p *plan, now time.Time) {
 		c.TextRight(p.rsp.x+p.rsp.w-2, y, count, s.role("resp:"+itoa(r.Cid), kit.Good, now))
 	}
 
-	// Under the boxes: the reply subject of the latest request.
+	// Under the boxes: the reply subject of the latest request, on the
+	// rows the story leaves.
 	y := p.req.y + p.req.h
-	if y < s.H-1 {
-		text := "each request carries a reply subject: the requester's private inbox"
+	top := s.drawStory(c, min(y+1, s.H-1), s.H-1, now)
+	if y < top {
+		say := []string{"each request carries a reply subject: the requester's private inbox",
+			"replies go to the requester's private inbox"}
 		if n.LastInbox != "" {
-			text = "reply subject " + n.LastInbox
+			say = []string{"reply subject " + n.LastInbox}
 		}
-		c.Text(p.req.x, y, kit.Clip(text, s.W-p.req.x-1), kit.Faint)
+		for i, l := range text.WrapIn(s.W-p.req.x-1, top-y, say...) {
+			c.Text(p.req.x, y+i, l, kit.Faint)
+		}
 	}
-	s.drawStory(c, s.H-1, now)
 }
 
 // drawCounts is the row of numbers: requests, replies, the last round
@@ -288,22 +292,29 @@ func (s *Scene) drawCounts(c *kit.Canvas, y int, now time.Time) {
 	}
 }
 
-// drawStory is the bottom line: what just happened, or what would.
-func (s *Scene) drawStory(c *kit.Canvas, y int, now time.Time) {
+// drawStory is the bottom lines, from top to bottom at most: what just
+// happened, or what would, in whole words, as many rows as it needs. It
+// returns the first row it took.
+func (s *Scene) drawStory(c *kit.Canvas, top, bottom int, now time.Time) int {
 	n := s.snap
-	text, role := n.Story, kit.Faint
+	say, role := n.Story, kit.Faint
 	switch {
 	case !n.ServerUp:
-		text, role = "the server is down: requests reach no one until it is back", kit.Bad
-	case text == "" && len(n.Responders) == 0:
-		text = "nobody subscribes to " + n.Subject + ": a request there bounces at once (no responders)"
-	case text == "":
-		text = "a request goes to one responder (one per queue group); its reply comes back to the inbox"
+		say, role = "the server is down: requests reach no one until it is back", kit.Bad
+	case say == "" && len(n.Responders) == 0:
+		say = "nobody subscribes to " + n.Subject + ": a request there bounces at once (no responders)"
+	case say == "":
+		say = "a request goes to one responder (one per queue group); its reply comes back to the inbox"
 	}
 	if s.flashes.On("story", now) {
 		role = kit.Strong
 	}
-	c.Text(1, y, kit.Clip(text, s.W-2), role)
+	lines := text.WrapIn(s.W-2, bottom-top+1, say)
+	y := bottom + 1 - len(lines)
+	for i, l := range lines {
+		c.Text(1, y+i, l, role)
+	}
+	return y
 }
 
 func (s *Scene) drawCompact(c *kit.Canvas, p *plan, now time.Time) {
@@ -327,7 +338,7 @@ func (s *Scene) drawCompact(c *kit.Canvas, p *plan, now time.Time) {
 	}
 	s.drawCounts(c, 2, now)
 	if s.H >= 4 {
-		s.drawStory(c, s.H-1, now)
+		s.drawStory(c, 3, s.H-1, now)
 	}
 }
 
