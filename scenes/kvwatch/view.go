@@ -51,11 +51,13 @@ func (s *Scene) Draw(now time.Time) string {
 	y := s.header(c, now)
 	snap := &s.snap
 	if snap.Bucket == "" {
-		text := snap.Problem
-		if text == "" {
-			text = "looking for a bucket…"
+		say := snap.Problem
+		if say == "" {
+			say = "looking for a bucket…"
 		}
-		c.Text(1, y+1, kit.Clip(text, s.W-2), kit.Warn)
+		for i, l := range text.WrapIn(s.W-2, s.H-y-1, say) {
+			c.Text(1, y+1+i, l, kit.Warn)
+		}
 		return c.Render(s.Styles)
 	}
 	// The keys take the upper part, the writes the lower; in a small pane
