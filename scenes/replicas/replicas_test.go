@@ -148,6 +148,7 @@ func TestGoldenStages(t *testing.T) {
 	g("2-three-copies", 100, 12)
 	g("2-three-copies-60x12", 60, 12)
 	g("2-three-copies-40x6", 40, 6)
+	h.GoldenPanes(t, "2-three-copies")
 
 	h.Do("stop", "n1")
 	h.Settle("a new leader", func(s Snapshot) bool { l := s.Leader("ORDERS"); return l != "" && l != "n1" })

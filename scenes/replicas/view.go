@@ -87,8 +87,9 @@ func (s *Scene) Draw(now time.Time) string {
 	return c.Render(s.Styles)
 }
 
-func (s *Scene) layout(rows int) geometry {
-	g := geometry{pubY: 1, busY: 4, tickY: 5, boxY: 6, boxH: rows + 2}
+// layout places the picture under a caption of top rows.
+func (s *Scene) layout(rows, top int) geometry {
+	g := geometry{pubY: top, busY: top + 3, tickY: top + 4, boxY: top + 5, boxH: rows + 2}
 	const gap = 2
 	n := len(s.snap.Nodes)
 	if n == 0 {
@@ -108,8 +109,12 @@ func (s *Scene) layout(rows int) geometry {
 }
 
 func (s *Scene) drawFull(c *kit.Canvas, rows int, now time.Time) {
-	g := s.layout(rows)
-	c.Text(1, 0, kit.Clip(s.caption(), s.W-2), kit.Strong)
+	notes := s.notes(now)
+	g := s.layout(rows, 1)
+	top := s.drawCaption(c, 1, s.W-2, s.H-g.boxY-g.boxH-notesNeed(notes, s.W-2))
+	if top > 1 {
+		g = s.layout(rows, top)
+	}
 
 	// The publishers and the bus under them.
 	c.Box(g.pubX, g.pubY, pubW, 3, kit.Node)
@@ -136,14 +141,78 @@ func (s *Scene) drawFull(c *kit.Canvas, rows int, now time.Time) {
 	}
 	s.movers.Draw(c, now, g.at, g.inside)
 
-	y := g.boxY + g.boxH
-	for _, line := range s.notes(now) {
-		if y >= s.H {
-			break
-		}
-		c.Text(1, y, kit.Clip(line.text, s.W-2), line.role)
-		y++
+	drawNotes(c, 1, g.boxY+g.boxH, s.W-2, s.H, notes)
+}
+
+// sep separates the parts of a caption or a note: rows break between
+// parts before they break between words.
+const sep = " · "
+
+// partLines lays s out on at most n rows of w cells: its parts (sep)
+// whole where they fit, a part wider than a row in whole words, and the
+// last row cut short (kit.Clip) only when n rows do not hold it all.
+func partLines(s string, w, n int) []string {
+	if n <= 0 || w <= 0 {
+		return nil
 	}
+	parts := strings.Split(s, sep)
+	var lines []string
+	for len(parts) > 0 {
+		if len(lines) == n-1 {
+			return append(lines, kit.Clip(strings.Join(parts, sep), w))
+		}
+		if fit := text.Leading(w, sep, parts...); len(fit) > 0 {
+			lines = append(lines, strings.Join(fit, sep))
+			parts = parts[len(fit):]
+			continue
+		}
+		words := text.Wrap(parts[0], w)
+		if room := n - 1 - len(lines); len(words) > room {
+			lines = append(lines, words[:room]...)
+			parts[0] = strings.Join(words[room:], " ")
+			continue
+		}
+		lines = append(lines, words...)
+		parts = parts[1:]
+	}
+	return lines
+}
+
+// notesNeed is how many rows of w cells the notes take, all said.
+func notesNeed(notes []note, w int) int {
+	n := 0
+	for _, nt := range notes {
+		n += len(partLines(nt.text, w, 1<<10))
+	}
+	return n
+}
+
+// drawNotes draws the notes from row y to the row before end, at x, w
+// cells wide: each on the rows it needs while every note after it still
+// has one; a note that finds no row is left out.
+func drawNotes(c *kit.Canvas, x, y, w, end int, notes []note) {
+	for i, nt := range notes {
+		room := end - y - (len(notes) - i - 1)
+		for _, l := range partLines(nt.text, w, max(room, min(end-y, 1))) {
+			c.Text(x, y, l, nt.role)
+			y++
+		}
+	}
+}
+
+// drawCaption draws the caption on row 0 from x, w cells wide: on a
+// second row too where it needs one and spare (rows the picture leaves
+// empty) allows. It returns the rows it took.
+func (s *Scene) drawCaption(c *kit.Canvas, x, w, spare int) int {
+	n := 1
+	if spare >= 1 {
+		n = 2
+	}
+	lines := partLines(s.caption(), w, n)
+	for i, l := range lines {
+		c.Text(x, i, l, kit.Strong)
+	}
+	return max(len(lines), 1)
 }
 
 // drawNode draws one node's box: its name, a row per stream, its status.
@@ -283,9 +352,9 @@ func (s *Scene) noLeader(st string, up int) string {
 // drawLines is the small-size picture: one line per node.
 func (s *Scene) drawLines(c *kit.Canvas, now time.Time) {
 	y := 0
+	notes := s.notes(now)
 	if s.H >= 5 {
-		c.Text(0, y, kit.Clip(s.caption(), s.W), kit.Strong)
-		y++
+		y = s.drawCaption(c, 0, s.W, s.H-1-len(s.snap.Nodes)-notesNeed(notes, s.W))
 	}
 	for _, nv := range s.snap.Nodes {
 		if y >= s.H {
@@ -310,11 +379,5 @@ func (s *Scene) drawLines(c *kit.Canvas, now time.Time) {
 		}
 		y++
 	}
-	for _, n := range s.notes(now) {
-		if y >= s.H {
-			return
-		}
-		c.Text(0, y, kit.Clip(n.text, s.W), n.role)
-		y++
-	}
+	drawNotes(c, 0, y, s.W, s.H, notes)
 }
