@@ -96,6 +96,7 @@ func TestGoldenAckRedelivery(t *testing.T) {
 	h.Clock.Advance(1600 * time.Millisecond)
 	h.Golden(t, "4-ack-wait-ran-out", w, ht)
 	h.NeverCut(t, "4-ack-wait-ran-out")
+	h.GoldenPanes(t, "4-ack-wait-ran-out")
 
 	h.Start("consumer next JOBS worker --no-ack")
 	h.Settle("try 2", func(s Snapshot) bool {
@@ -172,6 +173,7 @@ func TestGoldenTwoConsumers(t *testing.T) {
 	h.still()
 	h.Golden(t, "3-filter-typo", w, ht)
 	h.NeverCut(t, "3-filter-typo")
+	h.GoldenPanes(t, "3-filter-typo")
 }
 
 func TestGoldenWorkerPool(t *testing.T) {

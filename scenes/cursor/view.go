@@ -74,18 +74,36 @@ func (s *Scene) Draw(now time.Time) string {
 	if s.W < minW || s.H < minH {
 		return s.Line(s.oneLine(now))
 	}
-	y := s.header(c, now)
 	snap := &s.snap
 	if snap.Stream == "" || (snap.Problem != "" && len(snap.Consumers) == 0) {
-		s.empty(c, y)
+		s.empty(c, s.header(c, now))
 		s.lay = layout{}
 		return c.Render(s.Styles)
 	}
+	// The newest of the story is read to its end where the pane has the
+	// rows: those the picture leaves empty, and at worst the blank row
+	// under the header.
+	if !s.draw(c, 1, now) {
+		c = s.Blank()
+		s.draw(c, 0, now)
+	}
+	s.movers.Draw(c, now, s.lay.at, nil)
+	return c.Render(s.Styles)
+}
+
+// draw draws the header, the picture gap rows under it (0 or 1) and the
+// story under the picture. It reports whether the newest of the story was
+// said to its end. Without the gap, the row it frees goes to the story:
+// the picture is the same, a row higher.
+func (s *Scene) draw(c *kit.Canvas, gap int, now time.Time) bool {
+	y := s.header(c, now)
+	snap := &s.snap
 	// Rows from the bottom: what happened, and a legend when there is room.
 	bottom := s.H
-	need := 0
+	need, newest := 0, 0
 	for _, l := range snap.Story {
-		need += len(text.Wrap(l.Text, s.W-2))
+		newest = len(text.Wrap(l.Text, s.W-2))
+		need += newest
 	}
 	storyRows := min(need, max((s.H-y)/4, 1))
 	if s.H-y >= 14 && s.W >= runes(legend)+2 {
@@ -98,14 +116,36 @@ func (s *Scene) Draw(now time.Time) string {
 	if give := min(3+2*len(snap.Consumers)-(bottom-storyRows-y), storyRows-1); give > 0 {
 		storyRows -= give
 	}
+	if gap == 0 {
+		storyRows++
+	}
 	bottom -= storyRows
-	s.story(c, bottom, storyRows, now)
 
-	y = s.log(c, y+1, bottom, now)
+	y = s.log(c, y+gap, bottom, now)
 	y = s.awaiting(c, y+1, bottom, now)
 	s.pulls(c, y, bottom, now)
-	s.movers.Draw(c, now, s.lay.at, nil)
-	return c.Render(s.Styles)
+	// Then the story takes the empty rows above it that its newest line
+	// needs.
+	if short := newest - storyRows; short > 0 {
+		free := 0
+		for free < short && bottom-free-1 >= y && blankRow(c, bottom-free-1) {
+			free++
+		}
+		storyRows += free
+		bottom -= free
+	}
+	s.story(c, bottom, storyRows, now)
+	return storyRows >= newest
+}
+
+// blankRow reports whether row y of c has nothing drawn on it.
+func blankRow(c *kit.Canvas, y int) bool {
+	for x := range c.Width() {
+		if c.At(x, y) != ' ' {
+			return false
+		}
+	}
+	return true
 }
 
 // header is the stream's line: its name, what it captures, how many
@@ -464,7 +504,9 @@ func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint
 			held = append(held, subj)
 		}
 		sort.Strings(held)
-		c.Text(x, y, text.Words("filter "+strings.Join(cs.Filters, ", ")+" matches nothing (the stream holds "+strings.Join(held, ", ")+")", s.W-x-1), kit.Bad)
+		filter := "filter " + strings.Join(cs.Filters, ", ")
+		c.Text(x, y, text.WrapIn(s.W-x-1, 1, filter+" matches nothing (the stream holds "+strings.Join(held, ", ")+")",
+			filter+" matches nothing", "filter matches nothing", "matches nothing")[0], kit.Bad)
 		return nil
 	}
 	fit := text.Leading(s.W-x-1, " · ", parts...)
@@ -566,15 +608,23 @@ func (s *Scene) awaiting(c *kit.Canvas, y, bottom int, now time.Time) int {
 			y++
 			break
 		}
-		s.outRow(c, r.cs, r.o, y, now)
-		y++
+		// The last row's note may go on below it, where a row is left
+		// under it for the pulls.
+		n := 1
+		if i == len(rows)-1 {
+			n = bottom - y - min(len(s.snap.Pulls), 1)
+		}
+		y += s.outRow(c, r.cs, r.o, y, n, now)
 	}
 	return y
 }
 
 // outRow is one message awaiting its ack: which, where it went, its tries,
 // and the time left.
-func (s *Scene) outRow(c *kit.Canvas, cs *Consumer, o Outstanding, y int, now time.Time) {
+// outRow draws one message awaiting its ack on row y, its note going on
+// to the rows after it where rows allows more than one. It returns the
+// rows it took.
+func (s *Scene) outRow(c *kit.Canvas, cs *Consumer, o Outstanding, y, rows int, now time.Time) int {
 	subj := s.snap.Subj[o.Seq]
 	who := cs.Name
 	if p := pullName(o.Pull); p != "" {
@@ -605,13 +655,13 @@ func (s *Scene) outRow(c *kit.Canvas, cs *Consumer, o Outstanding, y int, now ti
 	x += 2
 	wait := cs.waitFor(max(o.Tries, 1))
 	left := o.Deadline.Sub(now)
-	text := s.timeLeft(cs, o, left)
+	say := s.timeLeftIn(cs, o, left)
 	// The ack wait as a bar that empties, as wide as the room allows.
 	barW := 12
 	if left <= 0 || o.Naked || !s.snap.ServerUp {
 		barW = 0 // the words say it all
 	}
-	for barW > 0 && s.W-x-1 < barW+3+min(runes(text), 12) {
+	for barW > 0 && s.W-x-1 < barW+3+min(runes(say[0]), 12) {
 		barW -= 4
 	}
 	if barW > 0 {
@@ -630,13 +680,25 @@ func (s *Scene) outRow(c *kit.Canvas, cs *Consumer, o Outstanding, y int, now ti
 		c.Set(x+1+barW, y, '▏', kit.Faint)
 		x += barW + 3
 	}
-	c.Text(x, y, kit.Clip(text, s.W-x-1), kit.Warn)
+	lines := text.WrapIn(s.W-x-1, 1, say...)
+	if rows > 1 && text.Width(lines[0]) < text.Width(say[0]) {
+		lines = text.WrapIn(s.W-x-1, rows, say[0])
+	}
+	for i, l := range lines {
+		c.Text(x, y+i, l, kit.Warn)
+	}
+	return max(len(lines), 1)
 }
 
 // timeLeft says what the countdown means now.
 func (s *Scene) timeLeft(cs *Consumer, o Outstanding, left time.Duration) string {
+	return s.timeLeftIn(cs, o, left)[0]
+}
+
+// timeLeftIn is timeLeft in its wordings, the fullest first.
+func (s *Scene) timeLeftIn(cs *Consumer, o Outstanding, left time.Duration) []string {
 	if !s.snap.ServerUp {
-		return "(server down: the server keeps the ack wait)"
+		return []string{"(server down: the server keeps the ack wait)", "(server down)"}
 	}
 	next := "the next pull"
 	for _, p := range s.snap.Pulls {
@@ -646,19 +708,19 @@ func (s *Scene) timeLeft(cs *Consumer, o Outstanding, left time.Duration) string
 		}
 	}
 	if o.Naked {
-		return "nak'd: goes to " + next
+		return []string{"nak'd: goes to " + next, "nak'd"}
 	}
 	if left <= 0 {
 		if cs.MaxDeliver > 0 && o.Tries >= cs.MaxDeliver {
-			return "last try ran out: given up at the next pull"
+			return []string{"last try ran out: given up at the next pull", "last try ran out"}
 		}
-		return "ran out: goes to " + next
+		return []string{"ran out: goes to " + next, "ran out"}
 	}
 	t := tenths(left) + " left"
 	if o.Unsure {
 		t = "≤" + t
 	}
-	return t
+	return []string{t}
 }
 
 // tenths shows a duration in seconds with one decimal, rounded up, so a
