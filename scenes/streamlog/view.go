@@ -638,7 +638,8 @@ func (s *Scene) footer(n int) []string {
 	case story == "":
 		texts = numbering(s.snap.Streams)
 	}
-	return text.WrapIn(s.iw, n, texts...)
+	// A blank column before the pane's border, as on the left.
+	return text.WrapIn(s.iw-1, n, texts...)
 }
 
 // numbering says how the logs on screen number their messages, longest
