@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -281,5 +282,33 @@ func (h *Harness[Sc, S]) NeverCutAt(t testing.TB, stage string, sizes ...scenes.
 		if m := clipped.FindString(v); m != "" {
 			t.Errorf("%s at %dx%d: text cut short at %q:\n%s", stage, sz.W, sz.H, m, v)
 		}
+		if line, ok := CutWithRoom(v); ok {
+			t.Errorf("%s at %dx%d: %q ends cut short while the pane has a blank row to go on in:\n%s", stage, sz.W, sz.H, line, v)
+		}
 	}
+}
+
+// wordsCut finds a line that kit.Clip ended at a blank ("… a request
+// there bounces …"): whole words, then the mark, ending the line.
+var wordsCut = regexp.MustCompile(`\S …$`)
+
+// CutWithRoom reports the first line of frame (no escape sequences)
+// that ends cut short, while the frame has a blank row: a sentence the
+// learner never reads the end of, though the pane had a row to wrap it
+// onto (the scene may move what is below it, or drop a spacer, to
+// make room). A cut a blank row could not have helped — a name in a
+// box, a table's column — ends no line, or ends one in a frame with no
+// blank row.
+func CutWithRoom(frame string) (string, bool) {
+	lines := strings.Split(frame, "\n")
+	if !slices.ContainsFunc(lines, func(l string) bool { return strings.TrimSpace(l) == "" }) {
+		return "", false
+	}
+	for _, l := range lines {
+		l = strings.TrimRight(l, " ")
+		if wordsCut.MatchString(l) || clipped.MatchString(l) && strings.HasSuffix(l, "…") {
+			return strings.TrimSpace(l), true
+		}
+	}
+	return "", false
 }
