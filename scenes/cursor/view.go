@@ -121,7 +121,7 @@ func (s *Scene) draw(c *kit.Canvas, gap int, now time.Time) bool {
 	}
 	bottom -= storyRows
 
-	y = s.log(c, y+gap, bottom, now)
+	y = s.log(c, y+gap, y, bottom, now)
 	y = s.awaiting(c, y+1, bottom, now)
 	s.pulls(c, y, bottom, now)
 	// Then the story takes the empty rows above it that its newest line
@@ -242,7 +242,7 @@ func (s *Scene) window(cols int) (lo, hi uint64) {
 
 // log draws the log and each consumer's marks, cursor and ack floor under
 // it. It returns the row after.
-func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
+func (s *Scene) log(c *kit.Canvas, y, top, bottom int, now time.Time) int {
 	snap := &s.snap
 	labelW := runes("subject")
 	for _, cs := range snap.Consumers {
@@ -294,8 +294,12 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 	need := make([]int, len(snap.Consumers))
 	for i := range snap.Consumers {
 		need[i] = 1
-		if cs := &snap.Consumers[i]; !cs.NoMatch && runes(cursorFloor(cs)) > s.W-marksEnd-1 {
+		cs := &snap.Consumers[i]
+		if !cs.NoMatch && runes(cursorFloor(cs)) > s.W-marksEnd-1 {
 			need[i] = 2
+		}
+		if cs.NoMatch && text.Fit(s.W-marksEnd-1, matchesNothing(cs, nil)[1:]...) == "" {
+			need[i] = 2 // what it says goes under its marks
 		}
 	}
 	needFrom := func(i int) (n int) {
@@ -309,7 +313,7 @@ func (s *Scene) log(c *kit.Canvas, y, bottom int, now time.Time) int {
 	if hi > 0 {
 		subjRow = 1
 	}
-	if len(need) > 0 && bottom-1-(y+subjRow) < needFrom(0) {
+	if len(need) > 0 && bottom-1-(y+subjRow) < needFrom(0) && y > top {
 		y--
 	}
 	s.lay = layout{x0: x0, cw: cw, lo: lo, hi: hi, logY: y, rows: map[string]int{}}
@@ -504,10 +508,13 @@ func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint
 			held = append(held, subj)
 		}
 		sort.Strings(held)
-		filter := "filter " + strings.Join(cs.Filters, ", ")
-		c.Text(x, y, text.WrapIn(s.W-x-1, 1, filter+" matches nothing (the stream holds "+strings.Join(held, ", ")+")",
-			filter+" matches nothing", "filter matches nothing", "matches nothing")[0], kit.Bad)
-		return nil
+		say := matchesNothing(cs, held)
+		if f := text.Fit(s.W-x-1, say...); f != "" || oneRow {
+			c.Text(x, y, text.WrapIn(s.W-x-1, 1, say...)[0], kit.Bad)
+			return nil
+		}
+		// No room beside the log: a row of its own, under the marks.
+		return []string{text.WrapIn(s.W-x0-1, 1, say...)[0]}
 	}
 	fit := text.Leading(s.W-x-1, " · ", parts...)
 	if len(fit) < len(parts) && !oneRow {
@@ -519,6 +526,14 @@ func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint
 
 // cursorFloor is a consumer's cursor and ack floor, in the fewest words:
 // what its row shows at the least.
+// matchesNothing says that a consumer's filter matches none of the subjects the
+// stream holds, in wordings from the fullest.
+func matchesNothing(cs *Consumer, held []string) []string {
+	filter := "filter " + strings.Join(cs.Filters, ", ")
+	return []string{filter + " matches nothing (the stream holds " + strings.Join(held, ", ") + ")",
+		filter + " matches nothing", "filter matches nothing", "matches nothing"}
+}
+
 func cursorFloor(cs *Consumer) string {
 	return "cursor " + u(cs.Delivered) + " · floor " + u(cs.AckFloor)
 }
