@@ -352,11 +352,23 @@ func (s *Scene) drawMember(c *kit.Canvas, p *plan, r row, y, end int) {
 	case groupAlone, groupFirst:
 		c.Text(p.rowX+2, y, kit.Clip(r.sub.Queue, gw-3), kit.Strong)
 	}
-	label := s.label(r.sub)
-	if r.sub.Subject != s.snap.Watch {
-		label = r.sub.Subject + "  " + label
+	// Where the member's name has no room beside its connection, the
+	// connection alone tells the members apart: "conn 7 · …" says less.
+	labels := []string{s.label(r.sub)}
+	if l := r.sub.Label(); labels[0] != l {
+		labels = append(labels, strings.TrimSuffix(labels[0], " · "+l))
 	}
-	c.Text(p.rowX+gw, y, kit.Clip(label, end-p.rowX-gw), kit.Plain)
+	if r.sub.Subject != s.snap.Watch {
+		for i, l := range labels {
+			labels[i] = r.sub.Subject + "  " + l
+		}
+	}
+	room := end - p.rowX - gw
+	label := text.Fit(room, labels...)
+	if label == "" {
+		label = kit.Clip(labels[len(labels)-1], room)
+	}
+	c.Text(p.rowX+gw, y, label, kit.Plain)
 }
 
 // put writes s from x, y, stopping before column end; it returns the
