@@ -22,6 +22,27 @@ type sharedCalls struct {
 	mu    sync.Mutex
 	calls []*Call
 	told  map[*Call][]string // the violations each was told of
+	quiet map[*Call]int      // how many of the lab's own questions each is asking (see labAsks)
+}
+
+// labAsks marks what c asks the server until done is called as the lab's
+// own questions, for a note, which the real CLI never asks: a violation
+// they meet is no line of the real CLI's, and is not printed.
+func (c *Call) labAsks() (done func()) {
+	sh := &c.S.shared
+	sh.mu.Lock()
+	if sh.quiet == nil {
+		sh.quiet = map[*Call]int{}
+	}
+	sh.quiet[c]++
+	sh.mu.Unlock()
+	return func() {
+		sh.mu.Lock()
+		if sh.quiet[c]--; sh.quiet[c] <= 0 {
+			delete(sh.quiet, c)
+		}
+		sh.mu.Unlock()
+	}
 }
 
 // onShared marks c as running on the shared connection until the
@@ -49,6 +70,9 @@ func (s *Session) sharedAsyncError(_ *nats.Conn, _ *nats.Subscription, err error
 	defer s.shared.mu.Unlock()
 	if n := len(s.shared.calls); n > 0 {
 		c := s.shared.calls[n-1]
+		if s.shared.quiet[c] > 0 {
+			return
+		}
 		c.Statusf(">>> Unexpected NATS error: %s", err)
 		if s.shared.told == nil {
 			s.shared.told = map[*Call][]string{}

@@ -14,7 +14,8 @@ import (
 // A user the server forbids a subject or the JetStream API: the real CLI's
 // error handler prints the server's violation as it comes, while the
 // command waits for its answer, and the lab's commands print the same line
-// (they share the session's connection, the real CLI's have one each).
+// (they share the session's connection, the real CLI's have one each),
+// but not for the questions the lab asks on its own.
 func TestPermissionViolationsPrintedAsTheRealCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real nats CLI")
@@ -32,6 +33,11 @@ func TestPermissionViolationsPrintedAsTheRealCLI(t *testing.T) {
 		"request no.a x --timeout 300ms",
 		"stream ls --timeout 600ms",
 		"kv get K a --timeout 300ms",
+		// On a job's own connection.
+		"sub ok.a --all --count 1 --timeout 300ms",
+		// Stored nowhere, and the lab's questions for its note meet
+		// violations the real CLI, which never asks them, does not print.
+		"pub ok.a x -J --timeout 300ms",
 	} {
 		var out, errb, note syncBuf
 		labErr := s.RunStreams(context.Background(), line, command.Streams{Out: &out, Err: &errb, Note: &note})

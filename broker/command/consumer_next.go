@@ -62,7 +62,11 @@ func (x *consumerCmd) next(c *Call) error {
 		}
 		return explain(errNoMessage, "--timeout %s leaves the pull no time to wait for a message: give a positive one, like --timeout 5s", pullWait)
 	}
+	// The lab's own look at the consumer, by other requests than the real
+	// CLI's (which pulls, then loads the consumer to say why nothing came).
+	quiet := c.labAsks()
 	ci, err := c.consumerInfo(x.stream, x.consumer)
+	quiet()
 	if err != nil {
 		if _, lerr := mgr.LoadConsumer(x.stream, x.consumer); lerr != nil {
 			return noteOf(fatalIf(lerr, "could not load consumer %q", x.consumer), err)

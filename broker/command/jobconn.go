@@ -113,10 +113,15 @@ func (w *jobConn) disconnected(_ *nats.Conn, err error) {
 	}
 }
 
-// asyncError prints a refusal as natscli's error handler does, and says
-// once per lockout what it means. The job's own handler (see
+// asyncError prints a refusal or a permissions violation as natscli's
+// error handler does, and says once per lockout what it means. The job's own handler (see
 // onAsyncError) takes every other error, as before.
 func (w *jobConn) asyncError(_ *nats.Conn, _ *nats.Subscription, err error) {
+	if errors.Is(err, nats.ErrPermissionViolation) {
+		// As natscli's handler prints it (see asyncerr.go).
+		w.c.Statusf(">>> Unexpected NATS error: %s", err)
+		return
+	}
 	if !isAuthRefusal(err) {
 		return
 	}

@@ -395,6 +395,7 @@ func (c *Call) jsPublishError(err error, msg *nats.Msg) error {
 	if timedOut {
 		err = nats.ErrTimeout // what the real CLI's request returns
 	}
+	defer c.labAsks()() // what follows asks only for the notes
 	if (noAck || timedOut) && c.Ctx.Err() == nil {
 		// A stream that captures the subject but cannot store (no leader,
 		// no quorum): the real CLI's line, and what happened (failover.go).
