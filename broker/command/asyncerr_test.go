@@ -33,7 +33,9 @@ func TestPermissionViolationsPrintedAsTheRealCLI(t *testing.T) {
 		"request no.a x --timeout 300ms",
 		"stream ls --timeout 600ms",
 		"kv get K a --timeout 300ms",
-		// On a job's own connection.
+		// On a job's own connection. (Not a refused subscription: the
+		// real CLI ends with it as its error, and its handler prints it
+		// too only now and then, when it wins the race to the exit.)
 		"sub ok.a --all --count 1 --timeout 300ms",
 		// Stored nowhere, and the lab's questions for its note meet
 		// violations the real CLI, which never asks them, does not print.

@@ -118,8 +118,12 @@ func (w *jobConn) disconnected(_ *nats.Conn, err error) {
 // onAsyncError) takes every other error, as before.
 func (w *jobConn) asyncError(_ *nats.Conn, _ *nats.Subscription, err error) {
 	if errors.Is(err, nats.ErrPermissionViolation) {
-		// As natscli's handler prints it (see asyncerr.go).
-		w.c.Statusf(">>> Unexpected NATS error: %s", err)
+		// As natscli's handler prints it (see asyncerr.go), while the job
+		// waits: a refused subscription is the job's error instead, as it
+		// is the real CLI's, which ends before its handler prints.
+		if !strings.Contains(err.Error(), "Violation for Subscription") {
+			w.c.Statusf(">>> Unexpected NATS error: %s", err)
+		}
 		return
 	}
 	if !isAuthRefusal(err) {
