@@ -47,3 +47,18 @@ func TestNeverCutAt80x24(t *testing.T) {
 		})
 	}
 }
+
+// With the server down, each scene says so under its picture in whole
+// words, over the rows the picture leaves empty.
+func TestServerDownNeverCut(t *testing.T) {
+	for _, kind := range []Kind{Hello, Wildcards, Queues} {
+		t.Run(kind.info().name, func(t *testing.T) {
+			h := newHarness(t, kind)
+			h.Settle("up", func(s Snapshot) bool { return s.ServerUp })
+			h.srv.Stop()
+			h.Settle("down", func(s Snapshot) bool { return !s.ServerUp })
+			h.Clock.Advance(3 * time.Second)
+			h.NeverCut(t, "the server down")
+		})
+	}
+}

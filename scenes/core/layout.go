@@ -18,7 +18,7 @@ const (
 type plan struct {
 	level    int
 	w, h     int // the body: the canvas less the footer
-	footer   int // row of the footer line, -1 for none
+	footer   int // first row of the footer's lines, -1 for none
 	header   int // row over the subscriber rows
 	wire     int // row the publishes travel on
 	pub, srv rect
@@ -47,14 +47,15 @@ const (
 // layout plans the scene at w×h. need is the narrowest a row can be drawn
 // (its essential text), want what shows it whole; the counts take countW
 // more.
-func (s *Scene) layout(w, h, need, want, countW int, footer bool) plan {
+// footer is how many rows the footer under it takes (0 for none).
+func (s *Scene) layout(w, h, need, want, countW, footer int) plan {
 	p := plan{level: levelLine, w: w, h: h, footer: -1, empty: -1, moreY: -1, histY: -1}
 	if w < rowsMinW || h < rowsMinH {
 		return p
 	}
-	if footer && h >= 6 {
-		p.footer = h - 1
-		p.h = h - 1
+	if footer > 0 && h >= 6 {
+		p.footer = h - footer
+		p.h = h - footer
 	}
 	p.countX = w - 1 - countW
 	p.level, p.rowX = levelRows, 2
@@ -156,6 +157,13 @@ func (s *Scene) layout(w, h, need, want, countW int, footer bool) plan {
 		}
 	}
 	return p
+}
+
+// same reports whether q shows all that p does: the same level of
+// detail, rows, earlier publishes.
+func (q *plan) same(p *plan) bool {
+	return q.level == p.level && len(q.rowY) == len(p.rowY) && q.more == p.more &&
+		q.twoLine == p.twoLine && (q.histY >= 0) == (p.histY >= 0) && q.histN == p.histN
 }
 
 // boxLabel is what a box says at the plan's width.

@@ -24,12 +24,26 @@ func (s *Scene) Draw(now time.Time) string {
 	}
 	cols := s.columns(now)
 	need, want := s.rowWidths(cols, countW)
-	p := s.layout(s.W, s.H, need, want, countW, footer != "")
+	// The footer on as many rows as its words need (up to three), where
+	// the picture above keeps all it shows with one.
+	var lines []string
+	p := s.layout(s.W, s.H, need, want, countW, min(len(footer), 1))
+	if footer != "" {
+		lines = text.WrapIn(s.W-2, 1, footer)
+		for n := min(len(text.Wrap(footer, s.W-2)), 3); n > 1; n-- {
+			if q := s.layout(s.W, s.H, need, want, countW, n); q.same(&p) {
+				p, lines = q, text.WrapIn(s.W-2, n, footer)
+				break
+			}
+		}
+	}
 	if p.level == levelLine {
 		return s.Line(s.line(), kit.Plain)
 	}
 	if p.footer >= 0 {
-		c.Text(1, p.footer, kit.Clip(footer, s.W-2), footerRole)
+		for i, l := range lines {
+			c.Text(1, p.footer+i, l, footerRole)
+		}
 	}
 	s.drawStatus(c, &p, now)
 	if p.level == levelFull {
