@@ -31,6 +31,9 @@ type Leaf struct {
 	ns     *server.Server
 	port   int // the leaf's client port, kept across its restarts
 	gone   int // clients it had when it stopped, who will try to come back
+	// goneSubs is what those clients subscribed to: back, they subscribe
+	// again, and the lab's server must hear of it.
+	goneSubs []string
 	log    *LogBuffer
 	closed bool
 }
@@ -148,7 +151,9 @@ func (l *Leaf) Start() (restarted bool, clients int, err error) {
 		l.gone = 0
 		// Back, they subscribe again: what is published on the lab's
 		// server next must reach them.
-		waitFor(leafReturn, func() bool { return l.hubKnows(ns) })
+		subs := l.goneSubs
+		l.goneSubs = nil
+		waitFor(leafReturn, func() bool { return l.hubHas(subs) })
 	}
 	return restarted, clients, nil
 }
@@ -167,6 +172,7 @@ func (l *Leaf) Stop() (clients int, err error) {
 	l.ns = nil
 	if ns != nil {
 		l.gone = ns.NumClients()
+		l.goneSubs = clientSubs(ns)
 		clients = l.gone
 	}
 	l.mu.Unlock()
@@ -250,15 +256,19 @@ func (s *Server) leafOptions() server.LeafNodeOpts {
 // says "Subscribing on" before it even subscribes): until then a message
 // published on the lab's server does not cross to that client.
 func (l *Leaf) HubHears(subjects []string, timeout time.Duration) bool {
-	return waitFor(timeout, func() bool {
-		told := l.toldHub()
-		for _, s := range subjects {
-			if !told[s] {
-				return false
-			}
+	return waitFor(timeout, func() bool { return l.hubHas(subjects) })
+}
+
+// hubHas reports whether the lab's server has been told that the leaf's
+// clients subscribe to each of subjects.
+func (l *Leaf) hubHas(subjects []string) bool {
+	told := l.toldHub()
+	for _, s := range subjects {
+		if !told[s] {
+			return false
 		}
-		return true
-	})
+	}
+	return true
 }
 
 // toldHub is what the lab's server has been told the leaf's clients
@@ -281,25 +291,24 @@ func (l *Leaf) toldHub() map[string]bool {
 	return told
 }
 
-// hubKnows reports whether the lab's server has been told of every
-// subscription the clients of ns, the leaf's server, hold.
-func (l *Leaf) hubKnows(ns *server.Server) bool {
+// clientSubs is what the clients of ns, the leaf's server, subscribe to:
+// the servers' own subjects ($SYS, $JS, $LDS) and the leaf connection's
+// (what the lab's server wants) left out.
+func clientSubs(ns *server.Server) []string {
 	cz, err := ns.Connz(&server.ConnzOptions{Subscriptions: true, Limit: 1 << 16})
 	if err != nil {
-		return false
+		return nil
 	}
-	told := l.toldHub()
+	var subs []string
 	for _, c := range cz.Conns {
 		if c.Kind != "Client" {
-			continue // the leaf connection lists what the lab's server wants
+			continue
 		}
 		for _, s := range c.Subs {
-			// The servers' own ($SYS, $JS, $LDS) are not passed on as
-			// they are: only the clients' matter here.
-			if !strings.HasPrefix(s, "$") && !told[s] {
-				return false
+			if !strings.HasPrefix(s, "$") {
+				subs = append(subs, s)
 			}
 		}
 	}
-	return true
+	return subs
 }
