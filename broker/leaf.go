@@ -27,15 +27,15 @@ import (
 type Leaf struct {
 	hub *Server
 
-	mu     sync.Mutex
-	ns     *server.Server
-	port   int // the leaf's client port, kept across its restarts
-	gone   int // clients it had when it stopped, who will try to come back
+	mu   sync.Mutex
+	ns   *server.Server
+	port int // the leaf's client port, kept across its restarts
+	gone int // clients it had when it stopped, who will try to come back
 	// goneSubs is what those clients subscribed to: back, they subscribe
 	// again, and the lab's server must hear of it.
 	goneSubs []string
-	log    *LogBuffer
-	closed bool
+	log      *LogBuffer
+	closed   bool
 }
 
 // LeafName is the leaf node's server name, as its log and the lab's
