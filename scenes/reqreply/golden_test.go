@@ -63,7 +63,7 @@ func TestGoldenSizes(t *testing.T) {
 		kittest.Size{Name: "200x20", W: 200, H: 20},
 		kittest.Size{Name: "118x12", W: 118, H: 12},
 		kittest.Size{Name: "56x9", W: 56, H: 9},
-		kittest.Size{Name: "50x6-compact", W: 50, H: 6},
+		kittest.Size{Name: "48x6-compact", W: 48, H: 6},
 		kittest.Size{Name: "40x3-compact", W: 40, H: 3},
 		kittest.Size{Name: "30x2-line", W: 30, H: 2},
 		kittest.Size{Name: "1x1", W: 1, H: 1},

@@ -108,7 +108,11 @@ func respondersStory(subject string, before, after []Responder) string {
 
 // groups says how the responders share requests: each queue group counts
 // once, each plain subscriber on its own.
-func groups(rs []Responder) string {
+func groups(rs []Responder) string { return groupsIn(rs)[0] }
+
+// groupsIn is groups in its wordings, the fullest first: the groups'
+// names with the word queue, without it, then how many groups there are.
+func groupsIn(rs []Responder) []string {
 	seen := map[string]bool{}
 	plain := 0
 	for _, r := range rs {
@@ -118,19 +122,23 @@ func groups(rs []Responder) string {
 			seen[r.Queue] = true
 		}
 	}
-	var parts []string
-	if len(seen) > 0 {
-		names := make([]string, 0, len(seen))
-		for q := range seen {
-			names = append(names, q)
+	names := make([]string, 0, len(seen))
+	for q := range seen {
+		names = append(names, q)
+	}
+	sort.Strings(names)
+	var out []string
+	for _, queues := range []string{"queue " + strings.Join(names, ", "), strings.Join(names, ", "), text.Count(len(names), "queue group", "queue groups")} {
+		var parts []string
+		if len(seen) > 0 {
+			parts = append(parts, queues)
 		}
-		sort.Strings(names)
-		parts = append(parts, "queue "+strings.Join(names, ", "))
+		if plain > 0 {
+			parts = append(parts, fmt.Sprintf("%d plain", plain))
+		}
+		out = append(out, strings.Join(parts, " · "))
 	}
-	if plain > 0 {
-		parts = append(parts, fmt.Sprintf("%d plain", plain))
-	}
-	return strings.Join(parts, " · ")
+	return out
 }
 
 func itoa[T ~int | ~int64 | ~uint64](n T) string { return strconv.FormatInt(int64(n), 10) }

@@ -230,8 +230,17 @@ func (s *Scene) drawFull(c *kit.Canvas, p *plan, now time.Time) {
 		c.TextCenter(p.rsp.x, p.rsp.x+p.rsp.w, p.rsp.y+3, kit.Clip("on "+n.Subject, p.rsp.w-2), kit.Faint)
 	}
 	// How the responders share the requests, on the box's bottom edge.
-	if g := groups(n.Responders); g != "" {
-		c.Text(p.rsp.x+1, p.rsp.y+p.rsp.h-1, kit.Clip(" "+g+" ", p.rsp.w-2), kit.Faint)
+	// In the words that fit whole: "NATS-RPLY…" would read as another
+	// group.
+	if gs := groupsIn(n.Responders); gs[0] != "" {
+		say := " " + gs[len(gs)-1] + " "
+		for _, g := range gs {
+			if text.Width(g)+2 <= p.rsp.w-2 {
+				say = " " + g + " "
+				break
+			}
+		}
+		c.Text(p.rsp.x+1, p.rsp.y+p.rsp.h-1, kit.Clip(say, p.rsp.w-2), kit.Faint)
 	}
 	for i, r := range n.Responders {
 		y := p.rsp.y + 1 + i
