@@ -43,7 +43,7 @@ func TestPermissionViolationsPrintedAsTheRealCLI(t *testing.T) {
 	} {
 		var out, errb, note syncBuf
 		labErr := s.RunStreams(context.Background(), line, command.Streams{Out: &out, Err: &errb, Note: &note})
-		command.ReportError(command.Streams{Err: &errb}, labErr)
+		command.ReportError(command.Streams{Err: &errb, Note: &note}, labErr)
 		words, err := command.SplitWords(line)
 		if err != nil {
 			t.Fatal(err)
@@ -60,6 +60,9 @@ func TestPermissionViolationsPrintedAsTheRealCLI(t *testing.T) {
 		}
 		if strings.HasPrefix(line, "request") && !strings.Contains(note.String(), `does not allow this user to publish to "no.a"`) {
 			t.Errorf("%s: the note does not say the publish was refused:\n%s", line, note.String())
+		}
+		if strings.HasPrefix(line, "pub") && !strings.Contains(note.String(), "may not ask JetStream which stream captures") {
+			t.Errorf("%s: the note does not say the user may not ask JetStream:\n%s", line, note.String())
 		}
 	}
 }

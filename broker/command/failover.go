@@ -45,6 +45,8 @@ func (c *Call) streamTrouble(subject string) (why string, ok bool) {
 	switch {
 	case errors.Is(err, jetstream.ErrStreamNotFound):
 		return "", false
+	case err != nil && c.refusedPublish("$JS.API.STREAM.NAMES"):
+		return fmt.Sprintf("no stream stored it, and this user may not ask JetStream which stream captures %q (the server refuses it the publish to $JS.API.STREAM.NAMES), so the lab cannot tell why", subject), true
 	case err != nil:
 		return fmt.Sprintf("JetStream does not answer which stream captures %q (%v): its servers may be electing a meta leader, or too few of them run for a quorum", subject, err), true
 	}
