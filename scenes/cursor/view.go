@@ -785,8 +785,8 @@ func (s *Scene) pulls(c *kit.Canvas, y, bottom int, now time.Time) {
 			text += " got nothing"
 			role = kit.Faint
 		}
-		for i, seq := range p.Got {
-			text += " #" + u(seq) + string(s.pullMark(cs, p, i, seq))
+		for _, seq := range p.Got {
+			text += " #" + u(seq) + string(s.pullMark(cs, p, seq, now))
 		}
 		if s.flashes.On("pull:"+pullName(p.ID), now) {
 			role = kit.Flash
@@ -812,9 +812,10 @@ func (s *Scene) pulls(c *kit.Canvas, y, bottom int, now time.Time) {
 	}
 }
 
-// pullMark is what became of the ith message a pull got: acknowledged,
-// still awaiting its ack, passed on to another pull, or given up.
-func (s *Scene) pullMark(cs *Consumer, p Pull, i int, seq uint64) rune {
+// pullMark is what became of a message a pull got: acknowledged, still
+// awaiting its ack, its ack wait run out (or nak'd) on the way to another
+// pull, or given up. It agrees with the consumer's row (mark).
+func (s *Scene) pullMark(cs *Consumer, p Pull, seq uint64, now time.Time) rune {
 	// Handed to a later pull: this one never acked it.
 	for _, q := range s.snap.Pulls {
 		if q.ID > p.ID && q.Consumer == p.Consumer {
@@ -826,6 +827,9 @@ func (s *Scene) pullMark(cs *Consumer, p Pull, i int, seq uint64) rune {
 		}
 	}
 	if o := cs.out(seq); o != nil {
+		if o.Naked || !now.Before(o.Deadline) {
+			return markExpired
+		}
 		return markOut
 	}
 	if cs.Dead[seq] != "" {
