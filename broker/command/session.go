@@ -343,8 +343,9 @@ func (s *Session) StartStreams(ctx context.Context, line string, st Streams) *Jo
 	out, errw, note := orDiscard(st.Out), orDiscard(st.Err), orDiscard(st.Note)
 	ctx, cancel := context.WithCancel(ctx)
 	j := &Job{Line: strings.TrimSpace(line), Started: s.now(), cancel: cancel, done: make(chan struct{}), ready: make(chan struct{})}
-	numbered := !s.unnumbered(j.Line)
-	stop := s.isStop(j.Line)
+	v, isVerb := s.lineVerb(j.Line)
+	numbered := !(isVerb && v.Unnumbered)
+	stop := isVerb && v.Name == "stop" // stop N (or kill N)
 	s.jobsMu.Lock()
 	if numbered {
 		j.ID = 1
@@ -400,24 +401,13 @@ func (s *Session) StartStreams(ctx context.Context, line string, st Streams) *Jo
 	return j
 }
 
-// isStop reports whether line is a stop N (or kill N).
-func (s *Session) isStop(line string) bool {
+// lineVerb is the Verb line runs, if it runs one.
+func (s *Session) lineVerb(line string) (Verb, bool) {
 	words, err := SplitWords(line)
 	if err != nil || len(words) == 0 {
-		return false
+		return Verb{}, false
 	}
-	v, ok := s.verb(words[0])
-	return ok && v.Name == "stop"
-}
-
-// unnumbered reports whether line runs a Verb marked Unnumbered.
-func (s *Session) unnumbered(line string) bool {
-	words, err := SplitWords(line)
-	if err != nil || len(words) == 0 {
-		return false
-	}
-	v, ok := s.verb(words[0])
-	return ok && v.Unnumbered
+	return s.verb(words[0])
 }
 
 func orDiscard(w io.Writer) io.Writer {
