@@ -71,7 +71,8 @@ func (s *Scene) Draw(now time.Time) string {
 		// What just happened, on up to three lines where the lanes leave
 		// the rows: a sentence cut short while rows stand empty is never
 		// read to its end.
-		n := max(min(3, s.H-s.laneRows(s.H-1)), 1)
+		_, used := s.lanesFit(s.H - 1)
+		n := max(min(3, s.H-used), 1)
 		if len(lanes) == 0 {
 			need := compactRows
 			if s.iw >= minFullW {
@@ -100,8 +101,9 @@ func (s *Scene) Draw(now time.Time) string {
 		return s.Inset(c)
 	}
 	n := len(lanes)
-	switch {
-	case s.iw >= minFullW && n*fullRows+(n-1) <= rows:
+	fit, _ := s.lanesFit(rows)
+	switch fit {
+	case fullSpaced:
 		y := 0
 		if n == 1 {
 			y = (rows - fullRows) / 3
@@ -118,15 +120,15 @@ func (s *Scene) Draw(now time.Time) string {
 			}
 			y += fullRows + 1
 		}
-	case s.iw >= minFullW && n*fullRows <= rows:
+	case fullTight:
 		for i := range lanes {
 			s.drawFull(c, &lanes[i], i*fullRows, 1, now)
 		}
-	case n*compactRows <= rows:
+	case compact:
 		for i := range lanes {
 			s.drawCompact(c, &lanes[i], i*compactRows, now)
 		}
-	default:
+	case oneLine:
 		for i := 0; i < n && i < rows; i++ {
 			if i == rows-1 && n > rows {
 				more := "+" + strconv.Itoa(n-i) + " more streams"
@@ -139,19 +141,29 @@ func (s *Scene) Draw(now time.Time) string {
 	return s.Inset(c)
 }
 
-// laneRows is how many of rows the lanes take, in the layout Draw
-// chooses for them there.
-func (s *Scene) laneRows(rows int) int {
+// laneFit is how the lanes are drawn in the rows they have.
+type laneFit int
+
+const (
+	fullSpaced laneFit = iota // full lanes, a row between them
+	fullTight                 // full lanes, no row between
+	compact                   // one compact lane each
+	oneLine                   // a line each, as many as fit
+)
+
+// lanesFit is how Draw lays the lanes out in rows, and how many of them
+// they take: the footer has the rest.
+func (s *Scene) lanesFit(rows int) (laneFit, int) {
 	n := len(s.snap.Streams)
 	switch {
 	case s.iw >= minFullW && n*fullRows+(n-1) <= rows:
-		return n*fullRows + (n - 1)
+		return fullSpaced, n*fullRows + (n - 1)
 	case s.iw >= minFullW && n*fullRows <= rows:
-		return n * fullRows
+		return fullTight, n * fullRows
 	case n*compactRows <= rows:
-		return n * compactRows
+		return compact, n * compactRows
 	}
-	return min(n, rows)
+	return oneLine, min(n, rows)
 }
 
 // down reports whether the server is drawn down: while it is, and for a
