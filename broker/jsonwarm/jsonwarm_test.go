@@ -2,10 +2,13 @@ package jsonwarm
 
 import "testing"
 
-// The warming goes down every level of a stream's description only if
-// the list encodes and decodes whole.
-func TestWarmDecodesTheStreamItEncoded(t *testing.T) {
-	if err := warm(); err != nil {
+// The warming goes down every level of a message only if it encodes and
+// decodes whole.
+func TestWarmDecodesWhatItEncoded(t *testing.T) {
+	if err := warmConnection(); err != nil {
+		t.Fatal(err)
+	}
+	if err := warmStreamList(); err != nil {
 		t.Fatal(err)
 	}
 }
