@@ -132,10 +132,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(positional) > 0 {
 		sub, positional = positional[0], positional[1:]
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), stopSignals()...)
+	ctx, stop, caught := catchStopSignals(context.Background())
 	defer stop()
 	if ownProcess {
 		applyProcessPolicy(ctx, sub)
+	}
+	if sub != "run" {
+		// A script waits only once its server is up (runScript, runLesson).
+		<-caught
 	}
 
 	switch sub {
@@ -154,9 +158,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	case "run":
 		if cfg.lesson != "" {
-			return runLesson(ctx, cfg, positional, stdin, stdout, stderr)
+			return runLesson(ctx, caught, cfg, positional, stdin, stdout, stderr)
 		}
-		return runScript(ctx, cfg, positional, stdin, stdout, stderr)
+		return runScript(ctx, caught, cfg, positional, stdin, stdout, stderr)
 	case "lessons":
 		return listLessons(cfg, positional, stdout, stderr)
 	case "demo":
@@ -178,7 +182,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
-func runScript(ctx context.Context, cfg config, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runScript(ctx context.Context, caught <-chan struct{}, cfg config, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) > 1 {
 		return fail(stderr, fmt.Errorf("run takes one file (or - for stdin), got %d arguments", len(args)))
 	}
@@ -200,6 +204,7 @@ func runScript(ctx context.Context, cfg config, args []string, stdin io.Reader, 
 		return fail(stderr, err)
 	}
 	defer dep.Close()
+	<-caught
 	s := command.NewSession(dep, command.WithCLIHome(command.CLIHome(cfg.broker.StoreDir())), command.WithHelpWidth(helpWidth(stdout)))
 	defer s.Close()
 	st := command.Streams{Out: stdout, Err: stderr}
@@ -215,6 +220,10 @@ func runScript(ctx context.Context, cfg config, args []string, stdin io.Reader, 
 	troubled = sayStorageTrouble(storage, stderr) || troubled
 	if err != nil {
 		return fail(stderr, err)
+	}
+	if res.Stopped {
+		fmt.Fprintf(stderr, "natslab: %v: the script stopped at line %d\n", context.Cause(ctx), res.StoppedAfter)
+		return 1
 	}
 	if res.Failed > 0 || troubled {
 		return 1
@@ -269,6 +278,32 @@ func stopSignals() []os.Signal {
 		sigs = append(sigs, syscall.SIGHUP)
 	}
 	return sigs
+}
+
+// catchStopSignals is signal.NotifyContext for stopSignals, except that it
+// returns at once and catches them from a moment later: caught is closed
+// once they are. Asking for the first signal waits for a thread the Go
+// runtime starts for signals; a script overlaps that wait with its
+// server's start instead of waiting before it.
+func catchStopSignals(parent context.Context) (ctx context.Context, stop func(), caught <-chan struct{}) {
+	ctx, cancel := context.WithCancelCause(parent)
+	sigs := make(chan os.Signal, 1)
+	done := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, stopSignals()...)
+		close(done)
+		select {
+		case sig := <-sigs:
+			cancel(errors.New(sig.String())) // interrupt, terminated, hangup
+		case <-ctx.Done():
+		}
+	}()
+	stop = func() {
+		cancel(nil)
+		<-done
+		signal.Stop(sigs)
+	}
+	return ctx, stop, done
 }
 
 // parseInterspersed lets flags come before or after the sub-command and
@@ -356,7 +391,7 @@ func fail(w io.Writer, err error) int {
 // runLesson is `natslab run --lesson ID FILE`: the script runs in the
 // lesson's own store area, then each step says whether it is done. The exit
 // status is 0 only when every step is.
-func runLesson(ctx context.Context, cfg config, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+func runLesson(ctx context.Context, caught <-chan struct{}, cfg config, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if len(args) != 1 {
 		return fail(stderr, fmt.Errorf("run --lesson %s takes one script file (or - for stdin), got %d arguments", cfg.lesson, len(args)))
 	}
@@ -391,6 +426,7 @@ func runLesson(ctx context.Context, cfg config, args []string, stdin io.Reader, 
 		return fail(stderr, err)
 	}
 	defer dep.Close()
+	<-caught
 	opts := episode.HeadlessOptions{Deployment: dep, Progress: prog, Cluster: cfg.broker.Cluster, SessionOptions: []command.Option{command.WithHelpWidth(helpWidth(stdout))}}
 	if cfg.explain {
 		opts.Notes = command.MarkNotes(stderr)

@@ -150,3 +150,69 @@ func TestLabStopsWhenItsTerminalCloses(t *testing.T) {
 		t.Fatalf("the store after the terminal closed: %v\n%s", err, out)
 	}
 }
+
+// natslab run reading its script from a terminal (or a pipe still open)
+// stops at Ctrl-C, SIGTERM or SIGHUP without waiting for another line: it
+// says where the script stopped, exits 1 (not every line ran), and the
+// store is released.
+func TestRunStopsOnASignalWhileWaitingForItsNextLine(t *testing.T) {
+	if signal.Ignored(syscall.SIGHUP) {
+		t.Skip("the tests run with SIGHUP ignored (nohup)")
+	}
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		name string
+	}{{syscall.SIGINT, "interrupt"}, {syscall.SIGTERM, "terminated"}, {syscall.SIGHUP, "hangup"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			store := t.TempDir()
+			cmd := exec.Command(natslabBinary(t), "run", "--store", store, "--listen", "none", "-")
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { cmd.Process.Kill() })
+			if _, err := io.WriteString(stdin, "stream ls\n"); err != nil {
+				t.Fatal(err)
+			}
+			out := bufio.NewScanner(stdout)
+			if !out.Scan() || out.Text() != "No Streams defined" {
+				t.Fatalf("want the first line's answer, got %q (%v)", out.Text(), out.Err())
+			}
+			if err := cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() {
+				io.Copy(io.Discard, stdout)
+				exited <- cmd.Wait()
+			}()
+			select {
+			case err := <-exited:
+				if cmd.ProcessState.ExitCode() != 1 {
+					t.Fatalf("want exit status 1 after %v, got %v", tc.sig, err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("natslab run still waited for a line 30s after %v", tc.sig)
+			}
+			want := "natslab: " + tc.name + ": the script stopped at line 1\n"
+			if stderr.String() != want {
+				t.Fatalf("stderr: want %q, got %q", want, stderr.String())
+			}
+			again := exec.Command(natslabBinary(t), "run", "--store", store, "--listen", "none", "-")
+			again.Stdin = strings.NewReader("stream ls\n")
+			if out, err := again.CombinedOutput(); err != nil {
+				t.Fatalf("the store is still held after the run stopped: %v\n%s", err, out)
+			}
+		})
+	}
+}

@@ -24,6 +24,10 @@ import (
 type Result struct {
 	Lines  int // commands run
 	Failed int // commands that failed
+	// Stopped says the script's context ended (Ctrl-C) before its end:
+	// the lines after line StoppedAfter (0: before the first) did not run.
+	Stopped      bool
+	StoppedAfter int
 }
 
 // ReadyWait bounds how long a background command may take to be in place
@@ -77,17 +81,26 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 	raw := st
 	st = sp.streams(raw, &speaker{})
 	var res Result
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), command.MaxLineLength+1)
+	lines, readErr := readLines(ctx, r)
 	lineNo := 0
-	for sc.Scan() {
+	for {
+		var text string
+		more := false
+		select {
+		case text, more = <-lines:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			res.Stopped, res.StoppedAfter = true, lineNo
+			break
+		}
+		if !more {
+			break
+		}
 		lineNo++
-		line := strings.TrimSpace(sc.Text())
+		line := strings.TrimSpace(text)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
-		}
-		if err := ctx.Err(); err != nil {
-			break
 		}
 		res.Lines++
 		line, bg := command.SplitBackground(line)
@@ -113,7 +126,9 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 		}
 		check()
 	}
-	if err := sc.Err(); err != nil {
+	// A stopped script's reading may still be going on: its error is
+	// asked for only at the script's end.
+	if err := readErr(); !res.Stopped && err != nil {
 		res.Failed++
 		refusal := command.Refusef("line %d: %v", lineNo+1, err)
 		if errors.Is(err, bufio.ErrTooLong) {
@@ -135,6 +150,39 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 		}
 	}
 	return res, nil
+}
+
+// readLines reads r's lines as they come, until r ends or ctx does, and
+// then closes lines; readErr says why r ended (nil: at its end, or ctx
+// ended first). A read waits on its own goroutine, so a script typed at a
+// terminal stops at Ctrl-C rather than at the next Enter; that read may
+// still be waiting when the process ends.
+func readLines(ctx context.Context, r io.Reader) (lines <-chan string, readErr func() error) {
+	out := make(chan string)
+	var mu sync.Mutex
+	var err error
+	go func() {
+		defer close(out)
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 64*1024), command.MaxLineLength+1)
+		for sc.Scan() {
+			select {
+			case out <- sc.Text():
+			case <-ctx.Done():
+				return
+			}
+		}
+		mu.Lock()
+		err = sc.Err()
+		mu.Unlock()
+	}()
+	// Asked for once lines is closed, err is set; before, it may be
+	// being set, so it is read under the lock.
+	return out, func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return err
+	}
 }
 
 // settle returns once the session's running jobs have gone through

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"natslab/broker/brokertest"
 	"natslab/broker/command"
@@ -200,5 +202,55 @@ shown
 	}
 	if !strings.Contains(out.String(), "DELETE cfg > k\n") {
 		t.Errorf("the watch never showed the delete:\n%s", out.String())
+	}
+}
+
+// A script read from a terminal (or any reader still open) stops when its
+// context ends, without waiting for another line to arrive: Ctrl-C at
+// `natslab run -` ends the run, and the result says where.
+func TestAScriptWaitingForItsNextLineStopsWithItsContext(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.InProcessOnly())
+	s := command.NewSession(srv)
+	defer s.Close()
+	r, w := io.Pipe()
+	defer w.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	var out, errb bytes.Buffer
+	type ran struct {
+		res script.Result
+		err error
+	}
+	done := make(chan ran, 1)
+	go func() {
+		res, err := script.Run(ctx, s, r, command.Streams{Out: &out, Err: &errb})
+		done <- ran{res, err}
+	}()
+	// Once the line's message arrives, the script has run it and goes on
+	// to wait for the next.
+	nc := brokertest.Connect(t, srv, "watcher")
+	sub, err := nc.SubscribeSync("greet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.WriteString(w, "pub greet hi\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sub.NextMsg(30 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case got := <-done:
+		if got.err != nil {
+			t.Fatal(got.err)
+		}
+		if !got.res.Stopped || got.res.StoppedAfter != 1 || got.res.Lines != 1 || got.res.Failed != 0 {
+			t.Fatalf("want a script stopped after its first line, which ran: %+v\n%s", got.res, errb.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the script kept waiting for a line after its context ended")
 	}
 }
