@@ -222,7 +222,11 @@ func runScript(ctx context.Context, caught <-chan struct{}, cfg config, args []s
 		return fail(stderr, err)
 	}
 	if res.Stopped {
-		fmt.Fprintf(stderr, "natslab: %v: the script stopped at line %d\n", context.Cause(ctx), res.StoppedAfter)
+		unrun := fmt.Sprintf("no line after line %d ran", res.StoppedAt)
+		if res.StoppedAt == 0 {
+			unrun = "none of its lines ran"
+		}
+		fmt.Fprintf(stderr, "natslab: %v: the script stopped; %s\n", context.Cause(ctx), unrun)
 		return 1
 	}
 	if res.Failed > 0 || troubled {

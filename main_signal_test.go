@@ -204,7 +204,7 @@ func TestRunStopsOnASignalWhileWaitingForItsNextLine(t *testing.T) {
 			case <-time.After(30 * time.Second):
 				t.Fatalf("natslab run still waited for a line 30s after %v", tc.sig)
 			}
-			want := "natslab: " + tc.name + ": the script stopped at line 1\n"
+			want := "natslab: " + tc.name + ": the script stopped; no line after line 1 ran\n"
 			if stderr.String() != want {
 				t.Fatalf("stderr: want %q, got %q", want, stderr.String())
 			}

@@ -25,9 +25,9 @@ type Result struct {
 	Lines  int // commands run
 	Failed int // commands that failed
 	// Stopped says the script's context ended (Ctrl-C) before its end:
-	// the lines after line StoppedAfter (0: before the first) did not run.
-	Stopped      bool
-	StoppedAfter int
+	// no line after line StoppedAt ran (0: none did).
+	Stopped   bool
+	StoppedAt int
 }
 
 // ReadyWait bounds how long a background command may take to be in place
@@ -91,7 +91,7 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 		case <-ctx.Done():
 		}
 		if ctx.Err() != nil {
-			res.Stopped, res.StoppedAfter = true, lineNo
+			res.Stopped, res.StoppedAt = true, lineNo
 			break
 		}
 		if !more {
@@ -123,6 +123,10 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 		if err := s.RunStreams(ctx, line, st); err != nil {
 			res.Failed++
 			command.ReportError(st, err)
+		}
+		if ctx.Err() != nil {
+			res.Stopped, res.StoppedAt = true, lineNo
+			break
 		}
 		check()
 	}

@@ -247,7 +247,7 @@ func TestAScriptWaitingForItsNextLineStopsWithItsContext(t *testing.T) {
 		if got.err != nil {
 			t.Fatal(got.err)
 		}
-		if !got.res.Stopped || got.res.StoppedAfter != 1 || got.res.Lines != 1 || got.res.Failed != 0 {
+		if !got.res.Stopped || got.res.StoppedAt != 1 || got.res.Lines != 1 || got.res.Failed != 0 {
 			t.Fatalf("want a script stopped after its first line, which ran: %+v\n%s", got.res, errb.String())
 		}
 	case <-time.After(30 * time.Second):
