@@ -68,10 +68,7 @@ func (x *consumerCmd) next(c *Call) error {
 	ci, err := c.consumerInfo(x.stream, x.consumer)
 	quiet()
 	if err != nil {
-		if _, lerr := mgr.LoadConsumer(x.stream, x.consumer); lerr != nil {
-			return noteOf(fatalIf(lerr, "could not load consumer %q", x.consumer), err)
-		}
-		return err
+		return x.nextUnseen(c, pullWait, err)
 	}
 	// A consumer without acks has nothing to acknowledge: sending one would
 	// only wait for a reply that never comes.
@@ -102,7 +99,7 @@ func (x *consumerCmd) next(c *Call) error {
 		if m.Reply == "" && m.Header.Get("Status") != "" {
 			// The server's answer in place of a message, which natscli
 			// prints as one, then cannot settle.
-			if err := x.cannotSettle(c, m, ci); err != nil {
+			if err := x.cannotSettle(c, m, ci.Config.DeliverSubject); err != nil {
 				return err
 			}
 			continue
@@ -116,6 +113,9 @@ func (x *consumerCmd) next(c *Call) error {
 		if err := x.settle(c, nc, m, ackable); err != nil {
 			return err
 		}
+		if !ackable && m.Reply != "" && (x.ackNext || x.nak || x.term) && i == 0 {
+			c.Notef("consumer %s takes no acknowledgements (ack policy none): the server counted the message done as it delivered it, and ignores the %s", x.consumer, x.settleKind())
+		}
 		if merr == nil {
 			c.S.consumed(meta.Stream, meta.Consumer, meta.Sequence.Stream)
 		}
@@ -127,9 +127,9 @@ func (x *consumerCmd) next(c *Call) error {
 // cannotSettle is natscli's failure to settle a status the server sent in
 // place of a message (a push consumer's "409 Consumer is push based"): it
 // has no reply subject to answer on. With --no-ack there is nothing to do.
-func (x *consumerCmd) cannotSettle(c *Call, m *nats.Msg, ci *jetstream.ConsumerInfo) error {
+func (x *consumerCmd) cannotSettle(c *Call, m *nats.Msg, deliverSubject string) error {
 	why := fmt.Sprintf("the server answered the pull with status %s (%s), not a message", m.Header.Get("Status"), m.Header.Get("Description"))
-	if d := ci.Config.DeliverSubject; d != "" {
+	if d := deliverSubject; d != "" {
 		why = fmt.Sprintf("consumer %s is a push consumer (it delivers to %s), and next pulls: the server answered with status %s, not a message; subscribe to %s instead, or add a pull consumer with consumer add %s NAME --pull --defaults",
 			x.consumer, d, m.Header.Get("Status"), d, x.stream)
 	}
@@ -141,6 +141,17 @@ func (x *consumerCmd) cannotSettle(c *Call, m *nats.Msg, ci *jetstream.ConsumerI
 	}
 	c.Notef("%s", why)
 	return nil
+}
+
+// settleKind is what next sends to settle each message, as the server reads it.
+func (x *consumerCmd) settleKind() string {
+	switch {
+	case x.term:
+		return "+TERM"
+	case x.nak:
+		return "-NAK"
+	}
+	return "+ACK"
 }
 
 // nextRequest is the JetStream pull request body.
@@ -256,6 +267,9 @@ func withdraw(c *Call, nc *nats.Conn, sub *nats.Subscription) {
 // noMessage is the real CLI's line for an empty pull, with the lab's note
 // on why, from the consumer's own numbers and what its stream holds.
 func (x *consumerCmd) noMessage(c *Call, timeout time.Duration) error {
+	if why := x.refusedNote(c); why != "" {
+		return explain(errNoMessage, "%s", why)
+	}
 	ci, err := c.consumerInfo(x.stream, x.consumer)
 	if err != nil {
 		return errNoMessage
@@ -306,12 +320,15 @@ func (x *consumerCmd) printMsg(c *Call, m *nats.Msg, meta *nats.MsgMetadata) {
 
 // settle acknowledges, naks or terminates the message as asked, and waits
 // for the server to confirm it, so the next command sees the new state.
+// natscli settles whatever the consumer's ack policy and says so: to a
+// consumer that takes no acks (ackable false) the lab sends it too, but
+// waits for no confirmation, which would never come.
 func (x *consumerCmd) settle(c *Call, nc *nats.Conn, m *nats.Msg, ackable bool) error {
-	if m.Reply == "" || !ackable {
+	if m.Reply == "" {
 		return nil
 	}
 	if x.term {
-		if err := x.sendAck(c, nc, m, "+TERM"); err != nil {
+		if err := x.sendAck(c, nc, m, "+TERM", ackable); err != nil {
 			return err
 		}
 		fmt.Fprint(c.Out, "\nTerminated message\n")
@@ -334,7 +351,7 @@ func (x *consumerCmd) settle(c *Call, nc *nats.Conn, m *nats.Msg, ackable bool) 
 	if x.nak {
 		kind, neg = "-NAK", "Negative "
 	}
-	if err := x.sendAck(c, nc, m, kind); err != nil {
+	if err := x.sendAck(c, nc, m, kind, ackable); err != nil {
 		return err
 	}
 	if x.raw {
@@ -348,19 +365,28 @@ func (x *consumerCmd) settle(c *Call, nc *nats.Conn, m *nats.Msg, ackable bool) 
 	return nil
 }
 
-func (x *consumerCmd) sendAck(c *Call, nc *nats.Conn, m *nats.Msg, kind string) error {
+func (x *consumerCmd) sendAck(c *Call, nc *nats.Conn, m *nats.Msg, kind string, confirmed bool) error {
+	// natscli's words for the settling that failed.
+	what := "Acknowledge"
+	if kind == "+TERM" {
+		what = "Terminate"
+	}
+	if !confirmed {
+		// As natscli sends it: published, and flushed to the server.
+		if err := nc.Publish(m.Reply, []byte(kind)); err != nil {
+			return fmt.Errorf("could not %s message: %w", what, c.jsError(err))
+		}
+		_ = nc.FlushTimeout(c.timeout)
+		return nil
+	}
 	ctx, cancel := c.Timeout()
 	defer cancel()
 	if _, err := nc.RequestWithContext(ctx, m.Reply, []byte(kind)); err != nil {
 		if c.Ctx.Err() != nil {
 			return c.Ctx.Err()
 		}
-		// natscli's words for the settling that failed; the lab waits for
-		// the server's confirmation, so says which answer did not come.
-		what := "Acknowledge"
-		if kind == "+TERM" {
-			what = "Terminate"
-		}
+		// The lab waits for the server's confirmation, so says which
+		// answer did not come.
 		return explain(fmt.Errorf("could not %s message: %w", what, c.jsError(err)), "the server did not confirm the %s", kind)
 	}
 	return nil

@@ -82,6 +82,11 @@ func TestConsumerCommandsMatchTheRealCLI(t *testing.T) {
 		"consumer info ORDERS PROCESSOR",
 		"consumer report ORDERS",
 		"consumer add ORDERS NOACK --pull --ack none --deliver all --defaults",
+		// natscli settles whatever the ack policy, and says so.
+		"consumer next ORDERS NOACK",
+		"consumer next ORDERS NOACK --nak",
+		"consumer next ORDERS NOACK --term",
+		"consumer next ORDERS NOACK --raw",
 		"consumer add ORDERS NEWONLY --pull --deliver new --ack explicit --wait 10s --max-deliver 3 --filter orders.new --description 'new orders only' --defaults",
 		"consumer add ORDERS FROM5 --pull --deliver 5 --defaults",
 		"consumer add ORDERS LASTONE --pull --deliver last --ack explicit --defaults",
@@ -164,5 +169,74 @@ func TestConsumerErrorsBeatTheRealCLI(t *testing.T) {
 			t.Errorf("%s: the real CLI succeeded; this test expects a mistake", tc.line)
 		}
 		l.fails(tc.line, tc.want...)
+	}
+}
+
+// conUsers are users of conRefusalServer's: one the server refuses the
+// JetStream API, one it refuses the pull alone, one it lets pull (and
+// ack) but not look at streams or consumers.
+const conUsers = `config add authorization { users: [
+	{user: nojs, password: nojs-pw, permissions: {publish: {allow: ["ok.>", "_INBOX.>"]}, subscribe: "_INBOX.>"}},
+	{user: nopull, password: nopull-pw, permissions: {publish: {deny: ["$JS.API.CONSUMER.MSG.NEXT.>"]}}},
+	{user: pullonly, password: pullonly-pw, permissions: {publish: {allow: ["$JS.API.CONSUMER.MSG.NEXT.ORDERS.*", "$JS.ACK.>"]}, subscribe: "_INBOX.>"}}
+] }`
+
+// conRefusalServer is a server with ORDERS and its five messages, a pull
+// consumer C, and conUsers.
+func conRefusalServer(t *testing.T) *broker.Server {
+	t.Helper()
+	l := newLab(t)
+	conFreshOrders(t, l.srv)
+	l.must("consumer add ORDERS C --pull --defaults")
+	l.must(conUsers)
+	return l.srv
+}
+
+// TestConsumerNextRefusedAsTheRealCLI: for a user the server refuses some
+// of the JetStream API, consumer next makes natscli's requests in its
+// order (it loads the consumer, pulls anyway, loads it again to say why
+// nothing came), so the same violations are printed, and a user allowed
+// the pull alone reads messages as with natscli.
+func TestConsumerNextRefusedAsTheRealCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real nats CLI")
+	}
+	steps := []struct{ user, line, note string }{
+		{"nojs", "consumer next ORDERS C --timeout 300ms", "refuse it the pull (a publish to $JS.API.CONSUMER.MSG.NEXT.ORDERS.C) and the look at consumer C"},
+		{"nojs", "consumer next ORDERS NOPE --timeout 300ms --count 2", "refuse it the pull"},
+		{"nopull", "consumer next ORDERS C --timeout 300ms", "refuse it the pull (a publish to $JS.API.CONSUMER.MSG.NEXT.ORDERS.C): no message can come"},
+		{"nopull", "consumer next ORDERS NOPE --timeout 300ms", "consumer NOPE not found on stream ORDERS"},
+		{"pullonly", "consumer next ORDERS C --timeout 300ms --count 2", ""},
+		{"pullonly", "consumer next ORDERS C --timeout 300ms --nak", ""},
+		{"pullonly", "consumer next ORDERS NOPE --timeout 300ms", "refuse it the look at consumer NOPE that would say why"},
+	}
+	labSrv, realSrv := conRefusalServer(t), conRefusalServer(t)
+	for _, st := range steps {
+		dep, err := broker.Dial(broker.ExternalOptions{URL: labSrv.ClientURL(), User: st.user, Password: st.user + "-pw"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := command.NewSession(dep, command.WithTimeout(2*time.Second))
+		var out, errb, note syncBuf
+		labErr := s.RunStreams(context.Background(), st.line, command.Streams{Out: &out, Err: &errb, Note: &note})
+		command.ReportError(command.Streams{Err: &errb, Note: &note}, labErr)
+		s.Close()
+		words, err := command.SplitWords(st.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		real := brokertest.RunRealCLI(t, realSrv.ClientURL(), append([]string{"--user", st.user, "--password", st.user + "-pw"}, words...)...)
+		if (labErr == nil) != (real.ExitCode == 0) {
+			t.Errorf("%s as %s: the lab's error %v, the real CLI's exit code %d", st.line, st.user, labErr, real.ExitCode)
+		}
+		if d := brokertest.DiffLines(conComparable(real.Stderr), conComparable(errb.String())); d != "" {
+			t.Errorf("%s as %s: stderr differs from the real CLI's (-real +lab):\n%s", st.line, st.user, d)
+		}
+		if d := brokertest.DiffLines(conComparable(real.Stdout), conComparable(out.String())); d != "" {
+			t.Errorf("%s as %s: stdout differs from the real CLI's (-real +lab):\n%s", st.line, st.user, d)
+		}
+		if !strings.Contains(note.String(), st.note) {
+			t.Errorf("%s as %s: the note does not say %q:\n%s", st.line, st.user, st.note, note.String())
+		}
 	}
 }

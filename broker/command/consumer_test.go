@@ -435,11 +435,21 @@ func TestConsumerNextRawHeadersAndDelay(t *testing.T) {
 	if !strings.HasSuffix(r.out, "\nlater\n\nAcknowledged message\n\n") || !strings.Contains(r.note, "no pause before acknowledging") {
 		t.Errorf("negative --wait:\n%s\nnote: %q", r.out, r.note)
 	}
-	// An ack-none consumer: nothing to acknowledge, so no claim that it was.
+	// An ack-none consumer: natscli acknowledges all the same and says so;
+	// the note says the server ignores it.
 	l.must("consumer add JOBS NOACK --pull --ack none --defaults")
 	r = l.must("consumer next JOBS NOACK")
-	if strings.Contains(r.out, "Acknowledged") || !strings.Contains(r.out, "\nplain\n") {
-		t.Errorf("ack none:\n%s", r.out)
+	if !strings.HasSuffix(r.out, "\nplain\n\nAcknowledged message\n\n") || !strings.Contains(r.note, "takes no acknowledgements (ack policy none)") {
+		t.Errorf("ack none:\n%s\nnote: %q", r.out, r.note)
+	}
+	// ... and the server ignores a nak from it: the next pull gets the
+	// next message, not this one again.
+	r = l.must("consumer next JOBS NOACK --nak")
+	if !strings.Contains(r.out, "str seq: 2") || !strings.Contains(r.note, "ignores the -NAK") {
+		t.Errorf("ack none, nak:\n%s\nnote: %q", r.out, r.note)
+	}
+	if r = l.must("consumer next JOBS NOACK"); !strings.Contains(r.out, "tries: 1 / cons seq: 3 / str seq: 3") {
+		t.Errorf("ack none after a nak:\n%s", r.out)
 	}
 	// A push consumer cannot be pulled: the server answers with a status,
 	// which natscli prints as a message and cannot acknowledge.
