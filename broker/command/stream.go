@@ -165,12 +165,12 @@ func streamWanted(c *Call) string {
 // manager is jsm.go's JetStream manager on the session's connection, the
 // library the real CLI manages streams and consumers with, so requests,
 // answers and errors are the real CLI's.
-func (c *Call) manager() (*jsm.Manager, error) {
+func (c *Call) manager(opts ...jsm.Option) (*jsm.Manager, error) {
 	nc, err := c.Conn()
 	if err != nil {
 		return nil, c.jsError(err)
 	}
-	return jsm.New(nc, jsm.WithTimeout(c.timeout))
+	return jsm.New(nc, append([]jsm.Option{jsm.WithTimeout(c.timeout)}, opts...)...)
 }
 
 // askStream is natscli's connectAndAskStream: it connects and selects the

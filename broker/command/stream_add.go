@@ -2,13 +2,17 @@ package command
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/choria-io/fisk"
 	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/natscli/cli"
 )
 
 func (s *streamCmd) buildAdd(add *fisk.CmdClause, c *Call) {
@@ -23,7 +27,10 @@ func (s *streamCmd) buildAdd(add *fisk.CmdClause, c *Call) {
 // as the real CLI does without a terminal, where it would ask), then the
 // stream and its information.
 func (s *streamCmd) add(c *Call) error {
-	mgr, err := c.manager()
+	// natscli's manager checks a new stream's configuration against the
+	// JSON schema of JetStream's API (jsm.go's schemas, natscli's own
+	// validator) before it asks the server.
+	mgr, err := c.manager(jsm.WithAPIValidation(cli.SchemaValidator{}))
 	if err != nil {
 		return fatalIf(err, "could not create Stream")
 	}
@@ -38,6 +45,27 @@ func (s *streamCmd) add(c *Call) error {
 	}
 	fmt.Fprintf(c.Out, "Stream %s was created\n\n", s.stream)
 	return s.showStream(c, st)
+}
+
+// schemaMinimum is a schema check's complaint about a number too small:
+// the field, the least it takes, the number found.
+var schemaMinimum = regexp.MustCompile(`/(\w+): must be >= (-?\d+) but found (-?\d+)`)
+
+// streamSchemaFlags are stream add's flags by the configuration field
+// they set.
+var streamSchemaFlags = map[string]string{
+	"max_msgs":             "--max-msgs",
+	"max_msgs_per_subject": "--max-msgs-per-subject",
+	"max_bytes":            "--max-bytes",
+	"max_msg_size":         "--max-msg-size",
+	"max_consumers":        "--max-consumers",
+}
+
+// streamSchemaDurations are those that set a duration (in nanoseconds in
+// the configuration).
+var streamSchemaDurations = map[string]string{
+	"max_age":          "--max-age",
+	"duplicate_window": "--dupe-window",
 }
 
 // createError adds the lab's note to the server's refusal of a new stream
@@ -73,6 +101,24 @@ func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig,
 		case strings.Contains(msg, "invalid subject"):
 			return explain(err, "subjects are tokens separated by dots; * stands for one token, > for the rest and only at the end, like orders.>")
 		}
+	case strings.Contains(err.Error(), "configuration validation failed"):
+		if m := schemaMinimum.FindStringSubmatch(err.Error()); m != nil {
+			flag, found := streamSchemaFlags[m[1]], m[3]
+			if d, ok := streamSchemaDurations[m[1]]; ok {
+				flag = d
+				if n, perr := strconv.ParseInt(found, 10, 64); perr == nil {
+					found = time.Duration(n).String()
+				}
+			}
+			least := m[2]
+			if least == "-1" {
+				least = "-1 (unlimited)"
+			}
+			if flag != "" {
+				return explain(err, "%s %s is too small: JetStream's schema takes %s or more, and natscli checks a new stream against it before asking the server", flag, found, least)
+			}
+		}
+		return explain(err, "natscli checks a new stream against JetStream's schema before asking the server, and this one does not fit it: help stream add says what each flag takes")
 	case strings.Contains(err.Error(), "is not a valid stream name"):
 		return explain(err, "stream names cannot hold spaces, dots, * or > (for example ORDERS)")
 	}

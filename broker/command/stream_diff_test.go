@@ -159,6 +159,10 @@ func TestStreamMatchesRealCLI(t *testing.T) {
 		// (it would prompt): both refuse alike.
 		{lab: `stream add ORDERS --subjects "orders.>" --storage file --retention limits`, setup: empty, fails: true},
 		{lab: `stream add ORDERS --subjects "orders.>" --storage file --retention limits --defaults`, setup: empty},
+		// Limits below what JetStream's schema takes: natscli checks the
+		// new stream against it and refuses before asking the server.
+		{lab: `stream add ORDERS --subjects "orders.>" --max-msgs=-5 --defaults`, setup: empty, fails: true},
+		{lab: `stream add ORDERS --subjects "orders.>" --max-age=-3s --defaults`, setup: empty, fails: true},
 		{lab: "stream view ORDERS", setup: seed003, tty: true},
 		{lab: "stream info ORDERS", setup: seed003},
 		{lab: "stream report", setup: seed003},

@@ -124,6 +124,8 @@ func TestStreamAddErrors(t *testing.T) {
 	l.fails(`stream add --defaults`, "nats: error: invalid input: cannot prompt for user input without a terminal\n", "name it on the line")
 	l.fails(`stream add ALL --subjects '>' --defaults`, "nats: error: could not create Stream: ", "cannot capture >", "API subjects")
 	l.fails(`stream add DW --subjects dw --max-age 10s --dupe-window 1m --defaults`, "nats: error: could not create Stream: ", "--dupe-window 1m0s is longer than --max-age 10s", "10s or less")
+	l.fails(`stream add X --subjects x --max-msgs-per-subject=-7 --defaults`, "nats: error: could not create Stream: configuration validation failed: /max_msgs_per_subject: must be >= -1 but found -7\n", "--max-msgs-per-subject -7 is too small", "-1 (unlimited) or more")
+	l.fails(`stream add X --subjects x --dupe-window=-3s --defaults`, "nats: error: could not create Stream: configuration validation failed: /duplicate_window: must be >= 0 but found -3000000000\n", "--dupe-window -3s is too small", "takes 0 or more")
 	l.fails(`stream edit ORDERS --storage memory -f`, "error: unknown long flag '--storage'")
 	// The same configuration again is fine, as in the real CLI.
 	l.must(`stream add ORDERS --subjects 'orders.*' --defaults`)
