@@ -12,7 +12,6 @@ import (
 	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/natscli/cli"
 )
 
 func (s *streamCmd) buildAdd(add *fisk.CmdClause, c *Call) {
@@ -28,9 +27,9 @@ func (s *streamCmd) buildAdd(add *fisk.CmdClause, c *Call) {
 // stream and its information.
 func (s *streamCmd) add(c *Call) error {
 	// natscli's manager checks a new stream's configuration against the
-	// JSON schema of JetStream's API (jsm.go's schemas, natscli's own
-	// validator) before it asks the server.
-	mgr, err := c.manager(jsm.WithAPIValidation(cli.SchemaValidator{}))
+	// JSON schema of JetStream's API (jsm.go's schemas, natscli's
+	// validator: schemaValidator) before it asks the server.
+	mgr, err := c.manager(jsm.WithAPIValidation(schemaValidator{}))
 	if err != nil {
 		return fatalIf(err, "could not create Stream")
 	}
