@@ -2,6 +2,7 @@ package replicas
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ func TestPublishFailoverAndCatchUp(t *testing.T) {
 	if v := h.View(100, 14); !strings.Contains(v, "no stream yet") {
 		t.Fatalf("before any stream the scene says how to make one:\n%s", v)
 	}
+	h.NeverCut(t, "no stream yet")
 	out := h.Do("publish", "3")
 	if !strings.Contains(out, "created stream ORDERS") || !strings.Contains(out, "every one acknowledged") {
 		t.Fatalf("publish: %s", out)
@@ -149,6 +151,17 @@ func TestGoldenStages(t *testing.T) {
 	g("2-three-copies-60x12", 60, 12)
 	g("2-three-copies-40x6", 40, 6)
 	h.GoldenPanes(t, "2-three-copies")
+	// The caption is what the pane is about: the notes under the picture
+	// give way to it (at 80x24 the legend took the rows its leader and
+	// count needed).
+	for _, sz := range slices.Concat(scenes.SmallestPanes, scenes.LessonPanes) {
+		v := h.View(sz.W, sz.H)
+		for _, part := range []string{"3 of 3 nodes up", "ORDERS", "3 replicas", "leader n1", "3 messages"} {
+			if !strings.Contains(v, part) {
+				t.Errorf("at %dx%d the caption lacks %q:\n%s", sz.W, sz.H, part, v)
+			}
+		}
+	}
 
 	h.Do("stop", "n1")
 	h.Settle("a new leader", func(s Snapshot) bool { l := s.Leader("ORDERS"); return l != "" && l != "n1" })

@@ -2,6 +2,7 @@ package replicas
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -109,12 +110,11 @@ func (s *Scene) layout(rows, top int) geometry {
 }
 
 func (s *Scene) drawFull(c *kit.Canvas, rows int, now time.Time) {
-	notes := s.notes(now)
-	g := s.layout(rows, 1)
-	top := s.drawCaption(c, 1, s.W-2, s.H-g.boxY-g.boxH-notesNeed(notes, s.W-2))
-	if top > 1 {
-		g = s.layout(rows, top)
-	}
+	// The picture takes its rows; the caption as many of the rest as it
+	// needs, less one for a note; the notes what is left.
+	picture := s.layout(rows, 0)
+	top := s.drawCaption(c, 1, s.W-2, s.H-picture.boxY-picture.boxH-1)
+	g := s.layout(rows, top)
 
 	// The publishers and the bus under them.
 	c.Box(g.pubX, g.pubY, pubW, 3, kit.Node)
@@ -141,7 +141,7 @@ func (s *Scene) drawFull(c *kit.Canvas, rows int, now time.Time) {
 	}
 	s.movers.Draw(c, now, g.at, g.inside)
 
-	drawNotes(c, 1, g.boxY+g.boxH, s.W-2, s.H, notes)
+	drawNotes(c, 1, g.boxY+g.boxH, s.W-2, s.H, s.notes(now))
 }
 
 // sep separates the parts of a caption or a note: rows break between
@@ -178,37 +178,54 @@ func partLines(s string, w, n int) []string {
 	return lines
 }
 
-// notesNeed is how many rows of w cells the notes take, all said.
-func notesNeed(notes []note, w int) int {
-	n := 0
-	for _, nt := range notes {
-		n += len(partLines(nt.text, w, 1<<10))
+// rowsOf is how many rows of w cells a note takes, all said.
+func rowsOf(text string, w int) int { return len(partLines(text, w, 1<<10)) }
+
+// fitNotes is notes in at most rows rows of w cells: where they do not
+// all fit, the least needed (the lowest rank) says it in a shorter
+// wording, or goes, until the rest fit whole. A note that finds no room
+// even alone keeps a single row.
+func fitNotes(notes []note, w, rows int) []note {
+	notes = slices.Clone(notes)
+	need := func() int {
+		n := 0
+		for _, nt := range notes {
+			n += rowsOf(nt.text, w)
+		}
+		return n
 	}
-	return n
+	for len(notes) > 1 && need() > rows {
+		least := 0
+		for i, nt := range notes {
+			if nt.rank < notes[least].rank {
+				least = i
+			}
+		}
+		nt := &notes[least]
+		if len(nt.shorter) > 0 {
+			nt.text, nt.shorter = nt.shorter[0], nt.shorter[1:]
+			continue
+		}
+		notes = slices.Delete(notes, least, least+1)
+	}
+	return notes
 }
 
-// drawNotes draws the notes from row y to the row before end, at x, w
-// cells wide: each on the rows it needs while every note after it still
-// has one; a note that finds no row is left out.
+// drawNotes draws the notes that fit (fitNotes) from row y to the row
+// before end, at x, w cells wide.
 func drawNotes(c *kit.Canvas, x, y, w, end int, notes []note) {
-	for i, nt := range notes {
-		room := end - y - (len(notes) - i - 1)
-		for _, l := range partLines(nt.text, w, max(room, min(end-y, 1))) {
+	for _, nt := range fitNotes(notes, w, end-y) {
+		for _, l := range partLines(nt.text, w, max(end-y, 1)) {
 			c.Text(x, y, l, nt.role)
 			y++
 		}
 	}
 }
 
-// drawCaption draws the caption on row 0 from x, w cells wide: on a
-// second row too where it needs one and spare (rows the picture leaves
-// empty) allows. It returns the rows it took.
-func (s *Scene) drawCaption(c *kit.Canvas, x, w, spare int) int {
-	n := 1
-	if spare >= 1 {
-		n = 2
-	}
-	lines := partLines(s.caption(), w, n)
+// drawCaption draws the caption from row 0, at x, w cells wide: on the
+// rows it needs, up to room (at least one). It returns the rows it took.
+func (s *Scene) drawCaption(c *kit.Canvas, x, w, room int) int {
+	lines := partLines(s.caption(), w, max(room, 1))
 	for i, l := range lines {
 		c.Text(x, i, l, kit.Strong)
 	}
@@ -272,9 +289,19 @@ func (s *Scene) drawNode(c *kit.Canvas, g geometry, b box, nv NodeView, now time
 }
 
 type note struct {
-	text string
-	role kit.Role
+	text    string
+	role    kit.Role
+	rank    int      // where not all notes fit, the lowest goes first
+	shorter []string // wordings that say less, tried before it goes
 }
+
+// The notes' ranks: what the learner needs most stays longest.
+const (
+	rankLegend = iota
+	rankCounts
+	rankStory
+	rankUnavailable
+)
 
 // notes are the lines under the boxes: the scene's publishes, what just
 // happened, and the streams nothing can reach.
@@ -282,7 +309,7 @@ func (s *Scene) notes(now time.Time) []note {
 	var out []note
 	sn := s.snap
 	if sn.Published > 0 {
-		out = append(out, note{fmt.Sprintf("published %d · acknowledged %d · failed %d", sn.Published, sn.Acked, sn.Failed), kit.Plain})
+		out = append(out, note{text: fmt.Sprintf("published %d · acknowledged %d · failed %d", sn.Published, sn.Acked, sn.Failed), role: kit.Plain, rank: rankCounts})
 	}
 	for _, st := range sn.Unavailable() {
 		var where []string
@@ -291,17 +318,18 @@ func (s *Scene) notes(now time.Time) []note {
 				where = append(where, n.Name)
 			}
 		}
-		out = append(out, note{fmt.Sprintf("%s is unavailable: its only copy is on %s, which is down", st, strings.Join(where, ", ")), kit.Bad})
+		out = append(out, note{text: fmt.Sprintf("%s is unavailable: its only copy is on %s, which is down", st, strings.Join(where, ", ")), role: kit.Bad, rank: rankUnavailable})
 	}
 	if sn.Story != "" {
 		role := kit.Plain
 		if s.flashes.On("story", now) {
 			role = kit.Flash
 		}
-		out = append(out, note{sn.Story, role})
+		out = append(out, note{text: sn.Story, role: role, rank: rankStory})
 	}
 	if len(sn.Streams) > 0 {
-		out = append(out, note{"number: the last sequence in that node's copy · ◆ the leader · … catching up", kit.Faint})
+		out = append(out, note{text: "number: the last sequence in that node's copy · ◆ the leader · … catching up", role: kit.Faint, rank: rankLegend,
+			shorter: []string{"◆ the leader · … catching up"}})
 	}
 	return out
 }
@@ -351,10 +379,16 @@ func (s *Scene) noLeader(st string, up int) string {
 
 // drawLines is the small-size picture: one line per node.
 func (s *Scene) drawLines(c *kit.Canvas, now time.Time) {
+	// A blank column at each side, as the full picture has, where the
+	// pane can spare them: text run up to the pane's border reads as
+	// part of it.
+	x0, w := 0, s.W
+	if s.W > 20 {
+		x0, w = 1, s.W-2
+	}
 	y := 0
-	notes := s.notes(now)
 	if s.H >= 5 {
-		y = s.drawCaption(c, 0, s.W, s.H-1-len(s.snap.Nodes)-notesNeed(notes, s.W))
+		y = s.drawCaption(c, x0, w, s.H-len(s.snap.Nodes))
 	}
 	for _, nv := range s.snap.Nodes {
 		if y >= s.H {
@@ -364,7 +398,7 @@ func (s *Scene) drawLines(c *kit.Canvas, now time.Time) {
 		if !nv.Up {
 			status, role = "down", kit.Bad
 		}
-		x := c.Text(0, y, nv.Name+" ", kit.Strong)
+		x := c.Text(x0, y, nv.Name+" ", kit.Strong)
 		x = c.Text(x, y, status, role)
 		for _, st := range s.snap.Streams {
 			cp, ok := nv.Copies[st]
@@ -379,5 +413,5 @@ func (s *Scene) drawLines(c *kit.Canvas, now time.Time) {
 		}
 		y++
 	}
-	drawNotes(c, 0, y, s.W, s.H, notes)
+	drawNotes(c, x0, y, w, s.H, s.notes(now))
 }
