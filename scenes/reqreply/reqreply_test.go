@@ -1,11 +1,14 @@
 package reqreply
 
 import (
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
@@ -100,6 +103,16 @@ func TestQueueGroupSharesRequests(t *testing.T) {
 	})
 	if g := groups(h.Scene.snap.Responders); g != "queue NATS-RPLY-22" {
 		t.Fatalf("groups %q", g)
+	}
+	// Both are "natslab reply time": the learner tells them apart by
+	// their client ids, wherever the box has their names.
+	for _, sz := range slices.Concat(scenes.LessonPanes, []scenes.PaneSize{{W: 118, H: 12}}) {
+		v := h.View(sz.W, sz.H)
+		for _, r := range h.Scene.snap.Responders {
+			if id := fmt.Sprintf("conn %d", r.Cid); !strings.Contains(v, id) {
+				t.Errorf("at %dx%d the responders look alike: %s is not shown:\n%s", sz.W, sz.H, id, v)
+			}
+		}
 	}
 }
 

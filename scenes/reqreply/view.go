@@ -71,8 +71,8 @@ func (s *Scene) layout() (plan, bool) {
 	reqW := min(max(runes(name)+4, 13), 22)
 	srvW := 10
 	rspW := 18
-	for _, r := range s.snap.Responders {
-		rspW = max(rspW, runes(r.Name)+runes(itoa(r.Msgs))+6)
+	for i, l := range responderLabels(s.snap.Responders, 1<<10) {
+		rspW = max(rspW, runes(l)+runes(itoa(s.snap.Responders[i].Msgs))+6)
 	}
 	rspW = min(max(rspW, runes(groups(s.snap.Responders))+4), 34)
 	if s.H >= fullRows {
@@ -97,8 +97,10 @@ func (s *Scene) layout() (plan, bool) {
 	if s.H >= 3 {
 		parts := []int{runes("[requester]"), runes("[server]"), runes("[responders]")}
 		sum := parts[0] + parts[1] + parts[2]
-		if sum+2*5 <= s.W {
-			wire := min(5+(s.W-sum-10)/2, 14)
+		// A blank column at each side: "[requester]" run up to the
+		// pane's border reads as part of it.
+		if sum+2*5 <= s.W-2 {
+			wire := min(5+(s.W-2-sum-10)/2, 14)
 			x := (s.W - sum - 2*wire) / 2
 			p := plan{up: 0, dn: 1}
 			p.req = box{x, 0, parts[0], 1}
@@ -242,6 +244,15 @@ func (s *Scene) drawFull(c *kit.Canvas, p *plan, now time.Time) {
 		}
 		c.Text(p.rsp.x+1, p.rsp.y+p.rsp.h-1, kit.Clip(say, p.rsp.w-2), kit.Faint)
 	}
+	shown := n.Responders
+	if len(shown) > 3 {
+		shown = shown[:2]
+	}
+	room := inner - 1
+	for _, r := range shown {
+		room = min(room, inner-runes(itoa(r.Msgs))-1)
+	}
+	labels := responderLabels(shown, room)
 	for i, r := range n.Responders {
 		y := p.rsp.y + 1 + i
 		if i == 2 && len(n.Responders) > 3 {
@@ -249,7 +260,7 @@ func (s *Scene) drawFull(c *kit.Canvas, p *plan, now time.Time) {
 			break
 		}
 		count := itoa(r.Msgs)
-		c.Text(p.rsp.x+2, y, kit.Clip(r.Name, inner-runes(count)-1), kit.Plain)
+		c.Text(p.rsp.x+2, y, labels[i], kit.Plain)
 		c.TextRight(p.rsp.x+p.rsp.w-2, y, count, s.role("resp:"+itoa(r.Cid), kit.Good, now))
 	}
 
@@ -267,6 +278,36 @@ func (s *Scene) drawFull(c *kit.Canvas, p *plan, now time.Time) {
 			c.Text(p.req.x, y+i, l, kit.Faint)
 		}
 	}
+}
+
+// responderLabels are the responders' names as drawn in room cells,
+// each told apart from the others: two connections of one name ("natslab
+// reply time" twice, or names cut to the same "natslab …") show their
+// client ids, the server's own for each ("conn 7 · natslab reply time",
+// or "conn 7" alone where the name has no room beside it), and two
+// subscriptions of one connection their subjects too.
+func responderLabels(rs []Responder, room int) []string {
+	out := make([]string, len(rs))
+	seen := map[string]int{}
+	conns := map[uint64]int{}
+	for i, r := range rs {
+		out[i] = kit.Clip(r.Name, room)
+		seen[out[i]]++
+		conns[r.Cid]++
+	}
+	for i, r := range rs {
+		if seen[out[i]] == 1 {
+			continue
+		}
+		id := "conn " + itoa(r.Cid)
+		if conns[r.Cid] > 1 {
+			id += " " + r.Subject
+		}
+		if out[i] = text.Fit(room, id+" · "+r.Name, id); out[i] == "" {
+			out[i] = kit.Clip(id, room)
+		}
+	}
+	return out
 }
 
 // drawCounts is the row of numbers: requests, replies, the last round
