@@ -92,7 +92,7 @@ func (s *Scene) Draw(now time.Time) string {
 		if say == "" {
 			say = "waiting for the server"
 		}
-		lines := text.WrapIn(s.iw, rows, say)
+		lines := text.WrapIn(s.iw-1, rows, say)
 		y := max(min(rows/2, rows-len(lines)), 0)
 		for _, l := range lines {
 			c.Text(0, y, l, kit.Faint)
@@ -132,7 +132,7 @@ func (s *Scene) Draw(now time.Time) string {
 		for i := 0; i < n && i < rows; i++ {
 			if i == rows-1 && n > rows {
 				more := "+" + strconv.Itoa(n-i) + " more streams"
-				c.Text(0, i, text.Fit(s.iw, more+" (watch STREAM shows one)", more, "+"+strconv.Itoa(n-i)), kit.Faint)
+				c.Text(0, i, text.Fit(s.iw-1, more+" (watch STREAM shows one)", more, "+"+strconv.Itoa(n-i)), kit.Faint)
 				break
 			}
 			s.drawLine(c, &lanes[i], i)
@@ -298,7 +298,7 @@ func (s *Scene) titleLines(l *Lane, n int, now time.Time) []string {
 	case s.down(now):
 		x += runes(downMark)
 	}
-	return fitParts(parts, dflt, s.iw-x, n)
+	return fitParts(parts, dflt, s.iw-1-x, n) // a blank column before the border
 }
 
 // titleRows is how many rows a lane's title takes where it may take two.
@@ -564,10 +564,13 @@ func (s *Scene) drawCompact(c *kit.Canvas, l *Lane, y int, now time.Time) {
 	}
 	x := c.Text(0, y, l.Name, role)
 	// What publishers heard back that the log does not show (duplicates
-	// and refusals), in shorter words before it gives way.
-	parts := []string{seqRange(l), text.Count(l.Msgs, "msg", "msgs")}
-	heard := func(dups, refused string) []string {
-		out := slices.Clone(parts)
+	// and refusals), in shorter words before it gives way, then without
+	// the count of messages (the range says it).
+	heard := func(count bool, dups, refused string) []string {
+		out := []string{seqRange(l)}
+		if count {
+			out = append(out, text.Count(l.Msgs, "msg", "msgs"))
+		}
 		if l.Seen.Dups > 0 {
 			out = append(out, dups+" "+strconv.FormatUint(l.Seen.Dups, 10))
 		}
@@ -576,12 +579,15 @@ func (s *Scene) drawCompact(c *kit.Canvas, l *Lane, y int, now time.Time) {
 		}
 		return out
 	}
-	tries := [][]string{heard("duplicates", "refused"), heard("dups", "refused")}
+	tries := [][]string{heard(true, "duplicates", "refused"), heard(true, "dups", "refused"), heard(false, "dups", "refused")}
 	if l.Gone != "" {
-		tries = [][]string{{l.Gone}}
+		tries = nil
+		for _, g := range gone(l) {
+			tries = append(tries, []string{g})
+		}
 	}
 	for i, parts := range tries {
-		lines := fitParts(parts, make([]bool, len(parts)), s.iw-x-1, 1)
+		lines := fitParts(parts, make([]bool, len(parts)), s.iw-x-2, 1)
 		if len(lines) > 0 && (lines[0] == strings.Join(parts, " · ") || i == len(tries)-1) {
 			c.Text(x+1, y, lines[0], kit.Faint)
 			break
@@ -596,7 +602,9 @@ func (s *Scene) drawCompact(c *kit.Canvas, l *Lane, y int, now time.Time) {
 		}
 	}
 	g := geometry{in: y + 1}
-	g.pub = rect{s.iw - len(pub), y + 1, len(pub), 1}
+	// A blank column after it, as after the full lane's box: "[pub]"
+	// run up to the pane's border reads as part of it.
+	g.pub = rect{s.iw - 1 - len(pub), y + 1, len(pub), 1}
 	wire := min(max(s.iw/6, 5), 12)
 	g.tape = rect{0, y + 1, g.pub.x - wire, 1}
 	c.Text(g.pub.x, g.pub.y, pub, kit.Node)
@@ -622,13 +630,23 @@ func seqRange(l *Lane) string {
 func (s *Scene) drawLine(c *kit.Canvas, l *Lane, y int) {
 	parts := []string{seqRange(l), text.Count(l.Msgs, "msg", "msgs")}
 	if l.Gone != "" {
-		parts = []string{l.Gone}
+		parts = []string{text.Fit(s.iw-runes(l.Name)-2, gone(l)...)}
 	}
 	line := l.Name
-	if lines := fitParts(parts, make([]bool, len(parts)), s.iw-runes(l.Name)-1, 1); len(lines) > 0 {
+	if lines := fitParts(parts, make([]bool, len(parts)), s.iw-runes(l.Name)-2, 1); len(lines) > 0 {
 		line += " " + lines[0]
 	}
-	c.Text(0, y, kit.Clip(line, s.iw), kit.Plain)
+	c.Text(0, y, kit.Clip(line, s.iw-1), kit.Plain)
+}
+
+// gone is why a lane's stream is gone, in its wordings, the fullest
+// first: "gone in the restart: memory storage", then "gone in the
+// restart".
+func gone(l *Lane) []string {
+	if short, _, ok := strings.Cut(l.Gone, ": "); ok {
+		return []string{l.Gone, short}
+	}
+	return []string{l.Gone}
 }
 
 // footer is the bottom lines, at most n: what just happened, or why
