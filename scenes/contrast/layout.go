@@ -139,8 +139,10 @@ func (s *Scene) layout(r rect, js bool, stream string) plan {
 		for _, pt := range parts {
 			sum += runes(pt.short) + 2
 		}
-		if sum+(n-1)*5 <= r.w {
-			wire := min(5+(r.w-sum-(n-1)*5)/(n-1), 16)
+		// A blank column at each side, as the boxes have: "[pub]" run
+		// up to the pane's border reads as part of it.
+		if room := r.w - 2; sum+(n-1)*5 <= room {
+			wire := min(5+(room-sum-(n-1)*5)/(n-1), 16)
 			total := sum + (n-1)*wire
 			x := r.x + (r.w-total)/2
 			p := plan{level: levelCompact, title: r.y, boxH: 1}

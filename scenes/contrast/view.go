@@ -103,7 +103,7 @@ func (s *Scene) drawLane(c *kit.Canvas, r rect, js, aligned bool, now time.Time)
 		s.drawLine(c, r, js)
 		return
 	}
-	room := r.x + r.w - p.nodes[0].r.x
+	room := r.x + r.w - 1 - p.nodes[0].r.x // a blank column before the border
 	title := text.Fit(room, "Core NATS · at most once", "Core NATS")
 	if js {
 		title = text.Fit(room, "JetStream · at least once · stream "+stream, "JetStream · stream "+stream, "JetStream · "+stream, "JetStream")
@@ -388,7 +388,7 @@ func (s *Scene) drawCompactCounts(c *kit.Canvas, r rect, p plan, js bool, now ti
 	if p.below >= r.y+r.h {
 		return
 	}
-	s.drawCountsRow(c, p.nodes[0].r.x, p.below, r.x+r.w, "", js, now)
+	s.drawCountsRow(c, p.nodes[0].r.x, p.below, r.x+r.w-1, "", js, now)
 }
 
 // drawCountsRow writes a lane's name (if any), the app's status and its
@@ -428,5 +428,9 @@ func (s *Scene) drawLine(c *kit.Canvas, r rect, js bool) {
 	if js {
 		name = "JetStream: "
 	}
-	s.drawCountsRow(c, r.x, r.y, r.x+r.w, name, js, time.Time{})
+	x, right := r.x, r.x+r.w
+	if r.w > 20 {
+		x, right = x+1, right-1 // clear of the pane's borders
+	}
+	s.drawCountsRow(c, x, r.y, right, name, js, time.Time{})
 }
