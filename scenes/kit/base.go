@@ -63,14 +63,16 @@ func (b *Base) Spilled() int { return b.Canvas.Spilled() }
 // has no room at all (before the first SetSize): there is nothing to draw.
 func (b *Base) Blank() *Canvas { return b.blank(b.W) }
 
-// BlankInset is Blank for a scene that draws one column in from the pane's
-// left edge, the blank column the other scenes' layouts leave there: the
-// canvas is a column narrower, unless the pane is too narrow to spare one
-// (20 columns or fewer). Inset renders it with the column put back.
+// BlankInset is Blank for a scene that draws one column in from each of
+// the pane's edges, the blank columns the other scenes' layouts leave
+// there (text run up to the pane's border reads as part of it): the
+// canvas is two columns narrower, unless the pane is too narrow to spare
+// them (20 columns or fewer). Inset renders it with the left column put
+// back; the right one is the blank the canvas does not reach.
 func (b *Base) BlankInset() *Canvas {
 	w := b.W
 	if w > 20 {
-		w--
+		w -= 2
 	}
 	return b.blank(w)
 }

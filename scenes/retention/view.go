@@ -65,7 +65,7 @@ const headRows = 6
 
 // Draw implements kit.Picture.
 func (s *Scene) Draw(now time.Time) string {
-	// One blank column on the left, as the other scenes have.
+	// A blank column at each side, as the other scenes have.
 	c := s.BlankInset()
 	if c == nil {
 		return ""
@@ -76,7 +76,7 @@ func (s *Scene) Draw(now time.Time) string {
 		s.plan[i] = colPlan{}
 	}
 	if s.snap.Problem != "" {
-		lines := text.Wrap(s.snap.Problem, s.iw-1)
+		lines := text.Wrap(s.snap.Problem, s.iw)
 		y := max(min(rows/2, rows-len(lines)), 0)
 		for _, l := range lines {
 			c.Text(0, y, l, kit.Bad)
@@ -409,7 +409,7 @@ func (s *Scene) drawCells(c *kit.Canvas, i int, col *Column, p *colPlan, now tim
 // those that find no room are counted.
 func (s *Scene) lines(i, n int) []string {
 	col := &s.snap.Columns[i]
-	w := s.iw - 1 // a blank column before the pane's border
+	w := s.iw
 	if col.Stream == "" {
 		return []string{text.Fit(w, col.Policy+": no stream yet", col.Policy+": none")}
 	}
@@ -461,8 +461,7 @@ func (s *Scene) footer(n int) []string {
 			"publish, add consumers, acknowledge: see what each keeps",
 			"publish, consume, acknowledge"}
 	}
-	// A blank column before the pane's border, as on the left.
-	return text.WrapIn(s.iw-1, n, texts...)
+	return text.WrapIn(s.iw, n, texts...)
 }
 
 // drawFooter draws the footer's lines from row y: what just happened.

@@ -59,7 +59,7 @@ func (g *geometry) inside(p kit.Point) bool { return g.tape.contains(p) || g.pub
 
 // Draw implements kit.Picture.
 func (s *Scene) Draw(now time.Time) string {
-	// One blank column on the left, as the other scenes have.
+	// A blank column at each side, as the other scenes have.
 	c := s.BlankInset()
 	if c == nil {
 		return ""
@@ -92,7 +92,7 @@ func (s *Scene) Draw(now time.Time) string {
 		if say == "" {
 			say = "waiting for the server"
 		}
-		lines := text.WrapIn(s.iw-1, rows, say)
+		lines := text.WrapIn(s.iw, rows, say)
 		y := max(min(rows/2, rows-len(lines)), 0)
 		for _, l := range lines {
 			c.Text(0, y, l, kit.Faint)
@@ -132,7 +132,7 @@ func (s *Scene) Draw(now time.Time) string {
 		for i := 0; i < n && i < rows; i++ {
 			if i == rows-1 && n > rows {
 				more := "+" + strconv.Itoa(n-i) + " more streams"
-				c.Text(0, i, text.Fit(s.iw-1, more+" (watch STREAM shows one)", more, "+"+strconv.Itoa(n-i)), kit.Faint)
+				c.Text(0, i, text.Fit(s.iw, more+" (watch STREAM shows one)", more, "+"+strconv.Itoa(n-i)), kit.Faint)
 				break
 			}
 			s.drawLine(c, &lanes[i], i)
@@ -298,7 +298,7 @@ func (s *Scene) titleLines(l *Lane, n int, now time.Time) []string {
 	case s.down(now):
 		x += runes(downMark)
 	}
-	return fitParts(parts, dflt, s.iw-1-x, n) // a blank column before the border
+	return fitParts(parts, dflt, s.iw-x, n)
 }
 
 // titleRows is how many rows a lane's title takes where it may take two.
@@ -326,9 +326,7 @@ func (s *Scene) drawFull(c *kit.Canvas, l *Lane, y, titleRows int, now time.Time
 	const pubW = 11
 	wire := min(max(s.iw/4, 12), 24) // room for an acknowledgement's label
 	g := geometry{full: true, in: y + 2, out: y + 3}
-	// A blank column after the publisher's box, as before the log's: a
-	// box drawn to the last column touches the pane's border.
-	g.pub = rect{s.iw - pubW - 1, y + 1, pubW, 3}
+	g.pub = rect{s.iw - pubW, y + 1, pubW, 3}
 	g.tape = rect{0, y + 1, g.pub.x - wire, 3}
 	down := s.down(now)
 
@@ -541,7 +539,7 @@ func (s *Scene) drawCounts(c *kit.Canvas, l *Lane, y int, now time.Time) {
 			}
 			width += runes(p.label) + 1 + runes(p.value)
 		}
-		if rx = s.iw - 1 - width; rx >= x+3 { // under the box, and its margin
+		if rx = s.iw - width; rx >= x+3 { // under the box, and its margin
 			break
 		}
 	}
@@ -587,7 +585,7 @@ func (s *Scene) drawCompact(c *kit.Canvas, l *Lane, y int, now time.Time) {
 		}
 	}
 	for i, parts := range tries {
-		lines := fitParts(parts, make([]bool, len(parts)), s.iw-x-2, 1)
+		lines := fitParts(parts, make([]bool, len(parts)), s.iw-x-1, 1)
 		if len(lines) > 0 && (lines[0] == strings.Join(parts, " · ") || i == len(tries)-1) {
 			c.Text(x+1, y, lines[0], kit.Faint)
 			break
@@ -602,9 +600,7 @@ func (s *Scene) drawCompact(c *kit.Canvas, l *Lane, y int, now time.Time) {
 		}
 	}
 	g := geometry{in: y + 1}
-	// A blank column after it, as after the full lane's box: "[pub]"
-	// run up to the pane's border reads as part of it.
-	g.pub = rect{s.iw - 1 - len(pub), y + 1, len(pub), 1}
+	g.pub = rect{s.iw - len(pub), y + 1, len(pub), 1}
 	wire := min(max(s.iw/6, 5), 12)
 	g.tape = rect{0, y + 1, g.pub.x - wire, 1}
 	c.Text(g.pub.x, g.pub.y, pub, kit.Node)
@@ -630,13 +626,13 @@ func seqRange(l *Lane) string {
 func (s *Scene) drawLine(c *kit.Canvas, l *Lane, y int) {
 	parts := []string{seqRange(l), text.Count(l.Msgs, "msg", "msgs")}
 	if l.Gone != "" {
-		parts = []string{text.Fit(s.iw-runes(l.Name)-2, gone(l)...)}
+		parts = []string{text.Fit(s.iw-runes(l.Name)-1, gone(l)...)}
 	}
 	line := l.Name
-	if lines := fitParts(parts, make([]bool, len(parts)), s.iw-runes(l.Name)-2, 1); len(lines) > 0 {
+	if lines := fitParts(parts, make([]bool, len(parts)), s.iw-runes(l.Name)-1, 1); len(lines) > 0 {
 		line += " " + lines[0]
 	}
-	c.Text(0, y, kit.Clip(line, s.iw-1), kit.Plain)
+	c.Text(0, y, kit.Clip(line, s.iw), kit.Plain)
 }
 
 // gone is why a lane's stream is gone, in its wordings, the fullest
@@ -668,8 +664,7 @@ func (s *Scene) footer(n int) []string {
 	case story == "":
 		texts = numbering(s.snap.Streams)
 	}
-	// A blank column before the pane's border, as on the left.
-	return text.WrapIn(s.iw-1, n, texts...)
+	return text.WrapIn(s.iw, n, texts...)
 }
 
 // numbering says how the logs on screen number their messages, longest
