@@ -61,6 +61,7 @@ type Scene struct {
 	prev    map[string]int64     // counts at the last Apply, to flash what changed
 	next    map[string]time.Time // when the next message on a route may leave
 	lay     layout
+	iw      int // the width drawn in: the pane less a blank column at each side
 }
 
 // New starts watching the lab's embedded server.
@@ -160,17 +161,19 @@ func (s *Scene) role(now time.Time, key string, role kit.Role) kit.Role {
 
 // Draw implements kit.Picture.
 func (s *Scene) Draw(now time.Time) string {
-	c := s.Blank()
+	// A blank column at each side, as the other scenes have.
+	c := s.BlankInset()
 	if c == nil {
 		return ""
 	}
+	s.iw = c.Width()
 	if msg := s.empty(); msg != "" {
 		s.paragraph(c, msg)
-		return c.Render(s.Styles)
+		return s.Inset(c)
 	}
 	if !s.fits() {
 		s.drawCompact(c, now)
-		return c.Render(s.Styles)
+		return s.Inset(c)
 	}
 	s.lay = s.layout()
 	s.drawBoxes(c, now)
@@ -181,7 +184,7 @@ func (s *Scene) Draw(now time.Time) string {
 		return r != ' ' && r != '─'
 	})
 	s.drawStory(c, s.lay.boxH)
-	return c.Render(s.Styles)
+	return s.Inset(c)
 }
 
 // empty is what the scene says instead of a picture, or "".
@@ -200,7 +203,7 @@ func (s *Scene) empty() string {
 
 // paragraph writes text wrapped to the pane.
 func (s *Scene) paragraph(c *kit.Canvas, msg string) {
-	for y, line := range text.WrapIn(s.W, s.H, msg) {
+	for y, line := range text.WrapIn(s.iw, s.H, msg) {
 		c.Text(0, y, line, kit.Faint)
 	}
 }
@@ -216,7 +219,7 @@ const (
 // scene is a list.
 func (s *Scene) fits() bool {
 	n := len(s.snap.Accounts)
-	return s.H >= 8 && s.W >= n*minBox+(n-1)*minGap
+	return s.H >= 8 && s.iw >= n*minBox+(n-1)*minGap
 }
 
 // layout is where things are at the pane's size.
@@ -235,9 +238,9 @@ func (s *Scene) layout() layout {
 	n := len(s.snap.Accounts)
 	l := layout{x: map[string]int{}, points: map[string]kit.Point{}, boxH: s.H - storyRows(s.H)}
 	if n > 1 {
-		l.gapW = min(maxGap, (s.W-n*minBox)/(n-1))
+		l.gapW = min(maxGap, (s.iw-n*minBox)/(n-1))
 	}
-	l.boxW = (s.W - (n-1)*l.gapW) / n
+	l.boxW = (s.iw - (n-1)*l.gapW) / n
 	for i, a := range s.snap.Accounts {
 		x := i * (l.boxW + l.gapW)
 		l.x[a.Name] = x
@@ -393,7 +396,8 @@ func (s *Scene) drawLinks(c *kit.Canvas, now time.Time) {
 			continue
 		}
 		c.TextCenter(x0, x1+1, y, fit(gap, "service "+k.Subject, k.Subject), kit.Strong)
-		arrow(c, x0, x1, y+1, !toImporter, count(k.Crossed, "request", "requests"), wire, s.role(now, "cross:"+key, kit.Strong))
+		arrow(c, x0, x1, y+1, !toImporter, count(k.Crossed, "request", "requests"), wire, s.role(now, "cross:"+key, kit.Strong),
+			count(k.Crossed, "req", "reqs"))
 		back := "replies"
 		if k.Replies >= 0 {
 			back = count(k.Replies, "reply", "replies")
@@ -404,7 +408,7 @@ func (s *Scene) drawLinks(c *kit.Canvas, now time.Time) {
 	}
 	y := l.boxH - 1 - len(others)
 	for _, k := range others {
-		c.Text(0, y, fit(s.W, linkLines(k)...), kit.Plain)
+		c.Text(0, y, fit(s.iw, linkLines(k)...), kit.Plain)
 		y++
 	}
 }
@@ -429,17 +433,19 @@ func (s *Scene) route(key string, x0, x1, y int, right bool, from, to string) {
 }
 
 // arrow draws ──── label ───▶ across [x0, x1] on row y, pointing right
-// or left.
-func arrow(c *kit.Canvas, x0, x1, y int, right bool, label string, wire, labelRole kit.Role) {
+// or left: the label, or the first of its shorter wordings that fits.
+func arrow(c *kit.Canvas, x0, x1, y int, right bool, label string, wire, labelRole kit.Role, shorter ...string) {
 	c.HLine(x0, x1+1, y, '─', wire)
 	if right {
 		c.Set(x1, y, '▶', wire)
 	} else {
 		c.Set(x0, y, '◀', wire)
 	}
-	label = " " + label + " "
-	if utf8.RuneCountInString(label) <= x1-x0-3 {
-		c.TextCenter(x0, x1+1, y, label, labelRole)
+	for _, l := range append([]string{label}, shorter...) {
+		if l = " " + l + " "; utf8.RuneCountInString(l) <= x1-x0-3 {
+			c.TextCenter(x0, x1+1, y, l, labelRole)
+			return
+		}
 	}
 }
 
@@ -484,7 +490,7 @@ func storyRows(h int) int {
 // in fewer words where the full story does not fit.
 func (s *Scene) drawStory(c *kit.Canvas, y int) {
 	if s.snap.Story == "" {
-		c.Text(0, y, fit(s.W, "Nothing has been published since the scene opened.", "Nothing published yet."), kit.Faint)
+		c.Text(0, y, fit(s.iw, "Nothing has been published since the scene opened.", "Nothing published yet."), kit.Faint)
 		return
 	}
 	for i, line := range s.story(s.H - y) {
@@ -495,14 +501,14 @@ func (s *Scene) drawStory(c *kit.Canvas, y int) {
 // story is the latest story in at most n lines.
 func (s *Scene) story(n int) []string {
 	num := "#" + strconv.Itoa(s.snap.Stories) + " "
-	return text.WrapIn(s.W, n, num+s.snap.Story, num+s.snap.Brief, s.snap.Brief)
+	return text.WrapIn(s.iw, n, num+s.snap.Story, num+s.snap.Brief, s.snap.Brief)
 }
 
 // drawCompact is the scene as a list, for panes too small for boxes.
 func (s *Scene) drawCompact(c *kit.Canvas, now time.Time) {
 	var lines []string
 	for _, l := range s.snap.Links {
-		lines = append(lines, fit(s.W, linkLines(l)...))
+		lines = append(lines, fit(s.iw, linkLines(l)...))
 	}
 	for _, a := range s.snap.Accounts {
 		lines = append(lines, fmt.Sprintf("%s: %s, %d published", a.Name, text.Count(len(a.Clients), "client", "clients"), a.Published))
@@ -514,11 +520,11 @@ func (s *Scene) drawCompact(c *kit.Canvas, now time.Time) {
 	}
 	room := s.H - storyRows
 	for y := 0; y < room && y < len(lines); y++ {
-		c.Text(0, y, fit(s.W, lines[y]), kit.Plain)
+		c.Text(0, y, fit(s.iw, lines[y]), kit.Plain)
 	}
 	if storyRows > 0 {
 		y := min(room, len(lines))
-		for i, line := range text.WrapIn(s.W, storyRows, s.snap.Story, s.snap.Brief) {
+		for i, line := range text.WrapIn(s.iw, storyRows, s.snap.Story, s.snap.Brief) {
 			c.Text(0, y+i, line, s.role(now, "story", kit.Caption))
 		}
 	}
