@@ -48,6 +48,7 @@ type Scene struct {
 	d       *driver
 	snap    Snapshot
 	flashes kit.Flashes
+	iw      int // the width drawn in: the pane less a blank column at each side
 }
 
 // New starts watching the lab's embedded server.
@@ -93,25 +94,27 @@ func (s *Scene) Apply(m kit.FeedMsg, now time.Time) {
 
 // Draw implements kit.Picture.
 func (s *Scene) Draw(now time.Time) string {
-	c := s.Blank()
+	// A blank column at each side, as the other scenes have.
+	c := s.BlankInset()
 	if c == nil {
 		return ""
 	}
+	s.iw = c.Width()
 	if s.H < 4 {
 		c.Text(0, 0, s.summary(), kit.Plain)
 		if s.H > 1 {
 			if r, ok := s.latest(); ok {
-				c.Text(0, 1, refusal(s.W, "✗ ", r), s.role(now, "latest"))
+				c.Text(0, 1, refusal(s.iw, "✗ ", r), s.role(now, "latest"))
 			}
 		}
-		return c.Render(s.Styles)
+		return s.Inset(c)
 	}
 	y := s.drawUsers(c, now)
 	if y+3 <= s.H { // a blank row, when the heading and a refusal still fit below it
 		y++
 	}
 	s.drawRefusals(c, now, y)
-	return c.Render(s.Styles)
+	return s.Inset(c)
 }
 
 func (s *Scene) role(now time.Time, key string) kit.Role {
@@ -157,7 +160,7 @@ func (s *Scene) drawUsers(c *kit.Canvas, now time.Time) int {
 	for _, u := range s.snap.Users {
 		nameW = max(nameW, utf8.RuneCountInString(label(u))+3) // the ✗ mark, and a gap
 	}
-	nameW = min(nameW, max(8, s.W/4))
+	nameW = min(nameW, max(8, s.iw/4))
 	// The headers are shortened before a permission has to break onto a
 	// second row.
 	pubHead, subHead := "MAY PUBLISH", "MAY SUBSCRIBE"
@@ -166,7 +169,7 @@ func (s *Scene) drawUsers(c *kit.Canvas, now time.Time) int {
 		pubHead, subHead = "PUBLISH", "SUBSCRIBE"
 		colW = s.pubColumn(pubHead)
 	}
-	colW = min(colW, max((s.W-nameW-1)/2, 4))
+	colW = min(colW, max((s.iw-nameW-1)/2, 4))
 	pubX, subX := nameW+1, nameW+1+colW
 	c.Text(0, 0, "USER", kit.Title)
 	c.Text(pubX, 0, pubHead, kit.Title)
@@ -175,7 +178,7 @@ func (s *Scene) drawUsers(c *kit.Canvas, now time.Time) int {
 	y := 1
 	for i, u := range s.snap.Users {
 		pub := permLines(colW-1, u.PubAllow, u.PubDeny)
-		sub := permLines(s.W-subX, u.SubAllow, u.SubDeny)
+		sub := permLines(s.iw-subX, u.SubAllow, u.SubDeny)
 		rows := max(len(pub), len(sub))
 		last := i == len(s.snap.Users)-1
 		if y+rows > 1+room || (!last && y+rows == 1+room) {
@@ -217,7 +220,7 @@ func (s *Scene) pubColumn(head string) int {
 // row from x.
 func (s *Scene) oneRowEach(x int) bool {
 	for _, u := range s.snap.Users {
-		if text.Width(permText(u.SubAllow, u.SubDeny)) > s.W-x {
+		if text.Width(permText(u.SubAllow, u.SubDeny)) > s.iw-x {
 			return false
 		}
 	}
@@ -321,7 +324,7 @@ func (s *Scene) drawRefusals(c *kit.Canvas, now time.Time, y int) {
 		if i == len(s.snap.Refusals)-1 {
 			role = s.role(now, "latest")
 		}
-		c.Text(0, y, refusal(s.W, fmt.Sprintf("✗ #%d ", r.N), r), role)
+		c.Text(0, y, refusal(s.iw, fmt.Sprintf("✗ #%d ", r.N), r), role)
 		y++
 	}
 }
