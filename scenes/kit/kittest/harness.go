@@ -24,12 +24,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 
 	"natslab/broker"
+	"natslab/broker/text"
 	"natslab/scenes"
 	"natslab/scenes/kit"
 )
@@ -259,8 +261,9 @@ var paneSizes = slices.Concat(scenes.SmallestPanes, scenes.LessonPanes)
 // has at 80x24 and beside the lesson at 100x30 (scenes.SmallestPanes,
 // scenes.LessonPanes) and fails the test where it cut a word: text that
 // ran past the pane's edge (kit.Canvas.Spilled), or that was shortened
-// with "…"; and where its title has no wording that fits the pane's
-// border. stage names what the scene shows, for the failure.
+// with "…"; where anything touches the pane's border (TouchesTheBorder);
+// and where its title has no wording that fits the pane's border. stage
+// names what the scene shows, for the failure.
 func (h *Harness[Sc, S]) NeverCut(t testing.TB, stage string) {
 	t.Helper()
 	h.NeverCutAt(t, stage, paneSizes...)
@@ -285,6 +288,9 @@ func (h *Harness[Sc, S]) NeverCutAt(t testing.TB, stage string, sizes ...scenes.
 		if line, ok := CutWithRoom(v); ok {
 			t.Errorf("%s at %dx%d: %q ends cut short while the pane has a blank row to go on in:\n%s", stage, sz.W, sz.H, line, v)
 		}
+		if line, ok := TouchesTheBorder(v, sz.W); ok {
+			t.Errorf("%s at %dx%d: %q touches the pane's border (the first or the last column):\n%s", stage, sz.W, sz.H, line, v)
+		}
 	}
 }
 
@@ -308,6 +314,23 @@ func CutWithRoom(frame string) (string, bool) {
 		l = strings.TrimRight(l, " ")
 		if wordsCut.MatchString(l) || clipped.MatchString(l) && strings.HasSuffix(l, "…") {
 			return strings.TrimSpace(l), true
+		}
+	}
+	return "", false
+}
+
+// TouchesTheBorder reports the first line of frame (no escape sequences),
+// drawn w cells wide, with anything in its first or its last column: a
+// label run up to the pane's border reads as part of it ("│[pub]"), so
+// every layout leaves a blank column at each side.
+func TouchesTheBorder(frame string, w int) (string, bool) {
+	for _, l := range strings.Split(frame, "\n") {
+		l = strings.TrimRight(l, " ")
+		if l == "" {
+			continue
+		}
+		if first, _ := utf8.DecodeRuneInString(l); first != ' ' || text.Width(l) >= w {
+			return l, true
 		}
 	}
 	return "", false

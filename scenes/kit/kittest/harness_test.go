@@ -1,6 +1,9 @@
 package kittest
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCutWithRoomFindsASentenceCutAboveEmptyRows(t *testing.T) {
 	for _, c := range []struct {
@@ -19,6 +22,26 @@ func TestCutWithRoomFindsASentenceCutAboveEmptyRows(t *testing.T) {
 		line, cut := CutWithRoom(c.frame)
 		if line != c.want || cut != c.cut {
 			t.Errorf("%s: CutWithRoom = %q, %v; want %q, %v", c.name, line, cut, c.want, c.cut)
+		}
+	}
+}
+
+func TestTouchesTheBorderFindsTheFirstAndLastColumns(t *testing.T) {
+	for _, c := range []struct {
+		name, frame, want string
+		touches           bool
+	}{
+		{"clear of both", " requests 0\n\n ╭ box ╮\n", "", false},
+		{"the left column", " requests 0\n[requester]──▶[server]", "[requester]──▶[server]", true},
+		{"the last column", " ok\n      ◀──[pub]", "◀──[pub]", true},
+		{"the last column, box drawing", " ╭ the box ──╮", "╭ the box ──╮", true},
+		{"a column short of it", " ╭ the box ─╮", "", false},
+		{"blanks to the last column", " ok      ", "", false},
+		{"blank rows", "\n\n", "", false},
+	} {
+		line, touches := TouchesTheBorder(c.frame, 14)
+		if strings.TrimSpace(line) != c.want || touches != c.touches {
+			t.Errorf("%s: TouchesTheBorder = %q, %v; want %q, %v", c.name, line, touches, c.want, c.touches)
 		}
 	}
 }
