@@ -1,9 +1,12 @@
 package retention
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"natslab/scenes"
 	"natslab/scenes/kit/kittest"
 )
 
@@ -70,4 +73,12 @@ func TestGoldenEpisode(t *testing.T) {
 		kittest.Size{Name: "56x9-100x30", W: 56, H: 9},
 		kittest.Size{Name: "56x16-100x30-reading", W: 56, H: 16},
 	)
+	// The story of the lesson's last step reads to its end beside the
+	// lesson: a column whose ack floor fits beside its stream gives up its
+	// second row for it (at 80x24 it stopped at 'after it was read and …').
+	for _, sz := range slices.Concat(scenes.SmallestPanes, scenes.LessonPanes) {
+		if v := h.View(sz.W, sz.H); !strings.Contains(strings.Join(strings.Fields(v), " "), "LIMITS keeps #1 after it was read and acknowledged") {
+			t.Errorf("at %dx%d the story is not whole:\n%s", sz.W, sz.H, v)
+		}
+	}
 }

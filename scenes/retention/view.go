@@ -104,11 +104,28 @@ func (s *Scene) Draw(now time.Time) string {
 		s.drawMovers(c, now)
 		return s.Inset(c)
 	}
-	// A few lines each, the story below where rows are left.
+	// A few lines each, the story below where rows are left: a column
+	// whose ack floors all fit beside its stream gives up its second row
+	// where the story needs it to be read whole.
 	per := max(min(rows/3, 2), 1)
+	cols := make([][]string, len(s.snap.Columns))
+	used := 0
+	for i := range cols {
+		cols[i], _ = s.lines(i, per)
+		used += len(cols[i])
+	}
+	for i := range cols {
+		if left := min(rows-used, 2); left > 0 && !cut(s.footer(left)) {
+			break
+		}
+		if one, whole := s.lines(i, 1); whole && len(cols[i]) > 1 {
+			used -= len(cols[i]) - 1
+			cols[i] = one
+		}
+	}
 	y := 0
-	for i := range s.snap.Columns {
-		for _, l := range s.lines(i, per) {
+	for _, lines := range cols {
+		for _, l := range lines {
 			if y < rows {
 				c.Text(0, y, l, kit.Plain)
 			}
@@ -406,19 +423,37 @@ func (s *Scene) drawCells(c *kit.Canvas, i int, col *Column, p *colPlan, now tim
 
 // lines is a column in at most n lines, for small panes: the stream, its
 // policy and messages, then its consumers' ack floors, each part whole;
-// those that find no room are counted.
-func (s *Scene) lines(i, n int) []string {
+// those that find no room are counted. The stream says less where that
+// makes room for every ack floor; whole reports that none was left out.
+func (s *Scene) lines(i, n int) (out []string, whole bool) {
 	col := &s.snap.Columns[i]
 	w := s.iw
 	if col.Stream == "" {
-		return []string{text.Fit(w, col.Policy+": no stream yet", col.Policy+": none")}
+		return []string{text.Fit(w, col.Policy+": no stream yet", col.Policy+": none")}, true
 	}
 	msgs := text.Count(col.Msgs, "msg", "msgs")
 	last := "last #" + strconv.FormatUint(col.Last, 10)
-	out := []string{text.Fit(w,
-		col.Stream+" ("+col.Policy+"): "+msgs+", "+last,
-		col.Stream+" ("+col.Policy+"): "+msgs,
-		col.Stream+": "+msgs)}
+	wordings := []string{
+		col.Stream + " (" + col.Policy + "): " + msgs + ", " + last,
+		col.Stream + " (" + col.Policy + "): " + msgs,
+		col.Stream + ": " + msgs}
+	first := text.Fit(w, wordings...)
+	for _, head := range wordings {
+		if text.Width(head) > w {
+			continue
+		}
+		if out, whole = floors(col, head, w, n); whole {
+			return out, true
+		}
+	}
+	return floors(col, first, w, n)
+}
+
+// floors is a column's stream line, head, followed by its consumers' ack
+// floors, in at most n lines of w cells; those that find no room are
+// counted ("+2 more"), and whole is false.
+func floors(col *Column, head string, w, n int) (out []string, whole bool) {
+	out = []string{head}
 	for k, cons := range col.Consumers {
 		part := cons.Name + " ack floor #" + strconv.FormatUint(cons.AckFloor, 10)
 		line := &out[len(out)-1]
@@ -438,10 +473,10 @@ func (s *Scene) lines(i, n int) []string {
 			if runes(*line)+3+runes(count(left)) <= w {
 				*line += " · " + count(left)
 			}
-			return out
+			return out, false
 		}
 	}
-	return out
+	return out, true
 }
 
 // footer is the story in at most n lines: all of it where it fits, else
@@ -462,6 +497,11 @@ func (s *Scene) footer(n int) []string {
 			"publish, consume, acknowledge"}
 	}
 	return text.WrapIn(s.iw, n, texts...)
+}
+
+// cut reports whether lines (text.WrapIn's) end cut short, " …".
+func cut(lines []string) bool {
+	return len(lines) > 0 && strings.HasSuffix(lines[len(lines)-1], "…")
 }
 
 // drawFooter draws the footer's lines from row y: what just happened.
