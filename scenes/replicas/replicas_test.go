@@ -30,6 +30,14 @@ func TestPublishFailoverAndCatchUp(t *testing.T) {
 		t.Fatalf("before any stream the scene says how to make one:\n%s", v)
 	}
 	h.NeverCut(t, "no stream yet")
+	// How to make one reads to its end beside the lesson: the nodes, up
+	// and nothing more, share a row.
+	for _, sz := range slices.Concat(scenes.SmallestPanes, scenes.LessonPanes) {
+		v := h.View(sz.W, sz.H)
+		if !strings.Contains(strings.Join(strings.Fields(v), " "), "stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults") {
+			t.Errorf("at %dx%d the caption does not say how to make a stream whole:\n%s", sz.W, sz.H, v)
+		}
+	}
 	out := h.Do("publish", "3")
 	if !strings.Contains(out, "created stream ORDERS") || !strings.Contains(out, "every one acknowledged") {
 		t.Fatalf("publish: %s", out)

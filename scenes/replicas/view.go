@@ -386,11 +386,36 @@ func (s *Scene) drawLines(c *kit.Canvas, now time.Time) {
 	if s.W > 20 {
 		x0, w = 1, s.W-2
 	}
+	// With no stream a node's row says only whether it is up: the nodes
+	// share one row, and the caption (how to make a stream) the rest.
+	together := len(s.snap.Streams) == 0 && text.Width(s.nodesRow()) <= w
+	nodeRows := len(s.snap.Nodes)
+	if together {
+		nodeRows = 1
+	}
 	y := 0
 	if s.H >= 5 {
-		y = s.drawCaption(c, x0, w, s.H-len(s.snap.Nodes))
+		y = s.drawCaption(c, x0, w, s.H-nodeRows)
+	}
+	if together {
+		x := x0
+		for i, nv := range s.snap.Nodes {
+			if i > 0 {
+				x = c.Text(x, y, sep, kit.Faint)
+			}
+			status, role := "up", kit.Good
+			if !nv.Up {
+				status, role = "down", kit.Bad
+			}
+			x = c.Text(x, y, nv.Name+" ", kit.Strong)
+			x = c.Text(x, y, status, role)
+		}
+		y++
 	}
 	for _, nv := range s.snap.Nodes {
+		if together {
+			break
+		}
 		if y >= s.H {
 			return
 		}
@@ -414,4 +439,17 @@ func (s *Scene) drawLines(c *kit.Canvas, now time.Time) {
 		y++
 	}
 	drawNotes(c, x0, y, w, s.H, s.notes(now))
+}
+
+// nodesRow is every node and whether it is up, on one row: "n1 up · n2
+// down · n3 up".
+func (s *Scene) nodesRow() string {
+	parts := make([]string, len(s.snap.Nodes))
+	for i, nv := range s.snap.Nodes {
+		parts[i] = nv.Name + " up"
+		if !nv.Up {
+			parts[i] = nv.Name + " down"
+		}
+	}
+	return strings.Join(parts, sep)
 }
