@@ -26,6 +26,15 @@ func TestGoldenEpisode(t *testing.T) {
 	h.Settle("dropped", func(s Snapshot) bool { return col(s, "interest").Last == 1 })
 	h.Clock.Advance(500 * time.Millisecond)
 	h.Golden(t, "3-interest-drops-at-once", gw, gh)
+	// Where the story's row has no room for why, it says what happened,
+	// whole: at 100x30 it read 'INTEREST acknowledged #1 and kept
+	// nothing: no …'.
+	for _, sz := range slices.Concat(scenes.SmallestPanes, scenes.LessonPanes) {
+		v := h.View(sz.W, sz.H)
+		if !strings.Contains(v, "INTEREST acknowledged #1 and kept nothing") || strings.Contains(v, " …") {
+			t.Errorf("at %dx%d the story is cut:\n%s", sz.W, sz.H, v)
+		}
+	}
 	h.Clock.Advance(5 * time.Second)
 
 	h.Run(`consumer add INTEREST a --pull --defaults`)

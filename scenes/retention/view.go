@@ -480,13 +480,20 @@ func floors(col *Column, head string, w, n int) (out []string, whole bool) {
 }
 
 // footer is the story in at most n lines: all of it where it fits, else
-// its newest part; words are never cut, the last that do not fit are left
-// out.
+// its newest part, else that part's first clause; words are never cut,
+// the last that do not fit are left out.
 func (s *Scene) footer(n int) []string {
 	story := s.snap.Story
 	texts := []string{story}
+	newest := story
 	if i := strings.LastIndex(story, "; "); i >= 0 {
-		texts = append(texts, story[i+2:])
+		newest = story[i+2:]
+		texts = append(texts, newest)
+	}
+	// Then what happened without why: "INTEREST acknowledged #1 and
+	// kept nothing", not "… kept nothing: no …".
+	if what, _, ok := strings.Cut(newest, ": "); ok {
+		texts = append(texts, what)
 	}
 	switch {
 	case !s.snap.ServerUp:
