@@ -67,6 +67,7 @@ func TestGoldenDurableConsumer(t *testing.T) {
 	h.still()
 	h.Golden(t, "5-back-same-place", w, ht)
 	h.NeverCut(t, "5-back-same-place")
+	h.storyWhole(t, "worker kept its place across the restart: cursor 2, ack floor 2")
 
 	h.Run("consumer next EVENTS worker --ack")
 	h.Settle("floor 3", func(s Snapshot) bool { return consumer(s, "worker").AckFloor == 3 })
@@ -134,6 +135,8 @@ func TestGoldenGivenUp(t *testing.T) {
 	h.still()
 	h.Golden(t, "2-max-deliveries", w, ht)
 	h.NeverCut(t, "2-max-deliveries")
+	h.storyWhole(t, "#1 given up after 3 tries: the server's")
+	h.storyWhole(t, "advisory; it is never delivered again")
 
 	h.Run(`pub jobs.resize "resize image 42" --jetstream`)
 	h.Run("consumer next JOBS worker --nak")

@@ -1,6 +1,7 @@
 package cursor
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,4 +103,17 @@ func storyHas(s Snapshot, text string) bool {
 		}
 	}
 	return false
+}
+
+// storyWhole checks that want reads whole, in words not cut short, at
+// every size the lab's scene pane has beside the lesson: where the pane
+// has no rows for all of the newest story line, it says less, whole.
+func (h *harness) storyWhole(t *testing.T, want string) {
+	t.Helper()
+	for _, sz := range slices.Concat(scenes.SmallestPanes, scenes.LessonPanes) {
+		v := h.View(sz.W, sz.H)
+		if !strings.Contains(strings.Join(strings.Fields(v), " "), want) || strings.Contains(v, " …") {
+			t.Errorf("at %dx%d the story does not read %q whole:\n%s", sz.W, sz.H, want, v)
+		}
+	}
 }

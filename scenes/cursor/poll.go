@@ -3,6 +3,7 @@ package cursor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -375,7 +376,8 @@ func (d *driver) backFromRestart(now time.Time) {
 			continue
 		}
 		if b[0] == c.Delivered && b[1] == c.AckFloor {
-			d.t.say(now, false, "%s kept its place across the restart: cursor %d, ack floor %d (stored with the stream)", c.Name, c.Delivered, c.AckFloor)
+			kept := fmt.Sprintf("%s kept its place across the restart: cursor %d, ack floor %d", c.Name, c.Delivered, c.AckFloor)
+			d.t.sayIn(now, false, kept+" (stored with the stream)", kept)
 		} else {
 			d.t.say(now, false, "%s after the restart: cursor %d, ack floor %d (was %d and %d)", c.Name, c.Delivered, c.AckFloor, b[0], b[1])
 		}

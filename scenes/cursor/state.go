@@ -96,6 +96,7 @@ type Pull struct {
 type Line struct {
 	At   time.Time
 	Text string
+	Less string // the same in fewer words, for a pane with no rows for all of it; "" if none
 	Bad  bool
 }
 

@@ -48,7 +48,13 @@ const maxStory = 6
 const maxPulls = 12
 
 func (t *tracker) say(now time.Time, bad bool, format string, args ...any) {
-	t.snap.Story = append(t.snap.Story, Line{At: now, Text: fmt.Sprintf(format, args...), Bad: bad})
+	t.sayIn(now, bad, fmt.Sprintf(format, args...), "")
+}
+
+// sayIn is say in words of the scene's own, and in fewer (less) for a
+// pane with no rows for all of them.
+func (t *tracker) sayIn(now time.Time, bad bool, full, less string) {
+	t.snap.Story = append(t.snap.Story, Line{At: now, Text: full, Less: less, Bad: bad})
 	if n := len(t.snap.Story); n > maxStory {
 		t.snap.Story = slices.Delete(t.snap.Story, 0, n-maxStory)
 	}
@@ -473,7 +479,9 @@ func (t *tracker) advisory(kind, consumer string, seq uint64, deliveries int, re
 		c.drop(seq)
 		c.Dead[seq] = "max deliveries"
 		t.emit(kit.Event{Kind: kit.Pending, Consumer: consumer, Seq: seq, Note: "dead"})
-		t.say(now, true, "#%d given up after %d %s: the server's max-deliveries advisory; it is never delivered again", seq, deliveries, text.Plural(deliveries, "try", "tries"))
+		tries := text.Count(deliveries, "try", "tries")
+		t.sayIn(now, true, fmt.Sprintf("#%d given up after %s: the server's max-deliveries advisory; it is never delivered again", seq, tries),
+			fmt.Sprintf("#%d given up after %s: the server's advisory; it is never delivered again", seq, tries))
 	case "MSG_NAKED":
 		t.say(now, false, "#%d nak'd on try %d (advisory): it goes to the next pull at once", seq, deliveries)
 	case "MSG_TERMINATED":
@@ -483,7 +491,8 @@ func (t *tracker) advisory(kind, consumer string, seq uint64, deliveries int, re
 		if reason != "" {
 			why = ": " + reason
 		}
-		t.say(now, true, "#%d terminated on try %d (advisory)%s; it is never delivered again", seq, deliveries, why)
+		t.sayIn(now, true, fmt.Sprintf("#%d terminated on try %d (advisory)%s; it is never delivered again", seq, deliveries, why),
+			fmt.Sprintf("#%d terminated on try %d; it is never delivered again", seq, deliveries))
 	}
 }
 

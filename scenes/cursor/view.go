@@ -1,6 +1,7 @@
 package cursor
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -865,6 +866,10 @@ func (s *Scene) story(c *kit.Canvas, y, n int, now time.Time) {
 			}
 		}
 		wrapped := text.Wrap(l.Text, w)
+		if i == len(lines)-1 {
+			// The newest says less where that is what reads whole.
+			wrapped = text.WrapIn(w, n, l.Text, cmp.Or(l.Less, l.Text))
+		}
 		if len(rows)+len(wrapped) > n {
 			if i < len(lines)-1 {
 				break
