@@ -65,9 +65,9 @@ func (d *driver) ensure(create bool) error {
 			waiting := d.waitForStream
 			d.mu.Unlock()
 			if waiting {
-				return d.notReady(`waiting for a stream that captures events.>: stream add EVENTS --subjects "events.>" --defaults makes one`, false)
+				return d.notReady(problemWaiting, false)
 			}
-			return d.notReady("no stream captures events.> any more: scene reset creates EVENTS again", false)
+			return d.notReady(problemGone, false)
 		}
 		if _, err := d.api.CreateStream(ctx, eventsConfig()); err != nil {
 			return d.notReady(explain(err), create)
@@ -146,15 +146,23 @@ func (d *driver) readConsumerLocked(info *jetstream.ConsumerInfo) {
 	}
 }
 
+// Why the JetStream side cannot work, and what to do.
+const (
+	problemWaiting      = `waiting for a stream that captures events.>: stream add EVENTS --subjects "events.>" --defaults makes one`
+	problemGone         = "no stream captures events.> any more: scene reset creates EVENTS again"
+	problemJetStreamOff = "JetStream is off: nats-server -js turns it on (the JetStream side waits for it)"
+	problemNoAnswer     = "the server is not answering right now (restarting?): the scene tries again"
+)
+
 // explain turns a JetStream error into one line that says what to do.
 func explain(err error) string {
 	switch {
 	case errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount),
 		errors.Is(err, nats.ErrNoResponders):
-		return "JetStream is off: nats-server -js turns it on (the JetStream side waits for it)"
+		return problemJetStreamOff
 	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting),
 		errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
-		return "the server is not answering right now (restarting?): the scene tries again"
+		return problemNoAnswer
 	}
 	return "JetStream: " + err.Error()
 }

@@ -1,10 +1,14 @@
 package contrast
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/scenes"
 )
 
 // At the lab's smallest size (80x24) the scene pane is 44x7 beside the
@@ -57,17 +61,28 @@ func TestNeverCutAt80x24(t *testing.T) {
 }
 
 // The JetStream side waiting for the learner's stream (a lesson's step),
-// and the server down: the line saying so reads whole, or says less.
+// and the server down: the line saying so reads whole, or says less in
+// words of its own, never ending " …" ("JetStream is off: nats-server -js
+// turns …" beside the lesson at 80x24).
 func TestProblemLinesNeverCutAt80x24(t *testing.T) {
 	h := newHarness(t, Options{})
+	whole := func(stage string) {
+		t.Helper()
+		h.NeverCut(t, stage)
+		for _, sz := range slices.Concat(scenes.SmallestPanes, scenes.LessonPanes) {
+			if v := h.View(sz.W, sz.H); strings.Contains(v, " …") {
+				t.Errorf("%s at %dx%d: a line ends cut short:\n%s", stage, sz.W, sz.H, v)
+			}
+		}
+	}
 	for _, mode := range []string{"jetstream", "split"} {
 		h.Do("mode", mode, "wait")
 		h.Settle(mode+" waiting", func(s Snapshot) bool { return s.Mode.String() == mode && s.Problem != "" })
 		h.Clock.Advance(3 * time.Second)
-		h.NeverCut(t, mode+", waiting for a stream")
+		whole(mode + ", waiting for a stream")
 		saved := h.Scene.snap
 		h.Scene.snap.Problem = explain(jetstream.ErrJetStreamNotEnabled)
-		h.NeverCut(t, mode+", JetStream off")
+		whole(mode + ", JetStream off")
 		h.Scene.snap = saved
 	}
 	h.srv.Stop()
@@ -75,6 +90,6 @@ func TestProblemLinesNeverCutAt80x24(t *testing.T) {
 	for _, mode := range []string{"core", "jetstream", "split"} {
 		h.Scene.snap.Mode, _ = ParseMode(mode)
 		h.Clock.Advance(3 * time.Second)
-		h.NeverCut(t, mode+", the server down")
+		whole(mode + ", the server down")
 	}
 }

@@ -1,6 +1,7 @@
 package contrast
 
 import (
+	"cmp"
 	"strconv"
 	"time"
 
@@ -22,7 +23,7 @@ func (s *Scene) Draw(now time.Time) string {
 		if s.snap.Mode == Split {
 			lanes *= 2
 		}
-		lines := text.WrapIn(s.W-2, max(s.H-lanes, 1), footer)
+		lines := text.WrapIn(s.W-2, max(s.H-lanes, 1), footer, cmp.Or(fewerWords[footer], footer))
 		area.h -= len(lines)
 		for i, l := range lines {
 			c.Text(1, area.h+i, l, role)
@@ -60,12 +61,29 @@ func (s *Scene) footer(now time.Time) (string, kit.Role) {
 		return s.snap.Problem, kit.Bad
 	}
 	if !s.snap.ServerUp {
-		return "the server is down: the apps reconnect when it is back", kit.Bad
+		return serverDown, kit.Bad
 	}
 	if !s.sampledAt.IsZero() && now.Before(s.sampledAt.Add(sampledFor)) {
-		return "flood: the animation shows a sample, the counts are exact", kit.Faint
+		return flooded, kit.Faint
 	}
 	return "", kit.Plain
+}
+
+const (
+	serverDown = "the server is down: the apps reconnect when it is back"
+	flooded    = "flood: the animation shows a sample, the counts are exact"
+)
+
+// fewerWords are the footers in fewer words, for a pane with no rows for
+// all of them: a shorter line read whole says more than a long one cut
+// short.
+var fewerWords = map[string]string{
+	problemWaiting:      "no stream on events.>: stream add EVENTS",
+	problemGone:         "no stream on events.>: scene reset adds it",
+	problemJetStreamOff: "JetStream off: nats-server -js turns it on",
+	problemNoAnswer:     "no answer from the server: trying again",
+	serverDown:          "the server is down: the apps wait for it",
+	flooded:             "flood: a sample is drawn, counts are exact",
 }
 
 // wire states.
