@@ -261,7 +261,8 @@ var paneSizes = slices.Concat(scenes.SmallestPanes, scenes.LessonPanes)
 // has at 80x24 and beside the lesson at 100x30 (scenes.SmallestPanes,
 // scenes.LessonPanes) and fails the test where it cut a word: text that
 // ran past the pane's edge (kit.Canvas.Spilled), or that was shortened
-// with "…"; where anything touches the pane's border (TouchesTheBorder);
+// with "…", or a line ended cut short (CutShort); where anything touches
+// the pane's border (TouchesTheBorder);
 // and where its title has no wording that fits the pane's border. stage
 // names what the scene shows, for the failure.
 func (h *Harness[Sc, S]) NeverCut(t testing.TB, stage string) {
@@ -285,8 +286,8 @@ func (h *Harness[Sc, S]) NeverCutAt(t testing.TB, stage string, sizes ...scenes.
 		if m := clipped.FindString(v); m != "" {
 			t.Errorf("%s at %dx%d: text cut short at %q:\n%s", stage, sz.W, sz.H, m, v)
 		}
-		if line, ok := CutWithRoom(v); ok {
-			t.Errorf("%s at %dx%d: %q ends cut short while the pane has a blank row to go on in:\n%s", stage, sz.W, sz.H, line, v)
+		if line, ok := CutShort(v); ok {
+			t.Errorf("%s at %dx%d: %q ends cut short: the pane has a row to go on in, or the scene a shorter wording to find:\n%s", stage, sz.W, sz.H, line, v)
 		}
 		if line, ok := TouchesTheBorder(v, sz.W); ok {
 			t.Errorf("%s at %dx%d: %q touches the pane's border (the first or the last column):\n%s", stage, sz.W, sz.H, line, v)
@@ -298,19 +299,15 @@ func (h *Harness[Sc, S]) NeverCutAt(t testing.TB, stage string, sizes ...scenes.
 // there bounces …"): whole words, then the mark, ending the line.
 var wordsCut = regexp.MustCompile(`\S …$`)
 
-// CutWithRoom reports the first line of frame (no escape sequences)
-// that ends cut short, while the frame has a blank row: a sentence the
-// learner never reads the end of, though the pane had a row to wrap it
-// onto (the scene may move what is below it, or drop a spacer, to
-// make room). A cut a blank row could not have helped — a name in a
-// box, a table's column — ends no line, or ends one in a frame with no
-// blank row.
-func CutWithRoom(frame string) (string, bool) {
-	lines := strings.Split(frame, "\n")
-	if !slices.ContainsFunc(lines, func(l string) bool { return strings.TrimSpace(l) == "" }) {
-		return "", false
-	}
-	for _, l := range lines {
+// CutShort reports the first line of frame (no escape sequences) that
+// ends cut short: a sentence the learner never reads the end of. Where
+// the pane has a blank row the sentence can go on there (the scene may
+// move what is below it, or drop a spacer, to make room); where it has
+// none, the scene says less in words of its own (a shorter wording), or
+// leaves the sentence out. A cut inside a line — a name in a box, a
+// table's column — ends no line.
+func CutShort(frame string) (string, bool) {
+	for _, l := range strings.Split(frame, "\n") {
 		l = strings.TrimRight(l, " ")
 		if wordsCut.MatchString(l) || clipped.MatchString(l) && strings.HasSuffix(l, "…") {
 			return strings.TrimSpace(l), true

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestCutWithRoomFindsASentenceCutAboveEmptyRows(t *testing.T) {
+func TestCutShortFindsASentenceCutAtALinesEnd(t *testing.T) {
 	for _, c := range []struct {
 		name, frame, want string
 		cut               bool
@@ -13,15 +13,15 @@ func TestCutWithRoomFindsASentenceCutAboveEmptyRows(t *testing.T) {
 		{"cut, a blank row above", " requests 0\n\n each request carries a reply subject: the …", "each request carries a reply subject: the …", true},
 		{"cut, a blank row below", " the reply reached natslab on …  \n   ", "the reply reached natslab on …", true},
 		{"cut mid-word at a line's end", " log\n\n subject resi… resi…", "subject resi… resi…", true},
-		{"cut, no row to spare", " requests 0\n each request carries a reply subject: the …", "", false},
+		{"cut, no row to spare", " requests 0\n each request carries a reply subject: the …", "each request carries a reply subject: the …", true},
 		{"whole, rows to spare", " requests 0\n\n each request carries a reply subject", "", false},
 		{"a name cut inside a box", " │ natslab …   3 │\n", "", false},
 		{"an ellipsis on its own", " #1 #2\n  …\n", "", false},
 		{"a range", " first #1…#3\n", "", false},
 	} {
-		line, cut := CutWithRoom(c.frame)
+		line, cut := CutShort(c.frame)
 		if line != c.want || cut != c.cut {
-			t.Errorf("%s: CutWithRoom = %q, %v; want %q, %v", c.name, line, cut, c.want, c.cut)
+			t.Errorf("%s: CutShort = %q, %v; want %q, %v", c.name, line, cut, c.want, c.cut)
 		}
 	}
 }
