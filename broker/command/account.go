@@ -87,8 +87,14 @@ func accountInfo(c *Call) error {
 		permissionRows(cols, "Subscribe:", ui.Data.Permissions.Subscribe)
 		cols.Println()
 	}
-	c.jetStreamAccountRows(cols, nc)
-	return renderColumns(c.Out, cols)
+	why := c.jetStreamAccountRows(cols, nc)
+	if err := renderColumns(c.Out, cols); err != nil {
+		return err
+	}
+	if why != "" {
+		c.Notef("%s", why)
+	}
+	return nil
 }
 
 // userInfo asks the server who this connection is; nil if it will not say.
@@ -189,8 +195,8 @@ func permissionRows(cols *columns.Writer, title string, p *subjectPermission) {
 }
 
 // jetStreamAccountRows adds the account's JetStream usage and limits, or
-// says why there are none.
-func (c *Call) jetStreamAccountRows(cols *columns.Writer, nc *nats.Conn) {
+// says why there are none, and returns the lab's note on it, if any.
+func (c *Call) jetStreamAccountRows(cols *columns.Writer, nc *nats.Conn) (note string) {
 	js, err := jetstream.New(nc)
 	var info *jetstream.AccountInfo
 	if err == nil {
@@ -205,15 +211,14 @@ func (c *Call) jetStreamAccountRows(cols *columns.Writer, nc *nats.Conn) {
 		case errors.Is(err, context.DeadlineExceeded):
 			cols.Println("   No response from JetStream server")
 		case errors.Is(err, nats.ErrNoResponders), errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount):
-			line := "   JetStream is not supported in this account"
+			cols.Println("   JetStream is not supported in this account")
 			if c.S.dep.Own() {
-				line += " (the lab's server runs without it: turn it on with nats-server -js)"
+				return "the lab's server runs without JetStream: turn it on with nats-server -js"
 			}
-			cols.Println(line)
 		default:
 			cols.Println("   Could not obtain account information: ", err.Error())
 		}
-		return
+		return ""
 	}
 	if info.Domain == "" {
 		cols.AddSectionTitle("JetStream Account Information")
@@ -240,6 +245,7 @@ func (c *Call) jetStreamAccountRows(cols *columns.Writer, nc *nats.Conn) {
 	} else {
 		tierRows(cols, "Default", info.Tier)
 	}
+	return ""
 }
 
 // tierRows is one JetStream tier's requirements and limits.

@@ -281,9 +281,17 @@ func TestConsumerJetStreamOff(t *testing.T) {
 	} {
 		l.fails(line, "JetStream is off", "nats-server -js")
 	}
+	// The real CLI's line as it prints it; why, in the note.
 	r := l.must("account info")
-	if !strings.Contains(r.out, "JetStream is not supported in this account") || !strings.Contains(r.out, "nats-server -js") {
-		t.Errorf("account info without JetStream:\n%s", r.out)
+	if !strings.HasSuffix(r.out, " JetStream is not supported in this account\n") || !strings.Contains(r.note, "nats-server -js") {
+		t.Errorf("account info without JetStream:\n%q\nnote: %q", r.out, r.note)
+	}
+	if testing.Short() {
+		return
+	}
+	real := brokertest.RunRealCLI(t, l.srv.ClientURL(), "account", "info")
+	if d := brokertest.DiffLines(conComparable(real.Stdout), conComparable(r.out)); d != "" {
+		t.Errorf("account info without JetStream differs from the real CLI's (-real +lab):\n%s", d)
 	}
 }
 
