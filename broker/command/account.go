@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/choria-io/fisk"
+	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/natscli/columns"
@@ -194,6 +195,10 @@ func permissionRows(cols *columns.Writer, title string, p *subjectPermission) {
 	}
 }
 
+// jsErrCodeNotEnabledForAccount is the JetStream API's error code for an
+// account without JetStream on a server that has it.
+const jsErrCodeNotEnabledForAccount = 10039
+
 // jetStreamAccountRows adds the account's JetStream usage and limits, or
 // says why there are none, and returns the lab's note on it, if any.
 func (c *Call) jetStreamAccountRows(cols *columns.Writer, nc *nats.Conn) (note string) {
@@ -210,13 +215,24 @@ func (c *Call) jetStreamAccountRows(cols *columns.Writer, nc *nats.Conn) (note s
 		switch {
 		case errors.Is(err, context.DeadlineExceeded):
 			cols.Println("   No response from JetStream server")
-		case errors.Is(err, nats.ErrNoResponders), errors.Is(err, jetstream.ErrJetStreamNotEnabled), errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount):
+		case errors.Is(err, nats.ErrNoResponders), errors.Is(err, jetstream.ErrJetStreamNotEnabled):
 			cols.Println("   JetStream is not supported in this account")
 			if c.S.dep.Own() {
 				return "the lab's server runs without JetStream: turn it on with nats-server -js"
 			}
 		default:
+			// natscli asks through jsm.go, whose errors read otherwise
+			// than nats.go's ("JetStream not enabled for account
+			// (10039)"): its words come from asking as it asks.
+			if mgr, merr := c.manager(); merr == nil {
+				if _, jerr := mgr.JetStreamAccountInfo(); jerr != nil {
+					err = jerr
+				}
+			}
 			cols.Println("   Could not obtain account information: ", err.Error())
+			if api.IsNatsError(err, jsErrCodeNotEnabledForAccount) {
+				return "this account has no JetStream: a server with accounts enables it account by account (jetstream: enabled in the account's configuration, or JetStream limits in its JWT)"
+			}
 		}
 		return ""
 	}

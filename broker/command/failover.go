@@ -45,6 +45,8 @@ func (c *Call) streamTrouble(subject string) (why string, ok bool) {
 	switch {
 	case errors.Is(err, jetstream.ErrStreamNotFound):
 		return "", false
+	case errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount):
+		return "this account has no JetStream, so no stream stores what it publishes: a server with accounts enables it account by account (jetstream: enabled in the account's configuration, or JetStream limits in its JWT)", true
 	case err != nil && c.refusedPublish("$JS.API.STREAM.NAMES"):
 		return fmt.Sprintf("no stream stored it, and this user may not ask JetStream which stream captures %q (the server refuses it the publish to $JS.API.STREAM.NAMES), so the lab cannot tell why", subject), true
 	case err != nil:

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nats-io/jsm.go"
+	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -18,29 +20,27 @@ func (k *kvCmd) lsRun(c *Call) error {
 	return k.lsBuckets(c)
 }
 
+// lsBuckets lists the buckets as natscli does, through jsm.go's stream
+// list, so that its errors read as natscli's do.
 func (k *kvCmd) lsBuckets(c *Call) error {
 	c.timeout = jsmTimeout(c.timeout) // natscli lists them with jsm.go
-	js, err := c.JS()
+	mgr, err := c.manager()
 	if err != nil {
-		return c.jsError(err)
+		return err
 	}
-	ctx, cancel := c.Timeout()
-	defer cancel()
 	// The real CLI counts every stream named KV_* as a bucket.
-	var found []*jetstream.StreamInfo
-	l := js.ListStreams(ctx)
-	for info := range l.Info() {
-		if strings.HasPrefix(info.Config.Name, kvStreamPrefix) {
-			found = append(found, info)
+	var found []*jsm.Stream
+	if _, _, err := mgr.EachStream(nil, func(s *jsm.Stream) {
+		if s.IsKVBucket() {
+			found = append(found, s)
 		}
-	}
-	if err := l.Err(); err != nil {
+	}); err != nil {
 		return c.jsError(err)
 	}
-	sort.Slice(found, func(i, j int) bool { return found[i].Config.Name < found[j].Config.Name })
+	sort.Slice(found, func(i, j int) bool { return found[i].Name() < found[j].Name() })
 	if k.names {
 		for _, s := range found {
-			fmt.Fprintln(c.Out, strings.TrimPrefix(s.Config.Name, kvStreamPrefix))
+			fmt.Fprintln(c.Out, strings.TrimPrefix(s.Name(), kvStreamPrefix))
 		}
 		return nil
 	}
@@ -48,11 +48,15 @@ func (k *kvCmd) lsBuckets(c *Call) error {
 		fmt.Fprintln(c.Out, "No Key-Value buckets found")
 		return nil
 	}
+	infos := make([]*api.StreamInfo, len(found))
+	for i, s := range found {
+		infos[i], _ = s.LatestInformation()
+	}
 	// Smallest first, as the real CLI lists them.
-	sort.SliceStable(found, func(i, j int) bool { return found[i].State.Bytes < found[j].State.Bytes })
+	sort.SliceStable(infos, func(i, j int) bool { return infos[i].State.Bytes < infos[j].State.Bytes })
 	t := newTable("Key-Value Buckets")
 	t.AddHeaders("Bucket", "Description", "Created", "Size", "Values", "Last Update")
-	for _, s := range found {
+	for _, s := range infos {
 		t.AddRow(strings.TrimPrefix(s.Config.Name, kvStreamPrefix), s.Config.Description, human(s.Created), size(s.State.Bytes), human(s.State.Msgs), human(c.Now().Sub(s.State.LastTime)))
 	}
 	fmt.Fprintln(c.Out, t.Render())
