@@ -23,6 +23,7 @@ type sharedCalls struct {
 	calls []*Call
 	told  map[*Call][]string // the violations each was told of
 	quiet map[*Call]int      // how many of the lab's own questions each is asking (see labAsks)
+	ahead map[*Call][]string // violations each printed before the handler came to them (see printViolation)
 }
 
 // labAsks marks what c asks the server until done is called as the lab's
@@ -55,6 +56,7 @@ func (s *Session) onShared(c *Call) (done func()) {
 		s.shared.mu.Lock()
 		s.shared.calls = slices.DeleteFunc(s.shared.calls, func(x *Call) bool { return x == c })
 		delete(s.shared.told, c)
+		delete(s.shared.ahead, c)
 		s.shared.mu.Unlock()
 	}
 }
@@ -70,6 +72,11 @@ func (s *Session) sharedAsyncError(_ *nats.Conn, _ *nats.Subscription, err error
 	defer s.shared.mu.Unlock()
 	if n := len(s.shared.calls); n > 0 {
 		c := s.shared.calls[n-1]
+		if i := slices.Index(s.shared.ahead[c], err.Error()); i >= 0 {
+			// Printed already, and told (printViolation).
+			s.shared.ahead[c] = slices.Delete(s.shared.ahead[c], i, i+1)
+			return
+		}
 		if s.shared.told == nil {
 			s.shared.told = map[*Call][]string{}
 		}
@@ -78,6 +85,30 @@ func (s *Session) sharedAsyncError(_ *nats.Conn, _ *nats.Subscription, err error
 			c.Statusf(">>> Unexpected NATS error: %s", err)
 		}
 	}
+}
+
+// printViolation prints err, a permissions violation the connection
+// reported to c (its LastError), as natscli's error handler prints it,
+// unless the handler has printed it already. The handler runs on a
+// goroutine of its own, and a command that ends on the violation (pub)
+// may end before it comes to it; natscli's handler mostly gets its line
+// in before the process exits.
+func (c *Call) printViolation(err error) {
+	sh := &c.S.shared
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if slices.Contains(sh.told[c], err.Error()) {
+		return
+	}
+	if sh.told == nil {
+		sh.told = map[*Call][]string{}
+	}
+	if sh.ahead == nil {
+		sh.ahead = map[*Call][]string{}
+	}
+	sh.told[c] = append(sh.told[c], err.Error())
+	sh.ahead[c] = append(sh.ahead[c], err.Error())
+	c.Statusf(">>> Unexpected NATS error: %s", err)
 }
 
 // refusedPublish reports whether c was told that the server refused its

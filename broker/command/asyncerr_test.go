@@ -66,3 +66,78 @@ func TestPermissionViolationsPrintedAsTheRealCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedUserMeetsNatscliRequests: for a user the server refuses the
+// JetStream API and most subjects, the lab's commands make the requests
+// natscli makes, in its order, so the violations printed are natscli's:
+// consumer add loads the consumer before it picks the stream, consumer
+// rm --force and kv rm --force delete without the lab's own look first
+// printing a violation natscli never meets (and consumer rm says its
+// delete timed out, as natscli does). A refused publish prints the
+// handler's line before the error, as natscli mostly manages before it
+// exits; a publish after another line's violation is not failed by it
+// (the shared connection keeps its last error, natscli's own connection
+// has none).
+func TestRefusedUserMeetsNatscliRequests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real nats CLI")
+	}
+	l := newLab(t)
+	l.must("stream add ORDERS --subjects 'orders.>' --defaults")
+	l.must("consumer add ORDERS C --pull --defaults")
+	l.must("kv add K")
+	l.must(`config add authorization { users: [ {user: limited, password: limited-pw, permissions: {publish: {allow: ["ok.>", "_INBOX.>"]}, subscribe: "_INBOX.>"}} ] }`)
+	url := l.srv.ClientURL()
+	dep, err := broker.Dial(broker.ExternalOptions{URL: url, User: "limited", Password: "limited-pw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := command.NewSession(dep, command.WithTimeout(2*time.Second))
+	t.Cleanup(s.Close)
+	violation := func(subject string) string {
+		return `TIME >>> Unexpected NATS error: nats: permissions violation: Permissions Violation for Publish to "` + subject + `"`
+	}
+	for _, tc := range []struct {
+		line string
+		// racy is natscli's handler line that its process sometimes
+		// exits before printing; the lab always prints it.
+		racy string
+		note string
+	}{
+		{line: "consumer add ORDERS X --pull --defaults --timeout 300ms"},
+		{line: "consumer rm ORDERS C --force --timeout 300ms", note: "refuse it the delete (a publish to $JS.API.CONSUMER.DELETE.ORDERS.C)"},
+		{line: "kv rm K --force --timeout 300ms", note: "refuse it the delete (a publish to $JS.API.STREAM.DELETE.KV_K)"},
+		{line: "pub no.a x", racy: violation("no.a")},
+		{line: "pub ok.a x"},
+	} {
+		var out, errb, note syncBuf
+		labErr := s.RunStreams(context.Background(), tc.line, command.Streams{Out: &out, Err: &errb, Note: &note})
+		command.ReportError(command.Streams{Err: &errb, Note: &note}, labErr)
+		words, err := command.SplitWords(tc.line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		real := brokertest.RunRealCLI(t, url, append([]string{"--user", "limited", "--password", "limited-pw"}, words...)...)
+		if (labErr == nil) != (real.ExitCode == 0) {
+			t.Errorf("%s: the lab's error %v, the real CLI's exit code %d", tc.line, labErr, real.ExitCode)
+		}
+		labErrs, realErrs := brokertest.Comparable(errb.String()), brokertest.Comparable(real.Stderr)
+		if tc.racy != "" {
+			if !strings.HasPrefix(labErrs, tc.racy+"\n") {
+				t.Errorf("%s: the lab does not print the handler's line first:\n%s", tc.line, labErrs)
+			}
+			if !strings.HasPrefix(realErrs, tc.racy+"\n") {
+				realErrs = tc.racy + "\n" + realErrs // natscli exited before its handler printed
+			}
+		}
+		if d := brokertest.DiffLines(realErrs, labErrs); d != "" {
+			t.Errorf("%s: stderr differs from the real CLI's (-real +lab):\n%s", tc.line, d)
+		}
+		if d := brokertest.DiffLines(brokertest.Comparable(real.Stdout), brokertest.Comparable(out.String())); d != "" {
+			t.Errorf("%s: stdout differs from the real CLI's (-real +lab):\n%s", tc.line, d)
+		}
+		if !strings.Contains(note.String(), tc.note) {
+			t.Errorf("%s: the note does not say %q:\n%s", tc.line, tc.note, note.String())
+		}
+	}
+}

@@ -26,8 +26,18 @@ func (x *consumerCmd) add(c *Call) error {
 	if err != nil {
 		return err
 	}
-	if _, err := c.selectStreamFor(mgr, x.stream, false, "could not select Stream"); err != nil {
-		return err
+	// natscli's connectAndSetup: with both names it loads the consumer
+	// first, and picks the stream only when that fails (a user the server
+	// refuses the load sees that refusal first).
+	loaded := false
+	if x.stream != "" && x.consumer != "" {
+		_, lerr := mgr.LoadConsumer(x.stream, x.consumer)
+		loaded = lerr == nil
+	}
+	if !loaded {
+		if _, err := c.selectStreamFor(mgr, x.stream, false, "could not select Stream"); err != nil {
+			return err
+		}
 	}
 	if x.consumer == "" && !x.ephemeral {
 		return explain(fatalIf(errNoPrompt, "could not request durable name"), "the real CLI asks for the consumer's name here, and has no terminal to ask in: give it after the stream, for example: consumer add %s worker --pull --defaults", x.stream)

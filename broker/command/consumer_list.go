@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -138,7 +139,15 @@ func (x *consumerCmd) rm(c *Call) error {
 	}
 	if x.force {
 		if err := mgr.DeleteConsumer(x.stream, x.consumer); err != nil {
+			if errors.Is(err, context.DeadlineExceeded) {
+				fmt.Fprintln(c.Out, "Delete failed due to timeout, the stream or consumer might not exist or be in an unmanageable state")
+			}
+			if subj := fmt.Sprintf("$JS.API.CONSUMER.DELETE.%s.%s", x.stream, x.consumer); c.refusedPublish(subj) {
+				return explain(err, "the server's permissions for this user refuse it the delete (a publish to %s): connect as a user allowed to publish there", subj)
+			}
+			quiet := c.labAsks() // why, for the note alone
 			_, why := c.consumerInfo(x.stream, x.consumer)
+			quiet()
 			return noteOf(c.jsError(err), why)
 		}
 		return nil

@@ -288,28 +288,43 @@ func (k *kvCmd) rmBucket(c *Call) error {
 		}
 		return k.rmMissingBucket(c, js, kvCheckBucketName(k.bucket))
 	}
+	// The lab's look at the bucket, for its note: natscli deletes it
+	// without one, so what the server refuses this user here is not
+	// printed, and the delete goes ahead as natscli's does.
+	quiet := c.labAsks()
 	js, kv, err := c.kvOpen(k.bucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
+	quiet()
+	refused := err != nil && c.refusedPublish("$JS.API.STREAM.INFO."+kvStreamPrefix+k.bucket)
+	switch {
+	case errors.Is(err, jetstream.ErrBucketNotFound):
 		return k.rmMissingBucket(c, js, err)
-	}
-	if err != nil {
+	case refused:
+		if js, err = c.jsHelper(); err != nil {
+			return err
+		}
+	case err != nil:
 		return err
 	}
 	values := "no values"
-	ctx, cancel := c.Timeout()
-	if st, err := kv.Status(ctx); err == nil {
-		values = text.Count(st.Values(), "value", "values")
+	if kv != nil {
+		ctx, cancel := c.Timeout()
+		if st, err := kv.Status(ctx); err == nil {
+			values = text.Count(st.Values(), "value", "values")
+		}
+		cancel()
 	}
-	cancel()
 	ok, err := k.confirmKey(c, "delete", fmt.Sprintf("Delete bucket %s?", k.bucket),
 		fmt.Sprintf("kv rm %s deletes the whole bucket (stream %s%s, %s): add --force to confirm, as in kv rm %s --force", k.bucket, kvStreamPrefix, k.bucket, values, k.bucket))
 	if !ok {
 		return err
 	}
 	// A fresh timeout: the question may have taken a while to answer.
-	ctx, cancel = c.Timeout()
+	ctx, cancel := c.Timeout()
 	defer cancel()
 	if err := js.DeleteKeyValue(ctx, k.bucket); err != nil {
+		if subj := "$JS.API.STREAM.DELETE." + kvStreamPrefix + k.bucket; c.refusedPublish(subj) {
+			return explain(err, "the server's permissions for this user refuse it the delete (a publish to %s): connect as a user allowed to publish there", subj)
+		}
 		return c.kvAPIError(err)
 	}
 	return nil

@@ -41,6 +41,10 @@ type pubCmd struct {
 	templates  bool
 
 	lastPub time.Time
+	// earlier is the shared connection's last error when the line began:
+	// one from an earlier line, which natscli, on a connection of its
+	// own, never sees.
+	earlier error
 }
 
 func buildPub(app *fisk.Application, c *Call) {
@@ -184,6 +188,7 @@ func (p *pubCmd) run(c *Call) error {
 	if err != nil {
 		return err
 	}
+	p.earlier = nc.LastError()
 	if p.count < 1 {
 		p.count = 1
 	}
@@ -229,7 +234,10 @@ func (p *pubCmd) publishCore(c *Call, nc *nats.Conn, pub *publisher) error {
 			return c.publishError(err, msg)
 		}
 		nc.Flush()
-		if err := nc.LastError(); err != nil {
+		if err := nc.LastError(); err != nil && err != p.earlier {
+			if errors.Is(err, nats.ErrPermissionViolation) {
+				c.printViolation(err)
+			}
 			return c.publishError(err, msg)
 		}
 		if pub.progress != nil {
