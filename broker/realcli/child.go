@@ -1,7 +1,6 @@
 package realcli
 
 import (
-	"io"
 	"log"
 	"os"
 	"strconv"
@@ -61,7 +60,8 @@ func Main(args []string) int {
 }
 
 // watchParent exits the child when the lab that started it is gone, so
-// no real CLI outlives natslab, even one killed with SIGKILL.
+// no real CLI outlives natslab, even one killed with SIGKILL. Until then it
+// answers the lab's questions on the same pipe (see conns.go).
 func watchParent() {
 	fd, err := strconv.Atoi(os.Getenv(parentFDVar))
 	if err != nil || fd < 3 {
@@ -74,7 +74,7 @@ func watchParent() {
 		return
 	}
 	go func() {
-		io.Copy(io.Discard, f)
+		answerQuestions(f)
 		os.Exit(1)
 	}()
 }

@@ -41,6 +41,10 @@ type Child struct {
 	// Grace is how long the child may take to finish after it is
 	// interrupted before it is killed; 0 for DefaultGrace.
 	Grace time.Duration
+	// Probe, when set, asks the child for its connections while it runs
+	// (Probe.Look), and Run asks once more just before it interrupts the
+	// child, while they are still open.
+	Probe *Probe
 }
 
 // DefaultGrace is how long an interrupted child may take to wind up.
@@ -79,15 +83,26 @@ func (c Child) Run(ctx context.Context) error {
 		return err
 	}
 	defer w.Close()
+	// The child answers the lab's questions (see conns.go) on this one.
+	answers, reply, err := os.Pipe()
+	if err != nil {
+		r.Close()
+		return err
+	}
+	defer answers.Close()
 
 	cmd := exec.CommandContext(ctx, exe, append([]string{ChildArg}, c.Args...)...)
-	cmd.Env = append(c.env(), parentFDVar+"=3")
+	cmd.Env = append(c.env(), parentFDVar+"=3", replyFDVar+"=4")
 	cmd.Dir = c.Dir
 	cmd.Stdin = c.Stdin
 	cmd.Stdout, cmd.Stderr = c.Stdout, c.Stderr
-	cmd.ExtraFiles = []*os.File{r}
+	cmd.ExtraFiles = []*os.File{r, reply}
 	cmd.SysProcAttr = sysProcAttr()
-	cmd.Cancel = func() error { return interrupt(cmd.Process) }
+	cmd.Cancel = func() error {
+		// Its connections as they are, before it lets go of them.
+		c.Probe.Look()
+		return interrupt(cmd.Process)
+	}
 	cmd.WaitDelay = c.Grace
 	if cmd.WaitDelay == 0 {
 		cmd.WaitDelay = DefaultGrace
@@ -100,13 +115,21 @@ func (c Child) Run(ctx context.Context) error {
 		// until the child has ended.
 		runtime.LockOSThread()
 		defer runtime.UnlockOSThread()
+		// Questions asked before the child reads them wait in the pipe.
+		c.Probe.attach(newAsker(w, answers))
 		if err := cmd.Start(); err != nil {
+			c.Probe.attach(nil)
 			r.Close()
+			reply.Close()
 			done <- fmt.Errorf("cannot start the real nats CLI: %w", err)
 			return
 		}
 		r.Close()
+		reply.Close()
 		err := cmd.Wait()
+		// No question is asked of a child that has ended, and one being
+		// answered now is read before Run returns.
+		c.Probe.attach(nil)
 		killGroup(cmd.Process)
 		done <- err
 	}()
