@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/choria-io/fisk"
 
+	"natslab/broker"
 	"natslab/broker/realcli"
 )
 
@@ -112,6 +115,13 @@ func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
 		conn = realcli.Conn{}
 	}
 	tail := &tailWriter{}
+	// The child's connections, as it last said: once it has ended, the
+	// servers must have dropped them before the lab says so. The child is
+	// asked when it first prints (in place, connected) and again just
+	// before it is stopped.
+	var clients *broker.Clients
+	probe := &realcli.Probe{Found: func(local []netip.AddrPort) { clients = broker.ClientsFrom(s.dep, local) }}
+	first := &firstOutput{probe: probe}
 	child := realcli.Child{
 		Args: words,
 		Conn: conn,
@@ -120,10 +130,13 @@ func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
 		// Long-running commands (service serve, events, object watch)
 		// print first when they are in place: a script's next line waits
 		// for that.
-		Stdout: readyOnWrite{c, c.Out},
-		Stderr: readyOnWrite{c, io.MultiWriter(c.Err, tail, &refusalWatch{c: c})},
+		Stdout: readyOnWrite{c, c.Out, first},
+		Stderr: readyOnWrite{c, io.MultiWriter(c.Err, tail, &refusalWatch{c: c}), first},
+		Probe:  probe,
 	}
 	err = child.Run(c.Ctx)
+	// A server notices the child's closed socket a moment after it exited.
+	clients.Gone(realGone)
 	var exit *realcli.ExitError
 	if errors.As(err, &exit) {
 		s.explainRealError(c, l, tail.lastLine())
@@ -172,14 +185,28 @@ func helpLine(l realcli.Line) bool {
 	return len(l.Path) > 0 && l.Path[0].Name == "help"
 }
 
+// realGone bounds how long the lab waits, after a child has ended, for
+// the servers to drop its connections.
+const realGone = 2 * time.Second
+
 // readyOnWrite marks the call's job as in place at its first output.
 type readyOnWrite struct {
-	c *Call
-	w io.Writer
+	c     *Call
+	w     io.Writer
+	first *firstOutput
+}
+
+// firstOutput asks the child for its connections when it first prints.
+type firstOutput struct {
+	once  sync.Once
+	probe *realcli.Probe
 }
 
 func (r readyOnWrite) Write(p []byte) (int, error) {
 	c := r.c
+	if r.first != nil {
+		r.first.once.Do(func() { go r.first.probe.Look() })
+	}
 	if c.realSettle == nil {
 		c.Ready()
 	} else {

@@ -161,6 +161,9 @@ type stopLab struct {
 	mu      sync.Mutex
 	changed chan struct{}
 	ended   map[int]subSet // the server's subscriptions when job N's end was told
+	// held says, when job N's end was told, who still held a subscription
+	// to greet: the lab's server (for the leaf), or the leaf.
+	held map[int]string
 }
 
 func newStopLab(t *testing.T) *stopLab {
@@ -173,6 +176,12 @@ func newStopLab(t *testing.T) *stopLab {
 				got = subSet{"error: " + err.Error(): true}
 			}
 			l.ended[e.Job] = got
+			if h := greetHeld(l.srv); h != "" {
+				if l.held == nil {
+					l.held = map[int]string{}
+				}
+				l.held[e.Job] = h
+			}
 			l.mu.Unlock()
 		}
 		select {
@@ -298,4 +307,73 @@ func isRequestMux(sub string) bool {
 	f := strings.Fields(sub)
 	subject := f[len(f)-1]
 	return strings.HasPrefix(subject, "_INBOX.") && strings.HasSuffix(subject, ".*") && strings.Count(subject, ".") == 2
+}
+
+// A job of the real CLI's (a child process) leaves no interest behind
+// either, when it is stopped: its process exits, and the servers notice
+// its closed socket a moment later, the leaf node first and the lab's
+// server after, once the leaf has told it. The lab says the job ended only
+// once both have dropped the subscription, so a request pasted right
+// after stop 1 finds nobody listening. Several rounds: on its own, the
+// servers usually win the race.
+func TestStoppedRealCLIJobsLeaveNoInterest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real nats CLI")
+	}
+	for _, tc := range []struct {
+		name string
+		line string // subscribes to greet
+	}{
+		{name: "leaf sub", line: "leaf sub greet"},
+		{name: "leaf reply", line: "leaf reply greet hello"},
+		{name: "leaf sub queue group", line: "leaf sub greet --queue workers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newStopLab(t)
+			l.must(t, "leaf start")
+			for round := range 20 {
+				sub := l.s.Start(context.Background(), tc.line, nil, nil)
+				<-sub.Ready()
+				eventually(t, "the subscriber's interest at the lab's server", func() bool { return l.srv.Monitor().Interest("greet") > 0 })
+				l.mu.Lock()
+				l.held = nil
+				l.mu.Unlock()
+				var out syncBuf
+				stop := l.s.Start(context.Background(), fmt.Sprintf("stop %d", sub.ID), nil, nil)
+				req := l.s.Start(context.Background(), "req greet hello --timeout 1s", &out, &out)
+				for _, j := range []*command.Job{stop, req, sub} {
+					select {
+					case <-j.Done():
+					case <-time.After(10 * time.Second):
+						t.Fatalf("round %d: %s never ended", round, j.Line)
+					}
+				}
+				l.mu.Lock()
+				held := l.held[sub.ID]
+				l.mu.Unlock()
+				if held != "" {
+					t.Fatalf("round %d: the lab said %q ended while %s", round, tc.line, held)
+				}
+				if !strings.Contains(out.String(), "No responders are available") {
+					t.Fatalf("round %d: a request after stop %d found the stopped subscriber still listening:\n%s", round, sub.ID, out.String())
+				}
+			}
+		})
+	}
+}
+
+// greetHeld says which server still holds a subscription to greet: the
+// lab's server (its own clients', or what the leaf told it of), the leaf
+// node; "" for none.
+func greetHeld(srv *broker.Server) string {
+	var held []string
+	// Interest counts what the leaf told the lab's server; the server's
+	// list of subscriptions leaves a leaf's out.
+	if srv.Monitor().Interest("greet") > 0 {
+		held = append(held, "the lab's server still routed greet to a subscriber")
+	}
+	if m := srv.Leaf().Monitor(); m != nil && m.Listeners("greet") > 0 {
+		held = append(held, "the leaf node still had a subscriber to greet")
+	}
+	return strings.Join(held, ", and ")
 }
