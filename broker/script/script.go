@@ -1,7 +1,9 @@
 // Package script runs nats command lines from a file, one per line, as
 // `natslab run` does: blank lines and # comments skipped, a trailing & runs a
 // command in the background (stopped when the script ends), `sleep 3s`
-// waits, and a failing line is reported and the script carries on.
+// waits, and a failing line is reported and the script carries on. A line
+// that is not text (a binary file's, a script saved in Latin-1) ends the
+// script there, said in one line.
 //
 // It owns running a script and knowing when what a line published has arrived;
 // it imports broker/command, never lab or scenes.
@@ -9,6 +11,7 @@ package script
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -16,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"natslab/broker/command"
 )
@@ -135,8 +139,13 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 	if err := readErr(); !res.Stopped && err != nil {
 		res.Failed++
 		refusal := command.Refusef("line %d: %v", lineNo+1, err)
-		if errors.Is(err, bufio.ErrTooLong) {
+		switch {
+		case errors.Is(err, bufio.ErrTooLong):
 			refusal = command.Refusef("line %d is longer than the %d bytes the lab reads in a line: put large bodies in a file and publish them with the real CLI", lineNo+1, command.MaxLineLength)
+		case errors.Is(err, errBinary):
+			refusal = command.Refusef("line %d holds binary data (a NUL byte), not a command: natslab run reads a text file of nats commands, one a line", lineNo+1)
+		case errors.Is(err, errNotUTF8):
+			refusal = command.Refusef("line %d is not UTF-8 text: save the script as UTF-8 and run it again", lineNo+1)
 		}
 		command.ReportError(st, refusal)
 	}
@@ -170,6 +179,14 @@ func readLines(ctx context.Context, r io.Reader) (lines <-chan string, readErr f
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64*1024), command.MaxLineLength+1)
 		for sc.Scan() {
+			// A binary file (natslab run natslab) read as lines would
+			// run its garbage and fail on a stray quote: stop at it.
+			if bad := notText(sc.Bytes()); bad != nil {
+				mu.Lock()
+				err = bad
+				mu.Unlock()
+				return
+			}
 			select {
 			case out <- sc.Text():
 			case <-ctx.Done():
@@ -187,6 +204,22 @@ func readLines(ctx context.Context, r io.Reader) (lines <-chan string, readErr f
 		defer mu.Unlock()
 		return err
 	}
+}
+
+var (
+	errBinary  = errors.New("binary data")
+	errNotUTF8 = errors.New("not UTF-8")
+)
+
+// notText says why a line is not a line of text, or nil when it is.
+func notText(line []byte) error {
+	switch {
+	case bytes.IndexByte(line, 0) >= 0:
+		return errBinary
+	case !utf8.Valid(line):
+		return errNotUTF8
+	}
+	return nil
 }
 
 // settle returns once the session's running jobs have gone through
