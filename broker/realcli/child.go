@@ -44,6 +44,7 @@ var routed atomic.Bool
 // process on errors, as it does standalone.
 func Main(args []string) int {
 	watchParent()
+	args = unmaskSecrets(args)
 	// The real CLI's program is called nats: fisk's package-level helpers
 	// (FatalIfError…) name it in error lines, from os.Args[0].
 	os.Args[0] = "nats"

@@ -91,8 +91,12 @@ func (c Child) Run(ctx context.Context) error {
 	}
 	defer answers.Close()
 
-	cmd := exec.CommandContext(ctx, exe, append([]string{ChildArg}, c.Args...)...)
+	args, secrets := maskSecrets(c.Args)
+	cmd := exec.CommandContext(ctx, exe, append([]string{ChildArg}, args...)...)
 	cmd.Env = append(c.env(), parentFDVar+"=3", replyFDVar+"=4")
+	if secrets != "" {
+		cmd.Env = append(cmd.Env, secretsVar+"="+secrets)
+	}
 	cmd.Dir = c.Dir
 	cmd.Stdin = c.Stdin
 	cmd.Stdout, cmd.Stderr = c.Stdout, c.Stderr
