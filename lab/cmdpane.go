@@ -204,7 +204,7 @@ func (p *cmdPane) runLine(line string) (cmd tea.Cmd, quit bool) {
 	if line == "" {
 		return nil, false
 	}
-	p.sb.Append(kindEcho, promptText+line)
+	p.sb.Append(kindEcho, promptText+command.RedactLine(line))
 	if words, err := command.SplitWords(line); err == nil && len(words) == 1 {
 		switch words[0] {
 		case "clear":
@@ -275,7 +275,7 @@ func (p *cmdPane) jobDone(pj *paneJob) {
 		command.ReportError(command.Streams{Out: p.sb.WriterFrom(pj.src, kindOut), Err: p.sb.WriterFrom(pj.src, kindError), Note: p.sb.WriterFrom(pj.src, kindNote), Lab: p.sb.WriterFrom(pj.src, kindNote)}, err)
 	}
 	if pj.stopped {
-		p.sb.Append(kindNote, fmt.Sprintf("[%d] stopped: %s", pj.job.ID, pj.job.Line))
+		p.sb.Append(kindNote, fmt.Sprintf("[%d] stopped: %s", pj.job.ID, pj.job.Shown()))
 	}
 	for i, j := range p.jobs {
 		if j == pj {
@@ -586,9 +586,9 @@ func (p *cmdPane) paintFor(k lineKind) paint {
 func (p *cmdPane) jobsRow() string {
 	var parts []string
 	for _, j := range p.running() {
-		s := j.Line
+		s := j.Shown()
 		if j.ID != 0 {
-			s = fmt.Sprintf("[%d] %s", j.ID, j.Line)
+			s = fmt.Sprintf("[%d] %s", j.ID, s)
 		}
 		if subj, _ := j.Listening(); subj != "" {
 			if d := j.Dropped(); d > 0 {

@@ -87,7 +87,7 @@ func (src *Source) label() string {
 	if src.job == nil || src.job.ID == 0 {
 		return ""
 	}
-	return fmt.Sprintf("[%d] %s", src.job.ID, src.job.Line)
+	return fmt.Sprintf("[%d] %s", src.job.ID, src.job.Shown())
 }
 
 // NewScrollback keeps the last max lines.

@@ -102,7 +102,7 @@ func (s *Session) exec(c *Call) (err error) {
 	defer func() {
 		// No panic ever reaches the user: a bug in a command is an error line.
 		if r := recover(); r != nil {
-			err = &labError{fmt.Errorf("internal error running %q: %v (the lab carries on; please report this)", c.Job.Line, r)}
+			err = &labError{fmt.Errorf("internal error running %q: %v (the lab carries on; please report this)", c.Job.Shown(), r)}
 		}
 	}()
 	words, err := SplitWords(c.Job.Line)

@@ -148,7 +148,7 @@ func runJobs(c *Call, args []string) error {
 
 // describeJob is one line of the jobs list.
 func describeJob(j *Job, now time.Time) string {
-	line := fmt.Sprintf("[%d] %s  (running %s", j.ID, j.Line, humanDuration(now.Sub(j.Started).Round(time.Second)))
+	line := fmt.Sprintf("[%d] %s  (running %s", j.ID, j.Shown(), humanDuration(now.Sub(j.Started).Round(time.Second)))
 	if subj, _ := j.Listening(); subj != "" {
 		line += ", " + text.Count(j.Received(), "message", "messages") + " received"
 		if d := j.Dropped(); d > 0 {
@@ -193,7 +193,7 @@ func runStop(c *Call, args []string) error {
 	for _, j := range targets {
 		j.Stop()
 		<-j.Done()
-		fmt.Fprintf(c.Out, "[%d] stopped: %s\n", j.ID, j.Line)
+		fmt.Fprintf(c.Out, "[%d] stopped: %s\n", j.ID, j.Shown())
 	}
 	return nil
 }

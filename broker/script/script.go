@@ -114,7 +114,7 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 			who := &speaker{}
 			writeMu.Lock()
 			j := s.StartStreams(ctx, line, sp.streams(raw, who))
-			who.name = fmt.Sprintf("[%d] %s", j.ID, j.Line)
+			who.name = fmt.Sprintf("[%d] %s", j.ID, j.Shown())
 			writeMu.Unlock()
 			background = append(background, j)
 			select {
@@ -249,7 +249,7 @@ func settle(s *command.Session, limit time.Duration, notes io.Writer) {
 			if err != nil && !errors.Is(err, command.ErrCannotSettle) && ctx.Err() != nil {
 				if notes != nil {
 					writeMu.Lock()
-					fmt.Fprintf(notes, "[%d] %s was still receiving after %s: the script went on, and what it received since may not be shown\n", j.ID, j.Line, limit)
+					fmt.Fprintf(notes, "[%d] %s was still receiving after %s: the script went on, and what it received since may not be shown\n", j.ID, j.Shown(), limit)
 					writeMu.Unlock()
 				}
 				return
