@@ -1,6 +1,10 @@
 package lab
 
-import "fmt"
+import (
+	"fmt"
+
+	"natslab/broker/text"
+)
 
 // The lab's layouts, by terminal size:
 //
@@ -11,7 +15,7 @@ import "fmt"
 //     scene above the command pane on the left;
 //   - compact (below 80x24): the command pane and the status bar, under a
 //     line saying what size brings the scene and the lesson back;
-//   - too small (below 40x8): one line saying what size is needed.
+//   - too small (below 40x8): what size is needed, wrapped into the window.
 //
 // The server log, when shown, takes the scene's place.
 
@@ -97,17 +101,15 @@ func compactLine(w, h int) string {
 	return fmt.Sprintf("panes: %dx%d+", fullWidth, fullHeight)
 }
 
-// tooSmallLine is what the lab shows below its minimum size: the longest
-// of its wordings that fits.
-func tooSmallLine(w, h int) string {
-	for _, s := range []string{
+// tooSmallLines is what the lab shows below its minimum size: the
+// fullest of its wordings that wraps into the window, so that even a tiny
+// one says what to do.
+func tooSmallLines(w, h int) []string {
+	return text.WrapIn(w, h,
 		fmt.Sprintf("natslab needs a window of at least %dx%d (this one is %dx%d): make it larger", minWidth, minHeight, w, h),
+		fmt.Sprintf("natslab needs at least %dx%d (now %dx%d): make it larger", minWidth, minHeight, w, h),
 		fmt.Sprintf("natslab needs at least %dx%d (now %dx%d)", minWidth, minHeight, w, h),
 		fmt.Sprintf("needs %dx%d+ (now %dx%d)", minWidth, minHeight, w, h),
-	} {
-		if len(s) <= w {
-			return s
-		}
-	}
-	return fmt.Sprintf("%dx%d+", minWidth, minHeight)
+		fmt.Sprintf("%dx%d+", minWidth, minHeight),
+	)
 }

@@ -33,7 +33,11 @@ func (m *Model) render() string {
 	}
 	l := m.lay
 	if l.tooSmall {
-		return fit(tooSmallLine(m.w, m.h), m.w)
+		lines := tooSmallLines(m.w, m.h)
+		for i, l := range lines {
+			lines[i] = fit(l, m.w)
+		}
+		return strings.Join(lines, "\n")
 	}
 	m.cmd.setShortHelp(m.shortHelp())
 	panes := []placed{{l.cmd, m.cmd.Lines()}, {l.status, []string{m.status.Line()}}}

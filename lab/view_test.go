@@ -58,10 +58,36 @@ func TestCompactSaysWhatSizeShowsThePanes(t *testing.T) {
 	}
 }
 
+// Below the lab's minimum size, even a tiny window says what to do, its
+// words wrapped over the rows it has.
+func TestATooSmallWindowSaysWhatToDo(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	for _, tc := range []struct {
+		w, h int
+		want string
+	}{
+		{20, 5, "natslab needs a window of at least 40x8 (this one is 20x5): make it larger"},
+		{30, 2, "natslab needs at least 40x8 (now 30x2): make it larger"},
+	} {
+		h.send(tea.WindowSizeMsg{Width: tc.w, Height: tc.h})
+		var words []string
+		for _, l := range strings.Split(h.screen(), "\n") {
+			words = append(words, strings.Fields(l)...)
+		}
+		if got := strings.Join(words, " "); got != tc.want {
+			t.Errorf("%dx%d says %q, want %q", tc.w, tc.h, got, tc.want)
+		}
+	}
+	h.send(tea.WindowSizeMsg{Width: 100, Height: 30})
+	if !strings.Contains(h.screen(), "─ commands ─") {
+		t.Errorf("back at 100x30, the panes are not back:\n%s", h.screen())
+	}
+}
+
 // TestEverySizeFillsTheScreenExactly resizes through many sizes, with
 // content, help, the log and scrolling in play: every frame must be exactly
-// the window (h lines of w cells), or one line when too small, and nothing
-// may panic.
+// the window (h lines of w cells), or at most h when too small, and
+// nothing may panic.
 func TestEverySizeFillsTheScreenExactly(t *testing.T) {
 	h := newHarness(t, 120, 40)
 	h.run(`pub greet "Hello NATS!"`)
@@ -96,8 +122,13 @@ func TestEverySizeFillsTheScreenExactly(t *testing.T) {
 		}
 		lines := strings.Split(content, "\n")
 		if h.m.lay.tooSmall {
-			if len(lines) != 1 || ansi.StringWidth(lines[0]) > w {
-				t.Errorf("%dx%d: the size message is %d lines, %d wide", w, hh, len(lines), ansi.StringWidth(lines[0]))
+			if len(lines) > hh {
+				t.Errorf("%dx%d: the size message is %d lines", w, hh, len(lines))
+			}
+			for _, l := range lines {
+				if ansi.StringWidth(l) != w {
+					t.Errorf("%dx%d: a line of the size message is %d wide: %q", w, hh, ansi.StringWidth(l), l)
+				}
 			}
 			continue
 		}
