@@ -166,6 +166,7 @@ var specialKeys = map[string]tea.Key{
 	"ctrl+c":    {Code: 'c', Mod: tea.ModCtrl},
 	"ctrl+d":    {Code: 'd', Mod: tea.ModCtrl},
 	"ctrl+l":    {Code: 'l', Mod: tea.ModCtrl},
+	"ctrl+z":    {Code: 'z', Mod: tea.ModCtrl},
 	"backspace": {Code: tea.KeyBackspace},
 }
 

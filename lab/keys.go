@@ -23,6 +23,9 @@ type rootKeys struct {
 	ToggleLog    key.Binding
 	SceneKeys    key.Binding
 	Escape       key.Binding
+	// Suspend is ctrl+z, which suspends most terminal programs: the lab
+	// says why it does not, and what to do instead.
+	Suspend key.Binding
 }
 
 // promptKeys are the command pane's: the prompt and its scrollback.
@@ -55,6 +58,7 @@ func defaultRootKeys() rootKeys {
 		ToggleLog:    key.NewBinding(key.WithKeys("f3"), key.WithHelp("f3", "server log")),
 		SceneKeys:    key.NewBinding(key.WithKeys("f4"), key.WithHelp("f4", "scene keys")),
 		Escape:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "close help, follow output")),
+		Suspend:      key.NewBinding(key.WithKeys("ctrl+z")),
 	}
 }
 

@@ -576,6 +576,12 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(k, m.keys.Stop):
 		return m.ctrlC()
+	case key.Matches(k, m.keys.Suspend):
+		// A suspended lab is a stopped server: every client of it, the
+		// real CLI in another terminal included, would hang, and where
+		// no shell can resume it (a workshop's SSH session, a tmux pane
+		// of its own) it would never come back.
+		m.cmd.hint = "natslab does not suspend (its server would stop): quit leaves, progress kept"
 	case key.Matches(k, m.keys.Help) && (k.String() != "?" || m.cmd.Empty()):
 		m.toggleHelp()
 	case key.Matches(k, m.keys.ToggleLesson):
