@@ -37,6 +37,11 @@ type cmdPane struct {
 	confirms []*confirmReq
 	jobs     []*paneJob
 
+	// pasted are the lines of a paste still to run, and pasteRunning says
+	// Enter has started them (see pastelines.go).
+	pasted       []string
+	pasteRunning bool
+
 	completeSeq int
 
 	// The line being edited (see prompt.go).
@@ -188,13 +193,34 @@ func (p *cmdPane) submit() (cmd tea.Cmd, quit bool) {
 	p.applyTyped()
 	line := strings.TrimSpace(p.in.Value())
 	p.setLine("", 0)
+	if p.pasteRunning {
+		// Pasted lines are running: this one takes its turn after them.
+		if line != "" {
+			p.pasted = append(p.pasted, line)
+		}
+		return nil, false
+	}
+	cmd, quit, ran := p.runTyped(line)
+	if quit {
+		p.dropPasted()
+		return cmd, true
+	}
+	next, quit := p.continuePaste(ran)
+	return tea.Batch(cmd, next), quit
+}
+
+// runTyped runs a line the learner gave, typed or pasted: kept in the
+// history (unless it carries a secret), echoed, started. ran says it
+// started a job.
+func (p *cmdPane) runTyped(line string) (cmd tea.Cmd, quit, ran bool) {
 	secret := p.hist.add(line)
+	before := len(p.jobs)
 	cmd, quit = p.runLine(line)
 	if secret != "" && !p.secretSaid {
 		p.secretSaid = true
 		p.sb.Append(kindNote, "Kept out of the history (the line carries a secret: "+secret+"): lines with secrets are never stored, so ↑ will not bring it back.")
 	}
-	return cmd, quit
+	return cmd, quit, len(p.jobs) > before
 }
 
 // runLine runs a line as if typed: echoed, then started as a job.
@@ -469,10 +495,19 @@ func (p *cmdPane) extraRows() int {
 	if len(p.running()) > 0 {
 		n++
 	}
-	if p.hint != "" {
+	if p.hintRow() != "" {
 		n++
 	}
 	return n
+}
+
+// hintRow is the row above the input: the transient hint, or what pasted
+// lines wait.
+func (p *cmdPane) hintRow() string {
+	if p.hint != "" {
+		return p.hint
+	}
+	return p.pasteHint()
 }
 
 // bodyHeight is the scrollback's height.
@@ -494,8 +529,8 @@ func (p *cmdPane) Lines() []string {
 	if len(p.running()) > 0 && len(out) < p.h-1 {
 		out = append(out, p.jobsRow())
 	}
-	if p.hint != "" && len(out) < p.h-1 {
-		out = append(out, p.st.Dim.Render(fit(" "+p.hint, p.w)))
+	if hint := p.hintRow(); hint != "" && len(out) < p.h-1 {
+		out = append(out, p.st.Dim.Render(fit(" "+hint, p.w)))
 	}
 	out = append(out, p.inputRow())
 	return out

@@ -457,14 +457,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.MouseMsg, tea.KeyReleaseMsg:
 		return m, nil
 	case tea.PasteMsg:
-		// The prompt is one line: line breaks and tabs become spaces.
-		text := strings.TrimSpace(strings.Map(func(r rune) rune {
-			if r == '\n' || r == '\r' || r == '\t' {
-				return ' '
-			}
-			return r
-		}, msg.Content))
-		return m, m.cmd.paste(text)
+		// Several lines are several commands; a break inside quotes is a
+		// space (see pastelines.go).
+		return m, m.cmd.pasteLines(pastedLines(msg.Content))
+	case pasteNextMsg:
+		cmd, quit := m.cmd.runPasted()
+		m.status.SetJobs(m.runningJobs())
+		if quit {
+			return m, m.quit()
+		}
+		return m, cmd
 	case typedMsg:
 		m.cmd.applyTyped()
 		return m, nil
@@ -616,6 +618,14 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 // ctrlC stops the foreground job; on an idle, empty prompt, twice quits.
 func (m *Model) ctrlC() tea.Cmd {
 	now := time.Now()
+	if m.cmd.dropPasted() {
+		// The paste is given up: its lines waiting, the one running, the
+		// one in the prompt.
+		m.cmd.stopForeground()
+		m.cmd.setLine("", 0)
+		m.lastCtrlC = time.Time{}
+		return nil
+	}
 	if m.cmd.stopForeground() {
 		// A ctrl+c that stopped a job does not count towards quitting:
 		// pressed twice on a running sub, as in a shell, it leaves the

@@ -493,11 +493,16 @@ func TestStatusBarFollowsTheBroker(t *testing.T) {
 	h.pump("JetStream off", func() bool { return strings.Contains(h.screen(), "JetStream off") })
 }
 
-func TestPasteBecomesOneLine(t *testing.T) {
+// A line break inside quotes (a body pasted over several lines) is a
+// space of the one command; tabs are spaces, inner spaces kept.
+func TestPasteBreakInQuotesStaysOneLine(t *testing.T) {
 	h := newHarness(t, 80, 24)
-	h.send(tea.PasteMsg{Content: "pub greet\n'hello\tthere  you'\n"})
-	if v := h.m.cmd.in.Value(); v != "pub greet 'hello there  you'" {
+	h.send(tea.PasteMsg{Content: "pub greet 'hello\n\tthere  you'\n"})
+	if v := h.m.cmd.in.Value(); v != "pub greet 'hello  there  you'" {
 		t.Errorf("paste: %q", v)
+	}
+	if len(h.m.cmd.pasted) != 0 {
+		t.Errorf("lines wait: %q", h.m.cmd.pasted)
 	}
 }
 
@@ -738,6 +743,7 @@ func TestRandomInputNeverBreaks(t *testing.T) {
 	}
 	h.send(tea.WindowSizeMsg{Width: 120, Height: 40})
 	h.m.cmd.in.Reset()
+	h.m.cmd.dropPasted() // pasted lines still waiting would take the next lines' turn
 	h.run("stop all")
 	h.key("esc")
 	h.run("pub greet still-here")

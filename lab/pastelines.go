@@ -1,0 +1,172 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"natslab/broker/text"
+)
+
+// A paste of several lines is several commands, as in a shell: the first
+// goes into the prompt, the others wait, and nothing runs until Enter (a
+// bracketed paste is never run on its own). Enter runs the prompt's line,
+// then each waiting line in turn, once the line before is in place (its
+// job subscribed) or done, as natslab run does with a script: a pasted
+// sub, then pub, delivers. A line break inside quotes (a JSON body over
+// several lines) stays one command, the break a space. Ctrl-C drops the
+// lines not yet run, and says how many.
+
+// pasteReadyWait bounds how long a pasted line waits for the one before to
+// be in place.
+const pasteReadyWait = 5 * time.Second
+
+// pastedLines splits pasted text into command lines: at each line break
+// (\n, \r\n or the \r a terminal sends), unless a quote is still open,
+// tabs as spaces, blank lines left out.
+func pastedLines(content string) []string {
+	content = strings.ReplaceAll(content, "\r\n", "\n")
+	content = strings.ReplaceAll(content, "\r", "\n")
+	content = strings.ReplaceAll(content, "\t", " ")
+	var lines []string
+	open := ""
+	for _, l := range strings.Split(content, "\n") {
+		if open != "" {
+			l = open + " " + l
+			open = ""
+		}
+		if quoteOpen(l) {
+			open = l
+			continue
+		}
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	if l := strings.TrimSpace(open); l != "" {
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// quoteOpen reports whether line leaves a quote open (or ends with a lone
+// backslash): its line break is inside a word.
+func quoteOpen(line string) bool {
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else if c == '\\' && quote == '"' {
+				i++
+			}
+		case c == '\'' || c == '"':
+			quote = c
+		case c == '\\':
+			if i == len(line)-1 {
+				return true
+			}
+			i++
+		}
+	}
+	return quote != 0
+}
+
+// pasteLines puts a paste's first line into the prompt and holds the
+// others until Enter.
+func (p *cmdPane) pasteLines(lines []string) tea.Cmd {
+	if len(lines) == 0 {
+		return nil
+	}
+	cmd := p.paste(lines[0])
+	p.pasted = append(p.pasted, lines[1:]...)
+	return cmd
+}
+
+// pasteNextMsg says the line before the next pasted one is in place.
+type pasteNextMsg struct{}
+
+// afterPlaced runs the next pasted line once pj's job is in place.
+func afterPlaced(pj *paneJob) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case <-pj.job.Ready():
+		case <-time.After(pasteReadyWait):
+		}
+		return pasteNextMsg{}
+	}
+}
+
+// continuePaste, right after a line ran (or was submitted empty), starts
+// the next pasted line once that line is in place.
+func (p *cmdPane) continuePaste(ranJob bool) (tea.Cmd, bool) {
+	if len(p.pasted) == 0 {
+		p.pasteRunning = false
+		return nil, false
+	}
+	p.pasteRunning = true
+	if ranJob {
+		return afterPlaced(p.jobs[len(p.jobs)-1]), false
+	}
+	return p.runPasted()
+}
+
+// runPasted runs the next pasted line, as if typed.
+func (p *cmdPane) runPasted() (tea.Cmd, bool) {
+	if len(p.pasted) == 0 {
+		p.pasteRunning = false
+		return nil, false
+	}
+	line := p.pasted[0]
+	p.pasted = p.pasted[1:]
+	cmd, quit, ran := p.runTyped(line)
+	if quit {
+		p.dropPasted()
+		return cmd, true
+	}
+	next, _ := p.continuePaste(ran)
+	return tea.Batch(cmd, next), false
+}
+
+// dropPasted forgets the pasted lines not yet run, saying how many, and
+// reports whether there were any.
+func (p *cmdPane) dropPasted() bool {
+	n := len(p.pasted)
+	if n > 0 {
+		p.sb.Append(kindNote, fmt.Sprintf("%s not run: ctrl+c dropped %s", text.Count(n, "pasted line", "pasted lines"), text.Plural(n, "it", "them")))
+	}
+	p.pasted, p.pasteRunning = nil, false
+	return n > 0
+}
+
+// pasteHint is the row that says what waits, the fullest wording that
+// fits the pane: "" when nothing does.
+func (p *cmdPane) pasteHint() string {
+	n := len(p.pasted)
+	if n == 0 {
+		return ""
+	}
+	them := text.Plural(n, "it", "them")
+	wordings := []string{
+		fmt.Sprintf("%s more pasted after this one: enter runs them in turn · ctrl+c drops %s", text.Count(n, "line", "lines"), them),
+		fmt.Sprintf("%s more pasted: enter runs them in turn · ctrl+c drops %s", text.Count(n, "line", "lines"), them),
+		fmt.Sprintf("%s more pasted: enter runs, ctrl+c drops", text.Count(n, "line", "lines")),
+	}
+	if p.pasteRunning {
+		wordings = []string{
+			fmt.Sprintf("%s to run, each once the one before is in place · ctrl+c drops %s", text.Count(n, "pasted line", "pasted lines"), them),
+			fmt.Sprintf("%s to run in turn · ctrl+c drops %s", text.Count(n, "pasted line", "pasted lines"), them),
+			fmt.Sprintf("%s to run · ctrl+c drops", text.Count(n, "pasted line", "pasted lines")),
+		}
+	}
+	for _, w := range wordings {
+		if text.Width(w) < p.w {
+			return w
+		}
+	}
+	return wordings[len(wordings)-1]
+}

@@ -1,0 +1,85 @@
+package lab
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// A paste of several commands runs as several commands, as in a shell:
+// nothing before Enter (the prompt holds the first, a row says how many
+// wait), then each in turn once the one before is in place: the pasted sub
+// receives what the pasted pubs after it send. Terminals send \r for a
+// line break.
+func TestPastedLinesRunInTurnOnEnter(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.send(tea.PasteMsg{Content: "sub greet\r\npub greet one\rpub greet two\n"})
+	if v := h.m.cmd.in.Value(); v != "sub greet" {
+		t.Errorf("the prompt holds %q, want the first pasted line", v)
+	}
+	if s := h.screen(); !strings.Contains(s, "2 lines more pasted after this one: enter runs them in turn") {
+		t.Errorf("nothing says what waits:\n%s", s)
+	}
+	if n := len(h.m.cmd.jobs); n != 0 || strings.Contains(h.text(), "❯ sub greet") {
+		t.Fatalf("a paste ran before Enter (%d jobs):\n%s", n, h.text())
+	}
+	h.key("enter")
+	h.pump("both messages at the pasted sub", func() bool { return strings.Count(h.text(), `Received on "greet"`) == 2 })
+	text := h.text()
+	first, second := strings.Index(text, "❯ pub greet one"), strings.Index(text, "❯ pub greet two")
+	if first < 0 || second < first {
+		t.Errorf("the pasted lines did not run in order:\n%s", text)
+	}
+	if v := strings.Join(h.m.cmd.hist.items, "|"); !strings.HasSuffix(v, "sub greet|pub greet one|pub greet two") {
+		t.Errorf("history: %q", v)
+	}
+}
+
+// Thousands of pasted lines run, every one, not as one garbled command.
+func TestAHugePasteRunsEveryLine(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	var b strings.Builder
+	const n = 2000
+	for i := range n {
+		fmt.Fprintf(&b, "pub greet hello-%d\n", i)
+	}
+	h.send(tea.PasteMsg{Content: b.String()})
+	h.key("enter")
+	h.pump("every pasted line to run", func() bool { return len(h.m.cmd.pasted) == 0 && len(h.m.cmd.jobs) == 0 })
+	text := strings.Join(h.m.sb.Lines(), "\n")
+	if !strings.Contains(text, fmt.Sprintf("❯ pub greet hello-%d", n-1)) {
+		t.Errorf("the last pasted line never ran:\n%s", h.screen())
+	}
+	if strings.Contains(text, "takes no argument") {
+		t.Errorf("a pasted line ran as part of another:\n%s", h.screen())
+	}
+}
+
+// Ctrl-C gives a paste up: the lines waiting, and the one in the prompt,
+// said in one line.
+func TestCtrlCDropsPastedLines(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.send(tea.PasteMsg{Content: "pub greet one\npub greet two\npub greet three"})
+	h.key("ctrl+c")
+	if !strings.Contains(h.text(), "2 pasted lines not run: ctrl+c dropped them") {
+		t.Errorf("the drop is not said:\n%s", h.text())
+	}
+	if v := h.m.cmd.in.Value(); v != "" || len(h.m.cmd.pasted) != 0 || len(h.m.cmd.jobs) != 0 {
+		t.Errorf("after ctrl+c: prompt %q, %d waiting, %d jobs", v, len(h.m.cmd.pasted), len(h.m.cmd.jobs))
+	}
+	h.key("enter")
+	if strings.Contains(h.text(), "❯ pub greet") {
+		t.Errorf("a dropped line ran:\n%s", h.text())
+	}
+}
+
+// At 80 columns the row saying what waits is whole.
+func TestPastedLinesHintFitsAt80(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.send(tea.PasteMsg{Content: strings.Repeat("pub greet hello\n", 3000)})
+	if s := h.screen(); !strings.Contains(s, "2999 lines more pasted: enter runs them in turn · ctrl+c drops them") {
+		t.Errorf("the row is not whole:\n%s", s)
+	}
+}
