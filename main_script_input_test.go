@@ -40,3 +40,17 @@ func TestRunRefusesAFileThatIsNotText(t *testing.T) {
 		})
 	}
 }
+
+// A script saved by a Windows editor (a byte order mark, CRLF line ends)
+// runs as it reads.
+func TestRunReadsAScriptSavedOnWindows(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "script.nats")
+	if err := os.WriteFile(file, []byte("\ufeffpub greet hello\r\npub greet again\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb strings.Builder
+	code := run([]string{"run", "--store", t.TempDir(), "--listen", "none", file}, strings.NewReader(""), &out, &errb)
+	if want := "TIME Published 5 bytes to \"greet\"\nTIME Published 5 bytes to \"greet\"\n"; code != 0 || brokertest.Normalize(errb.String()) != want {
+		t.Errorf("exit status %d, stderr\n%s\nwant\n%s", code, errb.String(), want)
+	}
+}

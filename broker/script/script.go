@@ -178,17 +178,25 @@ func readLines(ctx context.Context, r io.Reader) (lines <-chan string, readErr f
 		defer close(out)
 		sc := bufio.NewScanner(r)
 		sc.Buffer(make([]byte, 64*1024), command.MaxLineLength+1)
+		first := true
 		for sc.Scan() {
+			line := sc.Bytes()
+			if first {
+				// Editors on Windows start a UTF-8 file with a byte
+				// order mark: not part of the first command.
+				line = bytes.TrimPrefix(line, []byte("\ufeff"))
+				first = false
+			}
 			// A binary file (natslab run natslab) read as lines would
 			// run its garbage and fail on a stray quote: stop at it.
-			if bad := notText(sc.Bytes()); bad != nil {
+			if bad := notText(line); bad != nil {
 				mu.Lock()
 				err = bad
 				mu.Unlock()
 				return
 			}
 			select {
-			case out <- sc.Text():
+			case out <- string(line):
 			case <-ctx.Done():
 				return
 			}
