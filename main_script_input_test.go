@@ -54,3 +54,13 @@ func TestRunReadsAScriptSavedOnWindows(t *testing.T) {
 		t.Errorf("exit status %d, stderr\n%s\nwant\n%s", code, errb.String(), want)
 	}
 }
+
+// A directory named as the script is said to be one, not a line's error.
+func TestRunOnADirectorySaysSo(t *testing.T) {
+	dir := t.TempDir()
+	var out, errb strings.Builder
+	code := run([]string{"run", "--store", t.TempDir(), "--listen", "none", dir}, strings.NewReader(""), &out, &errb)
+	if want := "natslab: cannot read the script " + dir + ": is a directory\n"; code != 1 || errb.String() != want {
+		t.Errorf("exit status %d, stderr %q, want %q", code, errb.String(), want)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"sync"
 	"time"
@@ -139,6 +140,7 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 	if err := readErr(); !res.Stopped && err != nil {
 		res.Failed++
 		refusal := command.Refusef("line %d: %v", lineNo+1, err)
+		var pathErr *fs.PathError
 		switch {
 		case errors.Is(err, bufio.ErrTooLong):
 			refusal = command.Refusef("line %d is longer than the %d bytes the lab reads in a line: put large bodies in a file and publish them with the real CLI", lineNo+1, command.MaxLineLength)
@@ -146,6 +148,9 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 			refusal = command.Refusef("line %d holds binary data (a NUL byte), not a command: natslab run reads a text file of nats commands, one a line", lineNo+1)
 		case errors.Is(err, errNotUTF8):
 			refusal = command.Refusef("line %d is not UTF-8 text: save the script as UTF-8 and run it again", lineNo+1)
+		case errors.As(err, &pathErr):
+			// (a directory named as the script): the file, not a line
+			refusal = command.Refusef("cannot read the script %s: %v", pathErr.Path, pathErr.Err)
 		}
 		command.ReportError(st, refusal)
 	}
