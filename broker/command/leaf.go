@@ -55,7 +55,16 @@ func runLeaf(c *Call, args []string) error {
 }
 
 func leafStart(c *Call, leaf *broker.Leaf) error {
-	restarted, clients, err := leaf.Start()
+	// The first start restarts the lab's server: the session's
+	// connections must be back before the next line runs (a request
+	// pasted after leaf start would meet one still reconnecting).
+	var restarted bool
+	var clients int
+	before := c.S.serverID()
+	err := c.S.readyAfter(func() (err error) {
+		restarted, clients, err = leaf.Start()
+		return err
+	}, "the server restarted", func(after string) bool { return after != before })
 	if err != nil {
 		return err
 	}

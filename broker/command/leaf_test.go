@@ -111,3 +111,17 @@ func TestLeafSubIsInPlaceOnceTheLabsServerKnowsIt(t *testing.T) {
 		<-j.Done()
 	}
 }
+
+// leaf start's first run restarts the lab's server: it returns once the
+// session's connections are back, so a line run right after (pasted with
+// it) reaches the server instead of failing on a connection still
+// reconnecting.
+func TestALineRightAfterLeafStartReachesTheServer(t *testing.T) {
+	l := newLab(t)
+	l.must("pub warm up") // the session's connection, open before the restart
+	l.must("leaf start")
+	r := l.run("req greet hello --timeout 1s")
+	if !strings.Contains(r.err, "No responders are available") {
+		t.Errorf("a request right after leaf start:\n%s", r.all())
+	}
+}
