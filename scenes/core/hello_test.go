@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -10,6 +11,7 @@ import (
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
+	"natslab/scenes"
 )
 
 // tcpSub subscribes from a client of the test's own over TCP, named as the
@@ -70,6 +72,25 @@ func TestHelloDiscoversSubscribersAndCountsExactly(t *testing.T) {
 	for _, want := range []string{"natslab sub greet", "NATS CLI Version 0.5.0", "published 5", "delivered 10", "no one listening 0"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("the picture lacks %q:\n%s", want, v)
+		}
+	}
+}
+
+// Two subscribers of one name (lesson 1's `sub greet &` typed twice) are
+// told apart by their connections beside the lesson at 100x30: "conn 8",
+// whole, where "conn 8 · natslab sub greet" has no room ("conn 8 · …"
+// twice said no more).
+func TestHelloTellsSubscribersOfOneNameApart(t *testing.T) {
+	h := newHarness(t, Hello)
+	h.Start("sub greet")
+	h.Start("sub greet")
+	h.Settle("two subscribers on greet", subsOn("greet", 2))
+	for _, sz := range scenes.LessonPanes {
+		v := h.settled(sz.W, sz.H)
+		for _, sub := range h.Scene.snap.Subs {
+			if id := fmt.Sprintf("conn %d", sub.Cid); !strings.Contains(v, id) || strings.Contains(v, id+" · …") {
+				t.Errorf("at %dx%d %s is not shown whole:\n%s", sz.W, sz.H, id, v)
+			}
 		}
 	}
 }

@@ -316,12 +316,19 @@ func (s *Scene) drawRow(c *kit.Canvas, p *plan, r row, y int, cols columns, now 
 		if r.sub.Queue != "" {
 			x = c.Text(x, y, kit.Clip(" in queue "+r.sub.Queue, end-x), kit.Plain)
 		}
-		// The connections' names in one column: as many of a name's words
-		// as fit, or its connection's number.
+		// The connections' names in one column: the name where it fits,
+		// else as many of its words as fit, or its connection's number.
+		// Where connections share a name, the number tells them apart:
+		// "conn 8 · …" twice would not.
 		x = max(x+2, p.rowX+s.subjectWidth()+2)
-		label := text.Words(s.label(r.sub), end-x-1)
+		room := end - x - 1
+		conn := "conn " + strconv.FormatUint(r.sub.Cid, 10)
+		label := text.Fit(room, s.label(r.sub))
+		if label == "" && s.label(r.sub) == r.sub.Label() {
+			label = text.Words(r.sub.Label(), room)
+		}
 		if label == "" {
-			label = text.Fit(end-x-1, "conn "+strconv.FormatUint(r.sub.Cid, 10))
+			label = text.Fit(room, conn)
 		}
 		c.Text(x, y, label, kit.Faint)
 	}
