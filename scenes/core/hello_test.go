@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -77,15 +78,16 @@ func TestHelloDiscoversSubscribersAndCountsExactly(t *testing.T) {
 }
 
 // Two subscribers of one name (lesson 1's `sub greet &` typed twice) are
-// told apart by their connections beside the lesson at 100x30: "conn 8",
-// whole, where "conn 8 · natslab sub greet" has no room ("conn 8 · …"
-// twice said no more).
+// told apart by their connections beside the lesson: "conn 8", whole,
+// where "conn 8 · natslab sub greet" has no room ("conn 8 · …" twice said
+// no more), in the subject's place where even that has none (at 80x24
+// both rows read "greet").
 func TestHelloTellsSubscribersOfOneNameApart(t *testing.T) {
 	h := newHarness(t, Hello)
 	h.Start("sub greet")
 	h.Start("sub greet")
 	h.Settle("two subscribers on greet", subsOn("greet", 2))
-	for _, sz := range scenes.LessonPanes {
+	for _, sz := range slices.Concat(scenes.SmallestPanes, scenes.LessonPanes) {
 		v := h.settled(sz.W, sz.H)
 		for _, sub := range h.Scene.snap.Subs {
 			if id := fmt.Sprintf("conn %d", sub.Cid); !strings.Contains(v, id) || strings.Contains(v, id+" · …") {

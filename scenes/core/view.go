@@ -312,17 +312,24 @@ func (s *Scene) drawRow(c *kit.Canvas, p *plan, r row, y int, cols columns, now 
 	case Queues:
 		s.drawMember(c, p, r, y, end)
 	default:
+		// The connections' names in one column: the name where it fits,
+		// else as many of its words as fit, or its connection's number.
+		// Where connections share a name, the number tells them apart:
+		// "conn 8 · …" twice would not; where even it has no room beside
+		// the subject, and the subject is the one watched (the caption
+		// says it), the number takes the subject's place.
+		conn := "conn " + strconv.FormatUint(r.sub.Cid, 10)
+		if s.label(r.sub) != r.sub.Label() && r.sub.Subject == s.snap.Watch && r.sub.Queue == "" &&
+			end-(p.rowX+s.subjectWidth()+2)-1 < runes(conn) {
+			c.Text(p.rowX, y, text.Fit(end-p.rowX, conn), kit.Faint)
+			return
+		}
 		x := c.Text(p.rowX, y, kit.Clip(r.sub.Subject, end-p.rowX), kit.Strong)
 		if r.sub.Queue != "" {
 			x = c.Text(x, y, kit.Clip(" in queue "+r.sub.Queue, end-x), kit.Plain)
 		}
-		// The connections' names in one column: the name where it fits,
-		// else as many of its words as fit, or its connection's number.
-		// Where connections share a name, the number tells them apart:
-		// "conn 8 · …" twice would not.
 		x = max(x+2, p.rowX+s.subjectWidth()+2)
 		room := end - x - 1
-		conn := "conn " + strconv.FormatUint(r.sub.Cid, 10)
 		label := text.Fit(room, s.label(r.sub))
 		if label == "" && s.label(r.sub) == r.sub.Label() {
 			label = text.Words(r.sub.Label(), room)
