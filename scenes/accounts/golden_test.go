@@ -1,6 +1,7 @@
 package accounts
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -293,5 +294,29 @@ func TestServiceCountsWhatCrossed(t *testing.T) {
 	}
 	if shops, _ := sub(s, "SHOP", "stock.check"); shops.Msgs != 1 {
 		t.Fatalf("shop's responder shows %d requests, want 1", shops.Msgs)
+	}
+}
+
+// Two clients of one user (lesson 26's `sub --user audit` typed twice)
+// are told apart in their account's box by their connections' numbers,
+// the server's own: both read "● audit".
+func TestClientsOfOneUserAreToldApart(t *testing.T) {
+	h := newHarness(t)
+	for _, subject := range []string{"orders.>", "shop.orders.>"} {
+		nc := h.as(t, "audit")
+		if _, err := nc.SubscribeSync(subject); err != nil {
+			t.Fatal(err)
+		}
+		flush(t, nc)
+	}
+	h.Settle("two audit clients", func(s Snapshot) bool { a, ok := s.Account("AUDIT"); return ok && len(a.Clients) == 2 })
+	a, _ := h.snap().Account("AUDIT")
+	for _, sz := range []scenes.PaneSize{scenes.LessonPanes[0], {W: 68, H: 12}} {
+		v := h.View(sz.W, sz.H)
+		for _, c := range a.Clients {
+			if id := fmt.Sprintf("conn %d", c.Cid); !strings.Contains(v, id) {
+				t.Errorf("at %dx%d the audit clients look alike: %s is not shown:\n%s", sz.W, sz.H, id, v)
+			}
+		}
 	}
 }

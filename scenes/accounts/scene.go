@@ -310,8 +310,19 @@ func (s *Scene) boxLines(a Account) []boxLine {
 	if len(a.Clients) == 0 {
 		out = append(out, boxLine{left: "no clients", role: kit.Faint})
 	}
+	// Clients of one user are told apart by their connections' numbers,
+	// the server's own: "● audit" twice would not.
+	users := map[string]int{}
 	for _, c := range a.Clients {
-		out = append(out, boxLine{left: "● " + c.Label(), role: kit.Strong})
+		users[c.Label()]++
+	}
+	for _, c := range a.Clients {
+		client := boxLine{left: "● " + c.Label(), role: kit.Strong}
+		if users[c.Label()] > 1 {
+			conn := "conn " + strconv.FormatUint(c.Cid, 10)
+			client.left, client.short = "● "+c.Label()+" · "+conn, "● "+conn
+		}
+		out = append(out, client)
 		if len(c.Subs) == 0 {
 			out = append(out, boxLine{left: "no subscriptions", short: "no subs", role: kit.Faint, indent: 2})
 		}
