@@ -481,9 +481,46 @@ func (d *driver) requesterName(subject, reply string) string {
 	if err != nil {
 		return "requester"
 	}
+	name, grew := d.openListener(cz, subject, reply, prefix)
+	if name == "" {
+		// A quick requester may have had its answer and gone by now: the
+		// server remembers closed connections, subscriptions included.
+		name = closedListener(ns, reply, prefix)
+	}
+	if name == "" && len(grew) == 0 {
+		// Or it is going right now: the server takes a connection off its
+		// open ones before it lists it as closed (on a goroutine of its
+		// own), so for a moment it is in neither list.
+		broker.WaitFor(closingWait, func() bool {
+			name = closedListener(ns, reply, prefix)
+			return name != ""
+		})
+	}
+	if name == "" && len(grew) == 1 {
+		name = grew[0]
+	}
+	if name == "" {
+		return "requester"
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	var grew []string
+	if len(d.names) > 256 {
+		clear(d.names)
+	}
+	d.names[prefix] = name
+	return name
+}
+
+// closingWait bounds the look for a requester between the server's open
+// and closed connections.
+const closingWait = 250 * time.Millisecond
+
+// openListener finds, among the open connections, the one listening on
+// the reply subject; and the ones, not responders, whose count of
+// messages sent grew since the scene last looked.
+func (d *driver) openListener(cz *server.Connz, subject, reply, prefix string) (name string, grew []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
 	for _, c := range cz.Conns {
 		if d.ownCids[c.Cid] {
 			continue
@@ -504,22 +541,7 @@ func (d *driver) requesterName(subject, reply string) string {
 		}
 		d.sent[c.Cid] = c.InMsgs
 	}
-	if name == "" {
-		// A quick requester may have had its answer and gone by now: the
-		// server remembers closed connections, subscriptions included.
-		name = closedListener(ns, reply, prefix)
-	}
-	if name == "" && len(grew) == 1 {
-		name = grew[0]
-	}
-	if name == "" {
-		return "requester"
-	}
-	if len(d.names) > 256 {
-		clear(d.names)
-	}
-	d.names[prefix] = name
-	return name
+	return name, grew
 }
 
 func connName(name string, cid uint64) string {
