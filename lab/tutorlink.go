@@ -166,7 +166,12 @@ func (m *Model) followTutor(ctx context.Context) {
 			return
 		case <-t.kick:
 		}
-		l := t.tutor.Lesson()
+		l, opening := t.tutor.LessonOrOpening()
+		if opening {
+			// One lesson is replacing another: the new one's scene comes
+			// with the look its opening kicks.
+			continue
+		}
 		v := t.view(l)
 		fresh := t.freshScene.Swap(false) && l != nil
 		name := ""

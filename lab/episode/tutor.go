@@ -25,6 +25,7 @@ type Tutor struct {
 	op        sync.Mutex
 	mu        sync.Mutex
 	lesson    *Lesson
+	opening   bool // Open is replacing the lesson: nil until it is done
 	sandboxJS bool
 	onChange  func()
 	kick      chan struct{}
@@ -86,6 +87,15 @@ func (t *Tutor) Lesson() *Lesson {
 	return t.lesson
 }
 
+// LessonOrOpening is Lesson, and whether another lesson is being opened:
+// while one replaces another there is no lesson for a moment, and that is
+// not the sandbox (whose scene the lab would bring back).
+func (t *Tutor) LessonOrOpening() (l *Lesson, opening bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lesson, t.opening
+}
+
 // Open opens the lesson id, resuming it where the learner left it (or from
 // its starting state, the first time).
 func (t *Tutor) Open(ctx context.Context, id string) (*Lesson, error) {
@@ -101,7 +111,7 @@ func (t *Tutor) Open(ctx context.Context, id string) (*Lesson, error) {
 	defer func() { go t.changed() }()
 	t.mu.Lock()
 	old := t.lesson
-	t.lesson = nil
+	t.lesson, t.opening = nil, true
 	if old == nil {
 		if dep := t.env.Deployment; dep.Own() {
 			t.sandboxJS = dep.JetStream()
@@ -113,12 +123,15 @@ func (t *Tutor) Open(ctx context.Context, id string) (*Lesson, error) {
 	}
 	l, err := Begin(ctx, t.env, ep, false)
 	if err != nil {
+		t.mu.Lock()
+		t.opening = false
+		t.mu.Unlock()
 		_ = t.backToSandbox()
 		return nil, err
 	}
 	l.Evaluate(ctx)
 	t.mu.Lock()
-	t.lesson = l
+	t.lesson, t.opening = l, false
 	t.mu.Unlock()
 	if t.env.Progress != nil {
 		_ = t.env.Progress.SetCurrent(ep.ID)
