@@ -504,6 +504,13 @@ func (p *cmdPane) extraRows() int {
 // hintRow is the row above the input: the transient hint, or what pasted
 // lines wait.
 func (p *cmdPane) hintRow() string {
+	if p.cut && p.hint == cutHints()[0] {
+		for _, h := range cutHints() {
+			if text.Width(h) < p.w {
+				return h
+			}
+		}
+	}
 	if p.hint != "" {
 		return p.hint
 	}

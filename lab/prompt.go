@@ -93,6 +93,17 @@ func (p *cmdPane) editKey(k tea.KeyPressMsg) tea.Cmd {
 	return cmd
 }
 
+// cutHints say that the line was cut, fullest first: the pane shows the
+// fullest that fits its width whole (see hintRow).
+func cutHints() []string {
+	kib := command.MaxLineLength / 1024
+	return []string{
+		fmt.Sprintf("the line is cut at %d KiB, the most one command may be: publish a larger body from a file with the real CLI", kib),
+		fmt.Sprintf("the line is cut at %d KiB, a command's most: publish larger bodies with the real CLI", kib),
+		fmt.Sprintf("the line is cut at %d KiB, a command's most: larger bodies need the real CLI", kib),
+	}
+}
+
 // cutAt keeps what fits of text in room bytes (whole characters) and says
 // once that the line was cut.
 func (p *cmdPane) cutAt(text string, room int) string {
@@ -102,7 +113,7 @@ func (p *cmdPane) cutAt(text string, room int) string {
 	}
 	if !p.cut {
 		p.cut = true
-		p.hint = fmt.Sprintf("the line is cut at %d KiB, the most one command may be: publish a larger body from a file with the real CLI", command.MaxLineLength/1024)
+		p.hint = cutHints()[0]
 	}
 	return text[:room]
 }

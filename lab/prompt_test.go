@@ -59,6 +59,20 @@ func TestBracketedPasteIsCutAtTheLimit(t *testing.T) {
 	}
 }
 
+// At 80 and 100 columns the cut is said whole, in fewer words.
+func TestTheCutIsSaidWholeInANarrowPane(t *testing.T) {
+	for w, want := range map[int]string{
+		80:  "the line is cut at 64 KiB, a command's most: larger bodies need the real CLI",
+		100: "the line is cut at 64 KiB, a command's most: publish larger bodies with the real CLI",
+	} {
+		h := newHarness(t, w, 24)
+		h.send(tea.PasteMsg{Content: "pub big " + strings.Repeat("x", 5<<20)})
+		if s := h.screen(); !strings.Contains(s, want) {
+			t.Errorf("%d columns:\n%s", w, s)
+		}
+	}
+}
+
 // Typing stays immediate: each character shows as it is typed.
 func TestTypingShowsEachCharacterAtOnce(t *testing.T) {
 	h := newHarness(t, 120, 40)
