@@ -165,7 +165,7 @@ func (s *Server) StartNode(name string) error {
 	}
 	n, err := c.node(name)
 	if err == nil && n.ns != nil {
-		err = fmt.Errorf("node %s is already running", name)
+		err = c.alreadyRunning(name)
 	}
 	s.mu.Unlock()
 	if err != nil {
@@ -186,6 +186,25 @@ func (s *Server) StartNode(name string) error {
 		waitFor(s.opts.ReadyTimeout, func() bool { return ns.JetStreamIsCurrent() })
 	}
 	return nil
+}
+
+// alreadyRunning is the refusal to start a node that runs: it names the
+// one to start instead, if one is down (a lesson's example may name
+// another than the node the learner stopped). s.mu is held.
+func (c *cluster) alreadyRunning(name string) error {
+	var down []string
+	for _, n := range c.nodes {
+		if n.ns == nil {
+			down = append(down, n.name)
+		}
+	}
+	switch len(down) {
+	case 0:
+		return fmt.Errorf("node %s is already running, as every node is (node ls shows them)", name)
+	case 1:
+		return fmt.Errorf("node %s is already running; %s is the one down: node start %s", name, down[0], down[0])
+	}
+	return fmt.Errorf("node %s is already running; %s are down: node start starts them", name, strings.Join(down, " and "))
 }
 
 // Attached reports whether nc is connected to a server running now. Right
