@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"natslab/broker/command"
 	"natslab/broker/text"
 )
 
@@ -37,7 +38,7 @@ func pastedLines(content string) []string {
 			l = open + " " + l
 			open = ""
 		}
-		if quoteOpen(l) {
+		if command.QuoteOpen(l) {
 			open = l
 			continue
 		}
@@ -49,31 +50,6 @@ func pastedLines(content string) []string {
 		lines = append(lines, l)
 	}
 	return lines
-}
-
-// quoteOpen reports whether line leaves a quote open (or ends with a lone
-// backslash): its line break is inside a word.
-func quoteOpen(line string) bool {
-	var quote byte
-	for i := 0; i < len(line); i++ {
-		c := line[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else if c == '\\' && quote == '"' {
-				i++
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '\\':
-			if i == len(line)-1 {
-				return true
-			}
-			i++
-		}
-	}
-	return quote != 0
 }
 
 // pasteLines puts a paste's first line into the prompt and holds the

@@ -38,6 +38,16 @@ func SplitWords(line string) ([]string, error) {
 	return words, nil
 }
 
+// QuoteOpen reports whether line leaves a quote open or ends with a lone
+// backslash, as SplitWords reads it: a line break after it is inside a
+// word.
+func QuoteOpen(line string) bool {
+	_, err := shellquote.Split(line)
+	return errors.Is(err, shellquote.UnterminatedSingleQuoteError) ||
+		errors.Is(err, shellquote.UnterminatedDoubleQuoteError) ||
+		errors.Is(err, shellquote.UnterminatedEscapeError)
+}
+
 // SplitBackground reports whether line ends with a shell-style "&" (run in
 // the background) and returns the line without it.
 func SplitBackground(line string) (string, bool) {
