@@ -105,11 +105,7 @@ func (x *consumerCmd) next(c *Call) error {
 			continue
 		}
 		// Counted once shown, so whoever watches the job sees it printed.
-		if merr == nil {
-			c.received(m.Subject, meta.Stream, meta.Sequence.Stream)
-		} else {
-			c.received(m.Subject, x.stream, 0)
-		}
+		x.countReceived(c, m, meta, merr)
 		if err := x.settle(c, nc, m, ackable); err != nil {
 			return err
 		}
@@ -288,6 +284,16 @@ func (x *consumerCmd) noMessage(c *Call, timeout time.Duration) error {
 		return explain(errNoMessage, "nothing came %s: consumer %s has delivered everything (0 unprocessed messages); publish more to its stream %s", within, x.consumer, x.stream)
 	}
 	return explain(errNoMessage, "nothing came %s: consumer %s still has %s unprocessed messages (waiting pulls %s); try again", within, x.consumer, human(ci.NumPending), human(ci.NumWaiting))
+}
+
+// countReceived counts a message the job was given, by its stream and
+// sequence where its metadata says them.
+func (x *consumerCmd) countReceived(c *Call, m *nats.Msg, meta *nats.MsgMetadata, metaErr error) {
+	if metaErr == nil {
+		c.received(m.Subject, meta.Stream, meta.Sequence.Stream)
+	} else {
+		c.received(m.Subject, x.stream, 0)
+	}
 }
 
 // printMsg prints one message the way natscli's consumer next does.

@@ -70,11 +70,7 @@ func (x *consumerCmd) nextUnseen(c *Call, pullWait time.Duration, lookErr error)
 			}
 			continue
 		}
-		if merr == nil {
-			c.received(m.Subject, meta.Stream, meta.Sequence.Stream)
-		} else {
-			c.received(m.Subject, x.stream, 0)
-		}
+		x.countReceived(c, m, meta, merr)
 		// Settled as natscli settles it: sent, with no wait for a
 		// confirmation the user may not be let to receive.
 		if err := x.settle(c, nc, m, false); err != nil {
