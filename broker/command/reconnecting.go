@@ -74,21 +74,25 @@ func (s *Session) readyAfter(change func() error, said string, restarted func(id
 	conns := s.openConns()
 	back := make([]chan nats.Status, len(conns))
 	marks := make([]uint64, len(conns))
+	lockedOut := make([]bool, len(conns))
 	for i, nc := range conns {
 		// Registered before the change, so no reconnect can come unseen.
 		back[i] = nc.StatusChanged(nats.CONNECTED, nats.CLOSED)
 		defer nc.RemoveStatusListener(back[i])
 		if w := s.jobConn(nc); w != nil {
 			marks[i] = w.refusalCount()
+			lockedOut[i] = w.isLockedOut()
 		}
 	}
 	if err := change(); err != nil {
 		return err
 	}
 	for i, nc := range conns {
-		if w := s.jobConn(nc); w != nil && w.isLockedOut() {
-			// Refused before the change: only a refusal from now on says
-			// the change refuses it too.
+		// Refused before the change: only a refusal from now on says the
+		// change refuses it too. One the change itself refuses is left to
+		// its own disconnect, which says why (a reconnect forced now
+		// would say nothing).
+		if w := s.jobConn(nc); w != nil && lockedOut[i] {
 			marks[i] = w.refusalCount()
 			_ = nc.ForceReconnect()
 		}
