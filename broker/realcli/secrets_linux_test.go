@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"natslab/broker"
 	"natslab/broker/brokertest"
 	"natslab/broker/realcli"
 )
@@ -80,18 +81,23 @@ func TestChildArgumentsHideSecrets(t *testing.T) {
 				t.Errorf("the child's arguments show the secret: %q", cmdline)
 			}
 			// Its subscription at the server: the server took the token.
-			deadline := time.Now().Add(10 * time.Second)
-			for srv.Monitor().Interest(subject) == 0 {
+			var ended error
+			endedEarly := false
+			subscribed := broker.WaitFor(10*time.Second, func() bool {
 				select {
-				case err := <-done:
-					done <- err
-					t.Fatalf("the child ended without subscribing: %v\n%s", err, out.String())
+				case ended = <-done:
+					endedEarly = true
+					done <- ended
+					return true
 				default:
 				}
-				if time.Now().After(deadline) {
-					t.Fatalf("the child never subscribed:\n%s", out.String())
-				}
-				time.Sleep(5 * time.Millisecond)
+				return srv.Monitor().Interest(subject) > 0
+			})
+			if endedEarly {
+				t.Fatalf("the child ended without subscribing: %v\n%s", ended, out.String())
+			}
+			if !subscribed {
+				t.Fatalf("the child never subscribed:\n%s", out.String())
 			}
 		})
 	}
