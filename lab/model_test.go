@@ -808,14 +808,21 @@ func TestLongLinesWrapBetweenWords(t *testing.T) {
 
 // Before a scene is open the pane names every scene, or, where the names
 // do not fit above its border, says which verb lists them: never a list
-// cut off in the middle.
+// cut off in the middle, nor a scene's summary cut at the border (where
+// the summaries fit, they are shown).
 func TestSceneIntroNeverCutsTheList(t *testing.T) {
-	for _, size := range [][2]int{{46, 8}, {46, 12}, {40, 7}, {70, 12}, {70, 24}, {30, 6}} {
+	for _, size := range [][2]int{{46, 8}, {46, 12}, {40, 7}, {70, 12}, {70, 21}, {70, 24}, {30, 6}, {160, 20}} {
 		p := newScenePane(DefaultStyles(), policy.Look{NoColor: true}.SceneStyles())
 		p.SetSize(size[0], size[1])
 		lines := p.Lines()
 		inside := strings.Join(lines[1:len(lines)-1], " ") // within the border
 		inside = strings.Join(strings.Fields(strings.NewReplacer("│", " ").Replace(inside)), " ")
+		if strings.Contains(inside, "…") {
+			t.Errorf("%dx%d: the pane cuts what it says:\n%s", size[0], size[1], strings.Join(lines, "\n"))
+		}
+		if list := p.list(); size[0] == 160 && len(list) > 0 && !strings.Contains(inside, list[0].Summary) {
+			t.Errorf("%dx%d: the summaries fit, but the pane does not show them:\n%s", size[0], size[1], strings.Join(lines, "\n"))
+		}
 		if strings.Contains(inside, "scene lists the") {
 			continue
 		}

@@ -152,8 +152,8 @@ func (p *scenePane) title() string {
 }
 
 // intro is what the pane shows before a scene is open: the scenes, one a
-// line with what each shows, or only their names where h rows cannot hold
-// that.
+// line with what each shows, or only their names where h rows or w
+// columns cannot hold that whole.
 func (p *scenePane) intro(w, h int) string {
 	var b strings.Builder
 	pic := "publisher ──▶ ( NATS ) ──▶ subscriber"
@@ -173,7 +173,18 @@ func (p *scenePane) intro(w, h int) string {
 	}
 	lines := func(text string) int { return strings.Count(wordWrap(text, max(w-2, 10)), "\n") + 1 }
 	intro := "Scenes draw what happens on the broker, whoever causes it. Open one:"
-	if 3+lines(intro)+len(list) > h { // a blank line, the picture, a blank line, the text, the list
+	width := 10
+	for _, f := range list {
+		width = max(width, len(f.Name))
+	}
+	item := func(f scenes.Factory) string { return fmt.Sprintf("   scene %-*s %s", width, f.Name, f.Summary) }
+	summariesFit := true
+	for _, f := range list {
+		// A summary cut at the border would read as the scene's whole
+		// story: where one does not fit, none is shown.
+		summariesFit = summariesFit && text.Width(item(f)) < w
+	}
+	if !summariesFit || 3+lines(intro)+len(list) > h { // a blank line, the picture, a blank line, the text, the list
 		names := make([]string, len(list))
 		for i, f := range list {
 			names[i] = f.Name
@@ -191,12 +202,8 @@ func (p *scenePane) intro(w, h int) string {
 		return b.String()
 	}
 	wrap(intro)
-	width := 10
 	for _, f := range list {
-		width = max(width, len(f.Name))
-	}
-	for _, f := range list {
-		fmt.Fprintf(&b, "   scene %-*s %s\n", width, f.Name, f.Summary)
+		b.WriteString(item(f) + "\n")
 	}
 	return b.String()
 }
