@@ -67,8 +67,13 @@ type lessonPane struct {
 	mdValid bool
 }
 
+// welcomeLabel is the lesson pane's border while it shows the welcome
+// text: the greeting, so the text itself starts with what the lab is and
+// the first steps fit beside the scene at 100x30.
+const welcomeLabel = "lesson: Welcome to natslab"
+
 func newLessonPane(st *Styles) *lessonPane {
-	return &lessonPane{st: st, keys: defaultLessonKeys(), label: "lesson: Welcome", markdown: assets.Welcome, focus: -1}
+	return &lessonPane{st: st, keys: defaultLessonKeys(), label: welcomeLabel, markdown: assets.Welcome, focus: -1}
 }
 
 // SetLesson replaces the text (Markdown) and the label in the border, and

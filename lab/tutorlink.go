@@ -285,7 +285,7 @@ func (m *Model) drawLesson(v lessonView) {
 			t.shown = nil
 			m.resize(m.w, m.h) // the sandbox's layout
 		}
-		m.lesson.SetLesson("lesson: Welcome", assets.Welcome)
+		m.lesson.SetLesson(welcomeLabel, assets.Welcome)
 		m.lesson.SetSteps(nil, "")
 		m.status.SetLesson("")
 		return
