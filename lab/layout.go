@@ -10,7 +10,10 @@ import (
 //
 //   - full, narrow (80x24 up to about 140 columns): the scene and the lesson
 //     side by side on top, the command pane full width below (real CLI
-//     output wants the width), the status bar last;
+//     output wants the width), the status bar last. From 30 rows the top
+//     takes most of the height while the lesson pane is shown (a lesson, or
+//     the sandbox's welcome, is read there); with it hidden (F2) the scene
+//     takes the full width and the command pane most of the height;
 //   - full, wide (140x30 and up): the lesson in a column on the right, the
 //     scene above the command pane on the left;
 //   - compact (below 80x24): the command pane and the status bar, under a
@@ -39,9 +42,9 @@ type layout struct {
 	status   rect
 }
 
-// computeLayout places the panes; reading says a lesson (not the welcome
-// text) is in the lesson pane.
-func computeLayout(w, h int, showLesson, reading bool) layout {
+// computeLayout places the panes; showLesson says the lesson pane (a
+// lesson, or the sandbox's welcome) is on screen.
+func computeLayout(w, h int, showLesson bool) layout {
 	l := layout{w: w, h: h}
 	if w < minWidth || h < minHeight {
 		l.tooSmall = true
@@ -68,9 +71,11 @@ func computeLayout(w, h int, showLesson, reading bool) layout {
 		return l
 	}
 	th := clamp((h*36+50)/100, 7, 20)
-	if showLesson && reading && h >= 30 {
-		// Room to read: the lesson gets over half the height, its text a
-		// page of ten lines or more beside the step to do next.
+	if showLesson && h >= 30 {
+		// Room to read: the lesson pane gets over half the height, a
+		// lesson's text a page of ten lines or more beside the step to do
+		// next, the welcome its first steps whole. Hidden (F2), the pane's
+		// rows go to the command pane for typing.
 		th = clamp(h*60/100, 7, 30)
 	}
 	topW := w

@@ -540,7 +540,7 @@ func (m *Model) maybeFrame() tea.Cmd {
 
 func (m *Model) resize(w, h int) {
 	m.w, m.h = w, h
-	m.lay = computeLayout(w, h, m.showLesson, m.tutor != nil && m.tutor.shown != nil)
+	m.lay = computeLayout(w, h, m.showLesson)
 	l := m.lay
 	m.scene.SetSize(l.top.w, l.top.h)
 	m.log.SetSize(l.top.w, l.top.h)

@@ -120,7 +120,7 @@ func TestSceneVerbOpensAndControls(t *testing.T) {
 		t.Errorf("scene list:\n%s", h.text())
 	}
 	h.run("scene fake")
-	if !strings.Contains(h.screen(), "scene: a fake scene") || !strings.Contains(h.screen(), "fake 68x12") {
+	if !strings.Contains(h.screen(), "scene: a fake scene") || !strings.Contains(h.screen(), "fake 68x22") {
 		t.Fatalf("scene not shown:\n%s", h.screen())
 	}
 	// offline became a verb; publish did not, because it is a nats command.
@@ -285,21 +285,21 @@ func TestHelpUsesThreeColumnsWhereTheyFit(t *testing.T) {
 
 // The scenes check that nothing they print is cut at the sizes the scene
 // pane has at 80x24, beside the lesson and alone (scenes.SmallestPanes),
-// and beside the lesson at 100x30 (scenes.LessonPanes): these must be the
-// sizes the lab gives.
+// and at 100x30, beside the lesson (scenes.LessonPanes) and alone
+// (scenes.TypingPanes): these must be the sizes the lab gives.
 func TestScenePanesAreWhatScenesFit(t *testing.T) {
 	for i, showLesson := range []bool{true, false} {
-		l := computeLayout(80, 24, showLesson, false)
+		l := computeLayout(80, 24, showLesson)
 		got := scenes.PaneSize{W: l.top.w - 2, H: l.top.h - 2, Title: titleRoom(l.top.w)}
 		if want := scenes.SmallestPanes[i]; got != want {
 			t.Errorf("80x24, lesson shown %v: the scene draws in %+v, but the scenes fit %+v", showLesson, got, want)
 		}
 	}
-	for i, reading := range []bool{true, false} {
-		l := computeLayout(100, 30, true, reading)
+	for showLesson, want := range map[bool][]scenes.PaneSize{true: scenes.LessonPanes, false: scenes.TypingPanes} {
+		l := computeLayout(100, 30, showLesson)
 		got := scenes.PaneSize{W: l.top.w - 2, H: l.top.h - 2, Title: titleRoom(l.top.w)}
-		if want := scenes.LessonPanes[i]; got != want {
-			t.Errorf("100x30 beside the lesson, reading %v: the scene draws in %+v, but the scenes fit %+v", reading, got, want)
+		if len(want) != 1 || got != want[0] {
+			t.Errorf("100x30, lesson shown %v: the scene draws in %+v, but the scenes fit %+v", showLesson, got, want)
 		}
 	}
 }

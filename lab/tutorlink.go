@@ -281,10 +281,7 @@ func (t *tutorLink) nextAfter(ep *episode.Episode) string {
 func (m *Model) drawLesson(v lessonView) {
 	t := m.tutor
 	if v.lesson == nil {
-		if t.shown != nil {
-			t.shown = nil
-			m.resize(m.w, m.h) // the sandbox's layout
-		}
+		t.shown = nil
 		m.lesson.SetLesson(welcomeLabel, assets.Welcome)
 		m.lesson.SetSteps(nil, "")
 		m.status.SetLesson("")
@@ -292,15 +289,9 @@ func (m *Model) drawLesson(v lessonView) {
 	}
 	r := v.report
 	if v.lesson != t.shown {
-		reading := t.shown != nil
 		t.shown, t.shownComplete = v.lesson, r.Complete
 		m.lesson.SetLesson(fmt.Sprintf("lesson %d · %s", v.ep.Number, v.ep.ID), v.ep.Text)
-		switch {
-		case !m.showLesson:
-			m.ShowLesson(true) // a lesson just opened: its pane belongs on screen
-		case !reading:
-			m.resize(m.w, m.h) // the layout for reading a lesson
-		}
+		m.ShowLesson(true) // a lesson just opened: its pane belongs on screen
 	}
 	if r.Complete && !t.shownComplete {
 		// Said where the learner's eyes are, once, as it happens.

@@ -47,6 +47,39 @@ func TestViewGoldenCompactAndTooSmall(t *testing.T) {
 	}
 }
 
+// The welcome reads like a lesson: from 30 rows the lesson pane takes most
+// of the height whatever it shows, so the sandbox's first screen has the
+// welcome's first steps whole beside the scene. F2, hiding the pane, gives
+// its rows to the command pane.
+func TestTheWelcomesFirstStepsReadWhole(t *testing.T) {
+	const last = "3. jobs lists what runs; stop 1 (or Ctrl-C) ends it."
+	for _, sz := range [][2]int{{100, 30}, {120, 36}} {
+		h := newHarness(t, sz[0], sz[1])
+		if got := textIn(h.screen(), h.m.lay.lesson); !strings.Contains(got, last) {
+			t.Errorf("%dx%d: the welcome's first steps are not whole in the lesson pane: %q", sz[0], sz[1], got)
+		}
+		h.key("f2")
+		if l := h.m.lay; l.lesson.w != 0 || l.top.w != sz[0] || l.cmd.h <= l.top.h {
+			t.Errorf("%dx%d, lesson pane hidden: the scene is %dx%d, the command pane %dx%d; want the scene full width over a taller command pane", sz[0], sz[1], l.top.w, l.top.h, l.cmd.w, l.cmd.h)
+		}
+		h.key("f2")
+		if got := textIn(h.screen(), h.m.lay.lesson); !strings.Contains(got, last) {
+			t.Errorf("%dx%d, lesson pane shown again: the welcome's first steps are not whole: %q", sz[0], sz[1], got)
+		}
+	}
+}
+
+// textIn is the text inside r on screen, its border left out, the words
+// joined by single blanks.
+func textIn(screen string, r rect) string {
+	lines := strings.Split(screen, "\n")
+	var words []string
+	for y := r.y + 1; y < r.y+r.h-1 && y < len(lines); y++ {
+		words = append(words, strings.Fields(ansi.Cut(lines[y], r.x+1, r.x+r.w-1))...)
+	}
+	return strings.Join(words, " ")
+}
+
 // Below the full layout the scene and lesson panes give way to the
 // command pane, and the first line says what size brings them back.
 func TestCompactSaysWhatSizeShowsThePanes(t *testing.T) {

@@ -62,12 +62,19 @@ type PaneSize struct{ W, H, Title int }
 // layout gives these sizes.)
 var SmallestPanes = []PaneSize{{W: 44, H: 7, Title: 34}, {W: 78, H: 7, Title: 68}}
 
-// LessonPanes are the sizes the scene pane has beside the lesson in a
-// 100x30 terminal, the next common size: while the lesson is read (the
-// taller pane) and while commands are typed. Scenes whose lessons play
-// there check they cut nothing at these sizes too. (The lab's tests check
-// its layout gives these sizes.)
-var LessonPanes = []PaneSize{{W: 56, H: 16, Title: 46}, {W: 56, H: 9, Title: 46}}
+// LessonPanes are the sizes the scene pane has beside the lesson pane (a
+// lesson or the welcome) in a 100x30 terminal, the next common size.
+// Scenes whose lessons play there check they cut nothing at these sizes
+// too. (The lab's tests check its layout gives these sizes.)
+var LessonPanes = []PaneSize{{W: 56, H: 16, Title: 46}}
+
+// TypingPanes are the sizes the scene pane has alone in a 100x30
+// terminal, the lesson pane hidden (F2): the full width over a command
+// pane that takes most of the height. Wider than SmallestPanes' but
+// taller too, so a scene that lays itself out by its width meets a
+// layout there it has nowhere else. (The lab's tests check its layout
+// gives these sizes.)
+var TypingPanes = []PaneSize{{W: 98, H: 9, Title: 88}}
 
 // Scene is one animated picture in the lab's scene pane. Besides a model
 // it is a help.KeyMap: its keys (Keyed) with their help, for the pane's

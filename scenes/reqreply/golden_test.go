@@ -62,7 +62,6 @@ func TestGoldenSizes(t *testing.T) {
 	h.GoldenSizes(t,
 		kittest.Size{Name: "200x20", W: 200, H: 20},
 		kittest.Size{Name: "118x12", W: 118, H: 12},
-		kittest.Size{Name: "56x9", W: 56, H: 9},
 		kittest.Size{Name: "48x6-compact", W: 48, H: 6},
 		kittest.Size{Name: "40x3-compact", W: 40, H: 3},
 		kittest.Size{Name: "30x2-line", W: 30, H: 2},

@@ -79,7 +79,6 @@ func TestGoldenEpisode(t *testing.T) {
 	)
 	h.GoldenSizes(t,
 		kittest.Size{Name: "44x7-80x24", W: 44, H: 7},
-		kittest.Size{Name: "56x9-100x30", W: 56, H: 9},
 		kittest.Size{Name: "56x16-100x30-reading", W: 56, H: 16},
 	)
 	// The story of the lesson's last step reads to its end beside the

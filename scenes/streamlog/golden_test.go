@@ -133,7 +133,6 @@ func TestGoldenRestart(t *testing.T) {
 // paneSizes are the scene pane's at 80x24 and 100x30 beside the lesson.
 var paneSizes = []kittest.Size{
 	{Name: "44x7-80x24", W: 44, H: 7},
-	{Name: "56x9-100x30", W: 56, H: 9},
 	{Name: "56x16-100x30-reading", W: 56, H: 16},
 }
 

@@ -233,16 +233,15 @@ func (h *Harness[Sc, S]) GoldenSizes(t *testing.T, sizes ...Size) {
 }
 
 // GoldenPanes is Golden at the sizes the scene pane has beside the lesson
-// (scenes.SmallestPanes, scenes.LessonPanes): at 80x24, and at 100x30 while
-// the lesson is read and while commands are typed. The golden files are
-// named after the stage, the pane's size and the terminal's.
+// (scenes.SmallestPanes, scenes.LessonPanes): at 80x24 and at 100x30. The
+// golden files are named after the stage, the pane's size and the
+// terminal's.
 func (h *Harness[Sc, S]) GoldenPanes(t *testing.T, stage string) {
 	t.Helper()
-	at80, reading, typing := scenes.SmallestPanes[0], scenes.LessonPanes[0], scenes.LessonPanes[1]
+	at80, reading := scenes.SmallestPanes[0], scenes.LessonPanes[0]
 	h.GoldenSizes(t,
 		Size{Name: fmt.Sprintf("%s-%dx%d-80x24", stage, at80.W, at80.H), W: at80.W, H: at80.H},
 		Size{Name: fmt.Sprintf("%s-%dx%d-100x30-reading", stage, reading.W, reading.H), W: reading.W, H: reading.H},
-		Size{Name: fmt.Sprintf("%s-%dx%d-100x30", stage, typing.W, typing.H), W: typing.W, H: typing.H},
 	)
 }
 
@@ -254,12 +253,13 @@ var clipped = regexp.MustCompile(`(?m)[^\s…│]…(\s|$)`)
 
 // paneSizes are the sizes NeverCut checks: the scene pane's at 80x24,
 // where the lab's full layout starts, and at 100x30 beside the lesson,
-// where most lessons are read.
-var paneSizes = slices.Concat(scenes.SmallestPanes, scenes.LessonPanes)
+// where most lessons are read, and alone.
+var paneSizes = slices.Concat(scenes.SmallestPanes, scenes.LessonPanes, scenes.TypingPanes)
 
 // NeverCut draws the scene as it is now at each size the lab's scene pane
-// has at 80x24 and beside the lesson at 100x30 (scenes.SmallestPanes,
-// scenes.LessonPanes) and fails the test where it cut a word: text that
+// has at 80x24 and at 100x30, beside the lesson and alone
+// (scenes.SmallestPanes, scenes.LessonPanes, scenes.TypingPanes) and fails
+// the test where it cut a word: text that
 // ran past the pane's edge (kit.Canvas.Spilled), or that was shortened
 // with "…", or a line ended cut short (CutShort); where anything touches
 // the pane's border (TouchesTheBorder);
