@@ -206,3 +206,46 @@ func TestCodeSpansAreNeverCut(t *testing.T) {
 		}
 	}
 }
+
+// A number with a full stop reads as a list item's marker at the start of
+// a line: so it starts one only where the text has a numbered item or a
+// numbered heading. A heading wrapped in a narrow pane keeps its one
+// number ("1. 1. A consumer" read as an item inside an item), and a
+// sentence ending with a number never carries it to the next line, where
+// "2. It went past" would read as the second point of a list.
+func TestNumbersStartOnlyTheirItems(t *testing.T) {
+	md := "## 1. A consumer with short fuses\n\nThe floor is at sequence 2. It went past it.\n"
+	renders(t, md, 24, []string{
+		"1. A consumer with short",
+		"fuses",
+		"",
+		"The floor is at",
+		"sequence 2. It went past",
+		"it.",
+	})
+	texts, err := render.Texts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	numbered := regexp.MustCompile(`^ *(\d+)\. +(\S+)`)
+	for _, text := range texts {
+		// The numbers that start an item or a heading in the source, each
+		// with the first word after it.
+		starts := map[string]bool{}
+		for _, l := range strings.Split(text.Markdown, "\n") {
+			if m := numbered.FindStringSubmatch(strings.TrimLeft(l, "# ")); m != nil {
+				starts[m[1]+" "+strings.Trim(m[2], "*`")] = true
+			}
+		}
+		for width := prose.MinWidth; width <= prose.MaxWidth; width++ {
+			lines, _ := prose.Lines(text.Markdown, width)
+			for i, l := range lines {
+				m := numbered.FindStringSubmatch(ansi.Strip(l))
+				if m != nil && !starts[m[1]+" "+m[2]] {
+					t.Errorf("%s at %d: line %d starts with a number the text does not number: %q", text.Name, width, i+1, ansi.Strip(l))
+					break
+				}
+			}
+		}
+	}
+}

@@ -22,7 +22,7 @@ import (
 // Lines renders markdown for a text column inner cells wide, one string per
 // line, without the blank lines glamour leaves at either end.
 func Lines(markdown string, inner int) ([]string, error) {
-	markdown = protectBreaks(hangCode(markdown, inner-codeMargin), inner-4)
+	markdown = protectBreaks(glueNumbers(hangCode(markdown, inner-codeMargin)), inner-4)
 	// Glamour wraps list items a little past its width (the marker is not
 	// counted): narrow the wrap until every line fits, rather than cut.
 	var body string
@@ -45,6 +45,9 @@ func Lines(markdown string, inner int) ([]string, error) {
 	}
 	body = strings.NewReplacer(nbHyphen, "-", nbDot, ".", nbComma, ",").Replace(body)
 	lines := hangItems(strings.Split(body, "\n"), inner)
+	for i, l := range lines {
+		lines[i] = strings.ReplaceAll(l, numberGlue, " ")
+	}
 	blank := func(s string) bool { return strings.TrimSpace(ansi.Strip(s)) == "" }
 	for len(lines) > 0 && blank(lines[0]) {
 		lines = lines[1:]
@@ -66,6 +69,50 @@ const (
 	nbDot   = "\u2024"
 	nbComma = "\u201a"
 )
+
+// numberGlue stands in, while glamour wraps and hangItems finds the list
+// items, for a space that must not break or start an item: one cell wide,
+// and no space, so neither wraps at it. Lines turns it back into a space
+// afterwards.
+const numberGlue = "\u2423"
+
+var (
+	// numberedHeading is a heading that starts with a number: "## 1. Title".
+	numberedHeading = regexp.MustCompile(`^(#{1,6} +\d+\.) `)
+	// listMarker is the marker of a list item's first line.
+	listMarker = regexp.MustCompile(`^ *(\d+\.|[-*+]) `)
+	// numberInText is a number ending with a full stop inside a line (a
+	// sentence's end: "at stream sequence 2. It went", "`tries: 2`. Take"),
+	// its code span or emphasis closed before the stop.
+	numberInText = regexp.MustCompile("(\\S) (\\d+[`*_]*\\.)( |$)")
+)
+
+// glueNumbers keeps a number with a full stop from starting a line where
+// the text does not number an item, since a line starting "2. " reads as
+// a list's second point (and hangItems would hang the lines after it under
+// it): a numbered heading keeps its number with its first word, and a
+// number inside a sentence stays with the word before it. Code blocks are
+// left as they are.
+func glueNumbers(markdown string) string {
+	lines := strings.Split(markdown, "\n")
+	fenced := false
+	for i, l := range lines {
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced {
+			continue
+		}
+		if m := numberedHeading.FindStringSubmatch(l); m != nil {
+			lines[i] = m[1] + numberGlue + l[len(m[0]):]
+			continue
+		}
+		marker := listMarker.FindString(l)
+		lines[i] = marker + numberInText.ReplaceAllString(l[len(marker):], "${1}"+numberGlue+"${2}${3}")
+	}
+	return strings.Join(lines, "\n")
+}
 
 // ruleRow matches a table's delimiter row or a thematic break.
 var ruleRow = regexp.MustCompile(`^[\s|:-]+$`)
