@@ -249,3 +249,65 @@ func TestNumbersStartOnlyTheirItems(t *testing.T) {
 		}
 	}
 }
+
+// A command in a code block reads whole at every width: its first line at
+// the block's margin and any further parts indented under it, never a
+// part at the text's margin, where it reads as the lesson's words
+// ("--subjects" alone under "stream add SHOP"). From 26 columns, the
+// narrowest the pane's text gets.
+func TestCommandsReadWholeAtEveryWidth(t *testing.T) {
+	texts, err := render.Texts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	indent := func(s string) int { return len(s) - len(strings.TrimLeft(s, " ")) }
+	for _, text := range texts {
+		var commands []string
+		fenced := false
+		for _, l := range strings.Split(text.Markdown, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "```") {
+				fenced = !fenced
+				continue
+			}
+			if fenced && strings.TrimSpace(l) != "" {
+				commands = append(commands, strings.Join(strings.Fields(l), " "))
+			}
+		}
+		for width := 26; width <= prose.MaxWidth; width++ {
+			lines, _ := prose.Lines(text.Markdown, width)
+			plain := make([]string, len(lines))
+			for i, l := range lines {
+				plain[i] = strings.TrimRight(ansi.Strip(l), " ")
+			}
+		command:
+			for _, c := range commands {
+				for i, l := range plain {
+					first := strings.TrimSpace(l)
+					if indent(l) < 2 || first == "" || !strings.HasPrefix(c, first) {
+						continue
+					}
+					read := first
+					for j := i + 1; read != c && j < len(plain); j++ {
+						next := strings.TrimSpace(plain[j])
+						if indent(plain[j]) <= indent(l) {
+							break
+						}
+						// A part of a word too long for a line goes on
+						// under it, without a space.
+						if strings.HasPrefix(c, read+" "+next) {
+							read += " " + next
+						} else if strings.HasPrefix(c, read+next) {
+							read += next
+						} else {
+							break
+						}
+					}
+					if read == c {
+						continue command
+					}
+				}
+				t.Errorf("%s at %d: the command %q does not read whole under itself", text.Name, width, c)
+			}
+		}
+	}
+}

@@ -22,16 +22,18 @@ import (
 // Lines renders markdown for a text column inner cells wide, one string per
 // line, without the blank lines glamour leaves at either end.
 func Lines(markdown string, inner int) ([]string, error) {
-	markdown = protectBreaks(glueNumbers(hangCode(markdown, inner-codeMargin)), inner-4)
 	// Glamour wraps list items a little past its width (the marker is not
 	// counted): narrow the wrap until every line fits, rather than cut.
+	// Code lines are broken for the wrap in use: glamour would break a
+	// longer one again at its own width, its rest at the text's margin.
 	var body string
 	for wrap := inner; ; wrap-- {
+		md := protectBreaks(glueNumbers(hangCode(markdown, wrap-codeMargin)), inner-4)
 		r, err := glamour.NewTermRenderer(glamour.WithStyles(Style()), glamour.WithWordWrap(wrap))
 		if err != nil {
 			return nil, err
 		}
-		if body, err = r.Render(markdown); err != nil {
+		if body, err = r.Render(md); err != nil {
 			return nil, err
 		}
 		widest := 0
@@ -167,7 +169,8 @@ const codeMargin = 2
 // hangCode breaks each line of a fenced code block that is wider than
 // width at spaces, its further parts indented two more than the line, so a
 // long command reads as one (glamour would go on at the margin, where it
-// reads as text). A word wider than a line stays whole.
+// reads as text). A quoted argument stays whole where it fits; a word
+// wider than a line goes on in parts under it (splitWord).
 func hangCode(markdown string, width int) string {
 	lines := strings.Split(markdown, "\n")
 	var out []string
@@ -185,23 +188,86 @@ func hangCode(markdown string, width int) string {
 		indent := l[:len(l)-len(strings.TrimLeft(l, " "))]
 		lead := indent
 		cur, col := lead, len(lead)
-		for _, word := range strings.Fields(l) {
-			w := ansi.StringWidth(word)
-			if col > len(lead) && col+1+w > width {
-				out = append(out, cur)
-				lead = indent + "  "
-				cur, col = lead, len(lead)
+		room := width - len(indent) - 2 // a further line's
+		for _, word := range commandWords(l, room) {
+			for i, part := range splitWord(word, room) {
+				w := ansi.StringWidth(part)
+				if col > len(lead) && (i > 0 || col+1+w > width) {
+					out = append(out, cur)
+					lead = indent + "  "
+					cur, col = lead, len(lead)
+				}
+				if col > len(lead) {
+					cur += " "
+					col++
+				}
+				cur += part
+				col += w
 			}
-			if col > len(lead) {
-				cur += " "
-				col++
-			}
-			cur += word
-			col += w
 		}
 		out = append(out, cur)
 	}
 	return strings.Join(out, "\n")
+}
+
+// commandWords splits a command line at its spaces, a quoted argument
+// ("order 1") kept as one word where it fits within width: a body cut
+// inside its quotes reads as two arguments.
+func commandWords(l string, width int) []string {
+	var words []string
+	var cur strings.Builder
+	var quote rune
+	for _, c := range l {
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == ' ':
+			if cur.Len() > 0 {
+				words = append(words, cur.String())
+				cur.Reset()
+			}
+			continue
+		}
+		cur.WriteRune(c)
+	}
+	if cur.Len() > 0 {
+		words = append(words, cur.String())
+	}
+	var out []string
+	for _, w := range words {
+		if ansi.StringWidth(w) > width {
+			out = append(out, strings.Fields(w)...)
+		} else {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// splitWord cuts a word wider than width (a long subject, a template) into
+// parts that fit, each after a dot, comma, slash or colon where there is
+// one, so that the parts go on lines of their own under the command
+// instead of glamour cutting the word and starting its rest at the
+// text's margin.
+func splitWord(word string, width int) []string {
+	var parts []string
+	for ansi.StringWidth(word) > width && width > 0 {
+		runes := []rune(word)
+		cut := min(width, len(runes))
+		for i := cut; i > 1; i-- {
+			if strings.ContainsRune(".,/:", runes[i-1]) {
+				cut = i
+				break
+			}
+		}
+		parts = append(parts, string(runes[:cut]))
+		word = string(runes[cut:])
+	}
+	return append(parts, word)
 }
 
 // itemStart matches the first line of a list item as glamour draws it.
