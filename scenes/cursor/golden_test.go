@@ -2,6 +2,7 @@ package cursor
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -293,6 +294,11 @@ func TestGoldenDeliverPolicies(t *testing.T) {
 	// marks alone), and those left out are counted.
 	for _, sz := range append(slices.Clone(scenes.SmallestPanes), scenes.LessonPanes...) {
 		v := h.View(sz.W, sz.H)
+		// The header says how many messages the stream holds, apart
+		// from the server's state: "6 messages server ● up" read as one.
+		if header, _, _ := strings.Cut(v, "\n"); !strings.Contains(header, "· 6 messages") || !regexp.MustCompile(`\S {2,}server ● up$`).MatchString(strings.TrimRight(header, " ")) {
+			t.Errorf("at %dx%d the header lacks the count, or runs it into the server's state: %q", sz.W, sz.H, header)
+		}
 		shown := 0
 		for _, name := range names {
 			if strings.Contains(v, " "+name+" ") {

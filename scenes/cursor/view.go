@@ -167,8 +167,12 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 		return 1
 	}
 	x := c.Text(1, 0, snap.Stream, kit.Title)
-	if len(snap.Subjects) > 0 && x+3+runes(strings.Join(snap.Subjects, ", ")) < right-1 {
-		x = c.Text(x, 0, " ← "+strings.Join(snap.Subjects, ", "), kit.Plain)
+	// The line ends two columns before the server's state, so the two
+	// read apart.
+	end := right - 2
+	subjects := ""
+	if len(snap.Subjects) > 0 {
+		subjects = " ← " + strings.Join(snap.Subjects, ", ")
 	}
 	parts := []string{text.Count(snap.Msgs, "message", "messages")}
 	if snap.LastSeq > 0 {
@@ -177,7 +181,17 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 	if !snap.Auto {
 		parts = append(parts, "watch")
 	}
-	if fit := text.Leading(right-x-4, " · ", parts...); len(fit) > 0 {
+	// The subjects give way before the count: the subject row names
+	// what each message was published to, and only the count says how
+	// many the stream holds beyond the log's window.
+	fit := text.Leading(end-x-runes(subjects)-3, " · ", parts...)
+	if len(fit) == 0 {
+		if fit = text.Leading(end-x-3, " · ", parts...); len(fit) > 0 || x+runes(subjects) > end {
+			subjects = ""
+		}
+	}
+	x = c.Text(x, 0, subjects, kit.Plain)
+	if len(fit) > 0 {
 		c.Text(x, 0, " · "+strings.Join(fit, " · "), kit.Plain)
 	}
 	if !snap.ServerUp && s.H >= 8 {
