@@ -1,9 +1,11 @@
 package reqreply
 
 import (
+	"strings"
 	"testing"
 	"time"
 
+	"natslab/scenes"
 	"natslab/scenes/kit/kittest"
 )
 
@@ -62,9 +64,18 @@ func TestGoldenSizes(t *testing.T) {
 	h.GoldenSizes(t,
 		kittest.Size{Name: "200x20", W: 200, H: 20},
 		kittest.Size{Name: "118x12", W: 118, H: 12},
+		kittest.Size{Name: "44x7-80x24", W: 44, H: 7},
 		kittest.Size{Name: "48x6-compact", W: 48, H: 6},
 		kittest.Size{Name: "40x3-compact", W: 40, H: 3},
 		kittest.Size{Name: "30x2-line", W: 30, H: 2},
 		kittest.Size{Name: "1x1", W: 1, H: 1},
 	)
+	// The compact picture, at 80x24, says how many responders there
+	// are, as the full picture's box does.
+	for _, sz := range scenes.SmallestPanes {
+		if v := h.View(sz.W, sz.H); !strings.Contains(v, "[2 responders]") {
+			t.Errorf("at %dx%d the picture does not say how many responders there are:\n%s", sz.W, sz.H, v)
+		}
+	}
+	h.NeverCut(t, "two responders")
 }

@@ -19,7 +19,8 @@ func (b box) mid() int               { return b.x + b.w/2 }
 type plan struct {
 	full          bool
 	req, srv, rsp box
-	up, dn        int // the rows requests and replies travel on
+	up, dn        int    // the rows requests and replies travel on
+	rspName       string // the compact picture's responders node
 }
 
 func (p *plan) inside(q kit.Point) bool {
@@ -94,15 +95,24 @@ func (s *Scene) layout() (plan, bool) {
 			return p, true
 		}
 	}
-	if s.H >= 3 {
-		parts := []int{runes("[requester]"), runes("[server]"), runes("[responders]")}
+	// The responders' node says how many there are, as the full
+	// picture's box does, where the row has room for it.
+	names := []string{"[nobody]"}
+	if n := len(s.snap.Responders); n > 0 {
+		names = []string{"[" + text.Count(n, "responder", "responders") + "]", "[responders]"}
+	}
+	for _, name := range names {
+		if s.H < 3 {
+			break
+		}
+		parts := []int{runes("[requester]"), runes("[server]"), runes(name)}
 		sum := parts[0] + parts[1] + parts[2]
 		// A blank column at each side: "[requester]" run up to the
 		// pane's border reads as part of it.
-		if sum+2*5 <= s.W-2 {
-			wire := min(5+(s.W-2-sum-10)/2, 14)
+		if sum+2*4 <= s.W-2 {
+			wire := min(4+(s.W-2-sum-8)/2, 14)
 			x := (s.W - sum - 2*wire) / 2
-			p := plan{up: 0, dn: 1}
+			p := plan{up: 0, dn: 1, rspName: name}
 			p.req = box{x, 0, parts[0], 1}
 			p.srv = box{x + parts[0] + wire, 0, parts[1], 1}
 			p.rsp = box{p.srv.x + parts[1] + wire, 0, parts[2], 1}
@@ -372,12 +382,11 @@ func (s *Scene) drawCompact(c *kit.Canvas, p *plan, now time.Time) {
 	has := len(n.Responders) > 0
 	c.Text(p.req.x, p.req.y, "[requester]", kit.Node)
 	c.Text(p.srv.x, p.srv.y, "[server]", s.role("server", kit.Node, now))
-	rsp := "[responders]"
 	role := kit.Node
 	if !has {
-		rsp, role = "[nobody]", kit.NodeOff
+		role = kit.NodeOff
 	}
-	c.Text(p.rsp.x, p.rsp.y, rsp, s.role("responders", role, now))
+	c.Text(p.rsp.x, p.rsp.y, p.rspName, s.role("responders", role, now))
 	drawWire(c, p.req.x+p.req.w, p.srv.x, p.up, true, "", kit.Wire)
 	drawWire(c, p.req.x+p.req.w, p.srv.x, p.dn, false, "", kit.Wire)
 	if has {
