@@ -2,6 +2,7 @@ package accounts
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -295,6 +296,33 @@ func TestServiceCountsWhatCrossed(t *testing.T) {
 	if shops, _ := sub(s, "SHOP", "stock.check"); shops.Msgs != 1 {
 		t.Fatalf("shop's responder shows %d requests, want 1", shops.Msgs)
 	}
+}
+
+// The service's arrows count the requests and the replies at every width
+// the scene draws them: where "12 replies" does not fit the gap, a
+// shorter wording still gives the number.
+func TestServiceArrowsCountAtEveryWidth(t *testing.T) {
+	h := newHarness(t)
+	audit, shop := h.as(t, "audit"), h.as(t, "shop")
+	if _, err := shop.Subscribe("stock.check", func(m *nats.Msg) { _ = m.Respond([]byte("in stock")) }); err != nil {
+		t.Fatal(err)
+	}
+	flush(t, shop)
+	for range 12 {
+		if _, err := audit.Request("stock.check", []byte("widget"), 10*time.Second); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.Settle("twelve replies", func(s Snapshot) bool { l, _ := s.Link("service", "AUDIT"); return l.Crossed == 12 && l.Replies == 12 })
+	h.looked()
+	h.Clock.Advance(3 * time.Second) // the messages' dots have arrived: the labels read whole
+	for _, sz := range []scenes.PaneSize{scenes.LessonPanes[0], {W: 68, H: 12}, {W: 118, H: 20}} {
+		v := h.View(sz.W, sz.H)
+		if !regexp.MustCompile(`◀─+ 12 req`).MatchString(v) || !regexp.MustCompile(`─ 12 \S+ ─+▶`).MatchString(v) {
+			t.Errorf("at %dx%d an arrow of the service does not count what it carried:\n%s", sz.W, sz.H, v)
+		}
+	}
+	h.NeverCut(t, "twelve replies")
 }
 
 // Two clients of one user (lesson 26's `sub --user audit` typed twice)

@@ -409,11 +409,13 @@ func (s *Scene) drawLinks(c *kit.Canvas, now time.Time) {
 		c.TextCenter(x0, x1+1, y, fit(gap, "service "+k.Subject, k.Subject), kit.Strong)
 		arrow(c, x0, x1, y+1, !toImporter, count(k.Crossed, "request", "requests"), wire, s.role(now, "cross:"+key, kit.Strong),
 			count(k.Crossed, "req", "reqs"))
-		back := "replies"
+		back, shorter := "replies", []string(nil)
 		if k.Replies >= 0 {
-			back = count(k.Replies, "reply", "replies")
+			// "12 back" where "12 replies" is too wide: the list line's
+			// word for them ("12 in, 12 back").
+			back, shorter = count(k.Replies, "reply", "replies"), []string{fmt.Sprintf("%d back", k.Replies)}
 		}
-		arrow(c, x0, x1, y+2, toImporter, back, wire, s.role(now, "reply:"+key, kit.Strong))
+		arrow(c, x0, x1, y+2, toImporter, back, wire, s.role(now, "reply:"+key, kit.Strong), shorter...)
 		s.route(key, x0, x1, y+1, !toImporter, "from:", "to:")
 		s.route(key, x0, x1, y+2, toImporter, "back:", "home:")
 	}
