@@ -33,9 +33,10 @@ type jobConn struct {
 	nc *nats.Conn // set once connected
 
 	mu        sync.Mutex
-	refusals  uint64        // refusals for authentication so far
-	lockedOut bool          // refused since it was last connected
-	changed   chan struct{} // closed and replaced at each refusal
+	refusals  uint64          // refusals for authentication so far
+	lockedOut bool            // refused since it was last connected
+	changed   chan struct{}   // closed and replaced at each refusal
+	violated  map[string]bool // the permissions violations printed
 }
 
 // refusalBackoff is natscli's reconnect schedule (its DefaultBackoff,
@@ -122,7 +123,7 @@ func (w *jobConn) asyncError(_ *nats.Conn, _ *nats.Subscription, err error) {
 		// waits: a refused subscription is the job's error instead, as it
 		// is the real CLI's, which ends before its handler prints.
 		if !strings.Contains(err.Error(), "Violation for Subscription") {
-			w.c.Statusf(">>> Unexpected NATS error: %s", err)
+			w.violation(err)
 		}
 		return
 	}
@@ -140,6 +141,43 @@ func (w *jobConn) asyncError(_ *nats.Conn, _ *nats.Subscription, err error) {
 	if first {
 		w.c.Notef("the server's new configuration refuses this job's client (its user is gone or changed, or a user is now required): like the nats CLI, it keeps retrying, less and less often, and carries on once let in%s", stopHint(w.c))
 	}
+}
+
+// violation prints a permissions violation as natscli's error handler
+// does, once: the handler runs on a goroutine of its own, and a job that
+// ends on the same error (Call.endOnViolation) prints it first, so that
+// it comes before the job's error line.
+func (w *jobConn) violation(err error) {
+	w.mu.Lock()
+	seen := w.violated[err.Error()]
+	if w.violated == nil {
+		w.violated = map[string]bool{}
+	}
+	w.violated[err.Error()] = true
+	w.mu.Unlock()
+	if !seen {
+		w.c.Statusf(">>> Unexpected NATS error: %s", err)
+	}
+}
+
+// endOnViolation is natscli's last step before a subscription waits:
+// a round trip, then the connection's last error, which ends the command.
+// A pull the server refuses the user ends a stream read there, with the
+// violation printed by the handler and as the error.
+func (c *Call) endOnViolation(nc *nats.Conn) error {
+	if err := nc.FlushTimeout(c.timeout); err != nil {
+		return err
+	}
+	err := nc.LastError()
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, nats.ErrPermissionViolation) {
+		if w := c.S.jobConn(nc); w != nil {
+			w.violation(err)
+		}
+	}
+	return err
 }
 
 func (w *jobConn) reconnected(*nats.Conn) {

@@ -13,8 +13,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 )
 
-// runJetStream reads messages from the stream that stores them: through an
-// ordered consumer (limits streams), a durable consumer (--durable), or
+// runJetStream reads messages from the stream that stores them: through a
+// consumer of its own (limits streams), a durable consumer (--durable), or
 // direct gets (work-queue and interest streams, where a consumer would
 // take the messages away, and --direct).
 func (s *subCmd) runJetStream(c *Call, nc *nats.Conn, sk *subSink) error {
@@ -78,7 +78,7 @@ func (s *subCmd) runJetStream(c *Call, nc *nats.Conn, sk *subSink) error {
 	case s.direct:
 		return s.runDirect(c, nc, js, st, filter, sk)
 	}
-	return s.runOrdered(c, nc, st, filter, sk)
+	return s.runEphemeral(c, nc, st, filter, sk)
 }
 
 // streamFlags names the flags that made sub read a stream, for notes.
@@ -138,73 +138,63 @@ func (s *subCmd) startStatus(c *Call, subject string) {
 	}
 }
 
-// deliverOpts are the ordered consumer's start options.
-func (s *subCmd) deliverOpts(c *Call) []nats.SubOpt {
-	switch {
-	case s.startSeq > 0:
-		return []nats.SubOpt{nats.StartSequence(s.startSeq)}
-	case s.last:
-		return []nats.SubOpt{nats.DeliverLast()}
-	case s.all:
-		return []nats.SubOpt{nats.DeliverAll()}
-	case s.deliverNew:
-		return []nats.SubOpt{nats.DeliverNew()}
-	case s.since != "":
-		return []nats.SubOpt{nats.StartTime(c.Now().Add(-s.sinceDur))}
-	case s.lastPerSubject:
-		return []nats.SubOpt{nats.DeliverLastPerSubject()}
+// runEphemeral reads as natscli does: through a consumer of its own, made
+// for this read (a name the client library makes up, no durable name, no
+// acks, filtered on the subject or on ">"), pulled from. Like any
+// ephemeral consumer, the server removes it once it has been idle for 5s
+// after the read ends. A user the server refuses the pull
+// ($JS.API.CONSUMER.MSG.NEXT.…) gets natscli's error, and no message.
+func (s *subCmd) runEphemeral(c *Call, nc *nats.Conn, st jetstream.Stream, filter string, sk *subSink) error {
+	if filter == "" {
+		filter = ">"
 	}
-	return []nats.SubOpt{nats.DeliverAll()}
-}
-
-// runOrdered replays through an ordered consumer: the server pushes with
-// flow control, the client checks the order and recreates the consumer on
-// a gap; nothing to acknowledge. The client library's push subscription
-// (about 420k msg/s in process) outpaces its pull Consume (about 290k/s).
-func (s *subCmd) runOrdered(c *Call, nc *nats.Conn, st jetstream.Stream, filter string, sk *subSink) error {
-	shown := filter
-	if shown == "" {
-		shown = ">"
-	}
-	s.startStatus(c, shown)
-	ljs, err := nc.JetStream(nats.MaxWait(c.timeout))
-	if err != nil {
-		return err
-	}
-	opts := append(s.deliverOpts(c), nats.OrderedConsumer(), nats.BindStream(s.stream))
-	if s.headersOnly || s.subjectsOnly {
-		opts = append(opts, nats.HeadersOnly())
-	}
-	if filter == "" && s.lastPerSubject {
-		filter = ">" // the server wants a filter for last-per-subject
-	}
-	sub, err := ljs.Subscribe(filter, sk.ordered, opts...)
+	s.startStatus(c, filter)
+	cfg := jetstream.ConsumerConfig{AckPolicy: jetstream.AckNonePolicy, HeadersOnly: s.headersOnly || s.subjectsOnly, FilterSubject: filter}
+	s.consumerStart(c, &cfg)
+	ctx, cancel := c.Timeout()
+	cons, err := st.CreateConsumer(ctx, cfg)
+	cancel()
 	if err != nil {
 		return c.consumerError(fmt.Errorf("failed to create consumer: %w", err))
 	}
-	defer sub.Unsubscribe()
-	c.listen(shown, "")
-	c.settleWith(func(ctx context.Context) error {
-		info := func(context.Context) (*jetstream.ConsumerInfo, error) {
-			ci, err := sub.ConsumerInfo()
-			if err != nil {
-				return nil, err
-			}
-			// The legacy API's info, in the jetstream package's words.
-			return &jetstream.ConsumerInfo{NumPending: ci.NumPending, Delivered: jetstream.SequenceInfo{Consumer: ci.Delivered.Consumer, Stream: ci.Delivered.Stream}}, nil
+	cc, err := cons.Consume(func(m jetstream.Msg) { sk.pulled(m, false) })
+	if err != nil {
+		return c.consumerError(err)
+	}
+	defer stopConsumer(c, sk, cc)
+	if err := c.endOnViolation(nc); err != nil {
+		if errors.Is(err, nats.ErrPermissionViolation) {
+			c.Notef("the server refuses this user the pull (a publish to %s): the nats CLI reads a stream by pulling from a consumer, so it stops here, and no message comes", pullSubjectOf(cons))
 		}
-		return sk.settled(ctx, info)
-	})
-	if s.terminate {
+		return err
+	}
+	c.listen(filter, "")
+	c.settleWith(func(ctx context.Context) error { return sk.settled(ctx, cons.Info) })
+	if info := cons.CachedInfo(); s.terminate && info.NumPending == 0 && info.Delivered.Consumer == 0 {
 		// -T on a stream with nothing to deliver ends now: no message will
 		// come to say pending is 0.
-		if info, err := sub.ConsumerInfo(); err == nil && info.NumPending == 0 && info.Delivered.Consumer == 0 {
-			s.nothingToRead(c, shown)
-			sk.finish(nil)
-		}
+		s.nothingToRead(c, filter)
+		sk.finish(nil)
 	}
 	c.Ready()
 	return s.await(c, sk)
+}
+
+// pullSubjectOf is where a pull from cons is published.
+func pullSubjectOf(cons jetstream.Consumer) string {
+	info := cons.CachedInfo()
+	return fmt.Sprintf("$JS.API.CONSUMER.MSG.NEXT.%s.%s", info.Stream, info.Name)
+}
+
+// stopConsumer stops an ephemeral consumer's deliveries: nothing is
+// acknowledged, so what was fetched and not shown is simply dropped.
+func stopConsumer(c *Call, sk *subSink, cc jetstream.ConsumeContext) {
+	sk.stop()
+	cc.Stop()
+	select {
+	case <-cc.Closed():
+	case <-time.After(c.timeout):
+	}
 }
 
 // nothingToRead ends -T where there is nothing to read, with a note: the
@@ -288,6 +278,12 @@ func (s *subCmd) runDurable(c *Call, js jetstream.JetStream, st jetstream.Stream
 		return c.consumerError(err)
 	}
 	defer drainConsumer(c, sk, cc)
+	if err := c.endOnViolation(js.Conn()); err != nil {
+		if errors.Is(err, nats.ErrPermissionViolation) {
+			c.Notef("the server refuses this user the pull (a publish to %s): no message can come", pullSubjectOf(cons))
+		}
+		return err
+	}
 	c.listen(filterOf(info), "")
 	sk.floor(info.Delivered.Stream)
 	c.settleWith(func(ctx context.Context) error { return sk.settled(ctx, cons.Info) })
@@ -323,6 +319,9 @@ func (s *subCmd) runPushDurable(c *Call, js jetstream.JetStream, sk *subSink) er
 		return c.consumerError(err)
 	}
 	defer drainConsumer(c, sk, cc)
+	if err := c.endOnViolation(js.Conn()); err != nil {
+		return err
+	}
 	c.listen(filterOf(info), "")
 	sk.floor(info.Delivered.Stream)
 	c.settleWith(func(ctx context.Context) error { return sk.settled(ctx, pc.Info) })

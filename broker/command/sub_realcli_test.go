@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +15,9 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"natslab/broker"
 	"natslab/broker/brokertest"
+	"natslab/broker/command"
 )
 
 // Differential tests: the same command against the same server, by the real
@@ -152,4 +156,167 @@ func quoteLine(args []string) string {
 		b.WriteString("'" + strings.ReplaceAll(a, "'", `'\''`) + "'")
 	}
 	return b.String()
+}
+
+// pullSubject is a pull's subject, whose consumer name is made up anew at
+// each run.
+var pullSubject = regexp.MustCompile(`MSG\.NEXT\.ORDERS\.[A-Za-z0-9]+`)
+
+// handlerLine is natscli's error handler's line: its process exits on the
+// same error, and whether the handler gets the line in first varies from
+// run to run.
+const handlerLine = ">>> Unexpected NATS error: "
+
+// withoutHandlerLine drops handlerLine's lines, and says how many there were.
+func withoutHandlerLine(s string) (string, int) {
+	var kept []string
+	n := 0
+	for _, l := range strings.SplitAfter(s, "\n") {
+		if strings.Contains(l, handlerLine) {
+			n++
+			continue
+		}
+		kept = append(kept, l)
+	}
+	return strings.Join(kept, ""), n
+}
+
+// TestSubFromStreamRefusedThePullAsTheRealCLI: natscli reads a stream
+// through a consumer it pulls from; for a user the server refuses the pull
+// ($JS.API.CONSUMER.MSG.NEXT.>), it prints the violation and exits 1,
+// whatever the stream holds. The lab says the same, and receives nothing.
+func TestSubFromStreamRefusedThePullAsTheRealCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real nats CLI")
+	}
+	labSrv, realSrv := conRefusalServer(t), conRefusalServer(t)
+	for _, line := range []string{
+		"sub orders.new --all",
+		"sub --stream ORDERS",
+		"sub orders.new --last",
+		"sub orders.new --all -T --count 2",
+		"sub --stream ORDERS --durable C",
+		"sub --stream ORDERS --durable NEW",
+	} {
+		dep, err := broker.Dial(broker.ExternalOptions{URL: labSrv.ClientURL(), User: "nopull", Password: "nopull-pw"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := command.NewSession(dep, command.WithTimeout(2*time.Second))
+		var out, errb, note syncBuf
+		// A sub that is let read waits for more: the deadline ends it, and
+		// what it printed differs from the real CLI's.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		labErr := s.RunStreams(ctx, line, command.Streams{Out: &out, Err: &errb, Note: &note})
+		cancel()
+		command.ReportError(command.Streams{Err: &errb, Note: &note}, labErr)
+		s.Close()
+		words, err := command.SplitWords(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		real := brokertest.RunRealCLI(t, realSrv.ClientURL(), append([]string{"--user", "nopull", "--password", "nopull-pw"}, words...)...)
+		if real.ExitCode != 1 || labErr == nil {
+			t.Errorf("%s: the lab's error %v, the real CLI's exit code %d (want 1)", line, labErr, real.ExitCode)
+		}
+		realErr, _ := withoutHandlerLine(real.Stderr)
+		labStderr, n := withoutHandlerLine(errb.String())
+		if n != 1 {
+			t.Errorf("%s: the lab printed natscli's handler line %d times, want once:\n%s", line, n, errb.String())
+		}
+		comparable := func(s string) string { return pullSubject.ReplaceAllString(conComparable(s), "MSG.NEXT.ORDERS.NAME") }
+		if d := brokertest.DiffLines(comparable(realErr), comparable(labStderr)); d != "" {
+			t.Errorf("%s: stderr differs from the real CLI's (-real +lab):\n%s", line, d)
+		}
+		if d := brokertest.DiffLines(comparable(real.Stdout), comparable(out.String())); d != "" {
+			t.Errorf("%s: stdout differs from the real CLI's (-real +lab):\n%s", line, d)
+		}
+	}
+}
+
+// ordersConsumers lists ORDERS' consumers.
+func ordersConsumers(t *testing.T, js jetstream.JetStream) []*jetstream.ConsumerInfo {
+	t.Helper()
+	st, err := js.Stream(context.Background(), "ORDERS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []*jetstream.ConsumerInfo
+	for ci := range st.ListConsumers(context.Background()).Info() {
+		out = append(out, ci)
+	}
+	return out
+}
+
+// removeOrdersConsumers removes what a read left behind (an ephemeral
+// consumer outlives its reader by its inactive threshold).
+func removeOrdersConsumers(t *testing.T, js jetstream.JetStream) {
+	t.Helper()
+	for _, ci := range ordersConsumers(t, js) {
+		if err := js.DeleteConsumer(context.Background(), "ORDERS", ci.Name); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// theOnlyConsumer is the configuration of ORDERS' one consumer, with what
+// differs from one read to the next (its name, a start time) left out.
+func theOnlyConsumer(t *testing.T, js jetstream.JetStream) jetstream.ConsumerConfig {
+	t.Helper()
+	var got []jetstream.ConsumerConfig
+	for _, ci := range ordersConsumers(t, js) {
+		got = append(got, ci.Config)
+	}
+	if len(got) != 1 {
+		t.Fatalf("ORDERS has %d consumers, want the sub's alone", len(got))
+	}
+	cfg := got[0]
+	cfg.Name, cfg.OptStartTime = "", nil
+	return cfg
+}
+
+// TestSubReadsThroughTheRealCLIsConsumer: reading a stream, sub makes the
+// consumer natscli makes (pulled from, no acks, filtered on the subject
+// or on ">"), so that consumer ls and info, the scenes and the lessons
+// show what a learner running the real CLI sees.
+func TestSubReadsThroughTheRealCLIsConsumer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the real nats CLI")
+	}
+	l := newLab(t)
+	url := realURL(t, l)
+	conFreshOrders(t, l.srv)
+	nc := brokertest.Connect(t, l.srv, "look")
+	js, _ := jetstream.New(nc)
+	for _, line := range []string{
+		"sub orders.new --all",
+		"sub --stream ORDERS --last",
+		"sub orders.new --since 1h --headers-only",
+		"sub --stream ORDERS --start-sequence 3 --subjects-only",
+		"sub orders.new --last-per-subject",
+	} {
+		words, err := command.SplitWords(line)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := func(out func() string) bool { return strings.Contains(out(), "pending: 0 ") }
+		real := brokertest.StartRealCLI(t, brokertest.RealEnv{URL: url}, append([]string{"--no-context"}, words...)...)
+		if !real.AwaitOutput(10*time.Second, func(stdout, _ string) bool { return read(func() string { return stdout }) }) {
+			out, errs := real.Output()
+			t.Fatalf("%s: the real CLI never read the stream's end\n%s%s", line, errs, out)
+		}
+		want := theOnlyConsumer(t, js)
+		real.Stop()
+		removeOrdersConsumers(t, js)
+
+		j, out := l.background(line)
+		l.await(line+" to read the stream's end", func() bool { return read(out.String) })
+		got := theOnlyConsumer(t, js)
+		j.Stop()
+		<-j.Done()
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the lab's consumer\n%+v\nthe real CLI's\n%+v", line, got, want)
+		}
+		removeOrdersConsumers(t, js)
+	}
 }

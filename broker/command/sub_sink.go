@@ -189,12 +189,7 @@ func (sk *subSink) core(m *nats.Msg) {
 	sk.idle(m.Sub)
 }
 
-// ordered handles a message of the ordered consumer (legacy push API).
-func (sk *subSink) ordered(m *nats.Msg) {
-	sk.jetStreamMsg(m.Subject, m.Reply, m.Header, m.Data, nil, m.Sub)
-}
-
-// pulled handles a message of a durable consumer; it acknowledges it when
+// pulled handles a message pulled from a consumer; it acknowledges it when
 // the consumer wants acknowledgements.
 func (sk *subSink) pulled(m jetstream.Msg, ack bool) {
 	if ack && !sk.active() {
@@ -208,12 +203,11 @@ func (sk *subSink) pulled(m jetstream.Msg, ack bool) {
 	if ack {
 		acker = m.Ack
 	}
-	sk.jetStreamMsg(m.Subject(), m.Reply(), m.Headers(), m.Data(), acker, nil)
+	sk.jetStreamMsg(m.Subject(), m.Reply(), m.Headers(), m.Data(), acker)
 }
 
-// jetStreamMsg prints a consumer's message; sub, when known, lets it flush
-// as soon as nothing more is waiting.
-func (sk *subSink) jetStreamMsg(subject, reply string, hdr nats.Header, data []byte, ack func() error, sub *nats.Subscription) {
+// jetStreamMsg prints a consumer's message.
+func (sk *subSink) jetStreamMsg(subject, reply string, hdr nats.Header, data []byte, ack func() error) {
 	sk.mu.Lock()
 	defer sk.mu.Unlock()
 	meta, ok := parseAckSubject(reply)
@@ -243,7 +237,6 @@ func (sk *subSink) jetStreamMsg(subject, reply string, hdr nats.Header, data []b
 		}
 	}
 	sk.after(meta.pending == 0)
-	sk.idle(sub)
 }
 
 // direct handles a message read by a direct get; it reports whether to go on.
