@@ -291,6 +291,72 @@ func (l *Leaf) toldHub() map[string]bool {
 	return told
 }
 
+// Forgets waits, timeout at most, until the leaf node no longer hears
+// from the lab's server of interest in any of subjects that the lab's
+// server no longer has (no client of its subscribes to it, no stream
+// stores it), and reports whether it did. A
+// client of the lab's server that unsubscribes is forgotten at the leaf a
+// moment after the lab's server has dropped it, once the leaf connection
+// has carried the news: until then the leaf sends what its own clients
+// publish on those subjects across, where nobody takes it, and a request
+// made on the leaf waits for its timeout instead of finding no responders.
+func (l *Leaf) Forgets(subjects []string, timeout time.Duration) bool {
+	if len(subjects) == 0 {
+		return true
+	}
+	return pollFor(timeout, func() bool { return l.forgot(subjects) })
+}
+
+// forgot reports whether the leaf no longer hears of the lab's server's
+// interest in subjects, except where the lab's server still has it. A leaf that is stopped or cut off hears nothing.
+func (l *Leaf) forgot(subjects []string) bool {
+	l.mu.Lock()
+	ns := l.ns
+	l.mu.Unlock()
+	if ns == nil || !ns.Running() {
+		return true
+	}
+	lz, err := ns.Leafz(&server.LeafzOptions{Subscriptions: true})
+	if err != nil {
+		return true
+	}
+	heard := map[string]bool{}
+	for _, lf := range lz.Leafs {
+		for _, s := range lf.Subs {
+			heard[s] = true
+		}
+	}
+	var stale []string
+	for _, s := range subjects {
+		if heard[s] {
+			stale = append(stale, s)
+		}
+	}
+	if len(stale) == 0 {
+		return true
+	}
+	hub := l.hub.NATS()
+	if hub == nil {
+		return true
+	}
+	// The lab's server's own subscriptions: its clients', and its
+	// streams' and imports' (the server's list leaves the leaf's out).
+	sz, err := hub.Subsz(&server.SubszOptions{Subscriptions: true, Limit: 1 << 16})
+	if err != nil {
+		return true
+	}
+	held := map[string]bool{}
+	for _, sd := range sz.Subs {
+		held[sd.Subject] = true
+	}
+	for _, s := range stale {
+		if !held[s] {
+			return false
+		}
+	}
+	return true
+}
+
 // clientSubs is what the clients of ns, the leaf's server, subscribe to:
 // the servers' own subjects ($SYS, $JS, $LDS) and the leaf connection's
 // (what the lab's server wants) left out.

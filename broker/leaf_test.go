@@ -2,14 +2,18 @@ package broker_test
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
@@ -179,5 +183,72 @@ func TestLeafNodeStopsWhenALessonStarts(t *testing.T) {
 	}
 	if _, _, err := s.Leaf().Start(); err != nil {
 		t.Fatalf("starting the leaf again: %v", err)
+	}
+}
+
+// leafHears reports whether the leaf node has been told that the lab's
+// server wants messages on subject.
+func leafHears(t *testing.T, leaf *broker.Leaf, subject string) bool {
+	t.Helper()
+	lz, err := leaf.Monitor().Leafz(&server.LeafzOptions{Subscriptions: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lf := range lz.Leafs {
+		if slices.Contains(lf.Subs, subject) {
+			return true
+		}
+	}
+	return false
+}
+
+// Forgets looks for what the leaf still hears of a subscription the lab's
+// server no longer has: interest the lab's server keeps (another client's,
+// a stream's) is no reason to wait.
+func TestLeafForgets(t *testing.T) {
+	s := brokertest.Start(t)
+	leaf := s.Leaf()
+	if _, _, err := leaf.Start(); err != nil {
+		t.Fatal(err)
+	}
+	nc := brokertest.Connect(t, s, "hub client")
+	js, _ := jetstream.New(nc)
+	if _, err := js.CreateStream(context.Background(), jetstream.StreamConfig{Name: "EVENTS", Subjects: []string{"events.>"}}); err != nil {
+		t.Fatal(err)
+	}
+	a, err := nc.SubscribeSync("greet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nc.SubscribeSync("greet"); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for _, subj := range []string{"greet", "events.>"} {
+		if !broker.WaitFor(5*time.Second, func() bool { return leafHears(t, leaf, subj) }) {
+			t.Fatalf("the leaf never heard of the lab's server's interest in %s", subj)
+		}
+	}
+	// A timeout of 0 looks once.
+	if !leaf.Forgets([]string{"events.>", "greet"}, 0) {
+		t.Error("Forgets waits for what the lab's server still wants (a stream's subjects, another subscriber's)")
+	}
+	if err := a.Unsubscribe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if !leaf.Forgets([]string{"greet"}, 0) {
+		t.Error("Forgets waits for greet while a second subscriber of the lab's server still has it")
+	}
+	nc.Close()
+	if !broker.WaitFor(5*time.Second, func() bool { return !leafHears(t, leaf, "greet") }) {
+		t.Fatal("the leaf never forgot greet")
+	}
+	if !leaf.Forgets([]string{"greet"}, 0) {
+		t.Error("Forgets after the leaf forgot")
 	}
 }

@@ -84,12 +84,19 @@ func (c *Call) connectJob(name string) (*nats.Conn, error) {
 // reports its end. A close alone leaves with the connection's last write,
 // and the server notices it a moment later: a lesson's check or a scene
 // reading the server right after the stop would still see the subscriber.
+// A leaf node hears of the server's subscriptions, and of their end, a
+// moment later still: the job ends once the leaf has forgotten them too,
+// so that what is published on the leaf right after finds nobody.
 // (The real CLI's process exits, and its connection with it.)
 func (c *Call) closeJob(nc *nats.Conn) {
 	if nc.IsConnected() {
 		_ = nc.FlushTimeout(c.timeout)
 	}
 	nc.Close()
+	if leaf := c.S.dep.Leaf(); leaf != nil {
+		subject, _ := c.Job.Listening()
+		leaf.Forgets(strings.Fields(subject), c.timeout)
+	}
 }
 
 // delay is how long the connection waits before its next try: the lab's

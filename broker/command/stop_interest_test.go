@@ -387,7 +387,8 @@ func TestStoppedRealCLIJobsLeaveNoInterest(t *testing.T) {
 
 // greetHeld says which server still holds a subscription to greet: the
 // lab's server (its own clients', or what the leaf told it of), the leaf
-// node; "" for none.
+// node (its own clients', or what the lab's server told it of); "" for
+// none.
 func greetHeld(srv *broker.Server) string {
 	var held []string
 	// Interest counts what the leaf told the lab's server; the server's
@@ -398,5 +399,65 @@ func greetHeld(srv *broker.Server) string {
 	if m := srv.Leaf().Monitor(); m != nil && m.Listeners("greet") > 0 {
 		held = append(held, "the leaf node still had a subscriber to greet")
 	}
+	if leafHearsGreet(srv) {
+		held = append(held, "the leaf node still heard of the lab's server's interest in greet")
+	}
 	return strings.Join(held, ", and ")
+}
+
+// leafHearsGreet reports whether the leaf node has been told, over its
+// leaf connection, that the lab's server wants messages on greet: until it
+// forgets, it sends what its clients publish on greet over to the lab's
+// server, where nobody takes it ("no responders" never comes, a request
+// waits for its timeout).
+func leafHearsGreet(srv *broker.Server) bool {
+	m := srv.Leaf().Monitor()
+	if m == nil {
+		return false
+	}
+	lz, err := m.Leafz(&server.LeafzOptions{Subscriptions: true})
+	if err != nil {
+		return false
+	}
+	for _, lf := range lz.Leafs {
+		if slices.Contains(lf.Subs, "greet") {
+			return true
+		}
+	}
+	return false
+}
+
+// A job of the lab's own on the lab's server (sub, reply), stopped while
+// a leaf node runs: the lab says it ended only once the leaf node, too,
+// has forgotten its interest, so that a request made on the leaf right
+// after stop 1 finds no responders instead of waiting for its timeout.
+func TestStoppedJobsLeaveTheLeafNoInterest(t *testing.T) {
+	for _, line := range []string{"sub greet", "reply greet hello", "sub greet --queue workers"} {
+		t.Run(line, func(t *testing.T) {
+			l := newStopLab(t)
+			l.must(t, "leaf start")
+			for round := range 50 {
+				j := l.s.Start(context.Background(), line, nil, nil)
+				<-j.Ready()
+				if !broker.WaitFor(10*time.Second, func() bool { return leafHearsGreet(l.srv) }) {
+					t.Fatalf("round %d: the leaf node never heard of %q's interest in greet", round, line)
+				}
+				l.mu.Lock()
+				l.held = nil
+				l.mu.Unlock()
+				j.Stop()
+				select {
+				case <-j.Done():
+				case <-time.After(10 * time.Second):
+					t.Fatalf("round %d: %s never ended", round, line)
+				}
+				l.mu.Lock()
+				held := l.held[j.ID]
+				l.mu.Unlock()
+				if held != "" {
+					t.Fatalf("round %d: the lab said %q ended while %s", round, line, held)
+				}
+			}
+		})
+	}
 }
