@@ -158,6 +158,11 @@ type Stats struct {
 // Deployment for a new one (its ID differs).
 type Monitor struct {
 	ns *server.Server
+	// leaf is the lab's leaf node, running, for the lab's server's
+	// Monitor: a server lists the subscriptions of its own clients only,
+	// and of a leaf node's it knows no more than that some client of the
+	// leaf wants a subject.
+	leaf *server.Server
 }
 
 func newMonitor(ns *server.Server) *Monitor {
@@ -226,25 +231,45 @@ func (m *Monitor) Interest(subject string) int {
 }
 
 // Listeners is how many subscriptions in the default account a message on
-// subject would reach now, every one counted. It walks the account's
-// subscriptions: for a look now and then, not for every message
-// (Subscriptions says when to look again).
+// subject would reach now, every one counted: at the lab's server, its
+// leaf node's clients' too. It walks the account's subscriptions: for a
+// look now and then, not for every message (Subscriptions says when to
+// look again).
 func (m *Monitor) Listeners(subject string) int {
-	acc := m.ns.GlobalAccount()
+	n := listeners(m.ns, subject)
+	if m.leaf != nil && m.leaf.Running() {
+		n += listeners(m.leaf, subject)
+	}
+	return n
+}
+
+// listeners is how many subscriptions of ns's own clients in its default
+// account a message on subject would reach.
+func listeners(ns *server.Server, subject string) int {
+	acc := ns.GlobalAccount()
 	if acc == nil {
 		return 0
 	}
-	sz, err := m.ns.Subsz(&server.SubszOptions{Account: acc.GetName(), Test: subject, Subscriptions: true})
+	sz, err := ns.Subsz(&server.SubszOptions{Account: acc.GetName(), Test: subject, Subscriptions: true})
 	if err != nil {
 		return 0
 	}
 	return sz.Total
 }
 
-// Subscriptions is how many subscriptions the default account has, read
-// cheaply: a change says some came or went.
+// Subscriptions is how many subscriptions the default account has (at
+// the lab's server, with its leaf node's), read cheaply: a change says
+// some came or went.
 func (m *Monitor) Subscriptions() int {
-	acc := m.ns.GlobalAccount()
+	n := totalSubs(m.ns)
+	if m.leaf != nil && m.leaf.Running() {
+		n += totalSubs(m.leaf)
+	}
+	return n
+}
+
+func totalSubs(ns *server.Server) int {
+	acc := ns.GlobalAccount()
 	if acc == nil {
 		return 0
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -36,6 +37,9 @@ type Leaf struct {
 	goneSubs []string
 	log      *LogBuffer
 	closed   bool
+	// running is ns, for readers that must not wait while Start holds mu
+	// (the lab's server's Monitor, read at frame rate by scenes).
+	running atomic.Pointer[server.Server]
 }
 
 // LeafName is the leaf node's server name, as its log and the lab's
@@ -141,6 +145,7 @@ func (l *Leaf) Start() (restarted bool, clients int, err error) {
 		}
 	}
 	l.ns = ns
+	l.running.Store(ns)
 	hub.mu.Lock()
 	hub.broadcastLocked()
 	hub.mu.Unlock()
@@ -170,6 +175,7 @@ func (l *Leaf) Stop() (clients int, err error) {
 	l.mu.Lock()
 	ns := l.ns
 	l.ns = nil
+	l.running.Store(nil)
 	if ns != nil {
 		l.gone = ns.NumClients()
 		l.goneSubs = clientSubs(ns)
@@ -194,6 +200,7 @@ func (l *Leaf) close() {
 	l.closed = true
 	ns := l.ns
 	l.ns = nil
+	l.running.Store(nil)
 	l.mu.Unlock()
 	if ns != nil {
 		ns.Shutdown()

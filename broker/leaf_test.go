@@ -252,3 +252,49 @@ func TestLeafForgets(t *testing.T) {
 		t.Error("Forgets after the leaf forgot")
 	}
 }
+
+// The lab's server's Listeners counts the leaf node's subscribers too:
+// the server itself lists its own clients' subscriptions only, and hears
+// of the leaf's no more than that some client of the leaf wants a subject.
+func TestListenersCountTheLeafsSubscribers(t *testing.T) {
+	s := brokertest.Start(t)
+	leaf := s.Leaf()
+	if _, _, err := leaf.Start(); err != nil {
+		t.Fatal(err)
+	}
+	url := leaf.Status().URL
+	leafClient(t, s, url, "greet")
+	before := s.Monitor().Subscriptions()
+	// A second subscriber at the leaf: the leaf tells the lab's server
+	// nothing new, it already wants greet.
+	leafClient(t, s, url, "greet")
+	if got := s.Monitor().Listeners("greet"); got != 2 {
+		t.Errorf("Listeners(greet) with two subscribers at the leaf = %d, want 2", got)
+	}
+	if s.Monitor().Subscriptions() == before {
+		t.Error("Subscriptions did not move when a subscriber came at the leaf")
+	}
+	leafClient(t, s, url, "greet.>")
+	hub := brokertest.Connect(t, s, "hub client")
+	if _, err := hub.SubscribeSync("greet"); err != nil {
+		t.Fatal(err)
+	}
+	if err := hub.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Monitor().Listeners("greet"); got != 3 {
+		t.Errorf("Listeners(greet) with two subscribers at the leaf and one at the lab's server = %d, want 3", got)
+	}
+	if got := s.Monitor().Listeners("greet.x"); got != 1 {
+		t.Errorf("Listeners(greet.x) = %d, want 1 (greet.> at the leaf)", got)
+	}
+	if got := leaf.Monitor().Listeners("greet"); got != 2 {
+		t.Errorf("the leaf's own Listeners(greet) = %d, want its own 2", got)
+	}
+	if _, err := leaf.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Monitor().Listeners("greet"); got != 1 {
+		t.Errorf("Listeners(greet) with the leaf stopped = %d, want 1", got)
+	}
+}

@@ -381,7 +381,18 @@ func (s *Server) Own() bool { return true }
 func (s *Server) Close() { s.Shutdown() }
 
 // Monitor implements Deployment.
-func (s *Server) Monitor() *Monitor { return newMonitor(s.NATS()) }
+func (s *Server) Monitor() *Monitor {
+	m := newMonitor(s.NATS())
+	if m != nil && s.cluster == nil {
+		s.mu.Lock()
+		leaf := s.leaf
+		s.mu.Unlock()
+		if leaf != nil {
+			m.leaf = leaf.running.Load()
+		}
+	}
+	return m
+}
 
 // Monitors implements Deployment.
 func (s *Server) Monitors() []*Monitor {
