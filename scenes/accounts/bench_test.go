@@ -2,10 +2,8 @@ package accounts
 
 import (
 	"testing"
-	"time"
 
 	"natslab/scenes/kit"
-	"natslab/scenes/kit/kittest"
 )
 
 // benchScene has the lesson's accounts with a subscriber on each side of
@@ -43,14 +41,7 @@ func BenchmarkLook(b *testing.B) {
 }
 
 // Drawing a frame mid-animation: what each frame costs.
-func BenchmarkViewAnimating(b *testing.B) {
-	h := benchScene(b)
-	kittest.BenchAnimating(b, h.Clock, h.Scene.View)
-}
+func BenchmarkViewAnimating(b *testing.B) { benchScene(b).BenchAnimating(b) }
 
 // Drawing when nothing moved costs nothing: the cached frame.
-func BenchmarkViewIdle(b *testing.B) {
-	h := benchScene(b)
-	h.Clock.Advance(time.Minute)
-	kittest.BenchIdle(b, h.Scene.View)
-}
+func BenchmarkViewIdle(b *testing.B) { benchScene(b).BenchIdle(b) }

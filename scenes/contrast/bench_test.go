@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"natslab/scenes/kit"
-	"natslab/scenes/kit/kittest"
 )
 
 // benchScene is a split scene at 120x40 with a train of messages in flight
@@ -21,18 +20,11 @@ func benchScene(b *testing.B) *harness {
 }
 
 // Drawing a frame mid-animation: what each of the frames costs.
-func BenchmarkViewAnimating(b *testing.B) {
-	h := benchScene(b)
-	kittest.BenchAnimating(b, h.Clock, h.Scene.View)
-}
+func BenchmarkViewAnimating(b *testing.B) { benchScene(b).BenchAnimating(b) }
 
 // Drawing when nothing moved: the lab calls View after every message it
 // gets (keys typed in the pane), and this must cost nothing.
-func BenchmarkViewIdle(b *testing.B) {
-	h := benchScene(b)
-	h.Clock.Advance(time.Minute)
-	kittest.BenchIdle(b, h.Scene.View)
-}
+func BenchmarkViewIdle(b *testing.B) { benchScene(b).BenchIdle(b) }
 
 // After a flood of a million messages the scene answers and draws as it
 // did before: a publish (the control waits for the server's confirmation)

@@ -27,10 +27,7 @@ func benchScene(b *testing.B) *harness {
 }
 
 // Drawing a frame mid-animation: what each of the scenes.FramesPerSecond frames costs.
-func BenchmarkViewAnimating(b *testing.B) {
-	h := benchScene(b)
-	kittest.BenchAnimating(b, h.Clock, h.Scene.View)
-}
+func BenchmarkViewAnimating(b *testing.B) { benchScene(b).BenchAnimating(b) }
 
 // Drawing when nothing moved: the lab calls View after every message it
 // gets, and this must cost nothing.

@@ -2,10 +2,8 @@ package cursor
 
 import (
 	"testing"
-	"time"
 
 	"natslab/scenes/kit"
-	"natslab/scenes/kit/kittest"
 )
 
 // benchScene is a pool at 120x40 with two messages counting down and a
@@ -25,15 +23,8 @@ func benchScene(b *testing.B) *harness {
 }
 
 // A frame while the ack waits count down: every frame differs.
-func BenchmarkViewCountdown(b *testing.B) {
-	h := benchScene(b)
-	kittest.BenchAnimating(b, h.Clock, h.Scene.View)
-}
+func BenchmarkViewCountdown(b *testing.B) { benchScene(b).BenchAnimating(b) }
 
 // Nothing moved: the lab calls View after every message it gets, and this
 // must cost nothing.
-func BenchmarkViewIdle(b *testing.B) {
-	h := benchScene(b)
-	h.Clock.Advance(time.Minute)
-	kittest.BenchIdle(b, h.Scene.View)
-}
+func BenchmarkViewIdle(b *testing.B) { benchScene(b).BenchIdle(b) }

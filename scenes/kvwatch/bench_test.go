@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"natslab/scenes/kit"
-	"natslab/scenes/kit/kittest"
 )
 
 // A bucket of 12 keys at 120x40 with a write in flight.
@@ -32,8 +31,4 @@ func BenchmarkViewAnimating(b *testing.B) {
 	}
 }
 
-func BenchmarkViewIdle(b *testing.B) {
-	h := benchScene(b)
-	h.Clock.Advance(time.Minute)
-	kittest.BenchIdle(b, h.Scene.View)
-}
+func BenchmarkViewIdle(b *testing.B) { benchScene(b).BenchIdle(b) }

@@ -2,10 +2,8 @@ package reqreply
 
 import (
 	"testing"
-	"time"
 
 	"natslab/scenes/kit"
-	"natslab/scenes/kit/kittest"
 )
 
 // benchScene has a train of round trips in flight at 118x18.
@@ -23,14 +21,7 @@ func benchScene(b *testing.B) *harness {
 }
 
 // Drawing a frame mid-animation: what each frame costs.
-func BenchmarkViewAnimating(b *testing.B) {
-	h := benchScene(b)
-	kittest.BenchAnimating(b, h.Clock, h.Scene.View)
-}
+func BenchmarkViewAnimating(b *testing.B) { benchScene(b).BenchAnimating(b) }
 
 // Drawing when nothing moved costs nothing: the cached frame.
-func BenchmarkViewIdle(b *testing.B) {
-	h := benchScene(b)
-	h.Clock.Advance(time.Minute)
-	kittest.BenchIdle(b, h.Scene.View)
-}
+func BenchmarkViewIdle(b *testing.B) { benchScene(b).BenchIdle(b) }

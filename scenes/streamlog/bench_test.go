@@ -2,10 +2,8 @@ package streamlog
 
 import (
 	"testing"
-	"time"
 
 	"natslab/scenes/kit"
-	"natslab/scenes/kit/kittest"
 )
 
 // benchScene has two logs at 118x18, publishes and acknowledgements in
@@ -26,14 +24,7 @@ func benchScene(b *testing.B) *harness {
 }
 
 // Drawing a frame mid-animation: what each frame costs.
-func BenchmarkViewAnimating(b *testing.B) {
-	h := benchScene(b)
-	kittest.BenchAnimating(b, h.Clock, h.Scene.View)
-}
+func BenchmarkViewAnimating(b *testing.B) { benchScene(b).BenchAnimating(b) }
 
 // Drawing when nothing moved costs nothing: the cached frame.
-func BenchmarkViewIdle(b *testing.B) {
-	h := benchScene(b)
-	h.Clock.Advance(time.Minute)
-	kittest.BenchIdle(b, h.Scene.View)
-}
+func BenchmarkViewIdle(b *testing.B) { benchScene(b).BenchIdle(b) }

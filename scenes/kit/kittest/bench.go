@@ -34,3 +34,17 @@ func BenchIdle(b *testing.B, view func() string) {
 		_ = view()
 	}
 }
+
+// BenchAnimating measures a frame of the scene drawn mid-animation
+// (BenchAnimating on the harness's clock): what each frame costs.
+func (h *Harness[Sc, S]) BenchAnimating(b *testing.B) {
+	BenchAnimating(b, h.Clock, h.Scene.View)
+}
+
+// BenchIdle measures View once everything has come to rest, a minute
+// later on the clock (BenchIdle): the cached frame, which must cost
+// nothing.
+func (h *Harness[Sc, S]) BenchIdle(b *testing.B) {
+	h.Clock.Advance(time.Minute)
+	BenchIdle(b, h.Scene.View)
+}
