@@ -2,6 +2,7 @@ package episode
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -240,5 +241,26 @@ func TestSceneAtFollowsTheSteps(t *testing.T) {
 	hello, _ := catalog().Get("hello")
 	if got := hello.SceneAt(1); got != hello.Scene || got == "" {
 		t.Errorf("hello's step 2 shows %q, want the lesson's scene %q", got, hello.Scene)
+	}
+}
+
+// The lab takes the mouse (clicks and the wheel), so a terminal selects
+// text only with shift held: a lesson that asks the learner to copy
+// something from the screen says so where it asks, in the text and in
+// the hints.
+func TestCopyingFromTheScreenSaysHow(t *testing.T) {
+	asks := regexp.MustCompile(`(?i)\bcopy (the|it|its)\b.{0,120}`)
+	for _, e := range catalog().Episodes {
+		texts := []string{e.Text}
+		for _, st := range e.Steps {
+			texts = append(texts, strings.Join(st.Hints, " "))
+		}
+		for _, text := range texts {
+			for _, m := range asks.FindAllString(collapse(text), -1) {
+				if !strings.Contains(m, "shift") {
+					t.Errorf("%s: %q asks to copy from the screen without saying to hold shift", e.ID, m)
+				}
+			}
+		}
 	}
 }
