@@ -65,6 +65,8 @@ type lessonPane struct {
 	md      []string // rendered Markdown, each w-2 wide
 	mdW     int
 	mdValid bool
+
+	commands [][2]int // the lines of the step list each command takes, from and to
 }
 
 // welcomeLabel is the lesson pane's border while it shows the welcome
@@ -223,8 +225,16 @@ func (p *lessonPane) render() {
 			p.pinned = append(list, sep)
 			p.lines = md
 		case pinMax >= 5:
+			// Between commands, never inside one: a command shown
+			// without its end reads as whole, and typed, fails.
+			keep := pinMax - 1
+			for _, c := range p.commands {
+				if c[0] < keep && keep < c[1] {
+					keep = c[0]
+				}
+			}
 			cut := p.line(p.st.Dim.Render("… (hint and lesson print it whole)"), inner)
-			p.pinned = append(append(list[:pinMax-1:pinMax-1], cut), sep)
+			p.pinned = append(append(list[:keep:keep], cut), sep)
 			p.lines = md
 		default:
 			p.lines = append(append(list, sep), md...)
@@ -281,6 +291,7 @@ func (p *lessonPane) wrapped(out []string, inner int, lead, cont, text string, p
 // the hints asked for. Lines at to end are that step (or, once all are
 // done, the word that the lesson is complete).
 func (p *lessonPane) checklist(inner int) (lines []string, at, end int) {
+	p.commands = p.commands[:0]
 	done, current := 0, -1
 	for i, s := range p.steps {
 		if s.Done {
@@ -322,6 +333,7 @@ func (p *lessonPane) checklist(inner int) (lines []string, at, end int) {
 // is in the command pane whole).
 func (p *lessonPane) details(lines []string, inner int, s Step, indent string) []string {
 	for _, try := range s.Try {
+		from := len(lines)
 		lead := indent + promptText
 		for i, l := range strings.Split(wordWrap(try, max(inner-ansi.StringWidth(lead), 4)), "\n") {
 			if i == 0 {
@@ -330,6 +342,7 @@ func (p *lessonPane) details(lines []string, inner int, s Step, indent string) [
 				lines = append(lines, p.line(spaces(ansi.StringWidth(lead))+p.st.Echo.Render(l), inner))
 			}
 		}
+		p.commands = append(p.commands, [2]int{from, len(lines)})
 	}
 	if s.Why != "" {
 		lines = p.wrapped(lines, inner, indent+"not yet: ", indent+"  ", s.Why, p.st.Dim)

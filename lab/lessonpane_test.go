@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -573,5 +574,38 @@ func TestWordWrapBreaksLongSubjectsBetweenTokens(t *testing.T) {
 	}
 	if got := wordWrap("abcdefghijklmnopqrstuvwxyz", 10); got != "abcdefghij\nklmnopqrst\nuvwxyz" {
 		t.Errorf("a word with no dot:\n%s", got)
+	}
+}
+
+// Where the pinned step is cut short, it is cut between its commands,
+// never inside one: "consumer next ORDERS us --count" without its 2 reads
+// as a whole command, and typed, fails. The cut says that hint and
+// lesson print the rest.
+func TestPinnedStepNeverCutsACommand(t *testing.T) {
+	steps := []Step{{Text: "Let us read the US orders", Current: true, Try: []string{
+		`consumer add ORDERS us --pull --filter "orders.us.>" --defaults`,
+		"consumer next ORDERS us --count 2",
+		"consumer info ORDERS us",
+	}}}
+	for _, size := range [][2]int{{42, 18}, {42, 14}} {
+		p := newLessonPane(DefaultStyles())
+		p.SetLesson("lesson 13 · two-consumers", strings.Repeat("Text of the lesson.\n\n", 30))
+		p.SetSteps(steps, "")
+		p.SetSize(size[0], size[1])
+		lines := p.Lines()
+		plain := make([]string, len(lines))
+		for i, l := range lines {
+			plain[i] = strings.TrimSpace(strings.Trim(ansi.Strip(l), "│"))
+		}
+		cut := slices.IndexFunc(plain, func(l string) bool { return strings.HasPrefix(l, "… (hint and lesson") })
+		if cut < 0 {
+			t.Fatalf("at %dx%d the step is not cut short; choose a smaller pane:\n%s", size[0], size[1], strings.Join(plain, "\n"))
+		}
+		shown := strings.Join(plain[:cut], " ")
+		for _, c := range steps[0].Try {
+			if first, _, _ := strings.Cut(c, " --"); strings.Contains(shown, first) && !strings.Contains(shown, c) {
+				t.Errorf("at %dx%d the command %q is shown in part:\n%s", size[0], size[1], c, strings.Join(plain, "\n"))
+			}
+		}
 	}
 }
