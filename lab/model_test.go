@@ -801,8 +801,41 @@ func TestLongLinesWrapBetweenWords(t *testing.T) {
 	if !strings.Contains(joined, "queue-groups") {
 		t.Errorf("the scene list breaks a scene's name at its hyphen:\n%s", joined)
 	}
-	if !strings.Contains(joined, "Hint 2 of 3: A queue group") || !strings.Contains(joined, "\nx") || !strings.Contains(joined, "xx end") && !strings.Contains(joined, "x end") {
+	if !strings.Contains(joined, "Hint 2 of 3: A queue group") || !strings.Contains(joined, "\n  x") || !strings.Contains(joined, "xx end") && !strings.Contains(joined, "x end") {
 		t.Errorf("a word longer than a row is cut to the row, the rest on the next:\n%s", joined)
+	}
+}
+
+// TestWrappedNotesHangUnderTheirText: a note wider than the pane goes on
+// under its own text, clear of the marker, so the marker alone says where
+// a note begins and the real CLI's lines, which start at the margin, are
+// not mistaken for its continuation.
+func TestWrappedNotesHangUnderTheirText(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.run("clear")
+	words := strings.Fields(strings.Repeat("the lab's note goes on ", 12))
+	h.m.sb.Append(kindNote, strings.Join(words, " "))
+	h.m.sb.Append(kindOut, "after")
+	var rows []string
+	for _, r := range strings.Split(h.screen(), "\n") {
+		if r = strings.TrimRight(r, " "); r != "" {
+			rows = append(rows, r)
+		}
+	}
+	first := slices.IndexFunc(rows, func(r string) bool { return strings.HasPrefix(r, command.NoteMarker+"the lab's") })
+	last := slices.Index(rows, "after")
+	if first < 0 || last < first+2 {
+		t.Fatalf("the note is not shown over several rows before the next line:\n%s", strings.Join(rows, "\n"))
+	}
+	var got []string
+	for i, r := range rows[first:last] {
+		if i > 0 && (!strings.HasPrefix(r, "  ") || strings.HasPrefix(r, "   ")) {
+			t.Errorf("row %d of the note does not hang under its text: %q", i+1, r)
+		}
+		got = append(got, strings.Fields(strings.TrimPrefix(r, command.NoteMarker))...)
+	}
+	if !slices.Equal(got, words) {
+		t.Errorf("the note's words changed in wrapping:\n%s", strings.Join(rows[first:last], "\n"))
 	}
 }
 

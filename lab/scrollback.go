@@ -256,7 +256,8 @@ func rowsFor(e entry, w int) int {
 // passed to row with its width. It breaks at a space, so the words of a
 // sentence (a hint, a note) read whole, and cuts a word only when it is
 // wider than a row. The space a row breaks at is dropped; other spaces
-// (indents, columns) stay.
+// (indents, columns) stay. A note's later rows hang under its text, clear
+// of the marker, so the marker still says where each note begins.
 func wrapEntry(e entry, w int, row func(text string, width int)) {
 	if e.width <= w || w <= 0 {
 		row(e.text, e.width)
@@ -269,39 +270,50 @@ func wrapEntry(e entry, w int, row func(text string, width int)) {
 		}
 		return ansi.StringWidth(s)
 	}
+	indent := ""
+	if e.kind == kindNote && strings.HasPrefix(e.text, command.NoteMarker) {
+		if hang := ansi.StringWidth(command.NoteMarker); w > 2*hang {
+			indent = strings.Repeat(" ", hang)
+		}
+	}
 	var b strings.Builder
-	col, started := 0, false
+	col, started, lead := 0, false, ""
+	limit := w
+	emit := func(text string, width int) {
+		row(lead+text, len(lead)+width)
+		lead, limit = indent, w-len(indent)
+	}
 	for word := range strings.SplitSeq(e.text, " ") {
 		ww := cells(word)
-		if started && col+1+ww <= w {
+		if started && col+1+ww <= limit {
 			b.WriteByte(' ')
 			b.WriteString(word)
 			col += 1 + ww
 			continue
 		}
 		if started {
-			row(b.String(), col)
+			emit(b.String(), col)
 			b.Reset()
 		}
-		for ww > w {
+		for ww > limit {
 			var head string
 			if ascii {
-				head, word = word[:w], word[w:]
+				head, word = word[:limit], word[limit:]
 			} else {
-				head = ansi.Truncate(word, w, "")
+				head = ansi.Truncate(word, limit, "")
 				if head == "" { // a character wider than the row
 					_, n := utf8.DecodeRuneInString(word)
 					head = word[:n]
 				}
 				word = word[len(head):]
 			}
-			row(head, cells(head))
+			emit(head, cells(head))
 			ww = cells(word)
 		}
 		b.WriteString(word)
 		col, started = ww, true
 	}
-	row(b.String(), col)
+	emit(b.String(), col)
 }
 
 // replace puts e in place of the line at absolute index idx, if it is
