@@ -74,46 +74,12 @@ func TestServeStopsCleanlyOnHangup(t *testing.T) {
 		t.Skip("the tests run with SIGHUP ignored (nohup): serve would keep ignoring it")
 	}
 	store := t.TempDir()
-	cmd := exec.Command(natslabBinary(t), "serve", "--store", store, "--listen", "127.0.0.1:0")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-		close(lines)
-		io.Copy(io.Discard, stderr)
-	}()
-	waitLine := func(want string) string {
-		t.Helper()
-		timeout := time.After(30 * time.Second)
-		for {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatalf("serve ended before printing %q", want)
-				}
-				if strings.Contains(l, want) {
-					return l
-				}
-			case <-timeout:
-				t.Fatalf("serve did not print %q", want)
-			}
-		}
-	}
-	waitLine("natslab is serving NATS at")
+	cmd, lines := serveProcess(t, store)
+	waitLine(t, lines, "natslab is serving NATS at")
 	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	waitLine("natslab: stopping")
+	waitLine(t, lines, "natslab: stopping")
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("serve should exit 0 on a hangup, got %v", err)
 	}

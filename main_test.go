@@ -34,6 +34,16 @@ var servingURL = regexp.MustCompile(`serving NATS at (nats://127\.0\.0\.1:\d+)`)
 // startServe runs `natslab serve` on store and returns the process and its URL.
 func startServe(t *testing.T, store string) (*exec.Cmd, string) {
 	t.Helper()
+	cmd, lines := serveProcess(t, store)
+	return cmd, servingURL.FindStringSubmatch(waitLine(t, lines, "serving NATS at"))[1]
+}
+
+// serveProcess starts `natslab serve` on store; its stderr comes line by
+// line on the channel, which is closed when the process closes stderr.
+// Lines nobody waits for are dropped once the channel is full, so a
+// process that is left to run never blocks on its stderr.
+func serveProcess(t *testing.T, store string) (*exec.Cmd, <-chan string) {
+	t.Helper()
 	cmd := exec.Command(natslabBinary(t), "serve", "--store", store, "--listen", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -43,23 +53,39 @@ func startServe(t *testing.T, store string) (*exec.Cmd, string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	urls := make(chan string, 1)
+	lines := make(chan string, 100)
 	go func() {
+		defer close(lines)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
-			if m := servingURL.FindStringSubmatch(sc.Text()); m != nil {
-				urls <- m[1]
+			select {
+			case lines <- sc.Text():
+			default:
 			}
 		}
 		io.Copy(io.Discard, stderr)
 	}()
-	select {
-	case url := <-urls:
-		return cmd, url
-	case <-time.After(20 * time.Second):
-		t.Fatal("natslab serve did not print its URL")
+	return cmd, lines
+}
+
+// waitLine returns the first line from lines that holds want; it fails the
+// test if the lines end, or half a minute passes, first.
+func waitLine(t *testing.T, lines <-chan string, want string) string {
+	t.Helper()
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("natslab serve ended before printing %q", want)
+			}
+			if strings.Contains(l, want) {
+				return l
+			}
+		case <-timeout:
+			t.Fatalf("natslab serve did not print %q", want)
+		}
 	}
-	return nil, ""
 }
 
 func TestServeSurvivesSIGKILLWithEveryAcknowledgedMessage(t *testing.T) {
