@@ -35,10 +35,11 @@ import (
 // it works through the client API, so an external deployment gets the
 // same picture; the embedded server only adds faster news of a restart.
 //
-// State changes happen on one goroutine (run); the scene reads immutable
-// copies (snapshot).
+// State changes happen on one goroutine (the driver's watch.Loop, its
+// Turns); the scene reads immutable copies (snapshot).
 type driver struct {
-	*watch.Life
+	*watch.Loop // its Msgs: advisories, pulls and acks, in the order the server sent them
+
 	dep   broker.Deployment
 	feed  *kit.Feed
 	clock scenes.Clock
@@ -46,17 +47,12 @@ type driver struct {
 	nc *nats.Conn
 	js jetstream.JetStream
 
-	sig   chan signal    // from NATS callbacks to run
-	msgs  chan *nats.Msg // advisories, pulls and acks, in the order the server sent them
-	kick  watch.Kick     // "look now"
-	ready chan struct{}  // closed after the first look
-
 	mu      sync.Mutex
 	shared  Snapshot // the latest copy for the scene
 	choice  watchChoice
 	rewatch bool // the choice changed: look at the streams again
 
-	// Owned by run.
+	// Owned by the loop.
 	up         bool // the server is up, as the connection and the embedded server say
 	t          tracker
 	subs       []*nats.Subscription            // the watched stream's taps
@@ -69,9 +65,7 @@ type driver struct {
 	beforeDown map[string][2]uint64 // cursor and ack floor of each consumer when the server went down
 	hint       string               // the stream a consumer was last created on, for the automatic choice
 	jsOff      bool
-	syncs      []chan struct{}    // closed after the next look (sync)
-	syncReqs   chan chan struct{} // sync asks run to take in its news and look
-	looks      atomic.Uint64      // looks taken, for counting what they cost
+	looks      atomic.Uint64 // looks taken, for counting what they cost
 }
 
 // watchChoice is what the watch control asked for.
@@ -87,13 +81,12 @@ const (
 	sigPull
 	sigAck
 	sigPublish
-	sigServer
 )
 
+// signal is a message the listeners heard, classified.
 type signal struct {
 	kind sigKind
 	msg  *nats.Msg
-	up   bool
 }
 
 // Polling: never more often than minPoll (5 a second), quickly while a
@@ -107,63 +100,28 @@ const (
 )
 
 func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*driver, error) {
-	d := &driver{Life: watch.NewLife(), dep: dep, feed: feed, clock: clock,
-		sig: make(chan signal, 256), syncReqs: make(chan chan struct{}), kick: watch.NewKick(), ready: make(chan struct{}), msgs: make(chan *nats.Msg, 1024), ackSubs: map[string][]*nats.Subscription{},
+	d := &driver{Loop: watch.NewLoop(1024), dep: dep, feed: feed, clock: clock, ackSubs: map[string][]*nats.Subscription{},
 		up: true, structure: true}
-	nc, err := d.Connect(dep, "natslab scene cursor", func(up bool) { d.signal(signal{kind: sigServer, up: up}) })
+	var err error
+	d.nc, d.js, err = d.Dial(dep, "natslab scene cursor", "$JS.EVENT.ADVISORY.CONSUMER.>", "$JS.EVENT.ADVISORY.STREAM.>")
 	if err != nil {
 		d.End()
 		return nil, err
 	}
-	d.nc = nc
-	if d.js, err = jetstream.New(nc); err != nil {
-		d.End()
-		return nil, err
-	}
-	for _, subj := range []string{"$JS.EVENT.ADVISORY.CONSUMER.>", "$JS.EVENT.ADVISORY.STREAM.>"} {
-		if _, err := nc.ChanSubscribe(subj, d.msgs); err != nil {
-			d.End()
-			return nil, err
-		}
-	}
 	d.t.snap = Snapshot{ServerUp: true, Auto: true, Subj: map[uint64]string{}}
 	d.shared = d.t.snap.clone()
-	d.Go(d.run)
-	// The lab's restart: the embedded server stops and starts before the
-	// connection notices.
-	d.FollowServer(dep, func() {
-		if !dep.Running() {
-			d.signal(signal{kind: sigServer, up: false})
-		} else {
-			d.poke()
-		}
-	})
-	// The scene opens on the broker's state, with its listeners in place.
-	select {
-	case <-d.ready:
-	case <-time.After(2 * time.Second):
-	}
+	d.Start(dep, d)
 	return d, nil
 }
 
 // Close implements kit.Driver.
 func (d *driver) Close() { d.End() }
 
-// signal hands news to run without ever blocking a NATS callback; when
-// the queue is full the news is dropped and a look is asked for instead.
-func (d *driver) signal(s signal) {
-	select {
-	case d.sig <- s:
-	default:
-		d.poke()
-	}
-}
+func (d *driver) poke() { d.Poke() }
 
-func (d *driver) poke() { d.kick.Poke() }
-
-// sync returns once run has taken in everything the server sent before
-// the call and looked at the broker since (watch.Sync).
-func (d *driver) sync(limit time.Duration) bool { return watch.Sync(d.nc, d.syncReqs, limit) }
+// sync returns once the loop has taken in everything the server sent
+// before the call and looked at the broker since (watch.Sync).
+func (d *driver) sync(limit time.Duration) bool { return d.Sync(d.nc, limit) }
 
 // Snapshot implements kit.Driver: it never waits on the network.
 func (d *driver) Snapshot() Snapshot {
@@ -172,9 +130,10 @@ func (d *driver) Snapshot() Snapshot {
 	return d.shared
 }
 
-// publish makes the tracker's state the scene's, after sending the events
-// that go with it (kit.Feed: an event is sent before its change is seen).
-func (d *driver) publish() {
+// Publish implements watch.Turns: it makes the tracker's state the scene's,
+// after sending the events that go with it (kit.Feed: an event is sent
+// before its change is seen).
+func (d *driver) Publish() {
 	for _, e := range d.t.takeEvents() {
 		d.feed.Send(e)
 	}
@@ -185,65 +144,31 @@ func (d *driver) publish() {
 	d.feed.Poke()
 }
 
-func (d *driver) run() {
-	defer d.dropTaps()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	first := false
-	for {
-		select {
-		case <-d.Ctx.Done():
-			return
-		case s := <-d.sig:
-			d.handle(s)
-			d.drain()
-			d.publish()
-		case m := <-d.msgs:
-			d.handle(classify(m))
-			d.drain()
-			d.publish()
-		case <-d.kick:
-			d.busyUntil = time.Now().Add(busyLinger)
-		case done := <-d.syncReqs:
-			d.drain()
-			d.syncs = append(d.syncs, done)
-		case <-timer.C:
-		}
-		d.mu.Lock()
-		if d.rewatch {
-			d.rewatch, d.structure = false, true
-		}
-		d.mu.Unlock()
-		if now := time.Now(); now.After(d.nextPoll(now)) || d.pollNow(now) || len(d.syncs) > 0 {
-			d.poll()
-			d.publish()
-			if !first {
-				first = true
-				close(d.ready)
-			}
-		}
-		for _, done := range d.syncs {
-			close(done)
-		}
-		d.syncs = nil
-		now := time.Now()
-		timer.Reset(max(d.nextPoll(now).Sub(now), time.Millisecond))
+// Stopped implements watch.Turns.
+func (d *driver) Stopped() { d.dropTaps() }
+
+// Heard implements watch.Turns.
+func (d *driver) Heard(m *nats.Msg) { d.handle(classify(m)) }
+
+// Kicked implements watch.Turns: news came, look quickly for a while.
+func (d *driver) Kicked() { d.busyUntil = time.Now().Add(busyLinger) }
+
+// Look implements watch.Turns: a watch control's new choice is taken in
+// first (the streams are looked at again).
+func (d *driver) Look() {
+	d.mu.Lock()
+	if d.rewatch {
+		d.rewatch, d.structure = false, true
 	}
+	d.mu.Unlock()
+	d.poll()
 }
 
-// drain takes whatever else came, before drawing.
-func (d *driver) drain() {
-	for {
-		select {
-		case s := <-d.sig:
-			d.handle(s)
-		case m := <-d.msgs:
-			d.handle(classify(m))
-		default:
-			return
-		}
-	}
-}
+// Due implements watch.Turns.
+func (d *driver) Due(now time.Time) bool { return now.After(d.nextPoll(now)) || d.pollNow(now) }
+
+// Next implements watch.Turns.
+func (d *driver) Next(now time.Time) time.Time { return d.nextPoll(now) }
 
 // classify tells what a message heard on the scene's listeners is.
 func classify(m *nats.Msg) signal {
@@ -288,13 +213,17 @@ func (d *driver) pending() bool {
 	return false
 }
 
-// handle takes one piece of news.
+// Server implements watch.Turns.
+func (d *driver) Server(up bool) {
+	d.busyUntil = time.Now().Add(busyLinger)
+	d.server(up, d.clock.Now())
+}
+
+// handle takes one message the listeners heard.
 func (d *driver) handle(s signal) {
 	now := d.clock.Now()
 	d.busyUntil = time.Now().Add(busyLinger)
 	switch s.kind {
-	case sigServer:
-		d.server(s.up, now)
 	case sigAdvisory:
 		d.advisory(s.msg, now)
 	case sigPull:

@@ -186,7 +186,7 @@ func (d *driver) switchTo(stream string) {
 		return
 	}
 	// Pull requests for any of its consumers, and what is published to it.
-	if sub, err := d.nc.ChanSubscribe("$JS.API.CONSUMER.MSG.NEXT."+stream+".*", d.msgs); err == nil {
+	if sub, err := d.nc.ChanSubscribe("$JS.API.CONSUMER.MSG.NEXT."+stream+".*", d.Msgs()); err == nil {
 		d.subs = append(d.subs, sub)
 	}
 	d.tapped = stream
@@ -221,7 +221,7 @@ func (d *driver) retap(infos []*jetstream.ConsumerInfo) (added bool) {
 		}
 		var subs []*nats.Subscription
 		for _, subj := range []string{"$JS.ACK." + stream + "." + ci.Name + ".>", "$JS.ACK.*.*." + stream + "." + ci.Name + ".>"} {
-			if sub, err := d.nc.ChanSubscribe(subj, d.msgs); err == nil {
+			if sub, err := d.nc.ChanSubscribe(subj, d.Msgs()); err == nil {
 				subs = append(subs, sub)
 			}
 		}

@@ -34,7 +34,8 @@ import (
 // A write the server refused is one it did not store: the key's revision
 // stayed where it was. All of it works through the client API.
 type driver struct {
-	*watch.Life
+	*watch.Loop // its Msgs: advisories and writes, in the order the server sent them
+
 	dep   broker.Deployment
 	feed  *kit.Feed
 	clock scenes.Clock
@@ -42,17 +43,12 @@ type driver struct {
 	nc *nats.Conn
 	js jetstream.JetStream
 
-	msgs  chan *nats.Msg // advisories and writes, in the order the server sent them
-	kick  watch.Kick
-	up    chan bool
-	ready chan struct{}
-
 	mu      sync.Mutex
 	shared  Snapshot
 	choice  string // the bucket watch named, "" for automatic
 	rewatch bool
 
-	// Owned by run.
+	// Owned by the loop.
 	snap      Snapshot
 	events    []kit.Event
 	tap       *nats.Subscription
@@ -63,9 +59,8 @@ type driver struct {
 	changeID  int
 	dirty     map[string]bool // keys to read again
 	counts    map[string]uint64
-	hint      string             // the bucket last added or written to
-	looks     atomic.Uint64      // looks taken, for counting what they cost
-	syncs     chan chan struct{} // sync asks run to take in its news and look
+	hint      string        // the bucket last added or written to
+	looks     atomic.Uint64 // looks taken, for counting what they cost
 }
 
 const (
@@ -80,59 +75,28 @@ const (
 )
 
 func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*driver, error) {
-	d := &driver{Life: watch.NewLife(), dep: dep, feed: feed, clock: clock,
-		msgs: make(chan *nats.Msg, 1024), kick: watch.NewKick(), up: make(chan bool, 8), ready: make(chan struct{}), syncs: make(chan chan struct{}),
+	d := &driver{Loop: watch.NewLoop(1024), dep: dep, feed: feed, clock: clock,
 		serverUp: true, structure: true, dirty: map[string]bool{}, counts: map[string]uint64{}}
-	fail := func(err error) (*driver, error) {
+	var err error
+	d.nc, d.js, err = d.Dial(dep, "natslab scene kv-watch", "$JS.EVENT.ADVISORY.STREAM.>")
+	if err != nil {
 		d.End()
 		return nil, err
 	}
-	nc, err := d.Connect(dep, "natslab scene kv-watch", d.setUp)
-	if err != nil {
-		return fail(err)
-	}
-	d.nc = nc
-	if d.js, err = jetstream.New(nc); err != nil {
-		return fail(err)
-	}
-	if _, err := nc.ChanSubscribe("$JS.EVENT.ADVISORY.STREAM.>", d.msgs); err != nil {
-		return fail(err)
-	}
 	d.snap = Snapshot{ServerUp: true, Auto: true}
 	d.shared = d.snap.clone()
-	d.Go(d.run)
-	// The lab's restart: the embedded server stops and starts before the
-	// connection notices.
-	d.FollowServer(dep, func() {
-		if !dep.Running() {
-			d.setUp(false)
-		} else {
-			d.poke()
-		}
-	})
-	select {
-	case <-d.ready:
-	case <-time.After(2 * time.Second):
-	}
+	d.Start(dep, d)
 	return d, nil
 }
 
 // Close implements kit.Driver.
 func (d *driver) Close() { d.End() }
 
-func (d *driver) setUp(up bool) {
-	select {
-	case d.up <- up:
-	default:
-	}
-	d.poke()
-}
+func (d *driver) poke() { d.Poke() }
 
-func (d *driver) poke() { d.kick.Poke() }
-
-// sync returns once run has taken in everything the server sent before
-// the call and looked at the broker since (watch.Sync).
-func (d *driver) sync(limit time.Duration) bool { return watch.Sync(d.nc, d.syncs, limit) }
+// sync returns once the loop has taken in everything the server sent
+// before the call and looked at the broker since (watch.Sync).
+func (d *driver) sync(limit time.Duration) bool { return d.Sync(d.nc, limit) }
 
 // Snapshot implements kit.Driver.
 func (d *driver) Snapshot() Snapshot {
@@ -141,9 +105,10 @@ func (d *driver) Snapshot() Snapshot {
 	return d.shared
 }
 
-// publish makes the driver's state the scene's, after sending the events
-// that go with it (kit.Feed: an event is sent before its change is seen).
-func (d *driver) publish() {
+// Publish implements watch.Turns: it makes the driver's state the scene's,
+// after sending the events that go with it (kit.Feed: an event is sent
+// before its change is seen).
+func (d *driver) Publish() {
 	for _, e := range d.events {
 		d.feed.Send(e)
 	}
@@ -155,63 +120,28 @@ func (d *driver) publish() {
 	d.feed.Poke()
 }
 
-func (d *driver) run() {
-	defer d.untap()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	first := false
-	var synced chan struct{} // closed after this turn's look
-	for {
-		select {
-		case <-d.Ctx.Done():
-			return
-		case up := <-d.up:
-			d.server(up)
-			d.publish()
-		case m := <-d.msgs:
-			d.heard(m)
-			d.drain()
-			d.publish()
-		case <-d.kick:
-			d.busyUntil = time.Now().Add(busyLinger)
-		case done := <-d.syncs:
-			d.drain()
-			synced = done
-		case <-timer.C:
-		}
-		d.mu.Lock()
-		if d.rewatch {
-			d.rewatch, d.structure = false, true
-		}
-		d.mu.Unlock()
-		if now := time.Now(); d.lastPoll.IsZero() || now.After(d.nextPoll(now)) || synced != nil {
-			d.poll()
-			d.publish()
-			if !first {
-				first = true
-				close(d.ready)
-			}
-		}
-		if synced != nil {
-			close(synced)
-			synced = nil
-		}
-		now := time.Now()
-		timer.Reset(max(d.nextPoll(now).Sub(now), time.Millisecond))
+// Stopped implements watch.Turns.
+func (d *driver) Stopped() { d.untap() }
+
+// Kicked implements watch.Turns: news came, look quickly for a while.
+func (d *driver) Kicked() { d.busyUntil = time.Now().Add(busyLinger) }
+
+// Look implements watch.Turns: a watch control's new choice is taken in
+// first (the buckets are looked at again).
+func (d *driver) Look() {
+	d.mu.Lock()
+	if d.rewatch {
+		d.rewatch, d.structure = false, true
 	}
+	d.mu.Unlock()
+	d.poll()
 }
 
-// drain takes whatever else the listeners heard, without waiting.
-func (d *driver) drain() {
-	for {
-		select {
-		case m := <-d.msgs:
-			d.heard(m)
-		default:
-			return
-		}
-	}
-}
+// Due implements watch.Turns.
+func (d *driver) Due(now time.Time) bool { return d.lastPoll.IsZero() || now.After(d.nextPoll(now)) }
+
+// Next implements watch.Turns.
+func (d *driver) Next(now time.Time) time.Time { return d.nextPoll(now) }
 
 // nextPoll is when the next look is due, seen at now.
 func (d *driver) nextPoll(now time.Time) time.Time {
@@ -230,7 +160,8 @@ func (d *driver) unresolved() bool {
 	return false
 }
 
-func (d *driver) server(up bool) {
+// Server implements watch.Turns.
+func (d *driver) Server(up bool) {
 	if up == d.serverUp {
 		return
 	}
@@ -244,8 +175,8 @@ func (d *driver) server(up bool) {
 	d.events = append(d.events, kit.Event{Kind: kind})
 }
 
-// heard takes one message from the scene's listeners.
-func (d *driver) heard(m *nats.Msg) {
+// Heard implements watch.Turns: one message from the scene's listeners.
+func (d *driver) Heard(m *nats.Msg) {
 	d.busyUntil = time.Now().Add(busyLinger)
 	if strings.HasPrefix(m.Subject, "$JS.EVENT.ADVISORY.STREAM.") {
 		tok := strings.Split(m.Subject, ".")

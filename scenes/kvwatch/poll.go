@@ -113,7 +113,7 @@ func (d *driver) switchTo(bucket string) {
 		return
 	}
 	d.snap.Stream = "KV_" + bucket
-	if sub, err := d.nc.ChanSubscribe("$KV."+bucket+".>", d.msgs); err == nil {
+	if sub, err := d.nc.ChanSubscribe("$KV."+bucket+".>", d.Msgs()); err == nil {
 		d.tap = sub
 		_ = d.nc.FlushTimeout(time.Second)
 	}

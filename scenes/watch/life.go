@@ -3,8 +3,10 @@
 // goroutines, its connections), the connections named so that lessons and
 // `nats server report connections` can tell them, following the embedded
 // server through restarts, kicks that ask for a look, a polling loop that
-// never looks more often than it should, taps on a set of subjects, and
-// the bounded looks a server going down cuts short.
+// never looks more often than it should, a loop for a driver whose state
+// changes on one goroutine (Loop: news, kicks, looks and a test's Sync
+// taken in turn), taps on a set of subjects, and the bounded looks a
+// server going down cuts short.
 //
 // It imports broker only, never lab.
 package watch
