@@ -128,12 +128,8 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, pace time.Duration) (*dr
 func (d *driver) Close() { d.End() }
 
 func (d *driver) setServer(up bool) {
-	kind := kit.ServerDown
-	if up {
-		kind = kit.ServerUp
-	}
 	d.mu.Lock()
-	d.feed.Send(kit.Event{Kind: kind})
+	d.feed.Send(kit.ServerEvent(up))
 	d.serverUp = up
 	d.mu.Unlock()
 	d.feed.Poke()

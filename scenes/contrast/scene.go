@@ -56,10 +56,7 @@ type timing struct {
 }
 
 func newTiming(speed float64) timing {
-	if speed <= 0 {
-		speed = 1
-	}
-	s := func(ms int) time.Duration { return time.Duration(float64(ms) * float64(time.Millisecond) / speed) }
+	s := kit.Paced(speed)
 	return timing{
 		pubLeg: s(450), coreLeg: s(550), storeLeg: s(350), replayLeg: s(450),
 		fade: s(1200), gap: s(160), flash: s(900), backlog: s(2000),
@@ -92,15 +89,7 @@ type lane struct {
 // before it so a burst reads as a train. ok is false when the train is
 // already too long: the animation samples, the counters do not.
 func slot(free *time.Time, now time.Time, t timing) (time.Time, bool) {
-	start := now
-	if free.After(start) {
-		start = *free
-	}
-	if start.Sub(now) > t.backlog {
-		return time.Time{}, false
-	}
-	*free = start.Add(t.gap)
-	return start, true
+	return kit.Slot(free, now, now, t.gap, t.backlog)
 }
 
 // New connects the scene's clients to the deployment and starts watching.

@@ -219,15 +219,7 @@ func (s *Scene) sub(key string) (Sub, bool) {
 // before it so a burst reads as a train; ok is false when the train is
 // already too long (the animation samples, the counts do not).
 func slot(free *time.Time, at time.Time, t timing) (time.Time, bool) {
-	start := at
-	if free.After(start) {
-		start = *free
-	}
-	if start.Sub(at) > t.backlog {
-		return time.Time{}, false
-	}
-	*free = start.Add(t.gap)
-	return start, true
+	return kit.Slot(free, at, at, t.gap, t.backlog)
 }
 
 // landing remembers when the messages on screen reach their row (or, for

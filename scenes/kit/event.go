@@ -40,3 +40,11 @@ type Event struct {
 	AckPending uint64
 	Note       string // for Changed: what changed ("mode", "reset")
 }
+
+// ServerEvent is the event of the server going down, or coming back up.
+func ServerEvent(up bool) Event {
+	if up {
+		return Event{Kind: ServerUp}
+	}
+	return Event{Kind: ServerDown}
+}

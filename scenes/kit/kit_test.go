@@ -1,6 +1,7 @@
 package kit
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -353,5 +354,39 @@ func TestClipKeepsWordsWhole(t *testing.T) {
 		if got := Clip(c.in, c.n); got != c.want {
 			t.Errorf("Clip(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
 		}
+	}
+}
+
+// A burst on one wire reads as a train, gap apart, until the train is
+// backlog long: later messages are not scheduled, and the wire stays as it
+// was for them.
+func TestSlotMakesATrainAndSamples(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 15, 0, 0, 0, time.UTC)
+	var free time.Time
+	gap, backlog := 100*time.Millisecond, 250*time.Millisecond
+	var got []time.Duration
+	for i := 0; i < 5; i++ {
+		at, ok := Slot(&free, t0, t0, gap, backlog)
+		if !ok {
+			break
+		}
+		got = append(got, at.Sub(t0))
+	}
+	if want := []time.Duration{0, gap, 2 * gap}; !slices.Equal(got, want) {
+		t.Fatalf("slots %v, want %v", got, want)
+	}
+	if !free.Equal(t0.Add(3 * gap)) {
+		t.Fatalf("the wire is free from %v, want %v", free.Sub(t0), 3*gap)
+	}
+	// Once the train has gone, a message leaves at once.
+	later := t0.Add(time.Second)
+	if at, ok := Slot(&free, later, later, gap, backlog); !ok || !at.Equal(later) {
+		t.Fatalf("on a free wire: %v, %v; want %v, true", at.Sub(t0), ok, later.Sub(t0))
+	}
+	if d := Paced(2)(900); d != 450*time.Millisecond {
+		t.Fatalf("at speed 2, 900 ms take %v, want 450ms", d)
+	}
+	if d := Paced(0)(900); d != 900*time.Millisecond {
+		t.Fatalf("at speed 0 (unset), 900 ms take %v, want 900ms", d)
 	}
 }

@@ -273,3 +273,29 @@ func (f *Flashes) Next(now time.Time) time.Duration {
 
 // Clear forgets every flash.
 func (f *Flashes) Clear() { clear(f.at) }
+
+// Paced scales a scene's durations to a presenter's speed (a scene's
+// Options.Speed: 2 plays everything twice as fast): paced(ms) is ms
+// milliseconds at speed 1. A speed of 0 or less is 1.
+func Paced(speed float64) func(ms int) time.Duration {
+	if speed <= 0 {
+		speed = 1
+	}
+	return func(ms int) time.Duration { return time.Duration(float64(ms) * float64(time.Millisecond) / speed) }
+}
+
+// Slot schedules a message on a wire that is free from *free: at start, or
+// just behind the one before so that a burst reads as a train, gap apart.
+// It reports false, and schedules nothing, when that is more than backlog
+// after now: the train is already too long, and the animation samples
+// (the numbers on screen do not).
+func Slot(free *time.Time, start, now time.Time, gap, backlog time.Duration) (time.Time, bool) {
+	if free.After(start) {
+		start = *free
+	}
+	if start.Sub(now) > backlog {
+		return time.Time{}, false
+	}
+	*free = start.Add(gap)
+	return start, true
+}

@@ -167,12 +167,10 @@ func (d *driver) Server(up bool) {
 	}
 	d.serverUp, d.snap.ServerUp = up, up
 	d.busyUntil = time.Now().Add(busyLinger)
-	kind := kit.ServerDown
 	if up {
-		kind = kit.ServerUp
 		d.structure = true
 	}
-	d.events = append(d.events, kit.Event{Kind: kind})
+	d.events = append(d.events, kit.ServerEvent(up))
 }
 
 // Heard implements watch.Turns: one message from the scene's listeners.

@@ -53,10 +53,7 @@ type timing struct {
 }
 
 func newTiming(speed float64) timing {
-	if speed <= 0 {
-		speed = 1
-	}
-	s := func(ms int) time.Duration { return time.Duration(float64(ms) * float64(time.Millisecond) / speed) }
+	s := kit.Paced(speed)
 	return timing{down: s(250), along: s(450), gap: s(150), flash: s(1500), backlog: s(2000)}
 }
 
@@ -126,15 +123,7 @@ func (s *Scene) Apply(m kit.FeedMsg, now time.Time) {
 // before it so a burst reads as a train; ok is false when the train is
 // already too long (the animation samples, the numbers on screen do not).
 func slot(free *time.Time, now time.Time, t timing) (time.Time, bool) {
-	start := now
-	if free.After(start) {
-		start = *free
-	}
-	if start.Sub(now) > t.backlog {
-		return time.Time{}, false
-	}
-	*free = start.Add(t.gap)
-	return start, true
+	return kit.Slot(free, now, now, t.gap, t.backlog)
 }
 
 func (s *Scene) animate(e kit.Event, now time.Time) {

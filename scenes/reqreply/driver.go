@@ -215,11 +215,7 @@ func (d *driver) poke() { d.kick.Poke() }
 func (d *driver) setServer(up bool) {
 	d.mu.Lock()
 	if d.snap.ServerUp != up {
-		kind := kit.ServerDown
-		if up {
-			kind = kit.ServerUp
-		}
-		d.feed.Send(kit.Event{Kind: kind})
+		d.feed.Send(kit.ServerEvent(up))
 	}
 	d.snap.ServerUp = up
 	if !up {

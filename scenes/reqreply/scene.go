@@ -49,10 +49,7 @@ type Options struct {
 type timing struct{ leg, gap, fade, flash, backlog time.Duration }
 
 func newTiming(speed float64) timing {
-	if speed <= 0 {
-		speed = 1
-	}
-	s := func(ms int) time.Duration { return time.Duration(float64(ms) * float64(time.Millisecond) / speed) }
+	s := kit.Paced(speed)
 	return timing{leg: s(420), gap: s(160), fade: s(1200), flash: s(900), backlog: s(2000)}
 }
 
@@ -139,14 +136,7 @@ func (s *Scene) refresh(now time.Time) {
 // slot schedules a message on a wire: at start, or just behind the one
 // before so a burst reads as a train; false when the train is too long.
 func (s *Scene) slot(free *time.Time, start, now time.Time) (time.Time, bool) {
-	if free.After(start) {
-		start = *free
-	}
-	if start.Sub(now) > s.t.backlog {
-		return time.Time{}, false
-	}
-	*free = start.Add(s.t.gap)
-	return start, true
+	return kit.Slot(free, start, now, s.t.gap, s.t.backlog)
 }
 
 func (s *Scene) animate(e kit.Event, now time.Time) {

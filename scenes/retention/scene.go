@@ -44,10 +44,7 @@ type Options struct {
 type timing struct{ leg, fade, flash time.Duration }
 
 func newTiming(speed float64) timing {
-	if speed <= 0 {
-		speed = 1
-	}
-	s := func(ms int) time.Duration { return time.Duration(float64(ms) * float64(time.Millisecond) / speed) }
+	s := kit.Paced(speed)
 	return timing{leg: s(450), fade: s(1600), flash: s(1100)}
 }
 

@@ -49,10 +49,7 @@ type timing struct {
 }
 
 func newTiming(speed float64) timing {
-	if speed <= 0 {
-		speed = 1
-	}
-	s := func(ms int) time.Duration { return time.Duration(float64(ms) * float64(time.Millisecond) / speed) }
+	s := kit.Paced(speed)
 	return timing{leg: s(500), gap: s(140), slide: s(450), fade: s(1400), flash: s(1000), backlog: s(2000), blink: s(900)}
 }
 
@@ -195,14 +192,7 @@ func (s *Scene) anim(stream string) *anim {
 // slot schedules a message on a wire: at start, or just behind the one
 // before so a burst reads as a train; false when the train is too long.
 func (s *Scene) slot(free *time.Time, start, now time.Time) (time.Time, bool) {
-	if free.After(start) {
-		start = *free
-	}
-	if start.Sub(now) > s.t.backlog {
-		return time.Time{}, false
-	}
-	*free = start.Add(s.t.gap)
-	return start, true
+	return kit.Slot(free, start, now, s.t.gap, s.t.backlog)
 }
 
 // tail is a message's label: the last token of its subject.
