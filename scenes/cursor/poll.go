@@ -11,6 +11,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/scenes/watch"
 )
 
 // window is how many of the newest messages the scene looks up the
@@ -133,12 +135,6 @@ func (d *driver) chooseStream(ctx context.Context) bool {
 	snap.Others = snap.Others[:0]
 	pick := ""
 	var best *jetstream.StreamInfo
-	lively := func(si *jetstream.StreamInfo) time.Time {
-		if si.State.LastTime.After(si.Created) {
-			return si.State.LastTime
-		}
-		return si.Created
-	}
 	for _, si := range infos {
 		name := si.Config.Name
 		snap.Others = append(snap.Others, name)
@@ -152,7 +148,7 @@ func (d *driver) chooseStream(ctx context.Context) bool {
 			pick = name
 		case best == nil,
 			si.State.Consumers > 0 && best.State.Consumers == 0,
-			(si.State.Consumers > 0) == (best.State.Consumers > 0) && lively(si).After(lively(best)):
+			(si.State.Consumers > 0) == (best.State.Consumers > 0) && watch.Lively(si).After(watch.Lively(best)):
 			best = si
 		}
 	}

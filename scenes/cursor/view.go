@@ -153,15 +153,7 @@ func blankRow(c *kit.Canvas, y int) bool {
 // messages it holds, and the server's state. It returns the next row.
 func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 	snap := &s.snap
-	srv, role := "server ● up", kit.Good
-	if !snap.ServerUp {
-		srv, role = "server ○ down", kit.Bad
-	}
-	if s.flashes.On("server", now) {
-		role = kit.Flash
-	}
-	right := s.W - runes(srv) - 1
-	c.Text(right, 0, srv, role)
+	right := c.ServerState(0, snap.ServerUp, s.flashes.On("server", now))
 	if snap.Stream == "" {
 		c.Text(1, 0, kit.Clip("no stream on screen", right-2), kit.Title)
 		return 1

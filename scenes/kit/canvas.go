@@ -88,6 +88,22 @@ func (c *Canvas) TextRight(x1, y int, s string, role Role) {
 	c.Text(x1-utf8.RuneCountInString(s), y, s, role)
 }
 
+// ServerState draws the server's state at the right end of row y, a
+// blank column from the edge: "server ● up" (Good) or "server ○ down"
+// (Bad), in Flash while flash. It returns the column the state begins at.
+func (c *Canvas) ServerState(y int, up, flash bool) int {
+	srv, role := "server ● up", Good
+	if !up {
+		srv, role = "server ○ down", Bad
+	}
+	if flash {
+		role = Flash
+	}
+	x := c.w - utf8.RuneCountInString(srv) - 1
+	c.Text(x, y, srv, role)
+	return x
+}
+
 // HLine draws r from x0 to x1 (exclusive) on row y.
 func (c *Canvas) HLine(x0, x1, y int, r rune, role Role) {
 	for x := x0; x < x1; x++ {

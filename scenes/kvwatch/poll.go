@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"natslab/scenes/kit"
+	"natslab/scenes/watch"
 )
 
 // settleAfter is how long after a write was heard a look that finds it
@@ -66,12 +67,6 @@ func (d *driver) chooseBucket(ctx context.Context) bool {
 	d.snap.Buckets = d.snap.Buckets[:0]
 	pick := ""
 	var best *jetstream.StreamInfo
-	lively := func(si *jetstream.StreamInfo) time.Time {
-		if si.State.LastTime.After(si.Created) {
-			return si.State.LastTime
-		}
-		return si.Created
-	}
 	for _, si := range infos {
 		name := strings.TrimPrefix(si.Config.Name, "KV_")
 		d.snap.Buckets = append(d.snap.Buckets, name)
@@ -82,7 +77,7 @@ func (d *driver) chooseBucket(ctx context.Context) bool {
 			}
 		case name == d.hint:
 			pick = name
-		case best == nil || lively(si).After(lively(best)):
+		case best == nil || watch.Lively(si).After(watch.Lively(best)):
 			best = si
 		}
 	}

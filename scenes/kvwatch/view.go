@@ -84,15 +84,7 @@ func (s *Scene) Draw(now time.Time) string {
 // next row.
 func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 	snap := &s.snap
-	srv, role := "server ● up", kit.Good
-	if !snap.ServerUp {
-		srv, role = "server ○ down", kit.Bad
-	}
-	if s.flashes.On("server", now) {
-		role = kit.Flash
-	}
-	right := s.W - runes(srv) - 1
-	c.Text(right, 0, srv, role)
+	right := c.ServerState(0, snap.ServerUp, s.flashes.On("server", now))
 	if snap.Bucket == "" {
 		c.Text(1, 0, kit.Clip("no bucket on screen", right-2), kit.Title)
 		return 1

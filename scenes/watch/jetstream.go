@@ -37,6 +37,16 @@ func Literal(filter string) string {
 	return strings.Join(toks, ".")
 }
 
+// Lively is when a stream last showed life: its last message, or its
+// creation when that came later (a stream made anew holds nothing yet). An
+// automatic choice of stream shows the liveliest.
+func Lively(si *jetstream.StreamInfo) time.Time {
+	if si.State.LastTime.After(si.Created) {
+		return si.State.LastTime
+	}
+	return si.Created
+}
+
 // Retention names a stream's retention policy as the CLI's stream add
 // --retention spells it.
 func Retention(r jetstream.RetentionPolicy) string {
