@@ -50,7 +50,7 @@ func TestFloodCountsStayExact(t *testing.T) {
 	h := newHarness(t, Hello)
 	h.Start("sub greet")
 	h.Settle("a subscriber", subsOn("greet", 1))
-	nc := brokertest.Connect(t, h.srv, "flood")
+	nc := brokertest.Connect(t, h.Srv, "flood")
 	const n = 100_000
 	body := []byte("flood")
 	for i := 0; i < n; i++ {

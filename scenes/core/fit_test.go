@@ -28,7 +28,7 @@ func TestNeverCutAt80x24(t *testing.T) {
 				h.Clock.Advance(3 * time.Second)
 			}
 			h.Start(`sub "` + subject + `"` + queue)
-			tcpSub(t, h.srv.ClientURL(), subject)
+			tcpSub(t, h.Srv.ClientURL(), subject)
 			h.Settle("two subscribers", subsOn(subject, 2))
 			h.Clock.Advance(3 * time.Second)
 			h.NeverCut(t, "two subscribers")
@@ -55,7 +55,7 @@ func TestServerDownNeverCut(t *testing.T) {
 		t.Run(kind.info().name, func(t *testing.T) {
 			h := newHarness(t, kind)
 			h.Settle("up", func(s Snapshot) bool { return s.ServerUp })
-			h.srv.Stop()
+			h.Srv.Stop()
 			h.Settle("down", func(s Snapshot) bool { return !s.ServerUp })
 			h.Clock.Advance(3 * time.Second)
 			h.NeverCut(t, "the server down")

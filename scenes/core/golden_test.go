@@ -27,7 +27,7 @@ func TestGoldenHello(t *testing.T) {
 	h.Golden(t, "4-unheard-gone", w, ht)
 
 	h.Start("sub greet")
-	tcpSub(t, h.srv.ClientURL(), "greet")
+	tcpSub(t, h.Srv.ClientURL(), "greet")
 	h.Settle("two subscribers", subsOn("greet", 2))
 	h.Clock.Advance(3 * time.Second)
 	h.Golden(t, "5-two-subscribers", w, ht)

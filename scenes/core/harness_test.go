@@ -13,11 +13,7 @@ import (
 // harness runs a scene on a real embedded server with a manual clock,
 // delivering the scene's feed messages as Bubble Tea would, and a command
 // session for the learner's side (sub, pub), as the lab's pane runs it.
-type harness struct {
-	*kittest.Harness[*Scene, Snapshot]
-	*kittest.Session
-	srv *broker.Server
-}
+type harness struct{ *kittest.Lab[*Scene, Snapshot] }
 
 func newHarness(t testing.TB, kind Kind, bopts ...brokertest.Option) *harness {
 	t.Helper()
@@ -29,11 +25,8 @@ func newHarness(t testing.TB, kind Kind, bopts ...brokertest.Option) *harness {
 // srv seen as a server the lab does not run.
 func newHarnessOn(t testing.TB, srv *broker.Server, dep broker.Deployment, kind Kind) *harness {
 	t.Helper()
-	kh := kittest.Open(t, dep, func(env scenes.Env) (*Scene, error) { return New(env, kind) },
-		func(s *Scene) Snapshot { return s.snap }, kittest.FitsThePanes())
-	sess := kittest.NewSession(t, dep)
-	sess.Timeout = 10 * time.Second
-	return &harness{Harness: kh, Session: sess, srv: srv}
+	return &harness{kittest.OpenLab(t, srv, dep, func(env scenes.Env) (*Scene, error) { return New(env, kind) },
+		func(s *Scene) Snapshot { return s.snap }, kittest.FitsThePanes(), kittest.Commands(10*time.Second))}
 }
 
 // settled draws the scene once everything on its way has landed: the

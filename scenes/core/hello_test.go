@@ -13,6 +13,7 @@ import (
 	"natslab/broker"
 	"natslab/broker/brokertest"
 	"natslab/scenes"
+	"natslab/scenes/kit/kittest"
 )
 
 // tcpSub subscribes from a client of the test's own over TCP, named as the
@@ -44,7 +45,7 @@ func TestHelloDiscoversSubscribersAndCountsExactly(t *testing.T) {
 		t.Fatalf("a fresh scene: %+v", s)
 	}
 	job := h.Start("sub greet")
-	other := tcpSub(t, h.srv.ClientURL(), "greet")
+	other := tcpSub(t, h.Srv.ClientURL(), "greet")
 	h.Start("sub greeting") // not greet: not on screen
 	h.Settle("two subscribers on greet", subsOn("greet", 2))
 	names := map[string]bool{}
@@ -176,10 +177,7 @@ func TestHelloControls(t *testing.T) {
 // cannot be asked for: the scene says so, and still counts publishes.
 func TestHelloExternalDeployment(t *testing.T) {
 	srv := brokertest.Start(t, brokertest.WithoutJetStream())
-	ext, err := broker.Dial(broker.ExternalOptions{URL: srv.ClientURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ext := kittest.External(t, srv)
 	h := newHarnessOn(t, srv, ext, Hello)
 	h.Do("publish", "2")
 	h.Settle("2 published", func(s Snapshot) bool { return s.Published == 2 })

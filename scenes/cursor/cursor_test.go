@@ -9,7 +9,6 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"natslab/broker"
 	"natslab/broker/brokertest"
 	"natslab/scenes"
 	"natslab/scenes/kit/kittest"
@@ -20,14 +19,14 @@ import (
 
 // info asks the broker directly, for comparing with what the scene shows.
 func (h *harness) info(stream, name string) *jetstream.ConsumerInfo {
-	h.t.Helper()
-	nc := brokertest.Connect(h.t, h.srv, "test")
+	h.T.Helper()
+	nc := brokertest.Connect(h.T, h.Srv, "test")
 	js, _ := jetstream.New(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	c, err := js.Consumer(ctx, stream, name)
 	if err != nil {
-		h.t.Fatalf("consumer %s: %v", name, err)
+		h.T.Fatalf("consumer %s: %v", name, err)
 	}
 	return c.CachedInfo()
 }
@@ -259,7 +258,7 @@ func TestCountdownFromTheServerWhenOpenedLate(t *testing.T) {
 		return ci.TimeStamp.Sub(*ci.Delivered.Last)
 	}
 	before := age()
-	h.open()
+	h.Open()
 	h.Settle("seen", func(s Snapshot) bool { return len(consumer(s, "w").Out) == 1 })
 	after := age()
 	o := consumer(h.Scene.snap, "w").Out[0]
@@ -310,7 +309,7 @@ func TestALookCostsTwoRequests(t *testing.T) {
 		"consumer add JOBS w --pull --wait 30s --defaults")
 	h.Run("consumer next JOBS w --no-ack")
 	h.Settle("awaiting ack", func(s Snapshot) bool { return len(consumer(s, "w").Out) == 1 })
-	looks, asked := kittest.LookCost(t, h.srv, h.Scene.d.looks.Load, h.Scene.d.sync)
+	looks, asked := kittest.LookCost(t, h.Srv, h.Scene.d.looks.Load, h.Scene.d.sync)
 	if looks < 3 || asked > 2*looks {
 		t.Fatalf("%d looks asked %d API requests: want at most two each", looks, asked)
 	}
@@ -320,15 +319,12 @@ func TestALookCostsTwoRequests(t *testing.T) {
 // the same things.
 func TestExternalDeployment(t *testing.T) {
 	srv := brokertest.Start(t)
-	ext, err := broker.Dial(broker.ExternalOptions{URL: srv.ClientURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ext := kittest.External(t, srv)
 	h := newLearner(t, srv, ext)
 	h.Run("stream add JOBS --subjects 'jobs.>' --defaults")
 	h.Run("pub jobs.a 1 --jetstream")
 	h.Run("consumer add JOBS w --pull --wait 5s --defaults")
-	h.open()
+	h.Open()
 	h.Run("consumer next JOBS w --no-ack")
 	h.Settle("out", func(s Snapshot) bool { return len(consumer(s, "w").Out) == 1 && len(s.Pulls) == 1 })
 	srv.Stop()

@@ -57,13 +57,13 @@ func TestGoldenDurableConsumer(t *testing.T) {
 	h.Golden(t, "3-floor-2", w, ht)
 	h.NeverCut(t, "3-floor-2")
 
-	h.srv.Stop()
+	h.Srv.Stop()
 	h.Settle("down", func(s Snapshot) bool { return !s.ServerUp })
 	h.still()
 	h.Golden(t, "4-server-down", w, ht)
 	h.NeverCut(t, "4-server-down")
 
-	h.Reconnecting(func() error { return h.srv.Restart(true) })
+	h.Reconnecting(func() error { return h.Srv.Restart(true) })
 	h.Settle("back", func(s Snapshot) bool { return s.ServerUp && storyHas(s, "kept its place") })
 	h.still()
 	h.Golden(t, "5-back-same-place", w, ht)

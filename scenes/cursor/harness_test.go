@@ -18,13 +18,7 @@ import (
 // harness runs a cursor scene on a real embedded server with a manual
 // clock, delivering the scene's feed messages as Bubble Tea would, and a
 // command session to type the episodes' commands into.
-type harness struct {
-	*kittest.Harness[*Scene, Snapshot]
-	*kittest.Session
-	t   testing.TB
-	srv *broker.Server
-	dep broker.Deployment // what the scene and the session talk to: srv, or srv seen as an external server
-}
+type harness struct{ *kittest.Lab[*Scene, Snapshot] }
 
 // newHarness starts a server, types the setup commands, then opens the scene.
 func newHarness(t testing.TB, setup ...string) *harness {
@@ -34,23 +28,15 @@ func newHarness(t testing.TB, setup ...string) *harness {
 	for _, line := range setup {
 		h.Run(line)
 	}
-	h.open()
+	h.Open()
 	return h
 }
 
-// newLearner is a command session on dep, with no scene open yet: open
+// newLearner is a command session on dep, with no scene open yet: Open
 // opens it.
 func newLearner(t testing.TB, srv *broker.Server, dep broker.Deployment) *harness {
-	sess := kittest.NewSession(t, dep, command.WithTimeout(5*time.Second))
-	sess.Timeout = 20 * time.Second
-	return &harness{Session: sess, t: t, srv: srv, dep: dep}
-}
-
-// open opens the scene, on the learner's deployment.
-func (h *harness) open() {
-	h.t.Helper()
-	h.Harness = kittest.Open(h.t, h.dep, func(env scenes.Env) (*Scene, error) { return New(env) },
-		func(s *Scene) Snapshot { return s.snap })
+	return &harness{kittest.NewLab(t, srv, dep, func(env scenes.Env) (*Scene, error) { return New(env) },
+		func(s *Scene) Snapshot { return s.snap }, kittest.Commands(20*time.Second, command.WithTimeout(5*time.Second)))}
 }
 
 // consumer is the named consumer as the scene shows it (zero when absent).
@@ -64,14 +50,14 @@ func consumer(s Snapshot, name string) Consumer {
 // advisories subscribes the test's own connection to an advisory subject,
 // before the command that causes it.
 func (h *harness) advisories(subject string) *nats.Subscription {
-	h.t.Helper()
-	nc := brokertest.Connect(h.t, h.srv, "advisories")
+	h.T.Helper()
+	nc := brokertest.Connect(h.T, h.Srv, "advisories")
 	sub, err := nc.SubscribeSync(subject)
 	if err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	if err := nc.Flush(); err != nil {
-		h.t.Fatal(err)
+		h.T.Fatal(err)
 	}
 	return sub
 }
@@ -79,9 +65,9 @@ func (h *harness) advisories(subject string) *nats.Subscription {
 // heard waits for an advisory on sub: the server has then handed it to
 // every subscriber, the scene's connection among them.
 func (h *harness) heard(sub *nats.Subscription) {
-	h.t.Helper()
+	h.T.Helper()
 	if _, err := sub.NextMsg(10 * time.Second); err != nil {
-		h.t.Fatalf("%s: %v", sub.Subject, err)
+		h.T.Fatalf("%s: %v", sub.Subject, err)
 	}
 }
 
@@ -89,9 +75,9 @@ func (h *harness) heard(sub *nats.Subscription) {
 // sent it so far and looked at the broker since, and the scene has applied
 // what the driver told it.
 func (h *harness) sync() {
-	h.t.Helper()
+	h.T.Helper()
 	if !h.Scene.d.sync(10 * time.Second) {
-		h.t.Fatal("the scene's driver did not catch up with the server")
+		h.T.Fatal("the scene's driver did not catch up with the server")
 	}
 	h.CatchUp()
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
-	"natslab/broker"
 	"natslab/broker/brokertest"
 	"natslab/scenes/kit"
 	"natslab/scenes/kit/kittest"
@@ -18,7 +17,7 @@ import (
 // scene says checked against the broker's own answers.
 
 func (h *harness) js() jetstream.JetStream {
-	nc := brokertest.Connect(h.T, h.srv, "test")
+	nc := brokertest.Connect(h.T, h.Srv, "test")
 	js, _ := jetstream.New(nc)
 	return js
 }
@@ -143,13 +142,13 @@ func TestWatchControlAndBuckets(t *testing.T) {
 func TestRestartKeepsTheBucket(t *testing.T) {
 	h := newHarness(t, "kv add profiles", "kv put profiles sue.color blue")
 	h.Settle("blue", func(s Snapshot) bool { return key(s, "sue.color").Rev == 1 })
-	h.srv.Stop()
+	h.Srv.Stop()
 	h.Settle("down", func(s Snapshot) bool { return !s.ServerUp })
 	if v := h.View(100, 12); !strings.Contains(v, "server ○ down") || !strings.Contains(v, "blue") {
 		t.Fatalf("down:\n%s", v)
 	}
 	h.NeverCut(t, "server down")
-	h.Reconnecting(func() error { return h.srv.Restart(true) })
+	h.Reconnecting(func() error { return h.Srv.Restart(true) })
 	h.Settle("up", func(s Snapshot) bool { return s.ServerUp })
 	h.Run("kv put profiles sue.color green")
 	h.Settle("green", func(s Snapshot) bool { return last(s).Rev == 2 })
@@ -195,7 +194,7 @@ func TestIdleAsksNothing(t *testing.T) {
 func TestALookCostsTwoRequests(t *testing.T) {
 	h := newHarness(t, "kv add profiles", "kv put profiles a 1")
 	h.Settle("a", func(s Snapshot) bool { return key(s, "a").Rev == 1 })
-	looks, asked := kittest.LookCost(t, h.srv, h.Scene.d.looks.Load, h.Scene.d.sync)
+	looks, asked := kittest.LookCost(t, h.Srv, h.Scene.d.looks.Load, h.Scene.d.sync)
 	if looks < 3 || asked > 2*looks {
 		t.Fatalf("%d looks asked %d API requests: want at most two each", looks, asked)
 	}
@@ -203,12 +202,9 @@ func TestALookCostsTwoRequests(t *testing.T) {
 
 func TestExternalDeployment(t *testing.T) {
 	srv := brokertest.Start(t)
-	ext, err := broker.Dial(broker.ExternalOptions{URL: srv.ClientURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ext := kittest.External(t, srv)
 	h := newLearner(t, srv, ext)
-	h.open()
+	h.Open()
 	h.Run("kv add profiles")
 	h.Settle("bucket", func(s Snapshot) bool { return s.Bucket == "profiles" })
 	h.Run("kv put profiles sue.color blue")

@@ -13,6 +13,7 @@ import (
 	"natslab/broker"
 	"natslab/broker/brokertest"
 	"natslab/scenes"
+	"natslab/scenes/kit/kittest"
 )
 
 // Episode 3 as a learner types it: a responder, a request answered with its
@@ -60,7 +61,7 @@ func TestEpisodeRoundTripThenNoResponders(t *testing.T) {
 	}
 	// The scene's subscriptions never count as a responder: the server
 	// itself says nobody subscribes to time.
-	cz, err := h.srv.Monitor().Connz(connzOpts(0))
+	cz, err := h.Srv.Monitor().Connz(connzOpts(0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestRealCLIRequest(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.Start(`reply time "it is {{Time}}"`)
 	h.Settle("responder", func(s Snapshot) bool { return len(s.Responders) == 1 && s.Watching })
-	res := brokertest.RunRealCLI(t, h.srv.ClientURL(), "request", "time", "", "--timeout", "2s")
+	res := brokertest.RunRealCLI(t, h.Srv.ClientURL(), "request", "time", "", "--timeout", "2s")
 	if res.ExitCode != 0 {
 		t.Fatalf("nats request: %s%s", res.Stdout, res.Stderr)
 	}
@@ -146,7 +147,7 @@ func TestRealCLIRequest(t *testing.T) {
 // still named: the server remembers a closed connection's subscriptions.
 func TestAClosedRequesterIsStillNamed(t *testing.T) {
 	h := newHarness(t, Options{})
-	nc, err := nats.Connect(h.srv.ClientURL(), nats.Name("NATS CLI Version test"))
+	nc, err := nats.Connect(h.Srv.ClientURL(), nats.Name("NATS CLI Version test"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +164,7 @@ func TestAClosedRequesterIsStillNamed(t *testing.T) {
 	nc.Close()
 	// The server hears the close on its own time, and says so to no one.
 	gone := broker.WaitFor(5*time.Second, func() bool {
-		cz, err := h.srv.Monitor().Connz(&server.ConnzOptions{State: server.ConnClosed, CID: cid})
+		cz, err := h.Srv.Monitor().Connz(&server.ConnzOptions{State: server.ConnClosed, CID: cid})
 		return err == nil && len(cz.Conns) == 1
 	})
 	if !gone {
@@ -201,10 +202,7 @@ func TestControlsSayWhatToType(t *testing.T) {
 // the lab's own server rather than draw a picture it cannot know.
 func TestExternalDeploymentIsRefused(t *testing.T) {
 	srv := brokertest.Start(t)
-	ext, err := broker.Dial(broker.ExternalOptions{URL: srv.ClientURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ext := kittest.External(t, srv)
 	if _, err := New(scenes.Env{Deployment: ext}, Options{}); err != ErrExternal {
 		t.Fatalf("got %v", err)
 	}

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"natslab/broker"
 	"natslab/broker/brokertest"
+	"natslab/scenes/kit/kittest"
 )
 
 // makeStreams runs the episode's first step and waits until the scene
@@ -107,7 +107,7 @@ func TestRealCLIAck(t *testing.T) {
 	h.Run(`consumer add WORK w --pull --defaults`)
 	h.Run(`pub work.job "from the pane" --jetstream`)
 	h.Settle("queued", func(s Snapshot) bool { return col(s, "workqueue").Msgs == 1 })
-	res := brokertest.RunRealCLI(t, h.srv.ClientURL(), "consumer", "next", "WORK", "w")
+	res := brokertest.RunRealCLI(t, h.Srv.ClientURL(), "consumer", "next", "WORK", "w")
 	if res.ExitCode != 0 {
 		t.Fatalf("nats consumer next: %s%s", res.Stdout, res.Stderr)
 	}
@@ -163,10 +163,7 @@ func TestControls(t *testing.T) {
 // Against a deployment the lab does not run, the columns are drawn the same.
 func TestExternalDeployment(t *testing.T) {
 	srv := brokertest.Start(t)
-	ext, err := broker.Dial(broker.ExternalOptions{URL: srv.ClientURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ext := kittest.External(t, srv)
 	h := newHarnessOn(t, srv, ext, Options{})
 	h.makeStreams()
 	h.Run(`pub news.note hi --jetstream`)

@@ -12,11 +12,7 @@ import (
 // harness runs the scene on a real embedded server with a manual clock,
 // following its commands as Bubble Tea does, and a command session to type
 // the episode's commands into.
-type harness struct {
-	*kittest.Harness[*Scene, Snapshot]
-	*kittest.Session
-	srv *broker.Server
-}
+type harness struct{ *kittest.Lab[*Scene, Snapshot] }
 
 func newHarness(t testing.TB, opts Options, bopts ...brokertest.Option) *harness {
 	t.Helper()
@@ -28,9 +24,8 @@ func newHarness(t testing.TB, opts Options, bopts ...brokertest.Option) *harness
 // srv seen as a server the lab does not run.
 func newHarnessOn(t testing.TB, srv *broker.Server, dep broker.Deployment, opts Options) *harness {
 	t.Helper()
-	kh := kittest.Open(t, dep, func(env scenes.Env) (*Scene, error) { return New(env, opts) },
-		func(s *Scene) Snapshot { return s.snap }, kittest.FollowCommands(), kittest.FitsThePanes())
-	return &harness{Harness: kh, Session: kittest.NewSession(t, dep), srv: srv}
+	return &harness{kittest.OpenLab(t, srv, dep, func(env scenes.Env) (*Scene, error) { return New(env, opts) },
+		func(s *Scene) Snapshot { return s.snap }, kittest.FollowCommands(), kittest.FitsThePanes())}
 }
 
 // laneOf is the scene's own view of a stream.

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"natslab/broker"
 	"natslab/broker/brokertest"
+	"natslab/scenes/kit/kittest"
 )
 
 func orders(s Snapshot) Lane { l, _ := laneOf(s, "ORDERS"); return l }
@@ -221,7 +221,7 @@ func TestEpisodeRestart(t *testing.T) {
 func TestRealCLIPublish(t *testing.T) {
 	h := newHarness(t, Options{Stream: "ORDERS"})
 	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
-	res := brokertest.RunRealCLI(t, h.srv.ClientURL(), "pub", "orders.new", "hi", "--jetstream")
+	res := brokertest.RunRealCLI(t, h.Srv.ClientURL(), "pub", "orders.new", "hi", "--jetstream")
 	if res.ExitCode != 0 {
 		t.Fatalf("nats pub: %s%s", res.Stdout, res.Stderr)
 	}
@@ -270,10 +270,7 @@ func TestControls(t *testing.T) {
 // log is drawn the same: everything comes over the client protocol.
 func TestExternalDeployment(t *testing.T) {
 	srv := brokertest.Start(t)
-	ext, err := broker.Dial(broker.ExternalOptions{URL: srv.ClientURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ext := kittest.External(t, srv)
 	h := newHarnessOn(t, srv, ext, Options{})
 	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
 	h.Run(`pub orders.new hi --jetstream`)

@@ -31,6 +31,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 
 	"natslab/broker"
+	"natslab/broker/command"
 	"natslab/broker/text"
 	"natslab/scenes"
 	"natslab/scenes/kit"
@@ -75,6 +76,8 @@ type harnessOptions struct {
 	redraw    bool
 	fits      bool
 	normalize func(string) string
+	timeout   time.Duration    // a Lab's session's, for each command
+	commands  []command.Option // a Lab's session's
 }
 
 // FollowCommands delivers what the scene's own commands bring, as Bubble
