@@ -349,10 +349,16 @@ func (p *cmdPane) ask(r *confirmReq) {
 	p.follow = true
 }
 
+// waitingQuestion is the hint for keys typed while a question waits.
+const waitingQuestion = "the question above waits: y for yes, n or enter for no"
+
 // answer replies to the oldest question.
 func (p *cmdPane) answer(yes bool) {
 	if len(p.confirms) == 0 {
 		return
+	}
+	if p.hint == waitingQuestion {
+		p.hint = ""
 	}
 	r := p.confirms[0]
 	p.confirms = p.confirms[1:]

@@ -561,6 +561,12 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 			m.cmd.answer(true)
 		case "n", "N", "enter", "esc", "ctrl+c":
 			m.cmd.answer(false)
+		default:
+			if typedText(k) {
+				// A command typed over the question would vanish key by
+				// key; say where the keys are going instead.
+				m.cmd.hint = waitingQuestion
+			}
 		}
 		return nil
 	}

@@ -242,10 +242,16 @@ func TestConfirmAsksInThePane(t *testing.T) {
 	if len(h.m.cmd.confirms) != 1 {
 		t.Fatal("an unrelated key answered the question")
 	}
+	if !strings.Contains(h.screen(), "the question above waits: y for yes") {
+		t.Errorf("a key typed over the question went nowhere without a word:\n%s", h.screen())
+	}
 	h.typeText("y")
 	h.pump("reset to end", func() bool { return len(h.m.cmd.jobs) == 0 })
 	if !strings.Contains(h.text(), "Erased 0 streams and 0 consumers") {
 		t.Errorf("answer y did not erase:\n%s", h.text())
+	}
+	if strings.Contains(h.screen(), "the question above waits") {
+		t.Errorf("the hint stayed after the answer:\n%s", h.screen())
 	}
 }
 
