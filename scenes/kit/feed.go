@@ -240,3 +240,14 @@ func (f *Feed) drain(evs []Event) (_ []Event, poked bool) {
 	}
 	return evs, false
 }
+
+// Server announces the server going down or coming back when up is news
+// to shown (the state the driver's snapshot holds), and sets shown: the
+// event goes before the change can be read, so the caller holds the lock
+// its snapshot takes.
+func (f *Feed) Server(shown *bool, up bool) {
+	if *shown != up {
+		f.Send(ServerEvent(up))
+	}
+	*shown = up
+}

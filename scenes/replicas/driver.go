@@ -90,13 +90,12 @@ type driver struct {
 	nc    *nats.Conn
 	js    jetstream.JetStream
 
-	kick watch.Kick
+	kick *watch.Busy // quick looks for busyLinger after a change
 
-	mu       sync.Mutex
-	snap     Snapshot
-	focus    string // chosen with the stream control; "" picks one
-	busyTill time.Time
-	rejoin   map[string][]string // a node back up → the streams it held, to see it catch up on
+	mu     sync.Mutex
+	snap   Snapshot
+	focus  string              // chosen with the stream control; "" picks one
+	rejoin map[string][]string // a node back up → the streams it held, to see it catch up on
 }
 
 func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*driver, error) {
@@ -111,7 +110,7 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*dr
 		life.End()
 		return nil, err
 	}
-	d := &driver{Life: life, dep: dep, srv: dep.Cluster(), feed: feed, clock: clock, nc: nc, js: js, kick: watch.NewKick(), rejoin: map[string][]string{}}
+	d := &driver{Life: life, dep: dep, srv: dep.Cluster(), feed: feed, clock: clock, nc: nc, js: js, kick: watch.NewBusy(), rejoin: map[string][]string{}}
 	d.snap = Snapshot{Leaders: map[string]string{}, Subjects: map[string][]string{}}
 	d.poll()
 	d.Go(d.run)
@@ -122,12 +121,7 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, clock scenes.Clock) (*dr
 func (d *driver) Close() { d.End() }
 
 // poke asks for a look now, and quick looks for a while.
-func (d *driver) poke() {
-	d.mu.Lock()
-	d.busyTill = time.Now().Add(busyLinger)
-	d.mu.Unlock()
-	d.kick.Poke()
-}
+func (d *driver) poke() { d.kick.Poke(busyLinger) }
 
 func (d *driver) run() {
 	timer := time.NewTimer(idlePoll)
@@ -139,17 +133,11 @@ func (d *driver) run() {
 			return
 		case <-changed:
 			d.poke()
-		case <-d.kick:
+		case <-d.kick.Kick:
 		case <-timer.C:
 		}
 		d.poll()
-		d.mu.Lock()
-		wait := idlePoll
-		if time.Now().Before(d.busyTill) {
-			wait = busyPoll
-		}
-		d.mu.Unlock()
-		timer.Reset(wait)
+		timer.Reset(d.kick.Pace(busyPoll, idlePoll))
 	}
 }
 
@@ -234,7 +222,7 @@ func (d *driver) poll() {
 	}
 	d.snap = next
 	if len(events) > 0 {
-		d.busyTill = time.Now().Add(busyLinger)
+		d.kick.Linger(busyLinger)
 	}
 	d.mu.Unlock()
 	d.feed.Poke()

@@ -214,10 +214,7 @@ func (d *driver) poke() { d.kick.Poke() }
 
 func (d *driver) setServer(up bool) {
 	d.mu.Lock()
-	if d.snap.ServerUp != up {
-		d.feed.Send(kit.ServerEvent(up))
-	}
-	d.snap.ServerUp = up
+	d.feed.Server(&d.snap.ServerUp, up)
 	if !up {
 		d.snap.Story = "the server is down: requests cannot reach anyone"
 	}

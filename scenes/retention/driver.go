@@ -36,7 +36,7 @@ type driver struct {
 	dep  broker.Deployment
 	feed *kit.Feed
 
-	kick  watch.Kick
+	kick  *watch.Busy
 	looks watch.Looks
 
 	nc, tap *nats.Conn
@@ -44,13 +44,12 @@ type driver struct {
 	msgs    chan *nats.Msg
 	advs    chan *nats.Msg
 
-	mu       sync.Mutex
-	snap     Snapshot
-	pinned   map[string]string // policy → the stream watch chose
-	taps     *watch.Taps       // on the shown streams' subjects and acknowledgements
-	acks     map[string]uint64 // stream → acks seen
-	notes    map[string]string // stream → what the server refused it lately
-	busyTill time.Time
+	mu     sync.Mutex
+	snap   Snapshot
+	pinned map[string]string // policy → the stream watch chose
+	taps   *watch.Taps       // on the shown streams' subjects and acknowledgements
+	acks   map[string]uint64 // stream → acks seen
+	notes  map[string]string // stream → what the server refused it lately
 }
 
 const (
@@ -71,7 +70,7 @@ var (
 func startDriver(dep broker.Deployment, feed *kit.Feed) (*driver, error) {
 	d := &driver{
 		Life: watch.NewLife(), dep: dep, feed: feed,
-		kick:   watch.NewKick(),
+		kick:   watch.NewBusy(),
 		msgs:   make(chan *nats.Msg, tapBuffer),
 		advs:   make(chan *nats.Msg, 256),
 		pinned: map[string]string{},
@@ -99,14 +98,7 @@ func startDriver(dep broker.Deployment, feed *kit.Feed) (*driver, error) {
 		return nil, err
 	}
 	d.poll()
-	d.Poll(d.kick, minPoll, idlePoll, d.poll, func() time.Duration {
-		d.mu.Lock()
-		defer d.mu.Unlock()
-		if time.Now().Before(d.busyTill) {
-			return busyPoll
-		}
-		return idlePoll
-	})
+	d.Poll(d.kick.Kick, minPoll, idlePoll, d.poll, func() time.Duration { return d.kick.Pace(busyPoll, idlePoll) })
 	d.readTaps()
 	d.readAdvisories()
 	return d, nil
@@ -129,19 +121,11 @@ func (d *driver) Snapshot() Snapshot {
 	return s
 }
 
-func (d *driver) poke() {
-	d.mu.Lock()
-	d.busyTill = time.Now().Add(busyFor)
-	d.mu.Unlock()
-	d.kick.Poke()
-}
+func (d *driver) poke() { d.kick.Poke(busyFor) }
 
 func (d *driver) setServer(up bool) {
 	d.mu.Lock()
-	if d.snap.ServerUp != up {
-		d.feed.Send(kit.ServerEvent(up))
-	}
-	d.snap.ServerUp = up
+	d.feed.Server(&d.snap.ServerUp, up)
 	if !up {
 		d.looks.Abort() // its answer will never come: look again once the server is back
 	}

@@ -33,7 +33,7 @@ type driver struct {
 	dep  broker.Deployment
 	feed *kit.Feed
 
-	kick  watch.Kick
+	kick  *watch.Busy // quick looks for busyFor after news
 	looks watch.Looks
 
 	nc   *nats.Conn // asks: stream info, advisories, the scene's publishes
@@ -42,18 +42,17 @@ type driver struct {
 	msgs chan *nats.Msg // subject taps and the inbox tap, in the server's order
 	advs chan *nats.Msg // advisories
 
-	mu       sync.Mutex
-	snap     Snapshot
-	counts   map[string]*TapCounts // by stream, kept across polls
-	acked    map[string]uint64     // by stream: the highest sequence an acknowledgement named
-	taps     *watch.Taps           // on the watched streams' subjects
-	inbox    *nats.Subscription
-	pending  map[string]pubSeen  // by reply subject: --jetstream publishes awaiting their ack
-	early    map[string]earlyAck // by reply subject: acks that came before their publish
-	lastAPI  map[string]apiCall  // by stream: the last changing API call seen
-	wasDown  bool                // the server went down since the last good look
-	busyTill time.Time           // poll quickly until then
-	expiry   time.Time           // when the oldest message of a stream with a max age expires
+	mu      sync.Mutex
+	snap    Snapshot
+	counts  map[string]*TapCounts // by stream, kept across polls
+	acked   map[string]uint64     // by stream: the highest sequence an acknowledgement named
+	taps    *watch.Taps           // on the watched streams' subjects
+	inbox   *nats.Subscription
+	pending map[string]pubSeen  // by reply subject: --jetstream publishes awaiting their ack
+	early   map[string]earlyAck // by reply subject: acks that came before their publish
+	lastAPI map[string]apiCall  // by stream: the last changing API call seen
+	wasDown bool                // the server went down since the last good look
+	expiry  time.Time           // when the oldest message of a stream with a max age expires
 }
 
 type pubSeen struct {
@@ -77,7 +76,7 @@ const (
 func startDriver(dep broker.Deployment, feed *kit.Feed, focus string) (*driver, error) {
 	d := &driver{
 		Life: watch.NewLife(), dep: dep, feed: feed,
-		kick:    watch.NewKick(),
+		kick:    watch.NewBusy(),
 		msgs:    make(chan *nats.Msg, tapBuffer),
 		advs:    make(chan *nats.Msg, 256),
 		counts:  map[string]*TapCounts{},
@@ -113,7 +112,7 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, focus string) (*driver, 
 	}
 	_ = d.inbox.SetPendingLimits(tapBuffer, 16<<20)
 	d.poll()
-	d.Poll(d.kick, minPoll, idlePoll, d.poll, d.nextPoll)
+	d.Poll(d.kick.Kick, minPoll, idlePoll, d.poll, d.nextPoll)
 	d.readTaps()
 	d.readAdvisories()
 	// The lab's restart (nats-server -js too) may reach the connection late.
@@ -158,19 +157,11 @@ func (d *driver) dropped() uint64 {
 
 // poke asks for a look now, and quick looks for a while: a stream stores a
 // message a moment after the tap sees it.
-func (d *driver) poke() {
-	d.mu.Lock()
-	d.busyTill = time.Now().Add(busyFor)
-	d.mu.Unlock()
-	d.kick.Poke()
-}
+func (d *driver) poke() { d.kick.Poke(busyFor) }
 
 func (d *driver) setServer(up bool) {
 	d.mu.Lock()
-	if d.snap.ServerUp != up {
-		d.feed.Send(kit.ServerEvent(up))
-	}
-	d.snap.ServerUp = up
+	d.feed.Server(&d.snap.ServerUp, up)
 	if !up {
 		d.looks.Abort() // its answer will never come: look again once the server is back
 		d.wasDown = true
@@ -203,10 +194,7 @@ func (d *driver) nextPoll() time.Duration {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	now := time.Now()
-	wait := idlePoll
-	if now.Before(d.busyTill) {
-		wait = busyPoll
-	}
+	wait := d.kick.Pace(busyPoll, idlePoll)
 	if !d.expiry.IsZero() {
 		// A moment after the oldest message's max age runs out.
 		if until := d.expiry.Sub(now) + 50*time.Millisecond; until < wait {

@@ -76,3 +76,41 @@ func (k *Looks) Abort() {
 		k.stop()
 	}
 }
+
+// Busy is a poller's kick that also keeps its looks quick for a while:
+// news (a tap hearing a publish) says more is about to change (a stream
+// stores the message a moment later), so the poller looks at a quick pace
+// for a while after it, and at its idle pace otherwise. Safe from any
+// goroutine.
+type Busy struct {
+	Kick Kick // the poller waits on it (Life.Poll)
+
+	mu   sync.Mutex
+	till time.Time
+}
+
+// NewBusy makes a busy kick, not busy yet.
+func NewBusy() *Busy { return &Busy{Kick: NewKick()} }
+
+// Poke asks for a look now, and quick looks for linger after it.
+func (b *Busy) Poke(linger time.Duration) {
+	b.Linger(linger)
+	b.Kick.Poke()
+}
+
+// Linger keeps the looks quick for d from now, without asking for one.
+func (b *Busy) Linger(d time.Duration) {
+	b.mu.Lock()
+	b.till = time.Now().Add(d)
+	b.mu.Unlock()
+}
+
+// Pace is quick while the looks are to be quick, else idle.
+func (b *Busy) Pace(quick, idle time.Duration) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if time.Now().Before(b.till) {
+		return quick
+	}
+	return idle
+}
