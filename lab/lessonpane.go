@@ -66,7 +66,7 @@ type lessonPane struct {
 	mdW     int
 	mdValid bool
 
-	commands [][2]int // the lines of the step list each command takes, from and to
+	commands [][2]int // the lines of the step list each command (and what the step lacks) takes, from and to
 }
 
 // welcomeLabel is the lesson pane's border while it shows the welcome
@@ -226,7 +226,9 @@ func (p *lessonPane) render() {
 			p.lines = md
 		case pinMax >= 5:
 			// Between commands, never inside one: a command shown
-			// without its end reads as whole, and typed, fails.
+			// without its end reads as whole, and typed, fails. Nor
+			// inside what the step lacks, whose first line alone reads
+			// as a sentence it is not ("not yet: the server has not").
 			keep := pinMax - 1
 			for _, c := range p.commands {
 				if c[0] < keep && keep < c[1] {
@@ -345,7 +347,9 @@ func (p *lessonPane) details(lines []string, inner int, s Step, indent string) [
 		p.commands = append(p.commands, [2]int{from, len(lines)})
 	}
 	if s.Why != "" {
+		from := len(lines)
 		lines = p.wrapped(lines, inner, indent+"not yet: ", indent+"  ", s.Why, p.st.Dim)
+		p.commands = append(p.commands, [2]int{from, len(lines)})
 	}
 	if n := len(s.Hints); n > 0 {
 		// The newest stage only: the earlier ones are in the command

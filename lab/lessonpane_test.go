@@ -609,3 +609,27 @@ func TestPinnedStepNeverCutsACommand(t *testing.T) {
 		}
 	}
 }
+
+// Nor is it cut inside what the step lacks: at 100x30 lesson 10's last
+// step showed "not yet: the server has not", a sentence that says the
+// opposite of the whole one.
+func TestPinnedStepNeverCutsWhatItLacks(t *testing.T) {
+	why := "the server has not restarted since the previous step"
+	steps := []Step{{Text: "Store the messages", Done: true}, {Text: "Restart the server and count what is left", Current: true,
+		Try: []string{"restart", "stream ls"}, Why: why}}
+	p := newLessonPane(DefaultStyles())
+	p.SetLesson("lesson 10 · restart", strings.Repeat("Text of the lesson.\n\n", 30))
+	p.SetSteps(steps, "")
+	p.SetSize(42, 18)
+	var words []string
+	for _, l := range p.Lines() {
+		words = append(words, strings.Fields(strings.Trim(ansi.Strip(l), " │"))...)
+	}
+	shown := strings.Join(words, " ")
+	if !strings.Contains(shown, "… (hint and lesson print it whole)") {
+		t.Fatalf("at 42x18 the step is not cut short; choose a smaller pane:\n%s", shown)
+	}
+	if strings.Contains(shown, "not yet:") && !strings.Contains(shown, "not yet: "+why) {
+		t.Errorf("what the step lacks is shown in part:\n%s", strings.Join(p.Lines(), "\n"))
+	}
+}
