@@ -8,6 +8,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"natslab/scenes/kit"
+	"natslab/scenes/watch"
 )
 
 // The core side. Exactly one subscription on events.> exists at a time:
@@ -37,28 +38,17 @@ type drops struct {
 	appBase, tapBase uint64 // what the live subscriptions had dropped at the last reset
 }
 
-func liveDrops(sub *nats.Subscription) uint64 {
-	if sub == nil {
-		return 0
-	}
-	n, err := sub.Dropped()
-	if err != nil || n < 0 {
-		return 0
-	}
-	return uint64(n)
-}
-
 // dropped is the app's and the tap's drops since the last reset.
 func (d *driver) dropped() (app, tap uint64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.drops.app + liveDrops(d.coreSub) - d.drops.appBase, d.drops.tap + liveDrops(d.tap) - d.drops.tapBase
+	return d.drops.app + watch.Dropped(d.coreSub) - d.drops.appBase, d.drops.tap + watch.Dropped(d.tap) - d.drops.tapBase
 }
 
 // zeroDrops starts the drop counts again (reset).
 func (d *driver) zeroDrops() {
 	d.mu.Lock()
-	d.drops = drops{appBase: liveDrops(d.coreSub), tapBase: liveDrops(d.tap)}
+	d.drops = drops{appBase: watch.Dropped(d.coreSub), tapBase: watch.Dropped(d.tap)}
 	d.mu.Unlock()
 }
 
@@ -122,7 +112,7 @@ func (d *driver) coreUp() error {
 	d.mu.Lock()
 	tap := d.tap
 	if tap != nil {
-		d.drops.tap += liveDrops(tap) - d.drops.tapBase
+		d.drops.tap += watch.Dropped(tap) - d.drops.tapBase
 		d.drops.tapBase = 0
 	}
 	d.tap = nil
@@ -157,7 +147,7 @@ func (d *driver) coreDown() error {
 	sub := d.coreSub
 	d.coreSub = nil
 	if sub != nil {
-		d.drops.app += liveDrops(sub) - d.drops.appBase
+		d.drops.app += watch.Dropped(sub) - d.drops.appBase
 		d.drops.appBase = 0
 	}
 	d.mu.Unlock()

@@ -232,22 +232,17 @@ func (s *Scene) refresh(now time.Time) {
 	old := s.snap
 	s.snap = s.d.Snapshot()
 	n := s.snap
-	flash := func(key string, changed bool) {
-		if changed {
-			s.flashes.Trigger(key, now)
-		}
-	}
 	// Only the counters on screen flash: a hidden lane's would keep the
 	// frames coming with nothing on screen changing.
 	core, js := n.Mode.showsCore(), n.Mode.showsJS()
-	flash("published", n.Published > old.Published)
-	flash("core.received", core && n.Core.Received > old.Core.Received)
-	flash("core.lost", core && n.Core.Lost > old.Core.Lost)
-	flash("js.received", js && n.JS.Received > old.JS.Received)
-	flash("js.pending", js && n.JS.Pending != old.JS.Pending)
-	flash("js.notstored", js && n.JS.NotStored > old.JS.NotStored)
-	flash("core.status", core && n.Core.Online != old.Core.Online)
-	flash("js.status", js && n.JS.Online != old.JS.Online)
+	s.flashes.Changed("published", n.Published > old.Published, now)
+	s.flashes.Changed("core.received", core && n.Core.Received > old.Core.Received, now)
+	s.flashes.Changed("core.lost", core && n.Core.Lost > old.Core.Lost, now)
+	s.flashes.Changed("js.received", js && n.JS.Received > old.JS.Received, now)
+	s.flashes.Changed("js.pending", js && n.JS.Pending != old.JS.Pending, now)
+	s.flashes.Changed("js.notstored", js && n.JS.NotStored > old.JS.NotStored, now)
+	s.flashes.Changed("core.status", core && n.Core.Online != old.Core.Online, now)
+	s.flashes.Changed("js.status", js && n.JS.Online != old.JS.Online, now)
 	if n.Sampled > old.Sampled {
 		s.sampledAt = now
 	}

@@ -226,22 +226,11 @@ func (d *driver) Snapshot() Snapshot {
 	s := Snapshot{Watch: d.watch, Listed: d.dep.Own(), ServerUp: d.serverUp, Problem: d.problem, Subs: d.disc.subs}
 	tap := d.tap
 	d.mu.Unlock()
-	drops := tapDrops(tap) - min(d.dropBase.Load(), tapDrops(tap))
+	drops := watch.Dropped(tap) - min(d.dropBase.Load(), watch.Dropped(tap))
 	s.Published = d.published.Load() + drops
 	s.Unheard = d.unheard.Load()
 	s.Sampled = drops + d.feed.Dropped()
 	return s
-}
-
-func tapDrops(sub *nats.Subscription) uint64 {
-	if sub == nil {
-		return 0
-	}
-	n, err := sub.Dropped()
-	if err != nil || n < 0 {
-		return 0
-	}
-	return uint64(n)
 }
 
 // reset starts the counts again from now: the scene's and every
@@ -249,7 +238,7 @@ func tapDrops(sub *nats.Subscription) uint64 {
 func (d *driver) reset() {
 	d.feed.Send(kit.Event{Kind: kit.Changed, Note: "reset"})
 	d.mu.Lock()
-	d.dropBase.Store(tapDrops(d.tap))
+	d.dropBase.Store(watch.Dropped(d.tap))
 	d.disc.rebase()
 	d.mu.Unlock()
 	d.published.Store(0)

@@ -109,12 +109,7 @@ func (s *Scene) refresh(now time.Time) {
 		live[consumerOf(r.sub)] = true
 	}
 	s.flow.keep(live)
-	flash := func(key string, changed bool) {
-		if changed {
-			s.flashes.Trigger(key, now)
-		}
-	}
-	flash("published", n.Published != old.Published)
+	s.flashes.Changed("published", n.Published != old.Published, now)
 	// The other counts flash as their messages land (see landing).
 	if n.Sampled > old.Sampled {
 		s.sampledAt = now

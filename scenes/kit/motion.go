@@ -238,6 +238,14 @@ func (f *Flashes) On(key string, now time.Time) bool {
 	return ok && !now.Before(t) && now.Before(t.Add(f.Dur))
 }
 
+// Changed starts the flash of key at now when changed: a number on
+// screen flashes when it moved.
+func (f *Flashes) Changed(key string, changed bool, now time.Time) {
+	if changed {
+		f.Trigger(key, now)
+	}
+}
+
 // Active reports whether anything is flashing at now, and forgets what is done.
 func (f *Flashes) Active(now time.Time) bool {
 	active := false

@@ -119,18 +119,13 @@ func (s *Scene) refresh(now time.Time) {
 	old := s.snap
 	s.snap = s.d.Snapshot()
 	n := s.snap
-	flash := func(key string, changed bool) {
-		if changed {
-			s.flashes.Trigger(key, now)
-		}
-	}
-	flash("requests", n.Requests > old.Requests)
-	flash("replies", n.Replies > old.Replies)
-	flash("bounced", n.Bounced > old.Bounced)
-	flash("unanswered", n.Unanswered > old.Unanswered)
-	flash("rtt", n.LastRTT != old.LastRTT)
-	flash("story", n.Story != old.Story)
-	flash("responders", len(n.Responders) != len(old.Responders))
+	s.flashes.Changed("requests", n.Requests > old.Requests, now)
+	s.flashes.Changed("replies", n.Replies > old.Replies, now)
+	s.flashes.Changed("bounced", n.Bounced > old.Bounced, now)
+	s.flashes.Changed("unanswered", n.Unanswered > old.Unanswered, now)
+	s.flashes.Changed("rtt", n.LastRTT != old.LastRTT, now)
+	s.flashes.Changed("story", n.Story != old.Story, now)
+	s.flashes.Changed("responders", len(n.Responders) != len(old.Responders), now)
 }
 
 // slot schedules a message on a wire: at start, or just behind the one

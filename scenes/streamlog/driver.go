@@ -146,13 +146,7 @@ func (d *driver) Snapshot() Snapshot {
 
 // dropped is how many tap messages nats.go dropped for want of room.
 func (d *driver) dropped() uint64 {
-	n := d.taps.Dropped()
-	if d.inbox != nil {
-		if k, err := d.inbox.Dropped(); err == nil {
-			n += uint64(k)
-		}
-	}
-	return n
+	return d.taps.Dropped() + watch.Dropped(d.inbox)
 }
 
 // poke asks for a look now, and quick looks for a while: a stream stores a

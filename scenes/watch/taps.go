@@ -56,11 +56,22 @@ func (t *Taps) Set(subjects []string) {
 
 // Dropped is how many messages the taps dropped for want of room.
 func (t *Taps) Dropped() uint64 {
-	var n int
+	var n uint64
 	for _, s := range t.subs {
-		if k, err := s.Dropped(); err == nil {
-			n += k
-		}
+		n += Dropped(s)
+	}
+	return n
+}
+
+// Dropped is how many messages sub dropped for want of room (nats.go's
+// count), 0 for no subscription or one already gone.
+func Dropped(sub *nats.Subscription) uint64 {
+	if sub == nil {
+		return 0
+	}
+	n, err := sub.Dropped()
+	if err != nil || n < 0 {
+		return 0
 	}
 	return uint64(n)
 }
