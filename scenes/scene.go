@@ -10,10 +10,12 @@
 //
 //   - driver.go, the NATS side: a type implementing kit.Driver[Snapshot].
 //     It watches the deployment with connections of its own (watch.Life),
-//     sends each thing it sees as a kit.Event on the feed it is given —
-//     before the change can be read in its Snapshot, which never waits on
-//     the network — and lists its Controls, each a kit.Control with what
-//     runs it;
+//     looking at the broker when told (a poller: watch.Poll, with
+//     watch.Busy for quick looks after news) or keeping its state on one
+//     goroutine (watch.Loop, its Turns), sends each thing it sees as a
+//     kit.Event on the feed it is given — before the change can be read in
+//     its Snapshot, which never waits on the network — and lists its
+//     Controls, each a kit.Control with what runs it;
 //   - view.go, the picture: a Scene type embedding kit.Scene[Snapshot], its
 //     kit.Spec (name, one-line summary, keys), New (kit.Open starts the
 //     feed and the driver), an init calling kit.Register, and the
@@ -22,8 +24,9 @@
 //     due; 0 at rest) and Draw (on the kit.Canvas, at any size the pane
 //     has, down to 1x1);
 //   - golden_test.go: kittest.Open on a brokertest server with a manual
-//     clock, each stage of the story done for real and Settled, then
-//     Golden at the sizes the lab shows it.
+//     clock (kittest.Lab when the learner's commands are typed beside it),
+//     each stage of the story done for real and Settled, then Golden at
+//     the sizes the lab shows it.
 //
 // Then lab/scenes.go imports the package, and `scene NAME` opens it.
 package scenes
