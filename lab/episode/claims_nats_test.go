@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -157,5 +159,27 @@ func TestClaimATimeoutMayBeALostAnswer(t *testing.T) {
 	_, err := client.Request("time", nil, 500*time.Millisecond)
 	if !errors.Is(err, nats.ErrTimeout) {
 		t.Fatalf("want a timeout, got %v", err)
+	}
+}
+
+// durable-ephemeral: a shell expands $JS inside double quotes, and what is
+// left is no subject a client may subscribe to.
+func TestClaimDoubleQuotesLoseTheDollar(t *testing.T) {
+	claimIn(t, "durable-ephemeral", "inside double quotes a shell reads `$JS` as a variable, and the subject becomes `.EVENT.ADVISORY.CONSUMER.>`, which is not a valid subject")
+	cmd := exec.Command("sh", "-c", `printf '%s' "$JS.EVENT.ADVISORY.CONSUMER.>"`)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")} // no JS in it
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := string(out); got != ".EVENT.ADVISORY.CONSUMER.>" {
+		t.Fatalf("the shell made %q of the double-quoted subject", got)
+	}
+	nc := connect(t, startNATS(t, nil))
+	if _, err := nc.SubscribeSync(string(out)); !errors.Is(err, nats.ErrBadSubject) {
+		t.Errorf("subscribing to %q: %v, want %v", out, err, nats.ErrBadSubject)
+	}
+	if _, err := nc.SubscribeSync("$JS.EVENT.ADVISORY.CONSUMER.>"); err != nil {
+		t.Errorf("the single-quoted subject: %v", err)
 	}
 }
