@@ -691,15 +691,11 @@ func listOr(list []string, none string) string {
 	return strings.Join(list, ", ")
 }
 
-// retention and discard name the policies as the CLI's flags do.
+// retention and discard name the policies as the CLI's flags do. The
+// server's own JSON spells retention so ("limits", "interest",
+// "workqueue"): the policy's name in lower case.
 func retention(r jetstream.RetentionPolicy) string {
-	switch r {
-	case jetstream.InterestPolicy:
-		return "interest"
-	case jetstream.WorkQueuePolicy:
-		return "workqueue"
-	}
-	return "limits"
+	return strings.ToLower(r.String())
 }
 
 func discard(d jetstream.DiscardPolicy) string {

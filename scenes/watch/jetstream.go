@@ -48,13 +48,8 @@ func Lively(si *jetstream.StreamInfo) time.Time {
 }
 
 // Retention names a stream's retention policy as the CLI's stream add
-// --retention spells it.
+// --retention spells it, and the server's own JSON: "limits", "interest",
+// "workqueue".
 func Retention(r jetstream.RetentionPolicy) string {
-	switch r {
-	case jetstream.InterestPolicy:
-		return "interest"
-	case jetstream.WorkQueuePolicy:
-		return "workqueue"
-	}
-	return "limits"
+	return strings.ToLower(r.String())
 }
