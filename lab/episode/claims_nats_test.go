@@ -165,7 +165,7 @@ func TestClaimATimeoutMayBeALostAnswer(t *testing.T) {
 // durable-ephemeral: a shell expands $JS inside double quotes, and what is
 // left is no subject a client may subscribe to.
 func TestClaimDoubleQuotesLoseTheDollar(t *testing.T) {
-	claimIn(t, "durable-ephemeral", "inside double quotes a shell reads `$JS` as a variable, and the subject becomes `.EVENT.ADVISORY.CONSUMER.>`, which is not a valid subject")
+	claimIn(t, "durable-ephemeral", "inside double quotes a shell reads `$JS` as a variable, and what is left of the subject is not a valid subject")
 	cmd := exec.Command("sh", "-c", `printf '%s' "$JS.EVENT.ADVISORY.CONSUMER.>"`)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")} // no JS in it
 	out, err := cmd.Output()
