@@ -198,19 +198,32 @@ func (r *replyCmd) answer(c *Call, m *nats.Msg, i int, body *msgTemplate, pub *p
 // runCommand runs --command for one request and returns its output. Each
 // word of the command line is expanded on its own ({{Request}}, {{Count}},
 // {{0}}, {{1}}… for the subject's tokens), so a request can never add
-// arguments or reach a shell. It is killed when the job stops or after
-// the session's timeout, when a requester would have given up anyway.
+// arguments or reach a shell. What it prints is the real CLI's, which
+// expands the line as one template: one error when that template does not
+// parse (and then no word is expanded), and the line as written, quotes
+// and all, when the command fails. It is killed when the job stops or
+// after the session's timeout, when a requester would have given up anyway.
 func (r *replyCmd) runCommand(c *Call, m *nats.Msg, i int, command []string) []byte {
 	tokens := strings.Split(m.Subject, ".")
+	subjectTokens := func(s string) string {
+		for t, tok := range tokens {
+			s = strings.ReplaceAll(s, "{{"+strconv.Itoa(t)+"}}", tok)
+		}
+		return s
+	}
 	now := c.Now()
+	line, err := newTemplate(subjectTokens(r.command)).expand(i, string(m.Data), now)
+	expand := err == nil
+	if err != nil {
+		c.Statusf("Could not parse command template: %s", err)
+	}
 	args := make([]string, len(command))
 	for n, word := range command {
-		for t, tok := range tokens {
-			word = strings.ReplaceAll(word, "{{"+strconv.Itoa(t)+"}}", tok)
-		}
-		word, err := newTemplate(word).expand(i, string(m.Data), now)
-		if err != nil {
-			c.Statusf("Could not parse command template: %s", err)
+		word = subjectTokens(word)
+		if expand {
+			if w, err := newTemplate(word).expand(i, string(m.Data), now); err == nil {
+				word = w
+			}
 		}
 		args[n] = word
 	}
@@ -220,7 +233,7 @@ func (r *replyCmd) runCommand(c *Call, m *nats.Msg, i int, command []string) []b
 	cmd.Env = append(os.Environ(), "NATS_REQUEST_SUBJECT="+m.Subject, "NATS_REQUEST_BODY="+string(m.Data))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		c.Statusf("Command %q failed to run: %s", strings.Join(args, " "), err)
+		c.Statusf("Command %q failed to run: %s", line, err)
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			// The real CLI would wait for it; its line says only how it ended.
 			c.Notef("the command ran longer than %s, so the lab stopped it", c.timeout)
