@@ -149,7 +149,7 @@ func (r *reqCmd) doReq(c *Call, nc *nats.Conn, pub *publisher, out *msgPrinter) 
 			rtt := time.Since(start)
 			switch {
 			case r.raw:
-				out.body(m.Data, m.Subject, "")
+				out.body(m.Data, m.Subject)
 			case logOutput:
 				c.Statusf("Received with rtt %v", rtt)
 				if len(m.Header) > 0 {
@@ -158,7 +158,7 @@ func (r *reqCmd) doReq(c *Call, nc *nats.Conn, pub *publisher, out *msgPrinter) 
 					}
 					c.Statusf("")
 				}
-				out.body(m.Data, m.Subject, "")
+				out.body(m.Data, m.Subject)
 			}
 			out.w.Flush()
 			rc++

@@ -77,7 +77,7 @@ func (p *msgPrinter) core(ctr uint, m *nats.Msg) {
 		return
 	}
 	if p.raw {
-		p.bodyCompact(m.Data, m.Subject, "")
+		p.bodyCompact(m.Data, m.Subject)
 		return
 	}
 	b := append(p.line[:0], "[#"...)
@@ -90,7 +90,7 @@ func (p *msgPrinter) core(ctr uint, m *nats.Msg) {
 	p.line = append(b, '\n')
 	p.w.Write(p.line)
 	if !p.subjectsOnly {
-		p.headersAndBody(m.Header, m.Data, m.Subject, "")
+		p.headersAndBody(m.Header, m.Data, m.Subject)
 	}
 }
 
@@ -101,7 +101,7 @@ func (p *msgPrinter) jetStream(ctr uint, subject, reply string, hdr nats.Header,
 		return
 	}
 	if p.raw {
-		p.bodyCompact(data, subject, meta.stream)
+		p.bodyCompact(data, subject)
 		return
 	}
 	b := append(p.line[:0], "[#"...)
@@ -118,7 +118,7 @@ func (p *msgPrinter) jetStream(ctr uint, subject, reply string, hdr nats.Header,
 	p.line = append(b, '\n')
 	p.w.Write(p.line)
 	if !p.subjectsOnly {
-		p.headersAndBody(hdr, data, subject, meta.stream)
+		p.headersAndBody(hdr, data, subject)
 	}
 }
 
@@ -131,7 +131,7 @@ func (p *msgPrinter) direct(ctr uint, m *jetstream.RawStreamMsg, stream string) 
 		return
 	}
 	if p.raw {
-		p.bodyCompact(m.Data, m.Subject, stream)
+		p.bodyCompact(m.Data, m.Subject)
 		return
 	}
 	b := append(p.line[:0], "[#"...)
@@ -144,13 +144,13 @@ func (p *msgPrinter) direct(ctr uint, m *jetstream.RawStreamMsg, stream string) 
 	p.line = append(b, '\n')
 	p.w.Write(p.line)
 	if !p.subjectsOnly {
-		p.headersAndBody(m.Header, m.Data, m.Subject, stream)
+		p.headersAndBody(m.Header, m.Data, m.Subject)
 	}
 }
 
 // headersAndBody prints "Key: value" lines, a blank line, then the body.
 // Headers are sorted: the real CLI prints them in random order.
-func (p *msgPrinter) headersAndBody(hdr nats.Header, data []byte, subject, stream string) {
+func (p *msgPrinter) headersAndBody(hdr nats.Header, data []byte, subject string) {
 	p.keys = p.keys[:0]
 	for k := range hdr {
 		p.keys = append(p.keys, k)
@@ -168,19 +168,21 @@ func (p *msgPrinter) headersAndBody(hdr nats.Header, data []byte, subject, strea
 		p.w.WriteByte('\n')
 	}
 	if !p.headersOnly {
-		p.body(data, subject, stream)
+		p.body(data, subject)
 	}
 }
 
 // bodyCompact prints the body on its own line ("nil body" when empty), as
-// --raw does; it reports what was printed and whether that went well.
-func (p *msgPrinter) bodyCompact(data []byte, subject, stream string) ([]byte, bool) {
+// --raw does; it reports what was printed and whether that went well. A
+// --translate command gets no stream: natscli's sub and request give
+// {{Stream}} nothing, wherever the message came from.
+func (p *msgPrinter) bodyCompact(data []byte, subject string) ([]byte, bool) {
 	if len(data) == 0 && p.translate == nil {
 		p.w.WriteString("nil body\n")
 		return nil, true
 	}
 	if p.translate != nil {
-		out, err := p.translate.run(p.ctx, data, subject, stream)
+		out, err := p.translate.run(p.ctx, data, subject, "")
 		if err != nil {
 			if p.noCommand(err) {
 				return nil, false
@@ -200,8 +202,8 @@ func (p *msgPrinter) bodyCompact(data []byte, subject, stream string) ([]byte, b
 
 // body prints the body and then blank lines: two after a body without a
 // final newline, one after a body with it, exactly as the real CLI.
-func (p *msgPrinter) body(data []byte, subject, stream string) {
-	out, ok := p.bodyCompact(data, subject, stream)
+func (p *msgPrinter) body(data []byte, subject string) {
+	out, ok := p.bodyCompact(data, subject)
 	if !ok {
 		return
 	}

@@ -320,3 +320,24 @@ func TestSubReadsThroughTheRealCLIsConsumer(t *testing.T) {
 		removeOrdersConsumers(t, js)
 	}
 }
+
+// natscli's sub gives a --translate command no stream: {{Stream}} is empty
+// whether the message came from a consumer, a direct get or a core
+// subscription (only stream view fills it in).
+func TestSubTranslateStreamMatchesRealCLI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs natslab and the real nats CLI")
+	}
+	brokertest.CompareScript(t, brokertest.Script{
+		Name: "sub --translate with {{Stream}}",
+		Lines: []string{
+			"nats stream add T --subjects 't.>' --defaults",
+			"nats pub t.a hello",
+			"nats sub 't.>' --all -T --translate 'echo {{Subject}} in [{{Stream}}]'",
+			"nats sub 't.>' --all -T --raw --translate 'echo {{Subject}} in [{{Stream}}]'",
+			// natscli's direct read ignores -T, and prints the server's
+			// headers in random order: one message, its body alone.
+			"nats sub 't.>' --all --count 1 --direct --raw --translate 'echo {{Subject}} in [{{Stream}}]'",
+		},
+	})
+}
