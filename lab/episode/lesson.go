@@ -129,6 +129,12 @@ func Begin(ctx context.Context, env Env, ep *Episode, fresh bool) (*Lesson, erro
 			l.done[i] = true
 			l.marks[i] = l.start
 		}
+		// The step before the one to do was done on the server that ran
+		// then: where that was another start (the lab quit since), the
+		// server has restarted since that step.
+		if n := min(prog.StepsDone, len(l.done)); n > 0 && prog.Boot != "" {
+			l.marks[n-1].boot = prog.Boot
+		}
 	}
 	l.lastJS = js
 	if err := l.save(func(p *EpisodeProgress) {
@@ -465,6 +471,9 @@ func (l *Lesson) Evaluate(ctx context.Context) Report {
 		l.complete = r.Complete
 		_ = l.save(func(p *EpisodeProgress) {
 			p.StepsDone, p.JetStream = r.Done, js
+			if changed && r.Done > 0 {
+				p.Boot = l.marks[r.Done-1].boot
+			}
 			if r.Complete && !p.Done {
 				p.Done, p.Completed = true, time.Now().UTC()
 			}

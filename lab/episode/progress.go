@@ -38,6 +38,10 @@ type EpisodeProgress struct {
 	// JetStream is whether JetStream was on when the learner left, so the
 	// lesson resumes as it was.
 	JetStream bool `json:"jetstream"`
+	// Boot is the server's ID (a new one at every start) when the last
+	// step was done: a step that asks for a restart since then is judged
+	// against it after the lab itself has restarted.
+	Boot string `json:"boot,omitempty"`
 }
 
 // Started reports whether the episode was ever opened.

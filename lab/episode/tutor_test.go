@@ -193,6 +193,33 @@ func TestLessonResumesAfterRestart(t *testing.T) {
 	l2.must("lessons", "in progress 2/4")
 }
 
+// A step that asks for a restart since the previous step knows, once the
+// lesson is opened again on a server started since (the lab quit and
+// started again), that the server restarted.
+func TestResumedLessonKnowsTheServerRestarted(t *testing.T) {
+	dir := t.TempDir()
+	srv := brokertest.Start(t, brokertest.InProcessOnly(), brokertest.WithStore(dir))
+	l := newLab(t, srv)
+	l.must("lesson restart")
+	l.must(`stream add DISK --subjects "disk.>" --storage file --defaults`)
+	l.must(`pub disk.note "kept {{Count}}" --count 3 --jetstream`)
+	l.must(`stream add RAM --subjects "ram.>" --storage memory --defaults`)
+	l.must(`pub ram.note "fleeting {{Count}}" --count 3 --jetstream`)
+	if r := l.report(); r.Done != 2 || !strings.Contains(r.Steps[2].Why, "has not restarted") {
+		t.Fatalf("want steps 1 and 2 done, and step 3 waiting for a restart: %+v", r)
+	}
+	l.tutor.Lesson().Close()
+	l.s.Close()
+	srv.Shutdown()
+
+	srv2 := brokertest.Start(t, brokertest.InProcessOnly(), brokertest.WithStore(dir))
+	l2 := newLab(t, srv2)
+	out := l2.must("lesson restart", "✓ Restart the server and count what is left")
+	if r := l2.report(); r.Done != 3 {
+		t.Fatalf("the lab's server restarted with the lab, DISK kept its messages and RAM is gone, so step 3 ticks: %+v\n%s", r, out)
+	}
+}
+
 // Steps tick however the state came about: here the real nats CLI, in
 // another process, does the work, and the tutor's watch notices.
 func TestRealCLITicksSteps(t *testing.T) {
