@@ -284,16 +284,7 @@ func (s *subCmd) runDurable(c *Call, js jetstream.JetStream, st jetstream.Stream
 		}
 		return err
 	}
-	c.listen(filterOf(info), "")
-	sk.floor(info.Delivered.Stream)
-	c.settleWith(func(ctx context.Context) error { return sk.settled(ctx, cons.Info) })
-	if s.terminate && info.NumPending == 0 && info.NumAckPending == 0 {
-		// Neither new messages nor ones handed back to redeliver.
-		s.nothingToRead(c, filterOf(info))
-		sk.finish(nil)
-	}
-	c.Ready()
-	return s.await(c, sk)
+	return s.follow(c, sk, info, cons.Info)
 }
 
 // runPushDurable reads through an existing push consumer.
@@ -322,10 +313,18 @@ func (s *subCmd) runPushDurable(c *Call, js jetstream.JetStream, sk *subSink) er
 	if err := c.endOnViolation(js.Conn()); err != nil {
 		return err
 	}
+	return s.follow(c, sk, info, pc.Info)
+}
+
+// follow reads through a durable consumer whose deliveries have started
+// (info: the consumer before they did), until the sink has what it wants
+// or the job stops.
+func (s *subCmd) follow(c *Call, sk *subSink, info *jetstream.ConsumerInfo, latest func(context.Context) (*jetstream.ConsumerInfo, error)) error {
 	c.listen(filterOf(info), "")
 	sk.floor(info.Delivered.Stream)
-	c.settleWith(func(ctx context.Context) error { return sk.settled(ctx, pc.Info) })
+	c.settleWith(func(ctx context.Context) error { return sk.settled(ctx, latest) })
 	if s.terminate && info.NumPending == 0 && info.NumAckPending == 0 {
+		// Neither new messages nor ones handed back to redeliver.
 		s.nothingToRead(c, filterOf(info))
 		sk.finish(nil)
 	}
