@@ -171,7 +171,7 @@ func (x *consumerCmd) pullOne(c *Call, nc *nats.Conn, timeout time.Duration) (*n
 	defer nc.RemoveStatusListener(reconnected)
 
 	deadline := time.Now().Add(timeout)
-	subj := fmt.Sprintf("$JS.API.CONSUMER.MSG.NEXT.%s.%s", x.stream, x.consumer)
+	subj := x.nextSubject()
 	request := func() error {
 		body, _ := json.Marshal(nextRequest{Batch: 1, Expires: time.Until(deadline)})
 		if err := nc.PublishRequest(subj, inbox, body); err != nil {
