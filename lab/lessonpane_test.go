@@ -127,16 +127,16 @@ func TestLessonHintWhyAndReset(t *testing.T) {
 	h.run("nats-server -js")
 	h.run(`stream add EVENTS --subjects "evts.>" --defaults`)
 	h.waitScreen("not yet: stream EVENTS captures evts.>, not events.>")
-	if strings.Contains(h.screen(), "hint 1/2:") {
+	if strings.Contains(h.screen(), "hint 1/3:") {
 		t.Fatalf("the hint shows before it was asked for:\n%s", h.screen())
 	}
 	h.run("hint")
-	h.waitScreen("hint 1/2: A stream needs a name and the subjects it")
+	h.waitScreen("hint 1/3: A stream needs a name and the subjects it")
 	h.run("stream rm EVENTS -f")
-	h.waitScreen("not yet: there is no stream EVENTS", "hint 1/2: A stream needs a name")
+	h.waitScreen("not yet: there is no stream EVENTS", "hint 1/3: A stream needs a name")
 	h.run(`stream add EVENTS --subjects "events.>" --defaults`)
 	s := h.waitScreen("Step 3 of 4 · 2 done", "lesson first-stream 2/4")
-	if strings.Contains(s, "hint:") || strings.Contains(s, "hint 1/2:") {
+	if strings.Contains(s, "hint:") || strings.Contains(s, "hint 1/3:") {
 		t.Errorf("the hint stays with its step:\n%s", s)
 	}
 	h.typeText("lesson reset")
