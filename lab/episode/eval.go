@@ -981,14 +981,44 @@ func (s *snapshot) checkReplayed(c *ReplayCheck) (bool, string) {
 		best = max(best, n)
 	}
 	// A real nats CLI replaying shows up as a consumer that delivered
-	// everything from the start.
+	// everything from the start: every message, not only the last of a
+	// filter that takes some of them.
 	for _, ci := range s.consumerInfos(c.Stream) {
-		if ci.Config.DeliverPolicy == jetstream.DeliverAllPolicy && ci.Delivered.Stream >= st.LastSeq && ci.NumPending == 0 {
+		if ci.Config.DeliverPolicy == jetstream.DeliverAllPolicy && ci.Delivered.Stream >= st.LastSeq && ci.NumPending == 0 && s.takesAll(c.Stream, ci.Config, st.Msgs) {
 			s.l.markReplayed(c.Stream)
 			return true, ""
 		}
 	}
 	return false, fmt.Sprintf("no subscriber has read all %d messages of stream %s yet (the most one read: %d)", st.Msgs, c.Stream, best)
+}
+
+// takesAll says whether a consumer's filters take in all msgs messages
+// the stream holds, as the server counts the messages on each filter.
+func (s *snapshot) takesAll(stream string, cfg jetstream.ConsumerConfig, msgs uint64) bool {
+	filters := cfg.FilterSubjects
+	if cfg.FilterSubject != "" {
+		filters = append(filters, cfg.FilterSubject)
+	}
+	if len(filters) == 0 {
+		return true
+	}
+	ctx, cancel := s.timeout()
+	defer cancel()
+	st, err := s.l.js.Stream(ctx, stream)
+	if err != nil {
+		return false
+	}
+	var n uint64
+	for _, f := range filters {
+		info, err := st.Info(ctx, jetstream.WithSubjectFilter(f))
+		if err != nil {
+			return false
+		}
+		for _, count := range info.State.Subjects {
+			n += count
+		}
+	}
+	return n >= msgs
 }
 
 func (s *snapshot) checkAdvisory(c *AdvisoryCheck) (bool, string) {
