@@ -611,9 +611,9 @@ func (s *snapshot) checkStream(c *StreamCheck, prev mark) (bool, string) {
 		return false, why
 	}
 	nums := []numCheck{
-		{c.MaxMsgs, cfg.MaxMsgs, "keeps at most %s (-1 is no limit)", "message", ""},
-		{c.MaxMsgsPerSubject, cfg.MaxMsgsPerSubject, "keeps at most %s per subject (-1 is no limit)", "message", ""},
-		{c.MaxAge, int64(cfg.MaxAge), "keeps messages for %s (0 is forever)", "", ""},
+		{c.MaxMsgs, cfg.MaxMsgs, "keeps at most %s", "message", ""},
+		{c.MaxMsgsPerSubject, cfg.MaxMsgsPerSubject, "keeps at most %s per subject", "message", ""},
+		{c.MaxAge, int64(cfg.MaxAge), "keeps messages for %s", "", ""},
 		{c.DuplicateWindow, int64(cfg.Duplicates), "has a duplicate window of %s", "", ""},
 		{c.Replicas, int64(cfg.Replicas), "has %s", "replica", ""},
 		{c.Messages, int64(st.Msgs), "holds %s", "message", ""},
@@ -665,10 +665,27 @@ type numCheck struct {
 	more string // said after the comparison when it fails
 }
 
+// unsetWords says, for a setting whose unset value means no limit (the
+// server's -1 or 0), what is said in place of its numCheck's what while
+// it is unset: "keeps at most -1 messages" would read as a number.
+var unsetWords = map[string]struct {
+	at   int64
+	says string
+}{
+	"keeps at most %s":              {-1, "keeps any number of messages"},
+	"keeps at most %s per subject":  {-1, "keeps any number of messages per subject"},
+	"keeps messages for %s":         {0, "keeps messages forever"},
+	"delivers a message at most %s": {-1, "delivers a message any number of times"},
+	"is removed after %s idle":      {0, "is never removed for being idle"},
+}
+
 // fails says why the value does not satisfy the comparison, or "".
 func (n numCheck) fails(name string) string {
 	if n.cmp.Holds(n.v) {
 		return ""
+	}
+	if u, ok := unsetWords[n.what]; ok && n.v == u.at {
+		return fmt.Sprintf("%s %s, wants %s%s", name, u.says, n.cmp.Want(), n.more)
 	}
 	got := fmt.Sprint(n.v)
 	switch {
@@ -775,7 +792,7 @@ func (s *snapshot) checkConsumer(c *ConsumerCheck) (bool, string) {
 	}
 	nums := []numCheck{
 		{c.AckWait, int64(cfg.AckWait), "waits %s for an ack", "", ""},
-		{c.MaxDeliver, int64(cfg.MaxDeliver), "delivers a message at most %s (-1 is no limit)", "time", ""},
+		{c.MaxDeliver, int64(cfg.MaxDeliver), "delivers a message at most %s", "time", ""},
 		{c.AckFloor, int64(info.AckFloor.Stream), "has its ack floor at stream sequence %s", "", unacked(info)},
 		{c.Acked, int64(info.AckFloor.Consumer), "has acknowledged %s", "delivery", ""},
 		{c.Delivered, int64(info.Delivered.Stream), "last delivered stream sequence %s", "", ""},
@@ -786,7 +803,7 @@ func (s *snapshot) checkConsumer(c *ConsumerCheck) (bool, string) {
 		{c.ExtraDeliveries, int64(info.Delivered.Consumer) - int64(info.Delivered.Stream), "has made %s beyond the first of each message", "delivery", ""},
 		{c.StartSeq, int64(cfg.OptStartSeq), "starts at stream sequence %s", "", ""},
 		{c.MaxAckPending, int64(cfg.MaxAckPending), "allows %s awaiting acknowledgement", "message", ""},
-		{c.InactiveThreshold, int64(cfg.InactiveThreshold), "is removed after %s idle (0 is never)", "", ""},
+		{c.InactiveThreshold, int64(cfg.InactiveThreshold), "is removed after %s idle", "", ""},
 		{c.Idle, int64(consumerIdle(info)), "has been idle for %s", "", ""},
 	}
 	for _, n := range nums {
