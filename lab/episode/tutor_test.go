@@ -220,6 +220,40 @@ func TestResumedLessonKnowsTheServerRestarted(t *testing.T) {
 	}
 }
 
+// An authorization block of the learner's own (the text's token
+// paragraph invites one) replaces the lesson's users, so shop is refused
+// and step 2 cannot tick; the step's last hint says why and starts over.
+func TestPermissionsOwnAuthorizationBlockHasAWayOut(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.WithStore(t.TempDir()))
+	l := newLab(t, srv)
+	l.must("lesson permissions")
+	l.run(`pub orders.new "order 1"`)
+	if r := l.report(); r.Done != 1 {
+		t.Fatalf("want step 1 done: %+v", r)
+	}
+	l.run("config add authorization { token: s3cret }")
+	if out := l.run(`pub --user shop --password shop-pw orders.new "order 1"`); !strings.Contains(out, "Authorization Violation") {
+		t.Fatalf("with a block of the learner's own last, shop should be refused:\n%s", out)
+	}
+	r := l.report()
+	if r.Done != 1 {
+		t.Fatalf("shop was refused, yet step 2 ticked: %+v", r)
+	}
+	var hint string
+	for range 4 {
+		hint = l.run("hint")
+	}
+	if !strings.Contains(hint, "last authorization block") || !strings.Contains(hint, "lesson reset --force") {
+		t.Fatalf("the last hint does not name the way out:\n%s", hint)
+	}
+	l.must("lesson reset --force")
+	l.run(`pub orders.new "order 1"`)
+	l.must(`pub --user shop --password shop-pw orders.new "order 1"`)
+	if r := l.report(); r.Done != 2 {
+		t.Fatalf("after the reset, shop publishes and step 2 ticks: %+v", r)
+	}
+}
+
 // Steps tick however the state came about: here the real nats CLI, in
 // another process, does the work, and the tutor's watch notices.
 func TestRealCLITicksSteps(t *testing.T) {
