@@ -72,7 +72,13 @@ func (s *Scene) Draw(now time.Time) string {
 	if changes > 0 {
 		keysEnd = s.H - changes - 1
 	}
-	s.keys(c, y+1, keysEnd, now)
+	// The blank row under the header goes before a key does: a table of
+	// "+2 more keys" alone says less than the keys.
+	top := y + 1
+	if keysEnd-top < keyNeed {
+		top = y
+	}
+	s.keys(c, top, keysEnd, now)
 	if changes > 0 {
 		s.changes(c, keysEnd, changes, now)
 	}
