@@ -52,6 +52,19 @@ func newLabB(t testing.TB, srv *broker.Server) *lab {
 	return l
 }
 
+// quitAndStartAgain closes the lab as quitting does (its lesson, session
+// and server) and starts a new one on the same store, as natslab run again.
+func (l *lab) quitAndStartAgain() *lab {
+	l.t.Helper()
+	if les := l.tutor.Lesson(); les != nil {
+		les.Close()
+	}
+	l.s.Close()
+	dir := l.srv.StoreDir()
+	l.srv.Shutdown()
+	return newLabB(l.t, brokertest.Start(l.t, brokertest.InProcessOnly(), brokertest.WithStore(dir)))
+}
+
 // run runs a line in the lab's session and returns what it printed.
 func (l *lab) run(line string) string {
 	l.t.Helper()
@@ -176,12 +189,7 @@ func TestLessonResumesAfterRestart(t *testing.T) {
 	if r := l.report(); r.Done != 1 {
 		t.Fatalf("want step 1 done: %+v", r)
 	}
-	l.tutor.Lesson().Close()
-	l.s.Close()
-	srv.Shutdown()
-
-	srv2 := brokertest.Start(t, brokertest.InProcessOnly(), brokertest.WithStore(dir))
-	l2 := newLab(t, srv2)
+	l2 := l.quitAndStartAgain()
 	if l2.prog.Current() != "durable-consumer" {
 		t.Errorf("the progress file should remember the open lesson, got %q", l2.prog.Current())
 	}
@@ -208,12 +216,7 @@ func TestResumedLessonKnowsTheServerRestarted(t *testing.T) {
 	if r := l.report(); r.Done != 2 || !strings.Contains(r.Steps[2].Why, "has not restarted") {
 		t.Fatalf("want steps 1 and 2 done, and step 3 waiting for a restart: %+v", r)
 	}
-	l.tutor.Lesson().Close()
-	l.s.Close()
-	srv.Shutdown()
-
-	srv2 := brokertest.Start(t, brokertest.InProcessOnly(), brokertest.WithStore(dir))
-	l2 := newLab(t, srv2)
+	l2 := l.quitAndStartAgain()
 	out := l2.must("lesson restart", "✓ Restart the server and count what is left")
 	if r := l2.report(); r.Done != 3 {
 		t.Fatalf("the lab's server restarted with the lab, DISK kept its messages and RAM is gone, so step 3 ticks: %+v\n%s", r, out)
