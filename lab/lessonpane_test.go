@@ -376,7 +376,10 @@ func TestLessonGolden(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {120, 40}, {200, 60}} {
 		t.Run(fmt.Sprintf("step-%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			h := newHarness(t, sz[0], sz[1])
-			withScenes(h) // no scene: its connections would come and go
+			// A test scene in the real one's place (its connections would
+			// come and go): the lesson pane has the width it has beside
+			// the lesson's scene.
+			withScenes(h, "contrast")
 			h.run("lesson first-stream")
 			h.run("nats-server -js")
 			h.run(`stream add EVENTS --subjects "evts.>" --defaults`)
@@ -394,7 +397,7 @@ func TestLessonGolden(t *testing.T) {
 		})
 		t.Run(fmt.Sprintf("complete-%dx%d", sz[0], sz[1]), func(t *testing.T) {
 			h := newHarness(t, sz[0], sz[1])
-			withScenes(h)
+			withScenes(h, "contrast")
 			h.run("lesson first-stream")
 			for _, line := range firstStreamSolution {
 				h.run(line)
