@@ -13,7 +13,11 @@ import (
 //     output wants the width), the status bar last. From 30 rows the top
 //     takes most of the height while the lesson pane is shown (a lesson, or
 //     the sandbox's welcome, is read there); with it hidden (F2) the scene
-//     takes the full width and the command pane most of the height;
+//     takes the full width and the command pane most of the height. While
+//     no scene is open (the scene pane shows only its introduction, not
+//     the server log), the lesson pane reads wider, and where the
+//     command pane can spare the rows, taller: the welcome whole at
+//     120x36, its first two sections at 100x30;
 //   - full, wide (140x30 and up): the lesson in a column on the right, the
 //     scene above the command pane on the left;
 //   - compact (below 80x24): the command pane and the status bar, under a
@@ -26,6 +30,15 @@ const (
 	minWidth, minHeight   = 40, 8  // below this: the size message
 	fullWidth, fullHeight = 80, 24 // below this: the compact layout
 	wideWidth, wideHeight = 140, 30
+
+	// welcomeRows is the lesson pane's height that holds the sandbox's
+	// welcome whole at the widest it is drawn (76 columns of text: 21
+	// lines, and the borders).
+	welcomeRows = 23
+
+	// introWidth is the scene pane's width that holds its introduction's
+	// picture whole (publisher ──▶ ( NATS ) ──▶ subscriber).
+	introWidth = 41
 )
 
 type rect struct{ x, y, w, h int }
@@ -42,9 +55,14 @@ type layout struct {
 	status   rect
 }
 
-// computeLayout places the panes; showLesson says the lesson pane (a
-// lesson, or the sandbox's welcome) is on screen.
-func computeLayout(w, h int, showLesson bool) layout {
+// onScreen is what the panes hold, as far as the layout cares.
+type onScreen struct {
+	lesson bool // the lesson pane (a lesson, or the sandbox's welcome) is shown
+	scene  bool // the top pane draws a scene or the server log, not the scenes' introduction
+}
+
+// computeLayout places the panes for a w×h window.
+func computeLayout(w, h int, on onScreen) layout {
 	l := layout{w: w, h: h}
 	if w < minWidth || h < minHeight {
 		l.tooSmall = true
@@ -60,7 +78,7 @@ func computeLayout(w, h int, showLesson bool) layout {
 	if w >= wideWidth && h >= wideHeight {
 		l.wide = true
 		left := w
-		if showLesson {
+		if on.lesson {
 			lw := clamp(w*32/100, 40, 80)
 			left = w - lw
 			l.lesson = rect{left, 0, lw, h - 1}
@@ -70,17 +88,30 @@ func computeLayout(w, h int, showLesson bool) layout {
 		l.cmd = rect{0, th, left, h - 1 - th}
 		return l
 	}
+	reading := on.lesson && !on.scene
 	th := clamp((h*36+50)/100, 7, 20)
-	if showLesson && h >= 30 {
+	if on.lesson && h >= 30 {
 		// Room to read: the lesson pane gets over half the height, a
 		// lesson's text a page of ten lines or more beside the step to do
 		// next, the welcome its first steps whole. Hidden (F2), the pane's
 		// rows go to the command pane for typing.
 		th = clamp(h*60/100, 7, 30)
+		if reading {
+			// Nothing animates beside it: the welcome may take a few of
+			// the command pane's rows to read whole, as long as that
+			// pane keeps a dozen (its first lines and room to type).
+			th = max(th, min(welcomeRows, h-1-12))
+		}
 	}
 	topW := w
-	if showLesson {
+	if on.lesson {
 		lw := clamp((w*42+50)/100, 30, 70)
+		if reading {
+			// The scene pane keeps its introduction's picture whole;
+			// the lesson pane takes the rest, up to 80 columns (76 of
+			// text, as wide as the wide layout's column).
+			lw = clamp(w-introWidth, lw, 80)
+		}
 		topW = w - lw
 		l.lesson = rect{topW, 0, lw, th}
 	}

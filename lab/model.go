@@ -540,7 +540,7 @@ func (m *Model) maybeFrame() tea.Cmd {
 
 func (m *Model) resize(w, h int) {
 	m.w, m.h = w, h
-	m.lay = computeLayout(w, h, m.showLesson)
+	m.lay = computeLayout(w, h, onScreen{lesson: m.showLesson, scene: m.scene.scene != nil || m.showLog})
 	l := m.lay
 	m.scene.SetSize(l.top.w, l.top.h)
 	m.log.SetSize(l.top.w, l.top.h)
@@ -598,6 +598,7 @@ func (m *Model) handleKey(k tea.KeyPressMsg) tea.Cmd {
 		m.setSceneFocus(!m.sceneFocus)
 	case key.Matches(k, m.keys.ToggleLog):
 		m.showLog = !m.showLog
+		m.resize(m.w, m.h) // the log wants the scene's width, not its introduction's
 		m.log.Invalidate()
 		m.scene.Invalidate()
 		return m.waitLog()

@@ -888,7 +888,7 @@ func TestSceneBordersWholeAt80x24(t *testing.T) {
 		}
 		opened++
 		for _, showLesson := range []bool{true, false} {
-			l := computeLayout(80, 24, showLesson)
+			l := computeLayout(80, 24, onScreen{lesson: showLesson, scene: true})
 			p := newScenePane(DefaultStyles(), policy.Look{NoColor: true}.SceneStyles())
 			p.SetSize(l.top.w, l.top.h)
 			p.scene = s // not Open: the scene stays closed until the test is done with it

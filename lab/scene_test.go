@@ -289,14 +289,14 @@ func TestHelpUsesThreeColumnsWhereTheyFit(t *testing.T) {
 // (scenes.TypingPanes): these must be the sizes the lab gives.
 func TestScenePanesAreWhatScenesFit(t *testing.T) {
 	for i, showLesson := range []bool{true, false} {
-		l := computeLayout(80, 24, showLesson)
+		l := computeLayout(80, 24, onScreen{lesson: showLesson, scene: true})
 		got := scenes.PaneSize{W: l.top.w - 2, H: l.top.h - 2, Title: titleRoom(l.top.w)}
 		if want := scenes.SmallestPanes[i]; got != want {
 			t.Errorf("80x24, lesson shown %v: the scene draws in %+v, but the scenes fit %+v", showLesson, got, want)
 		}
 	}
 	for showLesson, want := range map[bool][]scenes.PaneSize{true: scenes.LessonPanes, false: scenes.TypingPanes} {
-		l := computeLayout(100, 30, showLesson)
+		l := computeLayout(100, 30, onScreen{lesson: showLesson, scene: true})
 		got := scenes.PaneSize{W: l.top.w - 2, H: l.top.h - 2, Title: titleRoom(l.top.w)}
 		if len(want) != 1 || got != want[0] {
 			t.Errorf("100x30, lesson shown %v: the scene draws in %+v, but the scenes fit %+v", showLesson, got, want)

@@ -135,10 +135,15 @@ func (m *Model) openScene(sc scenes.Scene) tea.Cmd {
 	m.active = sc
 	m.activeMu.Unlock()
 	cmd := m.scene.Open(sc)
+	if sc != nil {
+		m.showLog = false
+	}
+	// A scene gets the split it is drawn for; its introduction gives the
+	// lesson pane the room.
+	m.resize(m.w, m.h)
 	if sc == nil {
 		return cmd
 	}
-	m.showLog = false
 	owner := sc.Name()
 	for _, ctl := range sc.Controls() {
 		if m.sess.IsCommand(ctl.Name) || paneWords[ctl.Name] {

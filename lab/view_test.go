@@ -69,6 +69,82 @@ func TestTheWelcomesFirstStepsReadWhole(t *testing.T) {
 	}
 }
 
+// While no scene is open (the scene pane shows only its introduction),
+// the lesson pane takes the wider share: the welcome reads whole at
+// 120x36 and its two blocks of commands whole at 100x30, and at 80x24 it
+// is wider, while the introduction beside it keeps its picture and says
+// what scenes are. A scene,
+// however it opens (scene NAME, a lesson's own) and whatever the window
+// does meanwhile, gets the split the scenes are drawn for; the log (F3)
+// too; closing the scene gives the room back.
+func TestTheWelcomeTakesTheRoomWhileNoSceneIsOpen(t *testing.T) {
+	const (
+		commands = `4. sub "events.>" --all --terminate-at-end`
+		last     = "F1 shows the keys. quit leaves; streams stay in the store for next time."
+		intro    = "publisher ──▶ ( NATS ) ──▶ subscriber Scenes draw what happens on the broker, whoever causes it."
+	)
+	// The panes with a scene open, as the scenes are drawn for (100x30:
+	// scenes.LessonPanes).
+	withScene := map[[2]int]struct{ top, lesson rect }{
+		{80, 24}:  {rect{0, 0, 46, 9}, rect{46, 0, 34, 9}},
+		{100, 30}: {rect{0, 0, 58, 18}, rect{58, 0, 42, 18}},
+		{120, 36}: {rect{0, 0, 70, 21}, rect{70, 0, 50, 21}},
+	}
+	for _, sz := range [][2]int{{80, 24}, {100, 30}, {120, 36}} {
+		name := fmt.Sprintf("%dx%d", sz[0], sz[1])
+		h := newHarness(t, sz[0], sz[1])
+		built := withScenes(h, "contrast", "mine")
+		split := withScene[sz]
+		reading := h.m.lay
+		s := h.screen()
+		welcome, top := textIn(s, reading.lesson), textIn(s, reading.top)
+		if reading.lesson.w <= split.lesson.w {
+			t.Errorf("%s, no scene: the lesson pane is %d wide, no wider than beside a scene (%d)", name, reading.lesson.w, split.lesson.w)
+		}
+		if !strings.Contains(top, intro) {
+			t.Errorf("%s, no scene: the introduction no longer says what scenes are: %q", name, top)
+		}
+		switch sz[0] {
+		case 120:
+			if !strings.Contains(welcome, last) || strings.Contains(s, "more line") {
+				t.Errorf("%s: the welcome is cut:\n%s", name, s)
+			}
+		case 100:
+			if !strings.Contains(welcome, commands) {
+				t.Errorf("%s: the welcome's commands are cut: %q", name, welcome)
+			}
+		}
+		panes := func(when string, want struct{ top, lesson rect }) {
+			t.Helper()
+			if l := h.m.lay; l.top != want.top || l.lesson != want.lesson {
+				t.Errorf("%s, %s: the scene pane is %+v and the lesson pane %+v; want %+v and %+v", name, when, l.top, l.lesson, want.top, want.lesson)
+			}
+		}
+		h.run("scene mine")
+		h.waitScreen("scene: the mine scene")
+		panes("scene NAME", split)
+		if b := built(); len(b) != 1 || b[0].w != split.top.w-2 || b[0].h != split.top.h-2 {
+			t.Errorf("%s: the scene was not given its pane's size", name)
+		}
+		h.send(tea.WindowSizeMsg{Width: 90, Height: 27})
+		h.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
+		panes("a scene open while the window changed size", split)
+		h.run("scene off")
+		panes("scene off", struct{ top, lesson rect }{reading.top, reading.lesson})
+		h.key("f3")
+		panes("the server log shown", split)
+		h.key("f3")
+		panes("the server log hidden", struct{ top, lesson rect }{reading.top, reading.lesson})
+		h.run("lesson first-stream") // its scene: contrast
+		h.waitScreen("scene: the contrast scene", "lesson 6 · first-stream")
+		panes("a lesson with a scene", split)
+		h.run("lesson leave")
+		h.waitScreen("lesson: Welcome to natslab")
+		panes("back in the sandbox", struct{ top, lesson rect }{reading.top, reading.lesson})
+		h.close()
+	}
+}
+
 // textIn is the text inside r on screen, its border left out, the words
 // joined by single blanks.
 func textIn(screen string, r rect) string {
