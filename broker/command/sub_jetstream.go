@@ -157,7 +157,7 @@ func (s *subCmd) runEphemeral(c *Call, nc *nats.Conn, st jetstream.Stream, filte
 	if err != nil {
 		return c.consumerError(fmt.Errorf("failed to create consumer: %w", err))
 	}
-	cc, err := cons.Consume(func(m jetstream.Msg) { sk.pulled(m, false) })
+	cc, err := cons.Consume(func(m jetstream.Msg) { sk.pulled(m, false) }, s.ephemeralPull(nc))
 	if err != nil {
 		return c.consumerError(err)
 	}
@@ -178,6 +178,31 @@ func (s *subCmd) runEphemeral(c *Call, nc *nats.Conn, st jetstream.Stream, filte
 	}
 	c.Ready()
 	return s.await(c, sk)
+}
+
+// ephemeralPullBytes is how many bytes of messages a consumer of sub's own
+// may have in flight to the client; ephemeralPullSlack is room for the
+// subject and reply a delivery carries beyond the server's max_payload.
+const (
+	ephemeralPullBytes = 8 << 20
+	ephemeralPullSlack = 64 << 10
+)
+
+// ephemeralPull is how a consumer of sub's own is pulled from. natscli
+// pulls 500 messages at a time (nats.go's default) and asks for more once
+// half of them are handled; a replay of many small messages then often
+// waits for the next batch, more so on a busy machine. A byte budget keeps
+// many more small messages in flight and bounds what the client holds
+// whatever their size; it must take the largest message the server
+// accepts, as the server never delivers a message larger than a pull's
+// max_bytes. Nothing is acknowledged, so what was fetched and not shown
+// when the sub ends goes with the consumer. With --count the pull asks for
+// no more than the count, and at most 500, as natscli's does.
+func (s *subCmd) ephemeralPull(nc *nats.Conn) jetstream.PullConsumeOpt {
+	if s.count > 0 {
+		return jetstream.PullMaxMessages(int(min(s.count, pullBatch)))
+	}
+	return jetstream.PullMaxBytes(max(ephemeralPullBytes, int(nc.MaxPayload())+ephemeralPullSlack))
 }
 
 // pullSubjectOf is where a pull from cons is published.

@@ -2,6 +2,7 @@ package command_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -330,5 +331,64 @@ func TestSubTranslateWithoutACommand(t *testing.T) {
 	}
 	if n := strings.Count(r.out, "Received JetStream message"); n != 1 || strings.Contains(r.out, "Error while translating") {
 		t.Errorf("want the first message's first line alone, then the end:\n%s", r.out)
+	}
+}
+
+// firstPull runs line and returns the first pull request it made of a
+// consumer of stream, as the server received it.
+func firstPull(t *testing.T, l *lab, stream, line string) (batch, maxBytes int) {
+	t.Helper()
+	nc := brokertest.Connect(t, l.srv, "look")
+	sub, err := nc.SubscribeSync("$JS.API.CONSUMER.MSG.NEXT." + stream + ".>")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	l.must(line)
+	m, err := sub.NextMsg(5 * time.Second)
+	if err != nil {
+		t.Fatalf("%s: no pull request seen: %v", line, err)
+	}
+	var req struct {
+		Batch    int `json:"batch"`
+		MaxBytes int `json:"max_bytes"`
+	}
+	if err := json.Unmarshal(m.Data, &req); err != nil {
+		t.Fatalf("%s: pull request %q: %v", line, m.Data, err)
+	}
+	return req.Batch, req.MaxBytes
+}
+
+// TestSubPullsABudgetOfBytesOrTheCount: a read of a stream through a
+// consumer of sub's own keeps megabytes of small messages in flight
+// (not natscli's 500, whose next batch a replay keeps waiting for), but
+// with --count asks for no more than the count.
+func TestSubPullsABudgetOfBytesOrTheCount(t *testing.T) {
+	l := newLab(t)
+	seedEvents(t, l)
+	batch, maxBytes := firstPull(t, l, "EVENTS", `sub "events.>" --all -T`)
+	if maxBytes < 8<<20 || batch < 500 {
+		t.Errorf("replay's first pull: batch %d, max_bytes %d; want at least 500 messages and 8 MiB", batch, maxBytes)
+	}
+	batch, maxBytes = firstPull(t, l, "EVENTS", `sub "events.>" --all --count 2`)
+	if batch != 2 || maxBytes != 0 {
+		t.Errorf("--count 2's first pull: batch %d, max_bytes %d; want 2 messages, no byte limit", batch, maxBytes)
+	}
+}
+
+// TestSubReadsAMessageAsLargeAsTheServerTakes: the pull's byte budget
+// grows with the server's max_payload, or a message larger than the
+// budget would never be delivered and the read would never end.
+func TestSubReadsAMessageAsLargeAsTheServerTakes(t *testing.T) {
+	l := newLab(t)
+	l.must("config add max_payload: 12582912")
+	addStream(t, l, jetstream.StreamConfig{Name: "BIG", Subjects: []string{"big.>"}},
+		[2]string{"big.one", strings.Repeat("x", 10<<20)})
+	r := l.must(`sub "big.>" --all -T`)
+	if !strings.Contains(r.out, "seq: 1 / pending: 0 / subject: big.one") || !strings.Contains(r.out, strings.Repeat("x", 1000)) {
+		t.Errorf("the 10 MiB message was not printed:\n%.300s", r.out)
 	}
 }
