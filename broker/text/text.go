@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
 )
@@ -40,6 +41,21 @@ func Count[N Integer](n N, one, many string) string {
 	return s + " " + Plural(n, one, many)
 }
 
+// NoBreak joins two words that Wrap, WrapIn and Words never put on
+// different lines, or cut between: a number and the word it belongs to
+// ("the oldest"+NoBreak+"3"), so that a line never starts or ends with a
+// number that says nothing on its own. Those helpers, Clip and Fit show
+// it as a blank.
+const NoBreak = "\u00a0"
+
+// Unbroken is s with its blanks made NoBreak, for a number and its word
+// to wrap as one: Unbroken(Count(3, "message", "messages")), or
+// Unbroken("oldest 3").
+func Unbroken(s string) string { return strings.ReplaceAll(s, " ", NoBreak) }
+
+// plain is s with each NoBreak shown as the blank it stands for.
+func plain(s string) string { return strings.ReplaceAll(s, NoBreak, " ") }
+
 // Clip cuts s to at most width cells on screen, ending a cut with "…".
 // It measures what a terminal shows: wide characters take two cells and
 // ANSI styling takes none (and survives the cut).
@@ -54,7 +70,7 @@ func Clip(s string, width int) string {
 		}
 		return s[:width-1] + "…"
 	}
-	return ansi.Truncate(s, width, "…")
+	return ansi.Truncate(plain(s), width, "…")
 }
 
 // Width is how many cells s takes on screen.
@@ -71,32 +87,54 @@ func Width(s string) int {
 func Fit(width int, wordings ...string) string {
 	for _, w := range wordings {
 		if Width(w) <= width {
-			return w
+			return plain(w)
 		}
 	}
 	return ""
 }
 
-// Wrap breaks s at blanks into lines of at most width cells; only a word
-// wider than width on its own is cut (Clip).
+// Wrap breaks s at blanks (never at a NoBreak) into lines of at most
+// width cells; only a word wider than width on its own is cut (Clip).
 func Wrap(s string, width int) []string {
+	lines := wrap(s, width)
+	for i, l := range lines {
+		lines[i] = plain(l)
+	}
+	return lines
+}
+
+// wrap is Wrap with each NoBreak kept, for WrapIn to cut its last line
+// at a blank too.
+func wrap(s string, width int) []string {
 	var lines []string
 	line := ""
-	for _, w := range strings.Fields(s) {
+	for _, w := range strings.FieldsFunc(s, breaksAt) {
 		switch {
 		case line == "":
 			line = w
 		case Width(line)+1+Width(w) <= width:
 			line += " " + w
 		default:
-			lines = append(lines, Clip(line, width))
+			lines = append(lines, clipKept(line, width))
 			line = w
 		}
 	}
 	if line != "" {
-		lines = append(lines, Clip(line, width))
+		lines = append(lines, clipKept(line, width))
 	}
 	return lines
+}
+
+// breaksAt reports whether r is a blank a line may break at.
+func breaksAt(r rune) bool { return r != '\u00a0' && unicode.IsSpace(r) }
+
+// clipKept is Clip of a line wider than width, which keeps no NoBreak;
+// a line that fits keeps them.
+func clipKept(line string, width int) string {
+	if Width(line) <= width {
+		return line
+	}
+	return Clip(line, width)
 }
 
 // Words is s cut at a blank to at most width cells, ending " …" where it
@@ -104,7 +142,7 @@ func Wrap(s string, width int) []string {
 // the first word fits with the mark.
 func Words(s string, width int) string {
 	if Width(s) <= width {
-		return s
+		return plain(s)
 	}
 	end := -1
 	for i := 1; i < len(s); i++ {
@@ -119,7 +157,7 @@ func Words(s string, width int) string {
 	if end < 0 || strings.TrimSpace(s[:end]) == "" {
 		return ""
 	}
-	return s[:end] + " …"
+	return plain(s[:end]) + " …"
 }
 
 // WrapIn is the first of wordings that wraps (Wrap) into at most n lines
@@ -132,11 +170,17 @@ func WrapIn(width, n int, wordings ...string) []string {
 	}
 	var lines []string
 	for _, w := range wordings {
-		if lines = Wrap(w, width); len(lines) <= n {
-			return lines
+		if lines = wrap(w, width); len(lines) <= n {
+			break
 		}
 	}
-	return append(lines[:n-1], Words(strings.Join(lines[n-1:], " "), width))
+	if len(lines) > n {
+		lines = append(lines[:n-1], Words(strings.Join(lines[n-1:], " "), width))
+	}
+	for i, l := range lines {
+		lines[i] = plain(l)
+	}
+	return lines
 }
 
 // Leading is the first of parts that fit in width cells joined by sep:

@@ -147,3 +147,50 @@ func TestLeadingKeepsWholeParts(t *testing.T) {
 		}
 	}
 }
+
+// TestNoBreakKeepsANumberWithItsWord: "the oldest 1" wraps as a whole,
+// never "the oldest" over a "1" alone, and comes out with a plain blank.
+func TestNoBreakKeepsANumberWithItsWord(t *testing.T) {
+	s := "the new limits dropped the oldest" + NoBreak + "1"
+	if got, want := strings.Join(Wrap(s, 33), "|"), "the new limits dropped the|oldest 1"; got != want {
+		t.Errorf("Wrap = %q, want %q", got, want)
+	}
+	if got, want := strings.Join(Wrap(s, 40), "|"), "the new limits dropped the oldest 1"; got != want {
+		t.Errorf("Wrap where it fits = %q, want %q", got, want)
+	}
+	if got, want := strings.Join(WrapIn(19, 2, s), "|"), "the new limits|dropped the …"; got != want {
+		t.Errorf("WrapIn = %q, want %q", got, want)
+	}
+	if got, want := strings.Join(WrapIn(40, 1, s), "|"), "the new limits dropped the oldest 1"; got != want {
+		t.Errorf("WrapIn where it fits = %q, want %q", got, want)
+	}
+	if got, want := Words(s, 34), "the new limits dropped the …"; got != want {
+		t.Errorf("Words = %q, want %q", got, want)
+	}
+	if got, want := Words(s, 35), "the new limits dropped the oldest 1"; got != want {
+		t.Errorf("Words where it fits = %q, want %q", got, want)
+	}
+	if got, want := Fit(35, s), "the new limits dropped the oldest 1"; got != want {
+		t.Errorf("Fit = %q, want %q", got, want)
+	}
+	if got, want := Clip(s, 35), "the new limits dropped the oldest 1"; got != want {
+		t.Errorf("Clip = %q, want %q", got, want)
+	}
+	if got, want := Clip(s, 34), "the new limits dropped the oldest…"; got != want {
+		t.Errorf("Clip cut = %q, want %q", got, want)
+	}
+	if got := Width(s); got != 35 {
+		t.Errorf("Width = %d, want 35: NoBreak takes one cell", got)
+	}
+	// Other blanks still break.
+	if got, want := strings.Join(Wrap("a\tb\nc", 1), "|"), "a|b|c"; got != want {
+		t.Errorf("Wrap at tabs and newlines = %q, want %q", got, want)
+	}
+}
+
+func TestUnbrokenWrapsAsOne(t *testing.T) {
+	s := "DISK came back with " + Unbroken(Count(3, "message", "messages"))
+	if got, want := strings.Join(Wrap(s, 22), "|"), "DISK came back with|3 messages"; got != want {
+		t.Errorf("Wrap = %q, want %q", got, want)
+	}
+}

@@ -10,7 +10,7 @@ import "natslab/broker/text"
 // says more than nothing.
 func Clip(s string, n int) string {
 	if text.Width(s) <= n {
-		return s
+		return text.Clip(s, n) // s, each text.NoBreak a blank
 	}
 	if w := text.Words(s, n); w != "" && 2*text.Width(w) >= n {
 		return w

@@ -295,8 +295,35 @@ func (h *Harness[Sc, S]) NeverCutAt(t testing.TB, stage string, sizes ...scenes.
 		if line, ok := TouchesTheBorder(v, sz.W); ok {
 			t.Errorf("%s at %dx%d: %q touches the pane's border (the first or the last column):\n%s", stage, sz.W, sz.H, line, v)
 		}
+		if line, ok := LoneNumber(v); ok {
+			t.Errorf("%s at %dx%d: %q stands alone on its line, wrapped away from the words it belongs to (join them with text.NoBreak):\n%s", stage, sz.W, sz.H, line, v)
+		}
 	}
 }
+
+// loneNumber is a line of nothing but a number ("1", "#12", "3,000"),
+// maybe ending a sentence ("5)", "12.").
+var loneNumber = regexp.MustCompile(`^#?\d[\d,]*[).;:]?$`)
+
+// LoneNumber reports the first line of frame (no escape sequences) that
+// is a number alone under a line of text starting in the same column: a
+// sentence wrapped so that its number went to a line of its own
+// ("dropped the oldest" over "1"). A label elsewhere (a message's "#1"
+// above its dot) is no sentence's end.
+func LoneNumber(frame string) (string, bool) {
+	lines := strings.Split(frame, "\n")
+	for i := 1; i < len(lines); i++ {
+		l, above := lines[i], lines[i-1]
+		n := strings.TrimSpace(l)
+		if loneNumber.MatchString(n) && strings.TrimSpace(above) != "" && indent(l) == indent(above) {
+			return n, true
+		}
+	}
+	return "", false
+}
+
+// indent is how many blanks l starts with.
+func indent(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
 
 // wordsCut finds a line that kit.Clip ended at a blank ("… a request
 // there bounces …"): whole words, then the mark, ending the line.

@@ -45,3 +45,19 @@ func TestTouchesTheBorderFindsTheFirstAndLastColumns(t *testing.T) {
 		}
 	}
 }
+
+func TestLoneNumberFindsANumberWrappedAwayFromItsWords(t *testing.T) {
+	frame := " ORDERS #7…#11 · 5 msgs\n\n ORDERS: the new limits dropped the oldest\n 1\n"
+	if got, ok := LoneNumber(frame); !ok || got != "1" {
+		t.Errorf("LoneNumber = %q, %v; want the 1 under the sentence", got, ok)
+	}
+	for _, frame := range []string{
+		" ORDERS: the new limits dropped the\n oldest 1\n",
+		" JetStream · at least once\n                #1\n [pub]──▶[srv]\n",
+		"\n 3\n",
+	} {
+		if got, ok := LoneNumber(frame); ok {
+			t.Errorf("LoneNumber(%q) = %q: no sentence left a number alone there", frame, got)
+		}
+	}
+}
