@@ -46,6 +46,9 @@ func TestGoldenLog(t *testing.T) {
 	h.Settle("eleven", func(s Snapshot) bool { return orders(s).Last == 11 })
 	h.Clock.Advance(700 * time.Millisecond)
 	h.Golden(t, "9-window-slides", gw, gh)
+	// The footer "ORDERS: the new limits dropped the oldest 1" keeps its
+	// 1 at every pane size: at 44 columns it wraps before "oldest".
+	h.GoldenPanes(t, "9-window-slides")
 	h.Clock.Advance(5 * time.Second)
 
 	h.Run(`stream edit ORDERS --discard new -f`)

@@ -74,7 +74,7 @@ func (d *driver) poll() {
 				switch {
 				case restarted && o.Storage == "memory":
 					o.Gone = "gone in the restart: memory storage"
-					stories = append(stories, fmt.Sprintf("%s is gone: a memory stream does not survive a restart (it held %d)", name, o.Had))
+					stories = append(stories, fmt.Sprintf("%s is gone: a memory stream does not survive a restart (it %s)", name, text.Unbroken(fmt.Sprintf("held %d", o.Had))))
 				case restarted:
 					o.Gone = "not back after the restart"
 				default:
@@ -124,7 +124,7 @@ func (d *driver) poll() {
 		var back []string
 		for _, l := range lanes {
 			if l.Gone == "" {
-				back = append(back, fmt.Sprintf("%s came back from disk with %s", l.Name, text.Count(l.Msgs, "message", "messages")))
+				back = append(back, fmt.Sprintf("%s came back from disk with %s", l.Name, text.Unbroken(text.Count(l.Msgs, "message", "messages"))))
 			}
 		}
 		if len(back) > 0 {
@@ -229,15 +229,15 @@ func (d *driver) diff(o, n Lane) []string {
 	recent := time.Since(api.at) < 5*time.Second
 	switch {
 	case dropped > 0 && recent && api.op == "purge":
-		out = append(out, fmt.Sprintf("purged, %d removed; the next message gets #%d", dropped, n.Last+1))
+		out = append(out, fmt.Sprintf("purged, %d%sremoved; the next message gets%s#%d", dropped, text.NoBreak, text.NoBreak, n.Last+1))
 	case dropped > 0 && recent && api.op == "msg.delete":
 		out = append(out, fmt.Sprintf("%s removed; the others keep their numbers", seqList(o, n)))
 	case dropped > 0 && n.MaxAge > 0 && !o.FirstTime.IsZero() && time.Since(o.FirstTime) >= n.MaxAge:
-		out = append(out, fmt.Sprintf("%d aged out (max age %s)", dropped, n.MaxAge))
+		out = append(out, fmt.Sprintf("%d%saged out (max age %s)", dropped, text.NoBreak, n.MaxAge))
 	case dropped > 0 && recent && api.op == "update":
-		out = append(out, fmt.Sprintf("the new limits dropped the oldest %d", dropped))
+		out = append(out, fmt.Sprintf("the new limits dropped the oldest%s%d", text.NoBreak, dropped))
 	case dropped > 0:
-		out = append(out, fmt.Sprintf("the oldest %d left the log to keep it within its limits", dropped))
+		out = append(out, fmt.Sprintf("the oldest%s%d left the log to keep it within its limits", text.NoBreak, dropped))
 	}
 	if removed > 0 {
 		out = append(out, fmt.Sprintf("%s removed from the middle; the others keep their numbers", seqList(o, n)))
@@ -266,7 +266,7 @@ func seqList(o, n Lane) string {
 		}
 	}
 	if count > 3 {
-		return fmt.Sprintf("%d messages", count)
+		return text.Unbroken(fmt.Sprintf("%d messages", count))
 	}
 	return strings.Join(gone, ", ")
 }

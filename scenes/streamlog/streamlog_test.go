@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"natslab/broker/brokertest"
+	"natslab/broker/text"
 	"natslab/scenes/kit/kittest"
 )
 
@@ -73,7 +74,7 @@ func TestEpisodeLimits(t *testing.T) {
 		l := orders(s)
 		return l.First == 6 && l.Last == 10 && l.Msgs == 5 && l.MaxMsgs == 5
 	})
-	if st := h.Scene.snap.Story; !strings.Contains(st, "oldest 5") {
+	if st := h.Scene.snap.Story; !strings.Contains(st, "oldest"+text.NoBreak+"5") {
 		t.Fatalf("story %q", st)
 	}
 	h.Clock.Advance(5 * time.Second)
@@ -197,7 +198,7 @@ func TestEpisodeRestart(t *testing.T) {
 		t.Fatalf("RAM: %+v", r)
 	}
 	st := h.Scene.snap.Story
-	if !strings.Contains(st, "DISK came back from disk with 3 messages") || !strings.Contains(st, "RAM is gone") {
+	if !strings.Contains(st, "DISK came back from disk with 3"+text.NoBreak+"messages") || !strings.Contains(st, "RAM is gone") {
 		t.Fatalf("story %q", st)
 	}
 	h.Clock.Advance(5 * time.Second)
