@@ -11,6 +11,7 @@ import (
 	"natslab/broker"
 	"natslab/broker/brokertest"
 	"natslab/broker/command"
+	"natslab/broker/text"
 	"natslab/scenes"
 	"natslab/scenes/kit/kittest"
 )
@@ -82,9 +83,9 @@ func (h *harness) sync() {
 	h.CatchUp()
 }
 
-func storyHas(s Snapshot, text string) bool {
+func storyHas(s Snapshot, want string) bool {
 	for _, l := range s.Story {
-		if strings.Contains(l.Text, text) {
+		if strings.Contains(strings.ReplaceAll(l.Text, text.NoBreak, " "), want) {
 			return true
 		}
 	}

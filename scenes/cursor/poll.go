@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"natslab/broker/text"
 	"natslab/scenes/watch"
 )
 
@@ -372,10 +373,10 @@ func (d *driver) backFromRestart(now time.Time) {
 			continue
 		}
 		if b[0] == c.Delivered && b[1] == c.AckFloor {
-			kept := fmt.Sprintf("%s kept its place across the restart: cursor %d, ack floor %d", c.Name, c.Delivered, c.AckFloor)
+			kept := fmt.Sprintf("%s kept its place across the restart: cursor"+text.NoBreak+"%d, ack floor"+text.NoBreak+"%d", c.Name, c.Delivered, c.AckFloor)
 			d.t.sayIn(now, false, kept+" (stored with the stream)", kept)
 		} else {
-			d.t.say(now, false, "%s after the restart: cursor %d, ack floor %d (was %d and %d)", c.Name, c.Delivered, c.AckFloor, b[0], b[1])
+			d.t.say(now, false, "%s after the restart: cursor"+text.NoBreak+"%d, ack floor"+text.NoBreak+"%d (was"+text.NoBreak+"%d and"+text.NoBreak+"%d)", c.Name, c.Delivered, c.AckFloor, b[0], b[1])
 		}
 	}
 }

@@ -322,9 +322,9 @@ func triesText(tries, maxDeliver int) string {
 	case tries <= 0:
 		return ""
 	case maxDeliver > 0:
-		return fmt.Sprintf(" (try %d of %d)", tries, maxDeliver)
+		return fmt.Sprintf(" (try"+text.NoBreak+"%d of"+text.NoBreak+"%d)", tries, maxDeliver)
 	}
-	return fmt.Sprintf(" (try %d)", tries)
+	return fmt.Sprintf(" (try"+text.NoBreak+"%d)", tries)
 }
 
 func orName(s, alt string) string {
@@ -479,11 +479,11 @@ func (t *tracker) advisory(kind, consumer string, seq uint64, deliveries int, re
 		c.drop(seq)
 		c.Dead[seq] = "max deliveries"
 		t.emit(kit.Event{Kind: kit.Pending, Consumer: consumer, Seq: seq, Note: "dead"})
-		tries := text.Count(deliveries, "try", "tries")
+		tries := text.Unbroken(text.Count(deliveries, "try", "tries"))
 		t.sayIn(now, true, fmt.Sprintf("#%d given up after %s: the server's max-deliveries advisory; it is never delivered again", seq, tries),
 			fmt.Sprintf("#%d given up after %s: the server's advisory; it is never delivered again", seq, tries))
 	case "MSG_NAKED":
-		t.say(now, false, "#%d nak'd on try %d (advisory): it goes to the next pull at once", seq, deliveries)
+		t.say(now, false, "#%d nak'd on try"+text.NoBreak+"%d (advisory): it goes to the next pull at once", seq, deliveries)
 	case "MSG_TERMINATED":
 		c.drop(seq)
 		c.Dead[seq] = "terminated"
@@ -491,8 +491,8 @@ func (t *tracker) advisory(kind, consumer string, seq uint64, deliveries int, re
 		if reason != "" {
 			why = ": " + reason
 		}
-		t.sayIn(now, true, fmt.Sprintf("#%d terminated on try %d (advisory)%s; it is never delivered again", seq, deliveries, why),
-			fmt.Sprintf("#%d terminated on try %d; it is never delivered again", seq, deliveries))
+		t.sayIn(now, true, fmt.Sprintf("#%d terminated on try"+text.NoBreak+"%d (advisory)%s; it is never delivered again", seq, deliveries, why),
+			fmt.Sprintf("#%d terminated on try"+text.NoBreak+"%d; it is never delivered again", seq, deliveries))
 	}
 }
 
