@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"natslab/broker"
+	"natslab/broker/text"
 	"natslab/scenes/kit"
 	"natslab/scenes/watch"
 )
@@ -257,7 +258,7 @@ func stories(old, next [3]Column) string {
 		}
 		for _, k := range n.Consumers {
 			if p, ok := consumer(o, k.Name); ok && k.AckFloor > p.AckFloor {
-				out = append(out, fmt.Sprintf("%s acknowledged #%d", k.Name, k.AckFloor))
+				out = append(out, fmt.Sprintf("%s acknowledged"+text.NoBreak+"#%d", k.Name, k.AckFloor))
 			}
 		}
 		lo := max(o.First, o.Last-min(o.Last, 64))
@@ -271,7 +272,7 @@ func stories(old, next [3]Column) string {
 			case "workqueue":
 				out = append(out, fmt.Sprintf("%s removed #%d: a consumer acknowledged it, the job is done", n.Stream, seq))
 			default:
-				out = append(out, fmt.Sprintf("%s removed #%d", n.Stream, seq))
+				out = append(out, fmt.Sprintf("%s removed"+text.NoBreak+"#%d", n.Stream, seq))
 			}
 		}
 		if n.Policy == "interest" {
