@@ -446,20 +446,20 @@ func (d *driver) news(next *Snapshot, m *broker.Monitor) bool {
 				switch l.Kind {
 				case "stream":
 					went[l.Exporter] = true
-					tell(fmt.Sprintf("%s crossed from %s into %s, as %s", text.Count(n, "message", "messages"), l.Exporter, l.Importer, l.Local),
-						fmt.Sprintf("%s crossed into %s", text.Count(n, "message", "messages"), l.Importer))
+					tell(fmt.Sprintf("%s crossed from %s into %s, as %s", text.Unbroken(text.Count(n, "message", "messages")), l.Exporter, l.Importer, l.Local),
+						fmt.Sprintf("%s crossed into %s", text.Unbroken(text.Count(n, "message", "messages")), l.Importer))
 				default:
 					went[l.Importer] = true
-					tell(fmt.Sprintf("%s crossed from %s into %s (%s)", text.Count(n, "request", "requests"), l.Importer, l.Exporter, l.Subject),
-						fmt.Sprintf("%s crossed into %s", text.Count(n, "request", "requests"), l.Exporter))
+					tell(fmt.Sprintf("%s crossed from %s into %s (%s)", text.Unbroken(text.Count(n, "request", "requests")), l.Importer, l.Exporter, l.Subject),
+						fmt.Sprintf("%s crossed into %s", text.Unbroken(text.Count(n, "request", "requests")), l.Exporter))
 				}
 			}
 			if n := l.Replies - p.Replies; l.Replies >= 0 && p.Replies >= 0 && n > 0 {
 				changed = true
 				went[l.Exporter] = true
 				d.sendN(n, kit.Event{Kind: kit.Delivered, Client: l.Key(), Note: "reply"})
-				tell(fmt.Sprintf("%s went back from %s to %s", text.Count(n, "reply", "replies"), l.Exporter, l.Importer),
-					fmt.Sprintf("%s back to %s", text.Count(n, "reply", "replies"), l.Importer))
+				tell(fmt.Sprintf("%s went back from %s to %s", text.Unbroken(text.Count(n, "reply", "replies")), l.Exporter, l.Importer),
+					fmt.Sprintf("%s back to %s", text.Unbroken(text.Count(n, "reply", "replies")), l.Importer))
 			}
 		}
 		// A service's requests reach the exporter's responders: they
@@ -478,8 +478,8 @@ func (d *driver) news(next *Snapshot, m *broker.Monitor) bool {
 			}
 			if nd > 0 {
 				d.sendN(nd, kit.Event{Kind: kit.Delivered, Client: a.Name, Note: "local"})
-				tell(fmt.Sprintf("%s to subscribers in %s, from inside %s", text.Count(nd, "delivery", "deliveries"), a.Name, a.Name),
-					fmt.Sprintf("%s inside %s", text.Count(nd, "delivery", "deliveries"), a.Name))
+				tell(fmt.Sprintf("%s to subscribers in %s, from inside %s", text.Unbroken(text.Count(nd, "delivery", "deliveries")), a.Name, a.Name),
+					fmt.Sprintf("%s inside %s", text.Unbroken(text.Count(nd, "delivery", "deliveries")), a.Name))
 			}
 			// The server counts a publish after its deliveries: a look
 			// may see them first, and the publish in the next.
@@ -487,8 +487,8 @@ func (d *driver) news(next *Snapshot, m *broker.Monitor) bool {
 			switch {
 			case np > 0 && !reached && !d.early[a.Name]:
 				d.sendN(np, kit.Event{Kind: kit.Lost, Client: a.Name})
-				tell(fmt.Sprintf("%s published in %s stayed there and reached no one: no subscriber in %s, no import took it", text.Count(np, "message", "messages"), a.Name, a.Name),
-					fmt.Sprintf("%s stayed in %s, reached no one", text.Count(np, "message", "messages"), a.Name))
+				tell(fmt.Sprintf("%s published in %s stayed there and reached no one: no subscriber in %s, no import took it", text.Unbroken(text.Count(np, "message", "messages")), a.Name, a.Name),
+					fmt.Sprintf("%s stayed in %s, reached no one", text.Unbroken(text.Count(np, "message", "messages")), a.Name))
 			case np <= 0 && reached:
 				d.early[a.Name] = true
 			}

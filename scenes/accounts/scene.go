@@ -513,7 +513,7 @@ func (s *Scene) drawStory(c *kit.Canvas, y int) {
 
 // story is the latest story in at most n lines.
 func (s *Scene) story(n int) []string {
-	num := "#" + strconv.Itoa(s.snap.Stories) + " "
+	num := "#" + strconv.Itoa(s.snap.Stories) + text.NoBreak
 	return text.WrapIn(s.iw, n, num+s.snap.Story, num+s.snap.Brief, s.snap.Brief)
 }
 
