@@ -103,7 +103,7 @@ func respondersStory(subject string, before, after []Responder) string {
 	case len(after) > len(before):
 		return after[len(after)-1].Name + " now answers on " + subject
 	}
-	return fmt.Sprintf("%s on %s", text.Count(len(after), "responder", "responders"), subject)
+	return fmt.Sprintf("%s on %s", text.Unbroken(text.Count(len(after), "responder", "responders")), subject)
 }
 
 // groups says how the responders share requests: each queue group counts
