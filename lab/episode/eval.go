@@ -445,7 +445,7 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 	}
 	switch {
 	case !want.Holds(best.count):
-		return false, fmt.Sprintf("%s received %d %s%s%s, wants %s", who, best.count, what, via, since, want.Want()) + skipped + s.refusedWhy("subscribe", rc.Filter)
+		return false, fmt.Sprintf("%s received %d %s%s%s, wants %s", who, best.count, what, via, since, want.Want()) + skipped + s.stopped(rc) + s.refusedWhy("subscribe", rc.Filter)
 	case !rc.Members.Holds(best.members):
 		one, many, of := "subscriber", "subscribers", ""
 		switch {
@@ -465,9 +465,25 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 				missing = append(missing, subj)
 			}
 		}
-		return false, fmt.Sprintf("%s have not received %s%s yet", who, strings.Join(missing, ", "), via) + skipped
+		return false, fmt.Sprintf("%s have not received %s%s yet", who, strings.Join(missing, ", "), via) + skipped + s.stopped(rc)
 	}
 	return true, ""
+}
+
+// stopped says so when a subscriber of the lab's on the check's filter
+// has stopped (ctrl+c, stop) and no client (but a scene's) subscribes to
+// it now: publishing again does not help. "" for
+// queue groups (whose members come and go) and counts by account or user.
+func (s *snapshot) stopped(rc *ReceivedCheck) string {
+	if rc.Filter == "" || rc.Queue != "" || rc.Account != "" || rc.User != "" || s.ns == nil || !s.l.obs.hadStopped(rc.Filter) {
+		return ""
+	}
+	for _, sd := range s.clientSubs() {
+		if sd.Subject == rc.Filter {
+			return ""
+		}
+	}
+	return fmt.Sprintf("; your subscriber on %s has stopped: start it again", rc.Filter)
 }
 
 // viaMapping is, per lab subscriber, what came to it through the server's

@@ -88,6 +88,9 @@ type observations struct {
 	rejected map[rejectKey]int64
 
 	unheard map[string]*unheardCounter
+	// stopped holds the subjects of the lab's plain subscribers that
+	// have ended (ctrl+c, stop, --count reached).
+	stopped map[string]bool
 }
 
 // rejectKey counts refused publishes per stream and error code.
@@ -115,6 +118,7 @@ func (o *observations) clear() {
 	o.sent = map[int]map[string]int64{}
 	o.rejected = map[rejectKey]int64{}
 	o.unheard = map[string]*unheardCounter{}
+	o.stopped = map[string]bool{}
 }
 
 func (o *observations) reset() {
@@ -134,6 +138,13 @@ func (o *observations) event(ev command.Event) {
 	case command.JobEnded:
 		if sub := o.jobs[ev.Job]; sub != nil {
 			o.endLocked(sub, o.lab)
+		}
+		if o.session != nil {
+			if j := o.session.Job(ev.Job); j != nil {
+				if subject, queue := j.Listening(); subject != "" && queue == "" {
+					o.stopped[subject] = true
+				}
+			}
 		}
 		delete(o.jobs, ev.Job)
 		delete(o.sent, ev.Job)
@@ -597,4 +608,12 @@ func (o *observations) restartUnheard() {
 	o.mu.Lock()
 	o.unheard = map[string]*unheardCounter{}
 	o.mu.Unlock()
+}
+
+// hadStopped reports whether a plain subscriber of the lab's on subject
+// has ended.
+func (o *observations) hadStopped(subject string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.stopped[subject]
 }
