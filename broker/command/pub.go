@@ -245,8 +245,10 @@ func (p *pubCmd) publishCore(c *Call, nc *nats.Conn, pub *publisher) error {
 		} else if !p.quiet {
 			c.Statusf("Published %d bytes to %q", len(body), subj)
 		}
-		if i == 1 && strings.ContainsAny(subj, "*>") {
-			c.Notef("%s; the server took it as a literal subject", subjectNote(subj, false))
+		if i == 1 {
+			if note := publishNote(subj); note != "" {
+				c.Notef("%s", note)
+			}
 		}
 	}
 	c.awaitStored()

@@ -63,6 +63,11 @@ func (s *subCmd) runCore(c *Call, nc *nats.Conn, sk *subSink) error {
 	if err := nc.LastError(); err != nil {
 		return subscribeError(s.subjects[0], err)
 	}
+	for _, subj := range s.subjects {
+		if note := literalNote(subj); note != "" {
+			c.Notef("%s", note)
+		}
+	}
 	c.listen(strings.Join(s.subjects, " "), s.queue)
 	c.settleWith(func(ctx context.Context) error {
 		if err := connBarrier(ctx, nc); err != nil {

@@ -276,3 +276,75 @@ func consumerInfo(t testing.TB, l *lab, stream, name string) *jetstream.Consumer
 	}
 	return c.CachedInfo()
 }
+
+// A publish takes * and > as plain characters, and a subject with an
+// empty token matches no subscription at all: the publish succeeds either
+// way, as the real CLI says, and the lab's note says where it went.
+func TestPubOnAWildcardOrAnEmptyTokenSaysWhereItWent(t *testing.T) {
+	l := newLab(t)
+	concrete, concreteOut := l.background(`sub orders.us.created`)
+	star, starOut := l.background(`sub 'orders.*.created'`)
+	all, allOut := l.background(`sub '>'`)
+	waitReady(t, concrete)
+	waitReady(t, star)
+	waitReady(t, all)
+
+	r := l.must(`pub 'orders.*.created' wild`)
+	if !strings.Contains(r.note, `the server took "orders.*.created" as a literal subject`) || !strings.Contains(r.note, "not one on orders.x.created") {
+		t.Errorf("pub 'orders.*.created': note %q", r.note)
+	}
+	for _, line := range []string{"pub orders..created empty", "pub .orders lead", "pub orders. trail"} {
+		r := l.must(line)
+		if !strings.Contains(r.out+r.err, "Published") || !strings.Contains(r.note, "has an empty token") || !strings.Contains(r.note, "reached nobody") {
+			t.Errorf("%s: printed %q, note %q", line, r.out+r.err, r.note)
+		}
+	}
+	// Last, a message all three match: each gets one publisher's messages
+	// in order, so once it has this one it has had all it will.
+	l.must("pub orders.us.created end")
+	l.await("the last message on all three", func() bool {
+		return strings.Contains(concreteOut.String(), "end") && strings.Contains(starOut.String(), "end") && strings.Contains(allOut.String(), "end")
+	})
+	if concrete.Received() != 1 {
+		t.Errorf("orders.us.created got %d messages, want only the last:\n%s", concrete.Received(), concreteOut.String())
+	}
+	if star.Received() != 2 || !strings.Contains(starOut.String(), `Received on "orders.*.created"`) {
+		t.Errorf("orders.*.created got %d messages, want the literal orders.*.created and the last:\n%s", star.Received(), starOut.String())
+	}
+	if all.Received() != 2 || strings.Contains(allOut.String(), "empty") {
+		t.Errorf("> got %d messages, want orders.*.created and the last, none with an empty token:\n%s", all.Received(), allOut.String())
+	}
+}
+
+// A subscription that looks like a pattern and is none, a wildcard joined
+// to text or a subject inside typographic quotes, gets a note: the real
+// CLI subscribes to it as written, and nothing on the subject meant
+// arrives.
+func TestSubOnALiteralLookalikeSaysSo(t *testing.T) {
+	l := newLab(t)
+	for _, c := range []struct{ line, subject, note string }{
+		{`sub 'orders>'`, "orders>", `token 1 ("orders>") mixes a wildcard with text, so it is no wildcard`},
+		{`sub “orders.>”`, "“orders.>”", "this subscription is on “orders.>”, not orders.>"},
+	} {
+		var out, note syncBuf
+		j := l.s.StartStreams(context.Background(), c.line, command.Streams{Out: &out, Err: &out, Note: &note})
+		waitReady(t, j)
+		if !strings.Contains(out.String(), "Subscribing on "+c.subject) || !strings.Contains(note.String(), c.note) {
+			t.Errorf("%s: printed %q, note %q, want one with %q", c.line, out.String(), note.String(), c.note)
+		}
+	}
+	r := l.must(`pub orders.x x`)
+	if r.note != "" {
+		t.Errorf("an ordinary publish got a note: %q", r.note)
+	}
+	r = l.must(`pub “orders.us.created” x`)
+	if !strings.Contains(r.note, "a subscriber on orders.us.created does not get it") {
+		t.Errorf("pub in typographic quotes: note %q", r.note)
+	}
+	var out, note syncBuf
+	j := l.s.StartStreams(context.Background(), `sub 'orders.*.created'`, command.Streams{Out: &out, Err: &out, Note: &note})
+	waitReady(t, j)
+	if note.String() != "" {
+		t.Errorf("a wildcard subscription got a note: %q", note.String())
+	}
+}

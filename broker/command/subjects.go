@@ -53,3 +53,82 @@ func subjectNote(subject string, wildcards bool) string {
 	}
 	return ""
 }
+
+// publishNote is the lab's note on a subject a publish went out on that is
+// not what it looks like, or "". The server takes any subject without
+// spaces, but * and > in a publish are plain characters, reaching only
+// subscriptions that match the subject as written (orders.*.created
+// reaches a subscriber on orders.*.created or orders.>, never one on
+// orders.us.created); and no subscription can match an empty token, so
+// such a message reaches nobody.
+func publishNote(subject string) string {
+	if subject == "" || strings.IndexFunc(subject, unicode.IsSpace) >= 0 {
+		return "" // refused before it was sent: publishError says why
+	}
+	if q := typographicQuotes(subject); q != "" {
+		return fmt.Sprintf("%s: the server took %s as the subject, and a subscriber on %s does not get it", q, subject, strings.Trim(subject, typographic))
+	}
+	tokens := strings.Split(subject, ".")
+	for i, tok := range tokens {
+		if tok == "" {
+			where := fmt.Sprintf("token %d is empty", i+1)
+			if i == 0 {
+				where = "it starts with a dot"
+			} else if i == len(tokens)-1 {
+				where = "it ends with a dot"
+			}
+			return fmt.Sprintf("%q has an empty token (%s): the server took it, but no subscription can match an empty token, so it reached nobody; tokens are separated by single dots, like orders.us.created", subject, where)
+		}
+	}
+	for i, tok := range tokens {
+		switch {
+		case tok == "*" || tok == ">":
+			return fmt.Sprintf("%s in a publish is no wildcard: the server took %q as a literal subject, which only subscriptions matching it as written receive, not one on %s; publish to a concrete subject, replacing token %d", tok, subject, concrete(tokens), i+1)
+		case strings.ContainsAny(tok, "*>"):
+			return fmt.Sprintf("token %d (%q) mixes a wildcard with text, so it is no wildcard: the server took %q as a literal subject; * and > are wildcards only alone between dots, and only in a subscription", i+1, tok, subject)
+		}
+	}
+	return ""
+}
+
+// concrete is tokens with each wildcard replaced by a token a learner
+// might have meant (x), and > by one token: a subject the wildcard
+// subject would match as a pattern.
+func concrete(tokens []string) string {
+	out := make([]string, len(tokens))
+	for i, tok := range tokens {
+		if tok == "*" || tok == ">" {
+			tok = "x"
+		}
+		out[i] = tok
+	}
+	return strings.Join(out, ".")
+}
+
+// typographic are the quote marks a word processor or a web page puts in
+// place of " and '; the pane does not take them as quotes.
+const typographic = "“”‘’„«»"
+
+// typographicQuotes says so when subject holds typographic quotes, or "".
+func typographicQuotes(subject string) string {
+	if !strings.ContainsAny(subject, typographic) {
+		return ""
+	}
+	return "“ ” and ‘ ’ are no quotes here, just characters of the subject (quote with \" or ')"
+}
+
+// literalNote is the lab's note on a subscription whose subject looks
+// like a pattern and is not one, or "": the server subscribes to it as
+// written. A wildcard joined to text (orders>) is no wildcard, and
+// typographic quotes pasted around a subject become part of it.
+func literalNote(subject string) string {
+	if q := typographicQuotes(subject); q != "" {
+		return fmt.Sprintf("%s: this subscription is on %s, not %s", q, subject, strings.Trim(subject, typographic))
+	}
+	for i, tok := range strings.Split(subject, ".") {
+		if tok != "*" && tok != ">" && strings.ContainsAny(tok, "*>") {
+			return fmt.Sprintf("token %d (%q) mixes a wildcard with text, so it is no wildcard: this subscription receives only the subject %s as written; * and > are wildcards only alone between dots", i+1, tok, subject)
+		}
+	}
+	return ""
+}
