@@ -67,21 +67,30 @@ func gets(t *testing.T, sub *nats.Subscription) bool {
 	return err == nil
 }
 
-// Wildcards are for subscribing: a publish to orders.* reaches no concrete
-// orders subject, and orders> is an ordinary subject of its own.
+// Wildcards are for subscribing: a publish to orders.*.created reaches no
+// concrete subscriber of the same shape, only the subscriptions that match
+// it as written; and orders> is an ordinary subject of its own.
 func TestClaimWildcardsBelongToSubscriptions(t *testing.T) {
-	claimIn(t, "subjects", "publishing to `orders.*` does not reach `orders.us.created`")
+	claimIn(t, "subjects", "publishing to `orders.*.created` does not reach a subscriber on `orders.us.created`, only the subscriptions that match `orders.*.created` as written, like your two.")
 	claimIn(t, "subjects", "Only a whole token is a wildcard, so `orders>` is not a pattern at all, just an unusual subject name.")
 	s := startNATS(t, nil)
 	nc := connect(t, s)
 	concrete, _ := nc.SubscribeSync("orders.us.created")
+	star, _ := nc.SubscribeSync("orders.*.created")
+	rest, _ := nc.SubscribeSync("orders.>")
 	literal, _ := nc.SubscribeSync("orders>")
-	if err := nc.Publish("orders.*", []byte("x")); err != nil {
+	if err := nc.Publish("orders.*.created", []byte("x")); err != nil {
 		t.Fatal(err)
 	}
 	nc.Flush()
 	if gets(t, concrete) {
-		t.Error("a publish to orders.* reached orders.us.created")
+		t.Error("a publish to orders.*.created reached orders.us.created")
+	}
+	for _, sub := range []*nats.Subscription{star, rest} {
+		m, err := sub.NextMsg(time.Second)
+		if err != nil || m.Subject != "orders.*.created" {
+			t.Errorf("%s should receive the publish to orders.*.created as it is: %v %v", sub.Subject, m, err)
+		}
 	}
 	if err := nc.Publish("orders.x", []byte("x")); err != nil {
 		t.Fatal(err)
@@ -96,6 +105,85 @@ func TestClaimWildcardsBelongToSubscriptions(t *testing.T) {
 	}
 	if gets(t, literal) {
 		t.Error("orders> matched another subject, as if it were a wildcard")
+	}
+}
+
+// * is one token, > one or more at the end: of the lesson's three
+// subjects, orders.*.created gets only orders.us.created, orders.> all
+// three, and each matching subscription its own copy.
+func TestClaimStarIsOneTokenGreaterIsTheRest(t *testing.T) {
+	claimIn(t, "subjects", "`orders.us.created` has one token in the middle: both receive it.")
+	claimIn(t, "subjects", "`orders.created` has nothing in the middle: only `orders.>` matches, since `*` needs exactly one token.")
+	claimIn(t, "subjects", "`orders.us.west.created` has two tokens in the middle: `*` matches one token only, so again just `orders.>`.")
+	claimIn(t, "subjects", "`>` stands for one or more tokens, and only at the end")
+	s := startNATS(t, nil)
+	nc := connect(t, s)
+	star, _ := nc.SubscribeSync("orders.*.created")
+	rest, _ := nc.SubscribeSync("orders.>")
+	for _, subj := range []string{"orders", "orders.us.created", "orders.created", "orders.us.west.created"} {
+		if err := nc.Publish(subj, []byte(subj)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	nc.Flush()
+	read := func(sub *nats.Subscription) string {
+		var subjects []string
+		for {
+			m, err := sub.NextMsg(200 * time.Millisecond)
+			if err != nil {
+				return strings.Join(subjects, " ")
+			}
+			subjects = append(subjects, m.Subject)
+		}
+	}
+	if g := read(star); g != "orders.us.created" {
+		t.Errorf("orders.*.created received %q, want only orders.us.created", g)
+	}
+	if g := read(rest); g != "orders.us.created orders.created orders.us.west.created" {
+		t.Errorf("orders.> received %q, want the three (not orders itself)", g)
+	}
+	before := s.NumSubscriptions()
+	bad := connect(t, s)
+	_, err := bad.SubscribeSync("orders.>.created")
+	if err == nil {
+		if err = bad.Flush(); err == nil {
+			err = bad.LastError()
+		}
+	}
+	if err == nil || s.NumSubscriptions() != before {
+		t.Errorf("a subscription to orders.>.created should be refused: error %v, subscriptions %d then %d", err, before, s.NumSubscriptions())
+	}
+}
+
+// A subject with a space is refused by the client before it is sent; one
+// with an empty token is sent, and matches no subscription, not even >.
+func TestClaimSpacesAreRefusedEmptyTokensReachNobody(t *testing.T) {
+	claimIn(t, "subjects", "The second publish is refused, and nothing reaches the server.")
+	claimIn(t, "subjects", "A subject with an empty token, like `orders..created`, is sent, but no subscription can match it, so it reaches nobody.")
+	s := startNATS(t, nil)
+	nc := connect(t, s)
+	all, _ := nc.SubscribeSync(">")
+	nc.Flush()
+	if err := nc.Publish("orders.us created", []byte("oops")); err == nil {
+		t.Fatal("the client sent a subject with a space")
+	}
+	nc.Flush()
+	vz, err := s.Varz(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if vz.InMsgs != 0 {
+		t.Fatalf("the server took in %d messages, want 0: nothing should reach it", vz.InMsgs)
+	}
+	if err := nc.Publish("orders..created", []byte("empty")); err != nil {
+		t.Fatalf("the client should send orders..created: %v", err)
+	}
+	nc.Flush()
+	if vz, _ = s.Varz(nil); vz.InMsgs != 1 {
+		t.Fatalf("the server took in %d messages, want the one with an empty token", vz.InMsgs)
+	}
+	if gets(t, all) {
+		t.Error("a subscriber on > received the subject with an empty token")
 	}
 }
 
