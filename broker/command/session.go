@@ -193,8 +193,12 @@ type Event struct {
 	Stream  string // for Received from a stream, and the stream that refused
 	Seq     uint64 // stream sequence, for Received from a stream
 	Queue   string // the job's queue group, if any
-	Err     error  // for JobEnded, and the server's error for PublishRefused
-	Code    uint16 // for PublishRefused: the server's JetStream error code
+	// Filter is, for Received by a sub on several subjects, the subject
+	// of the subscription the message came through ("" otherwise): a
+	// message two of them match comes once through each.
+	Filter string
+	Err    error  // for JobEnded, and the server's error for PublishRefused
+	Code   uint16 // for PublishRefused: the server's JetStream error code
 }
 
 // EventKind says what an Event is.
@@ -503,10 +507,16 @@ func (c *Call) listen(subject, queue string) {
 
 // received counts one message delivered to the job and tells the observer.
 func (c *Call) received(subject, stream string, seq uint64) {
+	c.receivedVia(subject, stream, seq, "")
+}
+
+// receivedVia is received, through the subscription on filter of a job
+// that subscribes to several subjects.
+func (c *Call) receivedVia(subject, stream string, seq uint64, filter string) {
 	c.Job.mu.Lock()
 	c.Job.received++
 	c.Job.moves()
 	q := c.Job.queue
 	c.Job.mu.Unlock()
-	c.S.emit(Event{Kind: Received, Job: c.Job.ID, Line: c.Job.Line, Subject: subject, Stream: stream, Seq: seq, Queue: q})
+	c.S.emit(Event{Kind: Received, Job: c.Job.ID, Line: c.Job.Line, Subject: subject, Stream: stream, Seq: seq, Queue: q, Filter: filter})
 }

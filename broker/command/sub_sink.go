@@ -179,7 +179,11 @@ func (sk *subSink) core(m *nats.Msg) {
 		return
 	}
 	sk.p.core(sk.counter, m)
-	sk.c.received(m.Subject, "", 0)
+	via := ""
+	if len(sk.cmd.subjects) > 1 && m.Sub != nil {
+		via = m.Sub.Subject
+	}
+	sk.c.receivedVia(m.Subject, "", 0, via)
 	if sk.cmd.ack && strings.HasPrefix(m.Reply, "$JS.ACK.") {
 		if err := m.Respond(nil); err != nil && sk.cmd.dump == "" && !sk.cmd.raw {
 			sk.c.Statusf("Acknowledging message via subject %s failed: %s", m.Reply, err)

@@ -287,3 +287,19 @@ func TestRunLessonByItsNumber(t *testing.T) {
 		t.Errorf("run --lesson 1: exit %d, want 1 and %q in:\n%s", r.code, want, r.out)
 	}
 }
+
+// One sub on several subjects holds a subscription per subject, and the
+// server delivers through each whatever it matches: the checks count each
+// as a subscriber of its own, as the server does, so lesson subjects
+// completes with sub "orders.*.created" "orders.>" as with two subs.
+func TestOneSubOnSeveralSubjectsIsASubscriberPerSubject(t *testing.T) {
+	both := "sub \"orders.*.created\" \"orders.>\" &\npub orders.us.created \"order 1\"\npub orders.created \"order 2\"\n"
+	r := runBinary(t, "subjects", both, false)
+	if want := "✗ Publish to three subjects and compare: subscribers on orders.> have not received orders.us.west.created yet"; r.code != 1 || !strings.Contains(r.out, want) {
+		t.Fatalf("two of the three published: want exit 1 and\n  %s\ngot (exit %d):\n%s", want, r.code, reportLines(r.out))
+	}
+	r = runBinary(t, "subjects", both+"pub orders.us.west.created \"order 3\"\n", false)
+	if ep, _ := catalog().Get("subjects"); r.code != 0 || !strings.Contains(r.out, summaryLine("subjects", len(ep.Steps))) {
+		t.Fatalf("all three published: the lesson should be complete (exit %d):\n%s", r.code, r.out)
+	}
+}

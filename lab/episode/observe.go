@@ -69,8 +69,8 @@ type observations struct {
 	mu      sync.Mutex
 	session *command.Session
 
-	jobs  map[int]*subscriber // running lab jobs
-	lab   []*subscriber       // every lab subscriber, in order
+	jobs  map[jobSub]*subscriber // running lab jobs' subscribers
+	lab   []*subscriber          // every lab subscriber, in order
 	seen  map[subKey]*subscriber
 	order []*subscriber // server-side subscriptions, in order first seen
 
@@ -93,6 +93,14 @@ type observations struct {
 	stopped map[string]bool
 }
 
+// jobSub is a lab job's subscriber: the job, and for a sub on several
+// subjects the one the message came through (each is a subscriber of its
+// own, as the server counts it), "" otherwise.
+type jobSub struct {
+	job    int
+	filter string
+}
+
 // rejectKey counts refused publishes per stream and error code.
 type rejectKey struct {
 	stream string
@@ -106,7 +114,7 @@ func newObservations(s *command.Session) *observations {
 }
 
 func (o *observations) clear() {
-	o.jobs = map[int]*subscriber{}
+	o.jobs = map[jobSub]*subscriber{}
 	o.lab = nil
 	o.seen = map[subKey]*subscriber{}
 	o.order = nil
@@ -133,20 +141,25 @@ func (o *observations) event(ev command.Event) {
 	defer o.mu.Unlock()
 	switch ev.Kind {
 	case command.JobStarted:
-		o.jobs[ev.Job] = nil // made on its first message, when its subject is known
+		// Its subscribers are made on their first message, when their
+		// subjects are known.
 		o.sent[ev.Job] = map[string]int64{}
 	case command.JobEnded:
-		if sub := o.jobs[ev.Job]; sub != nil {
-			o.endLocked(sub, o.lab)
+		for k, sub := range o.jobs {
+			if k.job == ev.Job {
+				o.endLocked(sub, o.lab)
+				delete(o.jobs, k)
+			}
 		}
 		if o.session != nil {
 			if j := o.session.Job(ev.Job); j != nil {
-				if subject, queue := j.Listening(); subject != "" && queue == "" {
-					o.stopped[subject] = true
+				if subjects, queue := j.Listening(); queue == "" {
+					for _, subject := range strings.Fields(subjects) {
+						o.stopped[subject] = true
+					}
 				}
 			}
 		}
-		delete(o.jobs, ev.Job)
 		delete(o.sent, ev.Job)
 	case command.Published:
 		for _, m := range o.sent {
@@ -157,7 +170,8 @@ func (o *observations) event(ev command.Event) {
 	case command.PublishRefused:
 		o.rejected[rejectKey{ev.Stream, ev.Code}]++
 	case command.Received:
-		sub := o.jobs[ev.Job]
+		key := jobSub{ev.Job, ev.Filter}
+		sub := o.jobs[key]
 		if sub == nil {
 			filter, queue := "", ev.Queue
 			if o.session != nil {
@@ -165,12 +179,15 @@ func (o *observations) event(ev command.Event) {
 					filter, queue = j.Listening()
 				}
 			}
+			if ev.Filter != "" {
+				filter = ev.Filter
+			}
 			sub = newSubscriber(filter, queue)
 			if o.sent[ev.Job] == nil { // a job from before the lesson's start
 				o.sent[ev.Job] = map[string]int64{}
 			}
 			sub.sent = o.sent[ev.Job]
-			o.jobs[ev.Job] = sub
+			o.jobs[key] = sub
 			o.lab = append(o.lab, sub)
 		}
 		sub.count++
