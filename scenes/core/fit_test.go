@@ -1,6 +1,7 @@
 package core
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -60,5 +61,26 @@ func TestServerDownNeverCut(t *testing.T) {
 			h.Clock.Advance(3 * time.Second)
 			h.NeverCut(t, "the server down")
 		})
+	}
+}
+
+// Four filters in the scene pane at 80x24 leave no line under each row for
+// its verdict, nor room beside it for the words: each row then ends with
+// the verdict's mark, where a cut verdict ("✗ …", "…") said nothing.
+func TestWildcardsCrowdedVerdictsAreMarks(t *testing.T) {
+	h := newHarness(t, Wildcards)
+	for _, f := range []string{"orders.*.create", "orders.*.created", "orders.*", "orders.>"} {
+		h.Start(`sub "` + f + `"`)
+	}
+	h.Settle("four filters", func(s Snapshot) bool { return len(s.Subs) == 4 })
+	h.Clock.Advance(3 * time.Second)
+	for i, subject := range []string{"orders.us.west.created", "orders.created"} {
+		h.Run("pub " + subject + " x")
+		h.Settle(subject, func(s Snapshot) bool { return s.Published == uint64(i+1) })
+		h.Clock.Advance(3 * time.Second)
+		h.Golden(t, subject+"-44x7", 44, 7)
+		if v := h.View(44, 7); strings.Contains(v, "…") {
+			t.Errorf("after %s, a verdict cut short:\n%s", subject, v)
+		}
 	}
 }

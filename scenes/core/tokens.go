@@ -191,7 +191,13 @@ func (s *Scene) drawMatch(c *kit.Canvas, p *plan, r row, y int, cols columns, en
 	if !m.ok {
 		role = kit.Bad
 	}
-	c.Text(x, y, kit.Clip(verdictText(m), end-x), role)
+	v := verdictText(m)
+	if runes(v) > end-x {
+		// Cut, "✗ …" says less than the mark alone: the tokens' marks
+		// show where the match failed.
+		v, _, _ = strings.Cut(v, " ")
+	}
+	c.Text(x, y, kit.Clip(v, end-x), role)
 }
 
 func verdictText(m matching) string {
