@@ -630,29 +630,59 @@ func (p *cmdPane) paintFor(k lineKind) paint {
 	return p.st.Out
 }
 
-// jobsRow lists the running jobs and what Ctrl-C would stop.
+// jobsRow lists the running jobs and what Ctrl-C would stop. Where that
+// does not fit the pane, the counts shrink to numbers, then go, then the
+// lines do (jobs lists them whole): a job cut off mid-word says less.
 func (p *cmdPane) jobsRow() string {
-	var parts []string
+	type shown struct{ id, line, counts, short, bg string }
+	var jobs []shown
 	for _, j := range p.running() {
-		s := j.Shown()
+		var s shown
+		s.line = j.Shown()
 		if j.ID != 0 {
-			s = fmt.Sprintf("[%d] %s", j.ID, s)
+			s.id = fmt.Sprintf("[%d]", j.ID)
 		}
 		if subj, _ := j.Listening(); subj != "" {
 			if d := j.Dropped(); d > 0 {
-				s += fmt.Sprintf(" (%d received, %d dropped)", j.Received(), d)
+				s.counts = fmt.Sprintf(" (%d received, %d dropped)", j.Received(), d)
+				s.short = fmt.Sprintf(" (%d, %d dropped)", j.Received(), d)
 			} else {
-				s += fmt.Sprintf(" (%d received)", j.Received())
+				s.counts = fmt.Sprintf(" (%d received)", j.Received())
+				s.short = fmt.Sprintf(" (%d)", j.Received())
 			}
 		}
 		if pj := p.paneJob(j); pj == nil || pj.bg {
-			s += " &"
+			s.bg = " &"
 		}
-		parts = append(parts, s)
+		jobs = append(jobs, s)
 	}
-	text := " running: " + strings.Join(parts, "  ")
+	tail := ""
 	if fg := p.foreground(); fg != nil {
-		text += fmt.Sprintf("  · ctrl+c stops [%d]", fg.job.ID)
+		tail = fmt.Sprintf("  · ctrl+c stops [%d]", fg.job.ID)
+	}
+	row := func(part func(shown) string) string {
+		parts := make([]string, len(jobs))
+		for i, j := range jobs {
+			parts[i] = part(j)
+		}
+		return " running: " + strings.Join(parts, "  ") + tail
+	}
+	join := func(a ...string) string { return strings.TrimSpace(strings.Join(a, " ")) }
+	var text string
+	for _, part := range []func(shown) string{
+		func(j shown) string { return join(j.id, j.line) + j.counts + j.bg },
+		func(j shown) string { return join(j.id, j.line) + j.short + j.bg },
+		func(j shown) string { return join(j.id, j.line) + j.bg },
+		func(j shown) string {
+			if j.id == "" {
+				return j.line
+			}
+			return j.id
+		},
+	} {
+		if text = row(part); ansi.StringWidth(text) <= p.w {
+			break
+		}
 	}
 	return p.st.Note.Render(fit(text, p.w))
 }

@@ -111,6 +111,35 @@ func addBlockingVerb(m *Model) {
 	}})
 }
 
+// At 80 columns lesson subjects' two subscribers do not fit the jobs bar
+// with their counts spelt out: the counts shrink or go (the scene shows
+// them), and no job, nor what ctrl+c stops, is cut off mid-word.
+func TestJobsBarShrinksInsteadOfCutting(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	for _, line := range []string{`sub "orders.*.created"`, `sub "orders.>"`} {
+		h.typeText(line)
+		h.key("enter")
+	}
+	h.pump("two subscribers", func() bool {
+		n := 0
+		for _, pj := range h.m.cmd.jobs {
+			if subj, _ := pj.job.Listening(); subj != "" {
+				n++
+			}
+		}
+		return n == 2
+	})
+	var bar string
+	for _, line := range strings.Split(h.screen(), "\n") {
+		if strings.Contains(line, "running:") {
+			bar = line
+		}
+	}
+	if !strings.Contains(bar, `running: [1] sub "orders.*.created"`) || !strings.Contains(bar, `[2] sub "orders.>"`) || !strings.Contains(bar, "· ctrl+c stops [2]") || strings.Contains(bar, "…") {
+		t.Errorf("jobs bar at 80 columns: %q\n%s", bar, h.screen())
+	}
+}
+
 func TestJobsRunBesideThePromptAndCtrlCStopsTheForeground(t *testing.T) {
 	h := newHarness(t, 120, 40)
 	addBlockingVerb(h.m)
