@@ -442,6 +442,13 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 			// subjects it cannot see.
 			skipped = fmt.Sprintf("; a subscriber the lab did not start received %s, but the lab sees the subjects only of what its own sub receives: subscribe here, in the lab's pane", text.Count(n, "message", "messages"))
 		}
+	} else if (len(rc.Subjects) > 0 || rc.Subject != "") && rc.Stream == "" {
+		// Which subjects arrived, only the lab's own subscribers tell:
+		// a nats CLI in another terminal shows them to the learner, and
+		// the server only counts them.
+		if n := filterCount(srv, rc.Filter) - filterCount(lab, rc.Filter); n > 0 {
+			skipped = fmt.Sprintf("; a subscriber the lab did not start received %s, but the lab sees the subjects only of what its own sub receives: subscribe here, in the lab's pane", text.Count(n, "message", "messages"))
+		}
 	}
 	switch {
 	case !want.Holds(best.count):

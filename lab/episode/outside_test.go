@@ -3,6 +3,7 @@ package episode
 import (
 	"context"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,4 +118,24 @@ func TestLeafNodeTicksForAnotherTerminalsSubscriber(t *testing.T) {
 	w.listening("hub.probe")
 	w.must(`leaf pub hub.news "from the leaf"`)
 	w.waitDone(4)
+}
+
+// Lesson subjects' step 3 wants to know which subjects each subscriber
+// received, and a subscriber in another terminal shows them to the learner
+// only: the server counts its messages, not their subjects. The step
+// stays undone, and its not-yet line says why and how out.
+func TestSubjectsSaysAnotherTerminalsSubscribersAreNotSeen(t *testing.T) {
+	w := newWatchedLab(t)
+	w.must("lesson subjects")
+	w.another("sub", "orders.*.created")
+	w.another("sub", "orders.>")
+	w.listening("orders.us.created")
+	w.waitDone(2)
+	for _, line := range []string{`pub orders.us.created "order 1"`, `pub orders.created "order 2"`, `pub orders.us.west.created "order 3"`} {
+		w.must(line)
+	}
+	want := "a subscriber the lab did not start received 3 messages, but the lab sees the subjects only of what its own sub receives: subscribe here, in the lab's pane"
+	if !broker.WaitFor(10*time.Second, func() bool { return strings.Contains(w.report().Steps[2].Why, want) }) {
+		t.Fatalf("step 3's not-yet line: %q, want it to hold %q", w.report().Steps[2].Why, want)
+	}
 }
