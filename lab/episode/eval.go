@@ -353,6 +353,10 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 		views = [][]subscriberView{srv} // only the server knows whose they are
 	case rc.Stream == "" && rc.Subject == "" && len(rc.Subjects) == 0:
 		views = append(views, srv) // the server's counts know no subjects
+	case rc.Stream == "":
+		// The server's subscriptions with the subjects of the lab's
+		// publishes they took, where their counts tell (a nats CLI's).
+		views = append(views, srv)
 	}
 	want := rc.Count.Or(">=1")
 	var best tally
@@ -443,11 +447,11 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 			skipped = fmt.Sprintf("; a subscriber the lab did not start received %s, but the lab sees the subjects only of what its own sub receives: subscribe here, in the lab's pane", text.Count(n, "message", "messages"))
 		}
 	} else if (len(rc.Subjects) > 0 || rc.Subject != "") && rc.Stream == "" {
-		// Which subjects arrived, only the lab's own subscribers tell:
-		// a nats CLI in another terminal shows them to the learner, and
-		// the server only counts them.
+		// Which subjects reached a nats CLI in another terminal, the
+		// server does not say: it counts them, and the lab pairs the
+		// count with its own publishes only where they account for all.
 		if n := filterCount(srv, rc.Filter) - filterCount(lab, rc.Filter); n > 0 {
-			skipped = fmt.Sprintf("; a subscriber the lab did not start received %s, but the lab sees the subjects only of what its own sub receives: subscribe here, in the lab's pane", text.Count(n, "message", "messages"))
+			skipped = fmt.Sprintf("; a subscriber the lab did not start received %s, but the lab cannot tell their subjects (it can when all of them came from a pub typed here after the subscriber started): subscribe here, in the lab's pane", text.Count(n, "message", "messages"))
 		}
 	}
 	switch {

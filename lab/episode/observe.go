@@ -47,6 +47,10 @@ type subscriber struct {
 	// check can count what came after it.
 	ended    uint64
 	endViews map[*subscriber]subscriberView
+	// server view: the lab's publishes per subject, and the subscription's
+	// count, when it was first seen (see attribute).
+	pubBase   map[string]int64
+	countBase int64
 }
 
 func newSubscriber(filter, queue string) *subscriber {
@@ -91,7 +95,14 @@ type observations struct {
 	// stopped holds the subjects of the lab's plain subscribers that
 	// have ended (ctrl+c, stop, --count reached).
 	stopped map[string]bool
+	// pubs counts what the lab's pub sent on each subject (up to
+	// maxPubSubjects subjects).
+	pubs map[string]int64
 }
+
+// maxPubSubjects bounds observations.pubs, copied for each subscription
+// the server shows.
+const maxPubSubjects = 256
 
 // jobSub is a lab job's subscriber: the job, and for a sub on several
 // subjects the one the message came through (each is a subscriber of its
@@ -127,6 +138,7 @@ func (o *observations) clear() {
 	o.rejected = map[rejectKey]int64{}
 	o.unheard = map[string]*unheardCounter{}
 	o.stopped = map[string]bool{}
+	o.pubs = map[string]int64{}
 }
 
 func (o *observations) reset() {
@@ -162,6 +174,9 @@ func (o *observations) event(ev command.Event) {
 		}
 		delete(o.sent, ev.Job)
 	case command.Published:
+		if len(o.pubs) < maxPubSubjects || o.pubs[ev.Subject] > 0 {
+			o.pubs[ev.Subject]++
+		}
 		for _, m := range o.sent {
 			if len(m) < maxTracked || m[ev.Subject] > 0 {
 				m[ev.Subject]++
@@ -231,11 +246,13 @@ func (o *observations) sampleSubs(look serverLook) {
 		if sub == nil {
 			sub = newSubscriber(sd.Subject, sd.Queue)
 			sub.account, sub.user = sd.Account, look.users[sd.Cid]
+			sub.pubBase, sub.countBase = maps.Clone(o.pubs), sd.Msgs
 			o.seen[k] = sub
 			o.order = append(o.order, sub)
 		}
 		if sd.Msgs > sub.count {
 			sub.count = sd.Msgs
+			o.attribute(sub)
 		}
 		for exporter, n := range look.imported[subID{sd.Cid, sd.Sid}] {
 			sub.from[exporter] = max(sub.from[exporter], n)
@@ -633,4 +650,27 @@ func (o *observations) hadStopped(subject string) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.stopped[subject]
+}
+
+// attribute gives a server subscription, which the server counts but
+// whose subjects it does not keep (a nats CLI in another terminal), the
+// subjects of the lab's publishes it matches, when the messages it had
+// since it was first seen are exactly those: anything else (a publish
+// from elsewhere, a queue group's share) leaves its subjects unknown.
+// o.mu is held.
+func (o *observations) attribute(sub *subscriber) {
+	if sub.pubBase == nil || sub.queue != "" {
+		return
+	}
+	var matching int64
+	got := map[string]int64{}
+	for subj, n := range o.pubs {
+		if d := n - sub.pubBase[subj]; d > 0 && server.SubjectMatchesFilter(subj, sub.filter) {
+			matching += d
+			got[subj] = d
+		}
+	}
+	if matching > 0 && sub.count-sub.countBase == matching {
+		sub.subjects = got
+	}
 }
