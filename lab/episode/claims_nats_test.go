@@ -58,9 +58,40 @@ func connect(t *testing.T, s *server.Server, opts ...nats.Option) *nats.Conn {
 	return nc
 }
 
+// before returns the subjects sub received ahead of a sentinel: pub
+// publishes one on subject (which sub must match) after everything the
+// test sent, and a connection's messages reach a subscriber in the order
+// they were published, so whatever was coming has come by the time the
+// sentinel does. A publish that should reach nobody is shown to have
+// reached nobody without waiting for a time to pass.
+func before(t *testing.T, pub *nats.Conn, sub *nats.Subscription, subject string) []string {
+	t.Helper()
+	const sentinel = "sentinel: all sent before it has arrived"
+	if err := pub.Publish(subject, []byte(sentinel)); err != nil {
+		t.Fatal(err)
+	}
+	if err := pub.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var subjects []string
+	for {
+		// The bound is a failure's, not a wait: the sentinel comes
+		// at once unless the subscription is broken.
+		m, err := sub.NextMsg(10 * time.Second)
+		if err != nil {
+			t.Fatalf("%s: the sentinel on %s never came: %v", sub.Subject, subject, err)
+		}
+		if string(m.Data) == sentinel {
+			return subjects
+		}
+		subjects = append(subjects, m.Subject)
+	}
+}
+
+// gets waits for sub's next message; the bound is a failure's.
 func gets(t *testing.T, sub *nats.Subscription) bool {
 	t.Helper()
-	_, err := sub.NextMsg(200 * time.Millisecond)
+	_, err := sub.NextMsg(10 * time.Second)
 	if err != nil && !errors.Is(err, nats.ErrTimeout) {
 		t.Fatal(err)
 	}
@@ -83,8 +114,8 @@ func TestClaimWildcardsBelongToSubscriptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	nc.Flush()
-	if gets(t, concrete) {
-		t.Error("a publish to orders.*.created reached orders.us.created")
+	if got := before(t, nc, concrete, "orders.us.created"); len(got) > 0 {
+		t.Errorf("a publish to orders.*.created reached orders.us.created: %v", got)
 	}
 	for _, sub := range []*nats.Subscription{star, rest} {
 		m, err := sub.NextMsg(time.Second)
@@ -103,8 +134,8 @@ func TestClaimWildcardsBelongToSubscriptions(t *testing.T) {
 	if err != nil || string(m.Data) != "y" {
 		t.Fatalf("orders> should receive exactly the publish to orders>: %v %v", m, err)
 	}
-	if gets(t, literal) {
-		t.Error("orders> matched another subject, as if it were a wildcard")
+	if got := before(t, nc, literal, "orders>"); len(got) > 0 {
+		t.Errorf("orders> matched %v, as if it were a wildcard", got)
 	}
 }
 
@@ -125,16 +156,9 @@ func TestClaimStarIsOneTokenGreaterIsTheRest(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	nc.Flush()
+	// The sentinel's subject matches both subscriptions.
 	read := func(sub *nats.Subscription) string {
-		var subjects []string
-		for {
-			m, err := sub.NextMsg(200 * time.Millisecond)
-			if err != nil {
-				return strings.Join(subjects, " ")
-			}
-			subjects = append(subjects, m.Subject)
-		}
+		return strings.Join(before(t, nc, sub, "orders.sentinel.created"), " ")
 	}
 	if g := read(star); g != "orders.us.created" {
 		t.Errorf("orders.*.created received %q, want only orders.us.created", g)
@@ -182,8 +206,8 @@ func TestClaimSpacesAreRefusedEmptyTokensReachNobody(t *testing.T) {
 	if vz, _ = s.Varz(nil); vz.InMsgs != 1 {
 		t.Fatalf("the server took in %d messages, want the one with an empty token", vz.InMsgs)
 	}
-	if gets(t, all) {
-		t.Error("a subscriber on > received the subject with an empty token")
+	if got := before(t, nc, all, "sentinel"); len(got) > 0 {
+		t.Errorf("a subscriber on > received %v, the subject with an empty token", got)
 	}
 }
 
