@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -89,12 +90,59 @@ func badInputs() []string {
 }
 
 func TestHundredsOfBadInputsGetOneClearLineAndChangeNothing(t *testing.T) {
-	l := newLab(t)
-	// Something to protect.
+	lines := badInputs()
+	if len(lines) < 300 {
+		t.Fatalf("only %d bad inputs generated", len(lines))
+	}
+	// A few generated lines are fine after all and never end by
+	// themselves (subscribe --raw=maybe subscribes to maybe): each waits
+	// out its run's 20 seconds. badInputLabs labs take the lines in turn,
+	// each the next one as its last ends, so those waits overlap; each lab
+	// is a server of its own, so no line meets another's subscription.
+	const badInputLabs = 16
+	labs := make([]*lab, badInputLabs)
+	before := make([]string, badInputLabs)
+	for i := range labs {
+		labs[i] = newLab(t)
+		keepSomething(t, labs[i])
+		before[i] = storeSnapshot(t, labs[i])
+	}
+	next := make(chan string)
+	var wg sync.WaitGroup
+	for _, l := range labs {
+		wg.Go(func() {
+			for line := range next {
+				oneClearLine(t, l, line)
+			}
+		})
+	}
+	for _, line := range lines {
+		next <- line
+	}
+	close(next)
+	wg.Wait()
+	for i, l := range labs {
+		if !l.srv.Running() {
+			t.Fatal("the server stopped")
+		}
+		if after := storeSnapshot(t, l); after != before[i] {
+			t.Fatalf("bad input changed the store:\nbefore:\n%s\nafter:\n%s", before[i], after)
+		}
+		// The lab still answers.
+		l.must("pub keep.check still-here")
+	}
+	t.Logf("%d malformed lines, each answered with the real CLI's error and, where it is unclear, a note", len(lines))
+}
+
+// keepSomething gives a bad line something to damage: a stream with
+// messages and a durable consumer.
+func keepSomething(t *testing.T, l *lab) {
+	t.Helper()
 	nc, err := l.srv.Connect("setup")
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer nc.Close()
 	js, _ := jetstream.New(nc)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -106,51 +154,38 @@ func TestHundredsOfBadInputsGetOneClearLineAndChangeNothing(t *testing.T) {
 		js.Publish(ctx, "keep.x", []byte("precious"))
 	}
 	st.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{Durable: "KEEPER", AckPolicy: jetstream.AckExplicitPolicy})
-	nc.Close()
-	before := storeSnapshot(t, l)
+}
 
-	lines := badInputs()
-	if len(lines) < 300 {
-		t.Fatalf("only %d bad inputs generated", len(lines))
+// oneClearLine runs a bad line in l: its error must be one clear line.
+// It reports with t.Errorf only, so it may run beside others.
+func oneClearLine(t *testing.T, l *lab, line string) {
+	r := l.run(line)
+	if r.e == nil {
+		// Some generated lines are fine after all (a flag missing its
+		// value on a command with optional args); they must still
+		// leave the store alone, checked after all have run.
+		return
 	}
-	for _, line := range lines {
-		r := l.run(line)
-		if r.e == nil {
-			// Some generated lines are fine after all (a flag missing its
-			// value on a command with optional args); they must still
-			// leave the store alone, checked below.
-			continue
-		}
-		// The real CLI's line is printed as it is, Go internals and all;
-		// then the lab's note must say it clearly.
-		msg := command.ErrorLine(r.e)
-		note := command.ErrorNote(r.e)
-		shown := line
-		if len(shown) > 80 {
-			shown = shown[:80] + "…"
-		}
-		switch {
-		case strings.Contains(msg, "\n"):
-			t.Errorf("%q: error spans lines: %q", shown, msg)
-		case strings.Contains(msg, "internal error"), strings.Contains(msg, "panic"):
-			t.Errorf("%q: %s", shown, msg)
-		case (strings.Contains(msg, "strconv.") || strings.Contains(msg, "invalid syntax")) && note == "":
-			t.Errorf("%q: the real CLI's error leaks Go internals and the lab adds no note: %s", shown, msg)
-		case strings.Contains(note, "strconv."), strings.Contains(note, "invalid syntax"), strings.Contains(note, "fisk"):
-			t.Errorf("%q: the lab's note leaks Go internals: %s", shown, note)
-		case strings.Contains(msg, "fisk"):
-			t.Errorf("%q: error leaks Go internals: %s", shown, msg)
-		case len(msg) > 400, len(note) > 400:
-			t.Errorf("%q: error too long (%d bytes, note %d): %s", shown, len(msg), len(note), msg[:min(len(msg), 200)])
-		}
+	// The real CLI's line is printed as it is, Go internals and all;
+	// then the lab's note must say it clearly.
+	msg := command.ErrorLine(r.e)
+	note := command.ErrorNote(r.e)
+	shown := line
+	if len(shown) > 80 {
+		shown = shown[:80] + "…"
 	}
-	if !l.srv.Running() {
-		t.Fatal("the server stopped")
+	switch {
+	case strings.Contains(msg, "\n"):
+		t.Errorf("%q: error spans lines: %q", shown, msg)
+	case strings.Contains(msg, "internal error"), strings.Contains(msg, "panic"):
+		t.Errorf("%q: %s", shown, msg)
+	case (strings.Contains(msg, "strconv.") || strings.Contains(msg, "invalid syntax")) && note == "":
+		t.Errorf("%q: the real CLI's error leaks Go internals and the lab adds no note: %s", shown, msg)
+	case strings.Contains(note, "strconv."), strings.Contains(note, "invalid syntax"), strings.Contains(note, "fisk"):
+		t.Errorf("%q: the lab's note leaks Go internals: %s", shown, note)
+	case strings.Contains(msg, "fisk"):
+		t.Errorf("%q: error leaks Go internals: %s", shown, msg)
+	case len(msg) > 400, len(note) > 400:
+		t.Errorf("%q: error too long (%d bytes, note %d): %s", shown, len(msg), len(note), msg[:min(len(msg), 200)])
 	}
-	if after := storeSnapshot(t, l); after != before {
-		t.Fatalf("bad input changed the store:\nbefore:\n%s\nafter:\n%s", before, after)
-	}
-	// The lab still answers.
-	l.must("pub keep.check still-here")
-	t.Logf("%d malformed lines, each answered with the real CLI's error and, where it is unclear, a note", len(lines))
 }
