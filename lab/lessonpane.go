@@ -225,20 +225,16 @@ func (p *lessonPane) render() {
 			p.pinned = append(list, sep)
 			p.lines = md
 		case pinMax >= 5:
-			// Between commands, never inside one: a command shown
-			// without its end reads as whole, and typed, fails. Nor
-			// inside what the step lacks, whose first line alone reads
-			// as a sentence it is not ("not yet: the server has not").
-			keep := pinMax - 1
-			for _, c := range p.commands {
-				if c[0] < keep && keep < c[1] {
-					keep = c[0]
-				}
-			}
-			cut := p.line(p.st.Dim.Render("… (hint and lesson print it whole)"), inner)
-			p.pinned = append(append(list[:keep:keep], cut), sep)
+			p.pinned = append(p.cutStep(list, pinMax, inner), sep)
 			p.lines = md
 		default:
+			// Too small to pin: the step scrolls with the text, shown
+			// from its title, and cut short like a pinned one where it
+			// is taller than the pane.
+			if region := innerH; end-at > region && region >= 3 {
+				list = p.cutStep(list, at+region, inner)
+				end = len(list)
+			}
 			p.lines = append(append(list, sep), md...)
 			p.listLen = len(list) + 1
 			from, to = at, end
@@ -268,6 +264,25 @@ func (p *lessonPane) render() {
 	}
 	p.focus = -1
 	p.offset = min(max(p.offset, 0), p.maxOffset())
+}
+
+// cutStep shortens the checklist's lines to n with a last line saying the
+// rest is in hint and lesson. It cuts between commands, never inside one:
+// a command shown without its end reads as whole, and typed, fails. Nor
+// inside what the step lacks, whose first line alone reads as a sentence
+// it is not ("not yet: the server has not").
+func (p *lessonPane) cutStep(list []string, n, inner int) []string {
+	keep := n - 1
+	for _, c := range p.commands {
+		if c[0] < keep && keep < c[1] {
+			keep = c[0]
+		}
+	}
+	say := "… (hint prints it whole)"
+	if long := "… (hint and lesson print it whole)"; ansi.StringWidth(long) <= inner {
+		say = long
+	}
+	return append(list[:keep:keep], p.line(p.st.Dim.Render(say), inner))
 }
 
 // line pads one drawn line into the pane's inner width.
