@@ -45,6 +45,10 @@ func (c *Call) streamTrouble(subject string) (why string, ok bool) {
 	switch {
 	case errors.Is(err, jetstream.ErrStreamNotFound):
 		return "", false
+	case errors.Is(err, nats.ErrNoResponders):
+		// Nobody serves the JetStream API: JetStream is off. An election
+		// or a lost quorum leaves it served, and the question times out.
+		return c.jetStreamOffNote(), true
 	case errors.Is(err, jetstream.ErrJetStreamNotEnabledForAccount):
 		return "this account has no JetStream, so no stream stores what it publishes: a server with accounts enables it account by account (jetstream: enabled in the account's configuration, or JetStream limits in its JWT)", true
 	case err != nil && c.refusedPublish("$JS.API.STREAM.NAMES"):

@@ -410,6 +410,9 @@ func (c *Call) jsPublishError(err error, msg *nats.Msg) error {
 		// A stream that captures the subject but cannot store (no leader,
 		// no quorum): the real CLI's line, and what happened (failover.go).
 		if why, ok := c.streamTrouble(msg.Subject); ok {
+			if timedOut && why == c.jetStreamOffNote() {
+				why += "; " + waitedNote(strconv.Quote(msg.Subject))
+			}
 			return explain(err, "%s", why)
 		}
 	}
@@ -449,7 +452,13 @@ func (c *Call) heardButUnstoredNote(subject string) string {
 	if note == "" {
 		return ""
 	}
-	return note + "; it waited because something subscribes to it: a subscriber receives the message but never acknowledges, only a stream does"
+	return note + "; " + waitedNote("it")
+}
+
+// waitedNote says why a JetStream publish to subject that no stream
+// stores waits out its timeout instead of hearing "no responders".
+func waitedNote(subject string) string {
+	return "it waited because something subscribes to " + subject + ": a subscriber receives the message but never acknowledges, only a stream does"
 }
 
 // noStreamCapturesNote says why a JetStream publish to subject went

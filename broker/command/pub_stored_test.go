@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"natslab/broker/brokertest"
 )
 
 // A core publish returns once a stream that captures it has stored what
@@ -35,5 +37,23 @@ func TestJetStreamPublishHeardButNotStored(t *testing.T) {
 	msg := l.fails("pub events.page_loaded hi --jetstream --timeout 500ms", "nats: timeout", `no stream captures "events.page_loaded" (EVENTS captures events)`, "something subscribes to it")
 	if strings.Contains(msg, "may be unavailable") {
 		t.Errorf("the note blames a stream: %q", msg)
+	}
+}
+
+// With JetStream off, a JetStream publish is answered by nobody, or, with
+// a plain subscriber there, waits out its timeout: the note says JetStream
+// is off (and why it waited), not that a meta leader may be being elected.
+func TestJetStreamPublishWithJetStreamOffSaysItIsOff(t *testing.T) {
+	l := newLab(t, brokertest.WithoutJetStream())
+	msg := l.fails("pub orders hi --jetstream", "nats: no responders available for request", "JetStream is off on the lab's server: turn it on with nats-server -js")
+	if strings.Contains(msg, "meta leader") || strings.Contains(msg, "waited") {
+		t.Errorf("the note blames an election, or a wait there was not: %q", msg)
+	}
+	j, _ := l.background(`sub "events.>"`)
+	waitReady(t, j)
+	defer func() { j.Stop(); <-j.Done() }()
+	msg = l.fails("pub events.page_loaded hi --jetstream --timeout 500ms", "nats: timeout", "JetStream is off on the lab's server: turn it on with nats-server -js", `something subscribes to "events.page_loaded"`)
+	if strings.Contains(msg, "meta leader") {
+		t.Errorf("the note blames an election: %q", msg)
 	}
 }
