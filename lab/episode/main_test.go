@@ -23,9 +23,8 @@ func TestMain(m *testing.M) {
 // says otherwise. This package's parallel tests run lessons through the
 // natslab binary and mostly wait on the server's timers (a 30-second ack
 // wait running out, a consumer's --timeout, a script's sleep), not on the
-// CPU: a whole run uses the CPU for about a tenth of its wall time on two
-// cores. go test's default of GOMAXPROCS tests at once would leave the
-// cores idle while each of those slots waits.
+// CPU. go test's default of GOMAXPROCS tests at once would leave the cores
+// idle while each of those slots waits.
 const waitingParallel = 16
 
 // waitingTestsAtOnce raises -test.parallel to waitingParallel when the
