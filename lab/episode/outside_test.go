@@ -120,17 +120,25 @@ func TestLeafNodeTicksForAnotherTerminalsSubscriber(t *testing.T) {
 	w.waitDone(4)
 }
 
-// Lesson subjects' step 3 wants to know which subjects each subscriber
-// received. Of a subscriber in another terminal the server counts the
-// messages only; when the lab's own publishes account for every one of
-// them, their subjects are the ones it received, and the step ticks.
-func TestSubjectsTicksForAnotherTerminalsSubscribers(t *testing.T) {
+// subjectsWithOutsideSubscribers opens lesson subjects with its two
+// subscribers started by the real CLI, as in other terminals: the first
+// two steps done.
+func subjectsWithOutsideSubscribers(t *testing.T) *watchedLab {
 	w := newWatchedLab(t)
 	w.must("lesson subjects")
 	w.another("sub", "orders.*.created")
 	w.another("sub", "orders.>")
 	w.listening("orders.us.created")
 	w.waitDone(2)
+	return w
+}
+
+// Lesson subjects' step 3 wants to know which subjects each subscriber
+// received. Of a subscriber in another terminal the server counts the
+// messages only; when the lab's own publishes account for every one of
+// them, their subjects are the ones it received, and the step ticks.
+func TestSubjectsTicksForAnotherTerminalsSubscribers(t *testing.T) {
+	w := subjectsWithOutsideSubscribers(t)
 	for _, line := range []string{`pub orders.us.created "order 1"`, `pub orders.created "order 2"`, `pub orders.us.west.created "order 3"`} {
 		w.must(line)
 	}
@@ -141,12 +149,7 @@ func TestSubjectsTicksForAnotherTerminalsSubscribers(t *testing.T) {
 // subjects a subscriber in another terminal received: the step stays
 // undone, and its not-yet line says why and how out.
 func TestSubjectsSaysWhenAnotherTerminalsSubjectsAreUnknown(t *testing.T) {
-	w := newWatchedLab(t)
-	w.must("lesson subjects")
-	w.another("sub", "orders.*.created")
-	w.another("sub", "orders.>")
-	w.listening("orders.us.created")
-	w.waitDone(2)
+	w := subjectsWithOutsideSubscribers(t)
 	for _, subject := range []string{"orders.us.created", "orders.created", "orders.us.west.created"} {
 		brokertest.RunRealCLI(t, w.srv.ClientURL(), "pub", subject, "from elsewhere")
 	}
