@@ -148,7 +148,7 @@ func (x *consumerCmd) rm(c *Call) error {
 			quiet := c.labAsks() // why, for the note alone
 			_, why := c.consumerInfo(x.stream, x.consumer)
 			quiet()
-			return noteOf(c.jsError(err), why)
+			return lookNote(c.jsError(err), why)
 		}
 		return nil
 	}

@@ -45,7 +45,7 @@ func (x *consumerCmd) nextUnseen(c *Call, pullWait time.Duration, lookErr error)
 					if x.refused(c, x.infoSubject()) {
 						return explain(err, "%s", x.refusedNote(c))
 					}
-					return noteOf(err, lookErr)
+					return lookNote(err, lookErr)
 				}
 			}
 			if !cons.IsPullMode() {

@@ -279,7 +279,11 @@ func TestConsumerJetStreamOff(t *testing.T) {
 		"consumer rm EVENTS worker -f",
 		"consumer ls",
 	} {
-		l.fails(line, "JetStream is off", "nats-server -js")
+		msg := l.fails(line, "JetStream is off", "nats-server -js")
+		// The note says why, and leaves the library's words to the line.
+		if _, note, _ := strings.Cut(msg, "\n"); strings.Contains(note, "no responders") {
+			t.Errorf("%s: the note repeats the real CLI's line: %q", line, note)
+		}
 	}
 	// The real CLI's line as it prints it; why, in the note.
 	r := l.must("account info")

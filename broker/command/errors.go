@@ -194,6 +194,21 @@ func noteOf(real, why error) error {
 	return explain(real, "%s", note)
 }
 
+// lookNote is real with what the lab's own look at the same thing found
+// (look, its error): where the look's error carries a note, the note alone,
+// since its line is the library's again and real prints that; else as
+// noteOf.
+func lookNote(real, look error) error {
+	n := ErrorNote(look)
+	switch {
+	case n == "":
+		return noteOf(real, look)
+	case n == ErrorNote(real):
+		return real
+	}
+	return explain(real, "%s", n)
+}
+
 // ErrorNote is the lab's explanation of err, one line per note, oldest
 // cause first; "" when the lab has nothing to add to the real CLI's line.
 func ErrorNote(err error) string {
