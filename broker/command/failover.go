@@ -84,6 +84,56 @@ func (c *Call) streamTrouble(subject string) (why string, ok bool) {
 	return quorumNote(name, replicas, up, ci.Leader), true
 }
 
+// errCodeClusterUnavailable is JetStream's "system temporarily
+// unavailable": a cluster whose meta group has no leader, so no stream,
+// consumer or bucket can be made or changed.
+const errCodeClusterUnavailable = 10008
+
+// noMetaLeader is err, JetStream's "temporarily unavailable" as the real
+// CLI prints it, with the lab's note of why: from the lab's own nodes when
+// it runs the cluster.
+func (c *Call) noMetaLeader(err error) error {
+	cl := c.S.dep.Cluster()
+	if cl == nil {
+		return explain(err, "the JetStream cluster has no meta leader right now (it places streams, consumers and buckets): one is being elected, or too few servers run for a quorum; try again in a moment")
+	}
+	nodes := cl.Nodes()
+	up := 0
+	for _, n := range nodes {
+		if n.Running {
+			up++
+		}
+	}
+	if quorum := len(nodes)/2 + 1; up < quorum {
+		return explain(err, "the cluster's meta group, which places streams, consumers and buckets, has no leader: %d of its %d nodes run, and it needs %d to elect one (node start starts those that are down)", up, len(nodes), quorum)
+	}
+	return explain(err, "the cluster's meta group, which places streams, consumers and buckets, is electing a leader: try again in a moment")
+}
+
+// errCodeNoPeers is JetStream's "no suitable peers for placement": too
+// few servers run (or match) to hold every replica asked for.
+const errCodeNoPeers = 10005
+
+// noPeers is err, JetStream's "no suitable peers" as the real CLI prints
+// it, with the lab's note where its own cluster has nodes down.
+func (c *Call) noPeers(err error) error {
+	cl := c.S.dep.Cluster()
+	if cl == nil {
+		return err
+	}
+	nodes := cl.Nodes()
+	up := 0
+	for _, n := range nodes {
+		if n.Running {
+			up++
+		}
+	}
+	if up == len(nodes) {
+		return err
+	}
+	return explain(err, "each replica needs a running node of its own, and %d of the cluster's %d nodes run: node start starts those that are down, or ask for fewer --replicas", up, len(nodes))
+}
+
 // capturedBy is the stream that captures subject, as the cluster's running
 // nodes hold it, or "".
 func capturedBy(cl broker.Cluster, subject string) string {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/jsm.go"
+	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -32,10 +33,31 @@ func (c *Call) jsError(err error) error {
 	case errors.Is(err, nats.ErrNoResponders):
 		// The JetStream API has no responder: JetStream is off.
 		return c.jetStreamOff(err)
+	case apiErrorCode(err) == errCodeClusterUnavailable:
+		return c.noMetaLeader(err)
+	case apiErrorCode(err) == errCodeNoPeers:
+		return c.noPeers(err)
 	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting), errors.Is(err, nats.ErrReconnectBufExceeded):
 		return explain(err, "the server is not reachable right now (is it restarting? try again in a moment)")
 	}
 	return err
+}
+
+// apiErrorCode is the JetStream API's error code in err, whichever client
+// library returned it; 0 if none.
+func apiErrorCode(err error) uint16 {
+	var js *jetstream.APIError
+	var legacy *nats.APIError
+	var jsmErr *api.ApiError
+	switch {
+	case errors.As(err, &js):
+		return uint16(js.ErrorCode)
+	case errors.As(err, &legacy):
+		return uint16(legacy.ErrorCode)
+	case errors.As(err, &jsmErr):
+		return jsmErr.NatsErrorCode()
+	}
+	return 0
 }
 
 // jsmTimeout is how long natscli's jsm.go-based commands (consumer add,

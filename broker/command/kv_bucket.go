@@ -193,6 +193,10 @@ func (c *Call) kvAPIError(err error) error {
 	switch api.ErrorCode {
 	case jetstream.JSErrCodeJetStreamNotEnabled, jetstream.JSErrCodeJetStreamNotEnabledForAccount:
 		return c.jetStreamOff(err)
+	case errCodeClusterUnavailable:
+		return c.noMetaLeader(err)
+	case errCodeNoPeers:
+		return c.noPeers(err)
 	case 10074: // replicas > 1 not supported in non-clustered mode
 		return explain(err, "the server is a single server, not a cluster, so a bucket can keep only 1 replica: drop --replicas or use --replicas 1")
 	case 10052: // an invalid configuration, said in its description

@@ -221,6 +221,10 @@ func (c *Call) explainAPI(err error) error {
 	switch aep.NatsErrorCode() {
 	case streamErrCodeJetStreamOff, streamErrCodeJetStreamOffSrv:
 		return explain(err, "%s", c.jetStreamOffNote())
+	case errCodeClusterUnavailable:
+		return c.noMetaLeader(err)
+	case errCodeNoPeers:
+		return c.noPeers(err)
 	}
 	return err
 }
