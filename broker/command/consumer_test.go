@@ -781,3 +781,15 @@ func TestConsumerNextPrintsTheServersRefusalAsNatscli(t *testing.T) {
 		t.Errorf("note: %q", command.ErrorNote(r.e))
 	}
 }
+
+// A key-value bucket's stream is one the real CLI never offers to pick:
+// with only such streams, the note must not say there are none at all.
+func TestConsumerAddOnlyBucketStreamsSaysSo(t *testing.T) {
+	l := newLab(t)
+	l.must("kv add CFG")
+	msg := l.fails("consumer add NOPE c --pull --defaults", "cannot pick a Stream", "there is no stream NOPE, only those that keep key-value buckets and object stores (KV_CFG): create it with stream add NOPE")
+	if strings.Contains(msg, "nor any other") {
+		t.Errorf("the note says there are no streams: %q", msg)
+	}
+	l.fails("consumer add", "cannot pick a Stream", "there are no streams to pick, only those that keep key-value buckets and object stores (KV_CFG): create one with stream add ORDERS")
+}

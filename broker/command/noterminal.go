@@ -78,16 +78,28 @@ func (c *Call) selectStreamFor(mgr *jsm.Manager, stream string, all bool, prefix
 	if err != nil {
 		return nil, c.explainAPI(fatalIf(err, "%s", prefix))
 	}
-	var matched []string
+	var matched, internal []string
 	for _, n := range names {
 		if n == stream {
 			return nil, nil
 		}
 		if all || !jsm.IsInternalStream(n) {
 			matched = append(matched, n)
+		} else {
+			internal = append(internal, n)
 		}
 	}
-	return nil, explain(fatalIf(errNoPickStream, "%s", prefix), "%s", streamChoiceNote(stream, matched))
+	note := streamChoiceNote(stream, matched)
+	if len(matched) == 0 && len(internal) > 0 {
+		// The real CLI offers no bucket's stream to pick: there are
+		// streams, only none of those.
+		what, todo := "there are no streams to pick", "create one with stream add ORDERS"
+		if stream != "" {
+			what, todo = fmt.Sprintf("there is no stream %s", stream), "create it with stream add "+stream
+		}
+		note = fmt.Sprintf(`%s, only those that keep key-value buckets and object stores (%s): %s --subjects "orders.>" --defaults`, what, strings.Join(internal, ", "), todo)
+	}
+	return nil, explain(fatalIf(errNoPickStream, "%s", prefix), "%s", note)
 }
 
 // streamChoiceNote says which streams exist, for a name that is not one.
