@@ -98,16 +98,22 @@ func (c *Call) noMetaLeader(err error) error {
 		return explain(err, "the JetStream cluster has no meta leader right now (it places streams, consumers and buckets): one is being elected, or too few servers run for a quorum; try again in a moment")
 	}
 	nodes := cl.Nodes()
+	up := runningNodes(nodes)
+	if quorum := len(nodes)/2 + 1; up < quorum {
+		return explain(err, "the cluster's meta group, which places streams, consumers and buckets, has no leader: %d of its %d nodes run, and it needs %d to elect one (node start starts those that are down)", up, len(nodes), quorum)
+	}
+	return explain(err, "the cluster's meta group, which places streams, consumers and buckets, is electing a leader: try again in a moment")
+}
+
+// runningNodes counts the nodes that run.
+func runningNodes(nodes []broker.NodeStatus) int {
 	up := 0
 	for _, n := range nodes {
 		if n.Running {
 			up++
 		}
 	}
-	if quorum := len(nodes)/2 + 1; up < quorum {
-		return explain(err, "the cluster's meta group, which places streams, consumers and buckets, has no leader: %d of its %d nodes run, and it needs %d to elect one (node start starts those that are down)", up, len(nodes), quorum)
-	}
-	return explain(err, "the cluster's meta group, which places streams, consumers and buckets, is electing a leader: try again in a moment")
+	return up
 }
 
 // errCodeNoPeers is JetStream's "no suitable peers for placement": too
@@ -122,12 +128,7 @@ func (c *Call) noPeers(err error) error {
 		return err
 	}
 	nodes := cl.Nodes()
-	up := 0
-	for _, n := range nodes {
-		if n.Running {
-			up++
-		}
-	}
+	up := runningNodes(nodes)
 	if up == len(nodes) {
 		return err
 	}
