@@ -173,16 +173,14 @@ func (p *msgPrinter) headersAndBody(hdr nats.Header, data []byte, subject string
 }
 
 // bodyCompact prints the body on its own line ("nil body" when empty), as
-// --raw does; it reports what was printed and whether that went well. A
-// --translate command gets no stream: natscli's sub and request give
-// {{Stream}} nothing, wherever the message came from.
+// --raw does; it reports what was printed and whether that went well.
 func (p *msgPrinter) bodyCompact(data []byte, subject string) ([]byte, bool) {
 	if len(data) == 0 && p.translate == nil {
 		p.w.WriteString("nil body\n")
 		return nil, true
 	}
 	if p.translate != nil {
-		out, err := p.translate.run(p.ctx, data, subject, "")
+		out, err := p.translate.run(p.ctx, data, subject)
 		if err != nil {
 			if p.noCommand(err) {
 				return nil, false
@@ -221,7 +219,7 @@ func (p *msgPrinter) dumpMsg(subject, reply string, hdr nats.Header, data []byte
 		msg.Header = nil
 	}
 	if p.translate != nil {
-		out, err := p.translate.run(p.ctx, data, subject, "")
+		out, err := p.translate.run(p.ctx, data, subject)
 		if err != nil {
 			if !p.noCommand(err) {
 				p.status("%q\nError while translating msg body: %s\n\n", out, err)
@@ -289,7 +287,6 @@ type translator struct {
 	tmpl     *template.Template
 	parseErr error // the command line does not parse: every message says so
 	subject  string
-	stream   string
 	timeout  time.Duration
 }
 
@@ -297,17 +294,19 @@ func newTranslator(command string, timeout time.Duration) *translator {
 	t := &translator{timeout: timeout}
 	funcs := template.FuncMap{
 		"Subject": func() string { return t.subject },
-		"Stream":  func() string { return t.stream },
+		// natscli's sub and request give {{Stream}} nothing, wherever
+		// the message came from.
+		"Stream": func() string { return "" },
 	}
 	t.tmpl, t.parseErr = template.New("translate").Funcs(funcs).Parse(command)
 	return t
 }
 
-func (t *translator) run(ctx context.Context, data []byte, subject, stream string) ([]byte, error) {
+func (t *translator) run(ctx context.Context, data []byte, subject string) ([]byte, error) {
 	if t.parseErr != nil {
 		return nil, t.parseErr
 	}
-	t.subject, t.stream = subject, stream
+	t.subject = subject
 	var line strings.Builder
 	if err := t.tmpl.Execute(&line, nil); err != nil {
 		return nil, err
