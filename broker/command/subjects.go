@@ -18,13 +18,7 @@ func validateSubject(subject string, wildcards bool) error {
 		n := i + 1
 		switch {
 		case tok == "":
-			where := fmt.Sprintf("token %d is empty", n)
-			if i == 0 {
-				where = "it starts with a dot"
-			} else if i == len(tokens)-1 {
-				where = "it ends with a dot"
-			}
-			return usageErrorf("invalid subject %q: %s (tokens are separated by single dots, like orders.us.created)", subject, where)
+			return usageErrorf("invalid subject %q: %s (tokens are separated by single dots, like orders.us.created)", subject, emptyTokenAt(i, len(tokens)))
 		case strings.IndexFunc(tok, unicode.IsSpace) >= 0:
 			return usageErrorf("invalid subject %q: token %d (%q) contains a space; subjects cannot hold spaces: use dots, like %s", subject, n, tok, strings.Join(strings.Fields(subject), "."))
 		case tok == ">":
@@ -38,11 +32,28 @@ func validateSubject(subject string, wildcards bool) error {
 			if !wildcards {
 				return usageErrorf("cannot publish to %q: * is a wildcard for subscribing; publish to a concrete subject, replacing token %d", subject, n)
 			}
-		case strings.ContainsAny(tok, "*>"):
+		case mixesWildcard(tok):
 			return usageErrorf("invalid subject %q: token %d (%q) mixes a wildcard with text; * and > must stand alone between dots", subject, n, tok)
 		}
 	}
 	return nil
+}
+
+// emptyTokenAt says where the empty token i of n is.
+func emptyTokenAt(i, n int) string {
+	switch i {
+	case 0:
+		return "it starts with a dot"
+	case n - 1:
+		return "it ends with a dot"
+	}
+	return fmt.Sprintf("token %d is empty", i+1)
+}
+
+// mixesWildcard reports whether tok joins * or > to other text, which
+// makes it no wildcard.
+func mixesWildcard(tok string) bool {
+	return tok != "*" && tok != ">" && strings.ContainsAny(tok, "*>")
 }
 
 // subjectNote is the lab's explanation of what is odd about a subject (a
@@ -71,20 +82,14 @@ func publishNote(subject string) string {
 	tokens := strings.Split(subject, ".")
 	for i, tok := range tokens {
 		if tok == "" {
-			where := fmt.Sprintf("token %d is empty", i+1)
-			if i == 0 {
-				where = "it starts with a dot"
-			} else if i == len(tokens)-1 {
-				where = "it ends with a dot"
-			}
-			return fmt.Sprintf("%q has an empty token (%s): the server took it, but no subscription can match an empty token, so it reached nobody; tokens are separated by single dots, like orders.us.created", subject, where)
+			return fmt.Sprintf("%q has an empty token (%s): the server took it, but no subscription can match an empty token, so it reached nobody; tokens are separated by single dots, like orders.us.created", subject, emptyTokenAt(i, len(tokens)))
 		}
 	}
 	for i, tok := range tokens {
 		switch {
 		case tok == "*" || tok == ">":
 			return fmt.Sprintf("%s in a publish is no wildcard: the server took %q as a literal subject, which only subscriptions matching it as written receive, not one on %s; publish to a concrete subject, replacing token %d", tok, subject, concrete(tokens), i+1)
-		case strings.ContainsAny(tok, "*>"):
+		case mixesWildcard(tok):
 			return fmt.Sprintf("token %d (%q) mixes a wildcard with text, so it is no wildcard: the server took %q as a literal subject; * and > are wildcards only alone between dots, and only in a subscription", i+1, tok, subject)
 		}
 	}
@@ -126,7 +131,7 @@ func literalNote(subject string) string {
 		return fmt.Sprintf("%s: this subscription is on %s, not %s", q, subject, strings.Trim(subject, typographic))
 	}
 	for i, tok := range strings.Split(subject, ".") {
-		if tok != "*" && tok != ">" && strings.ContainsAny(tok, "*>") {
+		if mixesWildcard(tok) {
 			return fmt.Sprintf("token %d (%q) mixes a wildcard with text, so it is no wildcard: this subscription receives only the subject %s as written; * and > are wildcards only alone between dots", i+1, tok, subject)
 		}
 	}
