@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -278,10 +279,8 @@ func (p *lessonPane) cutStep(list []string, n, inner int) []string {
 			keep = c[0]
 		}
 	}
-	say := "… (hint prints it whole)"
-	if long := "… (hint and lesson print it whole)"; ansi.StringWidth(long) <= inner {
-		say = long
-	}
+	short := "… (hint prints it whole)"
+	say := cmp.Or(text.Fit(inner, "… (hint and lesson print it whole)", short), short)
 	return append(list[:keep:keep], p.line(p.st.Dim.Render(say), inner))
 }
 
