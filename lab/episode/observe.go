@@ -61,6 +61,14 @@ func newSubscriber(filter, queue string) *subscriber {
 // publish in a lesson costs little memory.
 const maxTracked = 100_000
 
+// countBounded counts one more of key in m, unless m already counts most
+// keys and not this one.
+func countBounded(m map[string]int64, key string, most int) {
+	if len(m) < most || m[key] > 0 {
+		m[key]++
+	}
+}
+
 // subKey identifies a server-side subscription across restarts.
 type subKey struct {
 	boot string
@@ -174,13 +182,9 @@ func (o *observations) event(ev command.Event) {
 		}
 		delete(o.sent, ev.Job)
 	case command.Published:
-		if len(o.pubs) < maxPubSubjects || o.pubs[ev.Subject] > 0 {
-			o.pubs[ev.Subject]++
-		}
+		countBounded(o.pubs, ev.Subject, maxPubSubjects)
 		for _, m := range o.sent {
-			if len(m) < maxTracked || m[ev.Subject] > 0 {
-				m[ev.Subject]++
-			}
+			countBounded(m, ev.Subject, maxTracked)
 		}
 	case command.PublishRefused:
 		o.rejected[rejectKey{ev.Stream, ev.Code}]++
@@ -206,9 +210,7 @@ func (o *observations) event(ev command.Event) {
 			o.lab = append(o.lab, sub)
 		}
 		sub.count++
-		if len(sub.subjects) < maxTracked || sub.subjects[ev.Subject] > 0 {
-			sub.subjects[ev.Subject]++
-		}
+		countBounded(sub.subjects, ev.Subject, maxTracked)
 		if ev.Stream != "" {
 			sub.fromStream[ev.Stream]++
 			set := sub.seqs[ev.Stream]
