@@ -43,6 +43,7 @@ Usage:
   natslab demo [--speed X]        play the Core-vs-JetStream story for a room, in a loop
   natslab workshop [--ssh HOST:PORT] [--room CODE] [--store DIR] [--max N]
                                   every attendee their own lab over SSH, and your view of the room
+  natslab --version               which natslab this is, and the nats-server and natscli it carries
 
 Flags:
 `
@@ -55,6 +56,7 @@ type config struct {
 	room    string  // --room, for workshop
 	max     int     // --max, for workshop
 	explain bool    // --explain, for run: print the lab's notes too
+	version bool    // --version
 
 	attendeeURLs bool // --attendee-urls, for workshop
 }
@@ -112,13 +114,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.ssh, "ssh", "", "with workshop: where attendees connect, `HOST:PORT` (default "+workshop.DefaultSSH+"; 0.0.0.0:2222 for the room)")
 	fs.StringVar(&cfg.room, "room", "", "with workshop: the room `CODE` attendees type (made up for you beyond this machine)")
 	fs.IntVar(&cfg.max, "max", workshop.DefaultMax, "with workshop: the most attendees, `N` labs")
+	fs.BoolVar(&cfg.version, "version", false, "print which natslab this is, and the nats-server and natscli it carries")
 	fs.BoolVar(&cfg.attendeeURLs, "attendee-urls", false, "with workshop: each lab's server also listens on loopback, with a token of its own, so the real nats CLI's commands work in the labs")
 
 	positional, err := parseInterspersed(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprint(stdout, usage)
-			printFlags(stdout, fs)
+			printUsage(stdout, fs)
 			return 0
 		}
 		fmt.Fprintf(stderr, "natslab: %s (see natslab --help)\n", broker.Redact(flagError(err)))
@@ -131,6 +133,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	sub := ""
 	if len(positional) > 0 {
 		sub, positional = positional[0], positional[1:]
+	}
+	switch {
+	case sub == "help":
+		printUsage(stdout, fs)
+		return 0
+	case cfg.version || sub == "version":
+		fmt.Fprintln(stdout, broker.Version())
+		return 0
 	}
 	ctx, stop, caught := catchStopSignals(context.Background())
 	defer stop()
@@ -178,7 +188,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return lab.Main(ctx, o)
 	default:
-		return fail(stderr, fmt.Errorf("unknown command %q: natslab knows serve, run, lessons, demo and workshop (see natslab --help)", sub))
+		return fail(stderr, fmt.Errorf("unknown command %q: natslab knows serve, run, lessons, demo, workshop and version (see natslab --help)", sub))
 	}
 }
 
@@ -346,6 +356,12 @@ func flagError(err error) string {
 		return "--" + strings.TrimPrefix(name, "-") + " needs a value"
 	}
 	return msg
+}
+
+// printUsage is natslab --help: the usage, then every flag.
+func printUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprint(w, usage)
+	printFlags(w, fs)
 }
 
 // printFlags lists the flags the way the usage above spells them, with two

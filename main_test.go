@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -445,5 +446,35 @@ func TestHelpListsFlagsWithTwoDashes(t *testing.T) {
 		if w := len([]rune(l)); w > 100 {
 			t.Errorf("a line of %d columns: %q", w, l)
 		}
+	}
+}
+
+// A learner comparing the lab with a server they installed asks the binary
+// which versions it carries, in the two ways tools answer.
+func TestVersionNamesTheServerAndCLIItCarries(t *testing.T) {
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		out, err := exec.Command(natslabBinary(t), args...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("natslab %s: %v\n%s", args[0], err, out)
+		}
+		lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+		if len(lines) != 1 || !strings.HasPrefix(lines[0], "natslab ") {
+			t.Fatalf("natslab %s printed %q, want one line naming natslab", args[0], out)
+		}
+		for _, want := range []string{"nats-server v" + server.VERSION, "natscli v0.5.0", "nats.go v"} {
+			if !strings.Contains(lines[0], want) {
+				t.Errorf("natslab %s: %q lacks %q", args[0], lines[0], want)
+			}
+		}
+	}
+}
+
+func TestHelpAsACommandPrintsTheUsage(t *testing.T) {
+	var out, errb strings.Builder
+	if code := run([]string{"help"}, strings.NewReader(""), &out, &errb); code != 0 {
+		t.Fatalf("natslab help: exit %d\n%s", code, errb.String())
+	}
+	if !strings.HasPrefix(out.String(), usage) || !strings.Contains(out.String(), "\n  --version\n") {
+		t.Errorf("natslab help printed:\n%s", out.String())
 	}
 }
