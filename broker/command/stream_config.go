@@ -371,13 +371,11 @@ func (f *streamConfigFlags) checkRepubTransform() error {
 	return nil
 }
 
-// copyAndEdit is natscli's copyAndEditStream: the flags given, applied to a
-// copy of a stream's configuration.
+// copyAndEdit is natscli's copyAndEditStream, after its checkRepubTransform
+// (the caller's): the flags given, applied to a copy of a stream's
+// configuration.
 func (f *streamConfigFlags) copyAndEdit(cfg api.StreamConfig) (api.StreamConfig, error) {
 	var err error
-	if err := f.checkRepubTransform(); err != nil {
-		return cfg, err
-	}
 	cfg.NoAck = !f.ack
 	if f.discard != "" {
 		cfg.Discard = streamDiscard(f.discard)

@@ -45,6 +45,12 @@ func (s *streamCmd) edit(c *Call) error {
 	if err := json.Unmarshal(ij, &cfg); err != nil {
 		return err
 	}
+	// natscli checks the halves of a republish or transform with
+	// fisk.Fatalf, which exits with the bare message: without the "could
+	// not create new configuration" its other errors here get.
+	if err := s.cfg.checkRepubTransform(); err != nil {
+		return err
+	}
 	if cfg, err = s.cfg.copyAndEdit(cfg); err != nil {
 		return fatalIf(err, "could not create new configuration for Stream %s", s.stream)
 	}
