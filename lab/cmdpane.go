@@ -97,6 +97,7 @@ type paneJob struct {
 	note    *PaneWriter
 	bg      bool // started with a trailing &: Ctrl-C leaves it alone
 	stopped bool // stopped with Ctrl-C
+	ended   bool // its end is said (jobDone)
 }
 
 // confirmReq is a command's question waiting for y/N.
@@ -289,8 +290,12 @@ func waitJob(pj *paneJob) tea.Cmd {
 	}
 }
 
-// jobDone keeps the job's last words and says how it ended.
+// jobDone keeps the job's last words and says how it ended, once.
 func (p *cmdPane) jobDone(pj *paneJob) {
+	if pj.ended {
+		return
+	}
+	pj.ended = true
 	_ = pj.out.Close()
 	_ = pj.err.Close()
 	_ = pj.note.Close()

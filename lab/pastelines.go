@@ -91,12 +91,15 @@ func (p *cmdPane) continuePaste(ranJob bool) (tea.Cmd, bool) {
 	return p.runPasted()
 }
 
-// runPasted runs the next pasted line, as if typed.
+// runPasted runs the next pasted line, as if typed. The line before may
+// have ended without the pane having said so yet (its jobDoneMsg still on
+// its way): its end, an error say, is said first, as a shell would.
 func (p *cmdPane) runPasted() (tea.Cmd, bool) {
 	if len(p.pasted) == 0 {
 		p.pasteRunning = false
 		return nil, false
 	}
+	p.endedJobsDone()
 	line := p.pasted[0]
 	p.pasted = p.pasted[1:]
 	cmd, quit, ran := p.runTyped(line)
@@ -106,6 +109,21 @@ func (p *cmdPane) runPasted() (tea.Cmd, bool) {
 	}
 	next, _ := p.continuePaste(ran)
 	return tea.Batch(cmd, next), false
+}
+
+// endedJobsDone says the end of each of the pane's jobs that has ended.
+func (p *cmdPane) endedJobsDone() {
+	var ended []*paneJob
+	for _, pj := range p.jobs {
+		select {
+		case <-pj.job.Done():
+			ended = append(ended, pj)
+		default:
+		}
+	}
+	for _, pj := range ended {
+		p.jobDone(pj)
+	}
 }
 
 // dropPasted forgets the pasted lines not yet run, saying how many, and

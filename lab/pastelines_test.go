@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -81,5 +82,47 @@ func TestPastedLinesHintFitsAt80(t *testing.T) {
 	h.send(tea.PasteMsg{Content: strings.Repeat("pub greet hello\n", 3000)})
 	if s := h.screen(); !strings.Contains(s, "2999 lines more pasted: enter runs them in turn · ctrl+c drops them") {
 		t.Errorf("the row is not whole:\n%s", s)
+	}
+}
+
+// A pasted line that fails says so before the next pasted line runs, as in
+// a shell: the line after it waits on the one before having ended, and
+// the pane learns of that end twice (the job's own end, and the next
+// line's turn), in either order. Here the next line's turn comes first,
+// which a busy machine can do.
+func TestAPastedLinesErrorComesBeforeTheNextLine(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.send(tea.PasteMsg{Content: "kv get NOPE x\npub greet after\n"})
+	h.key("enter")
+	if len(h.m.cmd.jobs) != 1 {
+		t.Fatalf("%d jobs after enter, want the first pasted line's", len(h.m.cmd.jobs))
+	}
+	<-h.m.cmd.jobs[0].job.Done()
+	var ended, next []tea.Msg
+	for len(ended) == 0 || len(next) == 0 {
+		select {
+		case msg := <-h.msgs:
+			switch msg.(type) {
+			case jobDoneMsg:
+				ended = append(ended, msg)
+			case pasteNextMsg:
+				next = append(next, msg)
+			default:
+				h.send(msg)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the pane never heard of the line's end (%d) and the next one's turn (%d)", len(ended), len(next))
+		}
+	}
+	h.send(next[0])
+	h.send(ended[0])
+	h.settle()
+	text := h.text()
+	failed, after := strings.Index(text, "nats: error: nats: bucket not found"), strings.Index(text, "❯ pub greet after")
+	if failed < 0 || after < 0 || after < failed {
+		t.Errorf("the failed line's error does not come before the next pasted line:\n%s", text)
+	}
+	if n := strings.Count(text, "nats: error: nats: bucket not found"); n != 1 {
+		t.Errorf("the error is said %d times:\n%s", n, text)
 	}
 }
