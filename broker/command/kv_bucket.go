@@ -150,6 +150,9 @@ func (c *Call) kvUnknownBucket(js jetstream.JetStream, bucket string) error {
 			}
 		}
 	}
+	if kind := c.bucketKind(bucket, kvStreamPrefix); kind != "" {
+		return errors.New(kind)
+	}
 	if len(names) == 0 {
 		return fmt.Errorf("bucket %s not found: there are no buckets yet (create one with kv add %s)", bucket, bucket)
 	}

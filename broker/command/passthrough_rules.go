@@ -95,6 +95,30 @@ func (s *Session) explainRealError(c *Call, l realcli.Line, last string) {
 			return
 		}
 	}
+	if note := c.missingNote(l, last); note != "" {
+		c.Notef("%s", note)
+	}
+}
+
+// missingNote says, from the lab's own look, what is there where the real
+// CLI found no object store or no object: "" when it has nothing to add.
+func (c *Call) missingNote(l realcli.Line, last string) string {
+	if len(l.Path) == 0 || l.Path[0].Name != "object" {
+		return ""
+	}
+	arg := func(name string) string {
+		if v := l.Args[name]; len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	switch {
+	case strings.HasSuffix(last, "nats: bucket not found"):
+		return c.objectStoreNote(arg("bucket"))
+	case strings.HasSuffix(last, "nats: object not found"):
+		return c.objectNote(arg("bucket"), arg("file"))
+	}
+	return ""
 }
 
 func hasFlag(l realcli.Line, name string) bool {
