@@ -230,6 +230,9 @@ func (c *Call) jetStreamAccountRows(cols *columns.Writer, nc *nats.Conn) (note s
 				}
 			}
 			cols.Println("   Could not obtain account information: ", err.Error())
+			if unreachable(err) {
+				return unreachableNote
+			}
 			if api.IsNatsError(err, jsErrCodeNotEnabledForAccount) {
 				return "this account has no JetStream: a server with accounts enables it account by account (jetstream: enabled in the account's configuration, or JetStream limits in its JWT)"
 			}

@@ -37,10 +37,28 @@ func (c *Call) jsError(err error) error {
 		return c.noMetaLeader(err)
 	case apiErrorCode(err) == errCodeNoPeers:
 		return c.noPeers(err)
-	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting), errors.Is(err, nats.ErrReconnectBufExceeded):
-		return explain(err, "the server is not reachable right now (is it restarting? try again in a moment)")
+	case unreachable(err):
+		return explain(err, "%s", unreachableNote)
 	}
 	return err
+}
+
+// unreachableNote is the note for a line that found the server gone: the
+// session's connection is reconnecting, or had to give up.
+const unreachableNote = "the server is not reachable right now (is it restarting? try again in a moment)"
+
+// unreachable reports whether err says the server could not be reached:
+// the connection reconnecting (with no buffer to hold what was sent, as
+// the lab's connections have none) or closed, or none to be made (the
+// real CLI's own connection). natscli wraps some errors with %s, so the
+// text is tested too.
+func unreachable(err error) bool {
+	for _, e := range []error{nats.ErrConnectionClosed, nats.ErrConnectionReconnecting, nats.ErrReconnectBufExceeded, nats.ErrNoServers} {
+		if errors.Is(err, e) || strings.Contains(err.Error(), e.Error()) {
+			return true
+		}
+	}
+	return false
 }
 
 // apiErrorCode is the JetStream API's error code in err, whichever client

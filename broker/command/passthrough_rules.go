@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nats-io/nats.go"
+
 	"natslab/broker/realcli"
 )
 
@@ -94,6 +96,10 @@ func (s *Session) explainRealError(c *Call, l realcli.Line, last string) {
 			c.Notef("%s", r.note(l, s.dep.Own()))
 			return
 		}
+	}
+	if strings.HasSuffix(last, nats.ErrNoServers.Error()) {
+		c.Notef("%s", unreachableNote)
+		return
 	}
 	if note := c.missingNote(l, last); note != "" {
 		c.Notef("%s", note)

@@ -213,6 +213,9 @@ func (c *Call) explainAPI(err error) error {
 		if errors.Is(err, nats.ErrNoResponders) || strings.Contains(err.Error(), nats.ErrNoResponders.Error()) {
 			return explain(err, "nobody answers the JetStream API: %s", c.jetStreamOffNote())
 		}
+		if unreachable(err) {
+			return explain(err, "%s", unreachableNote)
+		}
 		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
 			return explain(err, "JetStream did not answer within %s: the server may be restarting or, in a cluster, electing a new leader; try again in a moment", c.timeout)
 		}

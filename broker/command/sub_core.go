@@ -95,7 +95,7 @@ func subscribeError(subject string, err error) error {
 		}
 		return explain(err, "%q is not a subject NATS accepts", subject)
 	case errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, nats.ErrConnectionReconnecting):
-		return explain(err, "the server is not reachable right now (is it restarting? try again in a moment)")
+		return explain(err, "%s", unreachableNote)
 	}
 	return err
 }
