@@ -108,7 +108,8 @@ func (k *kvCmd) lsKeys(c *Call) error {
 			fmt.Fprintln(c.Out, key)
 		}
 	}
-	if len(keys) == 0 {
+	// --names is for scripts: natscli prints nothing there for no keys.
+	if len(keys) == 0 && !k.names {
 		fmt.Fprintln(c.Out, "No keys found in bucket")
 	}
 	return nil
