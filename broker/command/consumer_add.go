@@ -122,6 +122,8 @@ func (c *Call) createError(ctx context.Context, st jetstream.Stream, cfg jetstre
 		return explain(errors.New(code), "a work queue stream hands out every message once, so its consumers must start at the beginning: use --deliver all")
 	case 10098, 10084:
 		return explain(errors.New(code), "a work queue removes a message once it is acknowledged, so its consumers need --ack explicit")
+	case streamErrCodeReplicasCluster:
+		return explain(errors.New(code), "%s", c.replicasNote(cfg.Replicas))
 	case 10094:
 		return explain(errors.New(code), "stream sequences start at 1: --deliver 1 (or --deliver all) starts at the first message")
 	case 10112:
@@ -278,13 +280,13 @@ func (x *consumerCmd) edit(c *Call) error {
 	if cfg.DeliverSubject != "" {
 		pc, err := st.UpdatePushConsumer(ctx, cfg)
 		if err != nil {
-			return editError(err)
+			return c.editError(err, cfg.Replicas)
 		}
 		ci = pc.CachedInfo()
 	} else {
 		cons, err := st.UpdateConsumer(ctx, cfg)
 		if err != nil {
-			return editError(err)
+			return c.editError(err, cfg.Replicas)
 		}
 		ci = cons.CachedInfo()
 	}
@@ -388,7 +390,7 @@ func (c *Call) consumerEditDiff(stream, consumer string, cur, cfg jetstream.Cons
 
 // editError is what jsm.go returns when the server refuses an edit, as
 // the real CLI prints it, with a note where the lab knows more.
-func editError(err error) error {
+func (c *Call) editError(err error, replicas int) error {
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) {
 		line := fmt.Errorf("%s (%d)", apiErr.Description, apiErr.ErrorCode)
@@ -397,6 +399,8 @@ func editError(err error) error {
 			return explain(line, "the server cannot change that on an existing consumer; remove it and add it again")
 		case apiErr.ErrorCode == 10080: // push mode can not set max waiting
 			return explain(line, "a pull consumer cannot become a push consumer with --target: add a new consumer with --target instead")
+		case apiErr.ErrorCode == streamErrCodeReplicasCluster:
+			return explain(line, "%s", c.replicasNote(replicas))
 		}
 		return line
 	}

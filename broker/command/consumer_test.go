@@ -266,6 +266,10 @@ func TestConsumerAddErrors(t *testing.T) {
 	l.must("consumer rm JOBS first -f")
 	l.must("consumer add JOBS emails --pull --filter jobs.email --defaults")
 	l.fails("consumer add JOBS emails2 --pull --filter 'jobs.*' --defaults", "may not overlap")
+
+	// Replicas need a cluster, for a consumer as for a stream.
+	l.fails("consumer add EVENTS copies --pull --replicas 3 --defaults", "nats: error: Consumer creation failed: replicas > 1 not supported in non-clustered mode (10074)", "--replicas 3 needs a cluster", "--cluster 3")
+	l.fails("consumer edit EVENTS worker --replicas 3 -f", "nats: error: replicas > 1 not supported in non-clustered mode (10074)", "--replicas 3 needs a cluster", "--cluster 3")
 }
 
 func TestConsumerJetStreamOff(t *testing.T) {

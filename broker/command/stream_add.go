@@ -67,6 +67,15 @@ var streamSchemaDurations = map[string]string{
 	"duplicate_window": "--dupe-window",
 }
 
+// replicasNote says why the server refused --replicas n (n > 1) for a
+// stream or a consumer: it is no cluster.
+func (c *Call) replicasNote(n int) string {
+	if c.S.dep.Own() {
+		return fmt.Sprintf("--replicas %d needs a cluster, and the lab's server is a single node: use --replicas 1, or start natslab with --cluster 3", n)
+	}
+	return fmt.Sprintf("--replicas %d needs a cluster, and the server the lab is connected to is not clustered: use --replicas 1", n)
+}
+
 // createError adds the lab's note to the server's refusal of a new stream
 // (or an edit): which stream already has the name or the subjects, what a
 // replica needs.
@@ -82,10 +91,7 @@ func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig,
 			return explain(err, "%s", note)
 		}
 	case api.IsNatsError(err, streamErrCodeReplicasCluster):
-		if c.S.dep.Own() {
-			return explain(err, "--replicas %d needs a cluster, and the lab's server is a single node: use --replicas 1, or start natslab with --cluster 3", cfg.Replicas)
-		}
-		return explain(err, "--replicas %d needs a cluster, and the server the lab is connected to is not clustered: use --replicas 1", cfg.Replicas)
+		return explain(err, "%s", c.replicasNote(cfg.Replicas))
 	case api.IsNatsError(err, streamErrCodeNoPeers):
 		return explain(err, "the cluster has no %d servers able to keep a copy of stream %s: use fewer --replicas, or start the nodes that are down", cfg.Replicas, s.stream)
 	case api.IsNatsError(err, streamErrCodeInsufficientRsrc), api.IsNatsError(err, streamErrCodeMemoryFull), api.IsNatsError(err, streamErrCodeStorageFull):
