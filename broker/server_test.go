@@ -309,3 +309,44 @@ func TestJetStreamCapsPerServer(t *testing.T) {
 		t.Fatalf("a 1 MiB memory stream under a 4 MiB cap: %v", err)
 	}
 }
+
+// A deployment that cannot be reached gets one line that says what to
+// check: the address where nothing answers, the credentials where the
+// server refused them, the scheme where a ws:// URL meets a NATS port (not
+// the server's INFO, which nats.go's error quotes whole).
+func TestDialSaysWhatToCheck(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nothing := l.Addr().String()
+	l.Close()
+	guarded := brokertest.Start(t, brokertest.WithToken("s3cret"))
+	hostPort := strings.TrimPrefix(guarded.ClientURL(), "nats://")
+	for _, tc := range []struct {
+		name      string
+		opts      broker.ExternalOptions
+		want, not []string
+	}{
+		{"nothing listens", broker.ExternalOptions{URL: "nats://" + nothing}, []string{"cannot connect to nats://" + nothing, "nothing answers there", "host and port"}, []string{"credentials"}},
+		{"a wrong token", broker.ExternalOptions{URL: "nats://" + hostPort, Token: "wrong"}, []string{"Authorization Violation", "refused the credentials", "--token"}, []string{"nothing answers"}},
+		{"a ws URL for a NATS port", broker.ExternalOptions{URL: "ws://" + hostPort, Token: "s3cret"}, []string{"cannot connect to ws://" + hostPort, "use nats://"}, []string{"server_id", "credentials"}},
+	} {
+		_, err := broker.Dial(tc.opts)
+		if err == nil {
+			t.Errorf("%s: dialing should fail", tc.name)
+			continue
+		}
+		msg := err.Error()
+		for _, w := range tc.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: %q lacks %q", tc.name, msg, w)
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(msg, n) {
+				t.Errorf("%s: %q says %q", tc.name, msg, n)
+			}
+		}
+	}
+}
