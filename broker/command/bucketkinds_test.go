@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"natslab/broker/brokertest"
 )
 
 // A name given to the wrong kind of command (a key-value bucket's to the
@@ -53,4 +55,22 @@ func TestWrongKindOfBucketSaysWhatTheNameIs(t *testing.T) {
 	l.fails("kv put ORDERS a 1", "nats: error: nats: bucket not found", "ORDERS is a stream, not a key-value bucket", "stream info ORDERS", "kv add ORDERS")
 	l.fails("kv info OBJ_FILES", "nats: error: nats: bucket not found", "OBJ_FILES is the stream under object store FILES", "object commands take its name: FILES")
 	l.fails("kv get CFGG a", "bucket CFGG not found: did you mean CFG?")
+}
+
+// With JetStream off, the real CLI's JetStream commands (the object store's,
+// the sub-commands the lab has no code for) find nobody answering the
+// JetStream API: the note says JetStream is off and how to turn it on, as
+// it does for the lab's own commands.
+func TestRealCLIJetStreamCommandsSayJetStreamIsOff(t *testing.T) {
+	l := newLab(t, brokertest.WithoutJetStream())
+	for _, line := range []string{"object ls", "object add FILES", "stream copy A B", "consumer pause A C --force"} {
+		r := l.run(line)
+		if r.e == nil || !strings.Contains(r.err, "no responders available for request") {
+			t.Errorf("%s: %v\n%s", line, r.e, r.all())
+			continue
+		}
+		if !strings.Contains(r.note, "JetStream is off on the lab's server: turn it on with nats-server -js") {
+			t.Errorf("%s: %q with the note %q", line, r.err, r.note)
+		}
+	}
 }

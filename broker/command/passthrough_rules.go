@@ -101,10 +101,19 @@ func (s *Session) explainRealError(c *Call, l realcli.Line, last string) {
 		c.Notef("%s", unreachableNote)
 		return
 	}
+	if strings.HasSuffix(last, nats.ErrNoResponders.Error()) && len(l.Path) > 0 && jetStreamCommands[l.Path[0].Name] {
+		// Nothing serves the JetStream API: JetStream is off.
+		c.Notef("%s", c.jetStreamOffNote())
+		return
+	}
 	if note := c.missingNote(l, last); note != "" {
 		c.Notef("%s", note)
 	}
 }
+
+// jetStreamCommands are the real CLI's commands that ask the JetStream API
+// only: where none answers, JetStream is off.
+var jetStreamCommands = map[string]bool{"object": true, "stream": true, "consumer": true, "kv": true}
 
 // missingNote says, from the lab's own look, what is there where the real
 // CLI found no object store or no object: "" when it has nothing to add.
