@@ -156,11 +156,16 @@ func (s *subCmd) runDirect(c *Call, nc *nats.Conn, js jetstream.JetStream, st je
 		since = c.Now().Add(-s.sinceDur)
 		seq = state.LastSeq + 1
 	case s.lastPerSubject:
-		subjects := []string{filter}
 		if filter == "" {
-			subjects = cfg.Subjects
+			// natscli asks for the last message of each subject on the
+			// line, and the client library refuses a request for none.
+			example := ">"
+			if len(cfg.Subjects) > 0 {
+				example = cfg.Subjects[0]
+			}
+			return explain(jetstreamext.ErrSubjectRequired, "a direct read of the last message per subject needs the subjects on the line, for example sub %q --stream %s --direct --last-per-subject", example, s.stream)
 		}
-		next, err := s.lastPerSubjectDirect(c, r, subjects, state.LastSeq, sk)
+		next, err := s.lastPerSubjectDirect(c, r, []string{filter}, state.LastSeq, sk)
 		if err != nil || next == 0 {
 			return err
 		}
