@@ -2,6 +2,8 @@ package command
 
 import (
 	"bytes"
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -62,9 +64,20 @@ func (m *msgTemplate) expand(ctr int, request string, now time.Time) (string, er
 	}
 	var b bytes.Buffer
 	if err := t.Execute(&b, &m.vars); err != nil {
-		return m.text, err
+		return m.text, asNatscliVars(err)
 	}
 	return b.String(), nil
+}
+
+// asNatscliVars names the data a template runs against in err as natscli's
+// errors name theirs ("can't evaluate field Nope in type *util.pubData"),
+// since the lab prints the error as the real CLI does.
+func asNatscliVars(err error) error {
+	msg := strings.ReplaceAll(err.Error(), fmt.Sprintf("%T", &templateVars{}), "*util.pubData")
+	if msg == err.Error() {
+		return err
+	}
+	return errors.New(msg)
 }
 
 // parsed is the text parsed with the functions the real CLI offers: Request
