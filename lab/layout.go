@@ -19,7 +19,10 @@ import (
 //     command pane can spare the rows, taller: the welcome whole at
 //     120x36, its first two sections at 100x30;
 //   - full, wide (140x30 and up): the lesson in a column on the right, the
-//     scene above the command pane on the left;
+//     scene above the command pane on the left. While no scene is open,
+//     the column widens as far as its text needs to read whole (the
+//     welcome at 140x30), as long as the command pane keeps the 80
+//     columns the real CLI's output is drawn for;
 //   - compact (below 80x24): the command pane and the status bar, under a
 //     line saying what size brings the scene and the lesson back;
 //   - too small (below 40x8): what size is needed, wrapped into the window.
@@ -31,10 +34,14 @@ const (
 	fullWidth, fullHeight = 80, 24 // below this: the compact layout
 	wideWidth, wideHeight = 140, 30
 
-	// welcomeRows is the lesson pane's height that holds the sandbox's
-	// welcome whole at the widest it is drawn (76 columns of text: 21
-	// lines, and the borders).
-	welcomeRows = 23
+	// lessonFrame is what the lesson pane's border and padding take of
+	// its width (a border and a blank each side) and of its height (the
+	// borders).
+	lessonFrameW, lessonFrameH = 4, 2
+
+	// cliWidth is the command pane's narrowest width in the wide layout:
+	// the real CLI's tables and lines read as they do at 80x24.
+	cliWidth = fullWidth
 
 	// introWidth is the scene pane's width that holds its introduction's
 	// picture whole (publisher ──▶ ( NATS ) ──▶ subscriber).
@@ -59,6 +66,18 @@ type layout struct {
 type onScreen struct {
 	lesson bool // the lesson pane (a lesson, or the sandbox's welcome) is shown
 	scene  bool // the top pane draws a scene or the server log, not the scenes' introduction
+	// text is how many lines the lesson pane's text takes at a text width
+	// (the pane's, less its frame); nil where it is not known.
+	text func(width int) int
+}
+
+// rowsAt is the lesson pane's height that shows its text whole at pane
+// width w; 0 where the text is not known.
+func (on onScreen) rowsAt(w int) int {
+	if on.text == nil {
+		return 0
+	}
+	return on.text(w-lessonFrameW) + lessonFrameH
 }
 
 // computeLayout places the panes for a w×h window.
@@ -80,6 +99,12 @@ func computeLayout(w, h int, on onScreen) layout {
 		left := w
 		if on.lesson {
 			lw := clamp(w*32/100, 40, 80)
+			if !on.scene {
+				// Nothing animates beside it: the column takes the
+				// width that reads its text whole in its height, where
+				// there is one.
+				lw = wholeWidth(on, lw, min(80, w-cliWidth), h-1)
+			}
 			left = w - lw
 			l.lesson = rect{left, 0, lw, h - 1}
 		}
@@ -100,24 +125,42 @@ func computeLayout(w, h int, on onScreen) layout {
 			// Nothing animates beside it: the welcome may take a few of
 			// the command pane's rows to read whole, as long as that
 			// pane keeps a dozen (its first lines and room to type).
-			th = max(th, min(welcomeRows, h-1-12))
+			th = max(th, min(on.rowsAt(lessonWidth(w, true)), h-1-12))
 		}
 	}
 	topW := w
 	if on.lesson {
-		lw := clamp((w*42+50)/100, 30, 70)
-		if reading {
-			// The scene pane keeps its introduction's picture whole;
-			// the lesson pane takes the rest, up to 80 columns (76 of
-			// text, as wide as the wide layout's column).
-			lw = clamp(w-introWidth, lw, 80)
-		}
+		lw := lessonWidth(w, reading)
 		topW = w - lw
 		l.lesson = rect{topW, 0, lw, th}
 	}
 	l.top = rect{0, 0, topW, th}
 	l.cmd = rect{0, th, w, h - 1 - th}
 	return l
+}
+
+// lessonWidth is the lesson pane's width in the narrow layout.
+func lessonWidth(w int, reading bool) int {
+	lw := clamp((w*42+50)/100, 30, 70)
+	if reading {
+		// The scene pane keeps its introduction's picture whole; the
+		// lesson pane takes the rest, up to 80 columns (76 of text, as
+		// wide as the wide layout's column).
+		lw = clamp(w-introWidth, lw, 80)
+	}
+	return lw
+}
+
+// wholeWidth is the narrowest width from lw to most at which the lesson
+// pane shows its text whole in h rows; lw where none does (the text is
+// scrolled anyway: the room stays with the other panes).
+func wholeWidth(on onScreen, lw, most, h int) int {
+	for w := lw; w <= most; w++ {
+		if r := on.rowsAt(w); r > 0 && r <= h {
+			return w
+		}
+	}
+	return lw
 }
 
 func clamp(v, lo, hi int) int { return min(max(v, lo), hi) }

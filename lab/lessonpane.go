@@ -382,6 +382,16 @@ func (p *lessonPane) completeLines(lines []string, inner int) []string {
 	return p.wrapped(lines, inner, "  ", "  ", p.complete, p.st.Out)
 }
 
+// TextLines is how many lines the text (the steps left out: they change
+// as the learner works, and the layout must not follow them) takes at
+// width columns.
+func (p *lessonPane) TextLines(width int) int {
+	if body, ok := prose.Lines(p.markdown, width); ok {
+		return len(body)
+	}
+	return strings.Count(wordWrapParagraphs(p.markdown, width), "\n") + 1
+}
+
 // markdownLines renders the text for inner columns, once per text and width.
 func (p *lessonPane) markdownLines(inner int) []string {
 	if p.mdValid && p.mdW == inner {

@@ -267,7 +267,16 @@ func (m *Model) Post(fn func(*Model)) bool {
 }
 
 // SetLesson shows a lesson (markdown) in the lesson pane. UI loop only: use Post.
-func (m *Model) SetLesson(title, markdown string) { m.lesson.SetLesson("lesson: "+title, markdown) }
+func (m *Model) SetLesson(title, markdown string) { m.setLessonText("lesson: "+title, markdown) }
+
+// setLessonText puts a text in the lesson pane; the layout follows, where
+// it sizes the pane by its text.
+func (m *Model) setLessonText(label, markdown string) {
+	m.lesson.SetLesson(label, markdown)
+	if m.w > 0 {
+		m.resize(m.w, m.h)
+	}
+}
 
 // SetSteps shows a lesson's checklist; complete, once every step is done,
 // says what comes next. UI loop only: use Post.
@@ -540,7 +549,7 @@ func (m *Model) maybeFrame() tea.Cmd {
 
 func (m *Model) resize(w, h int) {
 	m.w, m.h = w, h
-	m.lay = computeLayout(w, h, onScreen{lesson: m.showLesson, scene: m.scene.scene != nil || m.showLog})
+	m.lay = computeLayout(w, h, onScreen{lesson: m.showLesson, scene: m.scene.scene != nil || m.showLog, text: m.lesson.TextLines})
 	l := m.lay
 	m.scene.SetSize(l.top.w, l.top.h)
 	m.log.SetSize(l.top.w, l.top.h)

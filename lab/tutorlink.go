@@ -282,7 +282,7 @@ func (m *Model) drawLesson(v lessonView) {
 	t := m.tutor
 	if v.lesson == nil {
 		t.shown = nil
-		m.lesson.SetLesson(welcomeLabel, assets.Welcome)
+		m.setLessonText(welcomeLabel, assets.Welcome)
 		m.lesson.SetSteps(nil, "")
 		m.status.SetLesson("")
 		return
@@ -290,7 +290,7 @@ func (m *Model) drawLesson(v lessonView) {
 	r := v.report
 	if v.lesson != t.shown {
 		t.shown, t.shownComplete = v.lesson, r.Complete
-		m.lesson.SetLesson(fmt.Sprintf("lesson %d · %s", v.ep.Number, v.ep.ID), v.ep.Text)
+		m.setLessonText(fmt.Sprintf("lesson %d · %s", v.ep.Number, v.ep.ID), v.ep.Text)
 		m.ShowLesson(true) // a lesson just opened: its pane belongs on screen
 	}
 	if r.Complete && !t.shownComplete {

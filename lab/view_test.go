@@ -71,9 +71,11 @@ func TestTheWelcomesFirstStepsReadWhole(t *testing.T) {
 
 // While no scene is open (the scene pane shows only its introduction),
 // the lesson pane takes the wider share: the welcome reads whole at
-// 120x36 and its two blocks of commands whole at 100x30, and at 80x24 it
-// is wider, while the introduction beside it keeps its picture and says
-// what scenes are. A scene,
+// 120x36 and in the wide layout's column from 140x30, and its two blocks
+// of commands whole at 100x30, and at 80x24 it is wider, while the
+// introduction beside it keeps its picture and says what scenes are, and
+// the wide layout's command pane the 80 columns the real CLI's output is
+// drawn for. A scene,
 // however it opens (scene NAME, a lesson's own) and whatever the window
 // does meanwhile, gets the split the scenes are drawn for; the log (F3)
 // too; closing the scene gives the room back.
@@ -89,8 +91,9 @@ func TestTheWelcomeTakesTheRoomWhileNoSceneIsOpen(t *testing.T) {
 		{80, 24}:  {rect{0, 0, 46, 9}, rect{46, 0, 34, 9}},
 		{100, 30}: {rect{0, 0, 58, 18}, rect{58, 0, 42, 18}},
 		{120, 36}: {rect{0, 0, 70, 21}, rect{70, 0, 50, 21}},
+		{140, 30}: {rect{0, 0, 96, 12}, rect{96, 0, 44, 29}},
 	}
-	for _, sz := range [][2]int{{80, 24}, {100, 30}, {120, 36}} {
+	for _, sz := range [][2]int{{80, 24}, {100, 30}, {120, 36}, {140, 30}} {
 		name := fmt.Sprintf("%dx%d", sz[0], sz[1])
 		h := newHarness(t, sz[0], sz[1])
 		built := withScenes(h, "contrast", "mine")
@@ -105,9 +108,12 @@ func TestTheWelcomeTakesTheRoomWhileNoSceneIsOpen(t *testing.T) {
 			t.Errorf("%s, no scene: the introduction no longer says what scenes are: %q", name, top)
 		}
 		switch sz[0] {
-		case 120:
+		case 120, 140:
 			if !strings.Contains(welcome, last) || strings.Contains(s, "more line") {
 				t.Errorf("%s: the welcome is cut:\n%s", name, s)
+			}
+			if reading.wide && reading.cmd.w < 80 {
+				t.Errorf("%s: the command pane is %d wide, narrower than the real CLI's output", name, reading.cmd.w)
 			}
 		case 100:
 			if !strings.Contains(welcome, commands) {
@@ -142,6 +148,26 @@ func TestTheWelcomeTakesTheRoomWhileNoSceneIsOpen(t *testing.T) {
 		h.waitScreen("lesson: Welcome to natslab")
 		panes("back in the sandbox", struct{ top, lesson rect }{reading.top, reading.lesson})
 		h.close()
+	}
+}
+
+// In the wide layout, from 140x30 up, the sandbox's welcome reads whole
+// in its column while no scene is open, at every size and whatever the
+// window went through before, the command pane keeping the 80 columns the
+// real CLI's output is drawn for; beside a scene the column keeps its
+// usual share.
+func TestTheWideLayoutHoldsTheWelcomeWhole(t *testing.T) {
+	p := newLessonPane(DefaultStyles())
+	for w := wideWidth; w <= 220; w++ {
+		for h := wideHeight; h <= 60; h++ {
+			l := computeLayout(w, h, onScreen{lesson: true, text: p.TextLines})
+			if got := p.TextLines(l.lesson.w - lessonFrameW); !l.wide || got > l.lesson.h-lessonFrameH || l.cmd.w < 80 {
+				t.Fatalf("%dx%d: the welcome takes %d lines in a %dx%d column beside a %d-wide command pane", w, h, got, l.lesson.w, l.lesson.h, l.cmd.w)
+			}
+			if s := computeLayout(w, h, onScreen{lesson: true, scene: true, text: p.TextLines}); s.lesson.w != clamp(w*32/100, 40, 80) {
+				t.Fatalf("%dx%d: beside a scene the column is %d wide", w, h, s.lesson.w)
+			}
+		}
 	}
 }
 
