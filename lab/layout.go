@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"natslab/broker/text"
+	"natslab/scenes"
 )
 
 // The lab's layouts, by terminal size:
@@ -13,7 +14,10 @@ import (
 //     output wants the width), the status bar last. From 30 rows the top
 //     takes most of the height while the lesson pane is shown (a lesson, or
 //     the sandbox's welcome, is read there); with it hidden (F2) the scene
-//     takes the full width and the command pane most of the height. While
+//     takes the full width and the command pane most of the height; a
+//     scene beside the welcome, in the sandbox, the rows the scenes are
+//     drawn for at 100x30, the command pane (where the learner works)
+//     the rest. While
 //     no scene is open (the scene pane shows only its introduction, not
 //     the server log), the lesson pane reads wider, and where the
 //     command pane can spare the rows, taller: the welcome whole at
@@ -66,6 +70,8 @@ type layout struct {
 type onScreen struct {
 	lesson bool // the lesson pane (a lesson, or the sandbox's welcome) is shown
 	scene  bool // the top pane draws a scene or the server log, not the scenes' introduction
+	// welcome: the lesson pane shows the sandbox's welcome, not a lesson.
+	welcome bool
 	// text is how many lines the lesson pane's text takes at a text width
 	// (the pane's, less its frame); nil where it is not known.
 	text func(width int) int
@@ -115,7 +121,15 @@ func computeLayout(w, h int, on onScreen) layout {
 	}
 	reading := on.lesson && !on.scene
 	th := clamp((h*36+50)/100, 7, 20)
-	if on.lesson && h >= 30 {
+	switch {
+	case on.lesson && h >= 30 && on.welcome && on.scene:
+		// A scene beside the welcome: the learner works in the command
+		// pane, and the scene shows what its commands do. The scene
+		// gets the rows it is drawn for beside the lesson pane at
+		// 100x30 (scenes.LessonPanes), more where typing's share is
+		// more; the command pane the rest.
+		th = max(th, scenes.LessonPanes[0].H+2)
+	case on.lesson && h >= 30:
 		// Room to read: the lesson pane gets over half the height, a
 		// lesson's text a page of ten lines or more beside the step to do
 		// next, the welcome its first steps whole. Hidden (F2), the pane's

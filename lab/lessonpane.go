@@ -382,6 +382,9 @@ func (p *lessonPane) completeLines(lines []string, inner int) []string {
 	return p.wrapped(lines, inner, "  ", "  ", p.complete, p.st.Out)
 }
 
+// Welcome reports whether the pane shows the sandbox's welcome.
+func (p *lessonPane) Welcome() bool { return p.markdown == assets.Welcome }
+
 // TextLines is how many lines the text (the steps left out: they change
 // as the learner works, and the layout must not follow them) takes at
 // width columns.

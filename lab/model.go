@@ -549,7 +549,7 @@ func (m *Model) maybeFrame() tea.Cmd {
 
 func (m *Model) resize(w, h int) {
 	m.w, m.h = w, h
-	m.lay = computeLayout(w, h, onScreen{lesson: m.showLesson, scene: m.scene.scene != nil || m.showLog, text: m.lesson.TextLines})
+	m.lay = computeLayout(w, h, onScreen{lesson: m.showLesson, scene: m.scene.scene != nil || m.showLog, welcome: m.lesson.Welcome(), text: m.lesson.TextLines})
 	l := m.lay
 	m.scene.SetSize(l.top.w, l.top.h)
 	m.log.SetSize(l.top.w, l.top.h)

@@ -120,7 +120,7 @@ func TestSceneVerbOpensAndControls(t *testing.T) {
 		t.Errorf("scene list:\n%s", h.text())
 	}
 	h.run("scene fake")
-	if !strings.Contains(h.screen(), "scene: a fake scene") || !strings.Contains(h.screen(), "fake 68x22") {
+	if !strings.Contains(h.screen(), "scene: a fake scene") || !strings.Contains(h.screen(), "fake 68x16") {
 		t.Fatalf("scene not shown:\n%s", h.screen())
 	}
 	// offline became a verb; publish did not, because it is a nats command.

@@ -9,6 +9,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+
+	"natslab/scenes"
 )
 
 // Goldens of the screen, colours stripped, at the sizes the lab must read
@@ -86,12 +88,15 @@ func TestTheWelcomeTakesTheRoomWhileNoSceneIsOpen(t *testing.T) {
 		intro    = "publisher ──▶ ( NATS ) ──▶ subscriber Scenes draw what happens on the broker, whoever causes it."
 	)
 	// The panes with a scene open, as the scenes are drawn for (100x30:
-	// scenes.LessonPanes).
+	// scenes.LessonPanes), beside the welcome and beside a lesson.
 	withScene := map[[2]int]struct{ top, lesson rect }{
 		{80, 24}:  {rect{0, 0, 46, 9}, rect{46, 0, 34, 9}},
 		{100, 30}: {rect{0, 0, 58, 18}, rect{58, 0, 42, 18}},
-		{120, 36}: {rect{0, 0, 70, 21}, rect{70, 0, 50, 21}},
+		{120, 36}: {rect{0, 0, 70, 18}, rect{70, 0, 50, 18}},
 		{140, 30}: {rect{0, 0, 96, 12}, rect{96, 0, 44, 29}},
+	}
+	withLesson := map[[2]int]struct{ top, lesson rect }{
+		{120, 36}: {rect{0, 0, 70, 21}, rect{70, 0, 50, 21}},
 	}
 	for _, sz := range [][2]int{{80, 24}, {100, 30}, {120, 36}, {140, 30}} {
 		name := fmt.Sprintf("%dx%d", sz[0], sz[1])
@@ -143,10 +148,53 @@ func TestTheWelcomeTakesTheRoomWhileNoSceneIsOpen(t *testing.T) {
 		panes("the server log hidden", struct{ top, lesson rect }{reading.top, reading.lesson})
 		h.run("lesson first-stream") // its scene: contrast
 		h.waitScreen("scene: the contrast scene", "lesson 6 · first-stream")
-		panes("a lesson with a scene", split)
+		lessonSplit, ok := withLesson[sz]
+		if !ok {
+			lessonSplit = split
+		}
+		panes("a lesson with a scene", lessonSplit)
 		h.run("lesson leave")
 		h.waitScreen("lesson: Welcome to natslab")
 		panes("back in the sandbox", struct{ top, lesson rect }{reading.top, reading.lesson})
+		h.close()
+	}
+}
+
+// In the sandbox, a scene beside the welcome gets the rows the scenes are
+// drawn for beside the lesson pane at 100x30 (scenes.LessonPanes), or
+// typing's share where that is more, and the command pane, where the
+// learner types what the scene shows, the rest; a lesson open beside it
+// takes most of the height again for its steps and text, and leaving it
+// gives the rows back.
+func TestASceneBesideTheWelcomeLeavesTheRowsToTheCommandPane(t *testing.T) {
+	drawnFor := scenes.LessonPanes[0].H
+	for _, sz := range [][2]int{{100, 30}, {120, 36}, {110, 44}, {130, 60}} {
+		name := fmt.Sprintf("%dx%d", sz[0], sz[1])
+		h := newHarness(t, sz[0], sz[1])
+		built := withScenes(h, "contrast", "mine")
+		h.run("scene mine")
+		h.waitScreen("scene: the mine scene")
+		l := h.m.lay
+		typing := computeLayout(sz[0], sz[1], onScreen{scene: true})
+		want := max(drawnFor, typing.top.h-2)
+		if b := built(); len(b) != 1 || b[0].h != want || l.lesson.h != l.top.h {
+			t.Errorf("%s: the scene draws in %d rows beside a %d-row lesson pane; want %d rows, the lesson pane beside it as tall", name, b[0].h, l.lesson.h, want)
+		}
+		if l.cmd.h != sz[1]-1-l.top.h {
+			t.Errorf("%s: the command pane has %d rows of the %d below the scene", name, l.cmd.h, sz[1]-1-l.top.h)
+		}
+		h.run("lesson first-stream") // its scene: contrast
+		h.waitScreen("scene: the contrast scene", "lesson 6 · first-stream")
+		if got := h.m.lay.lesson.h; got < min(sz[1]*60/100, 30) {
+			t.Errorf("%s: a lesson beside its scene has %d rows; want 60%% of the height, up to 30", name, got)
+		}
+		h.run("lesson leave")
+		h.waitScreen("lesson: Welcome to natslab")
+		h.run("scene mine")
+		h.waitScreen("scene: the mine scene")
+		if h.m.lay != l {
+			t.Errorf("%s: back in the sandbox the panes are %+v; want %+v", name, h.m.lay, l)
+		}
 		h.close()
 	}
 }
