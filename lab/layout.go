@@ -16,12 +16,11 @@ import (
 //     the sandbox's welcome, is read there); with it hidden (F2) the scene
 //     takes the full width and the command pane most of the height; a
 //     scene beside the welcome, in the sandbox, the rows the scenes are
-//     drawn for at 100x30, the command pane (where the learner works)
-//     the rest. While
-//     no scene is open (the scene pane shows only its introduction, not
-//     the server log), the lesson pane reads wider, and where the
-//     command pane can spare the rows, taller: the welcome whole at
-//     120x36, its first two sections at 100x30;
+//     drawn for at 100x30, the command pane (where the learner works) the
+//     rest. While no scene is open (the scene pane shows only its
+//     introduction, not the server log), the lesson pane reads wider, and
+//     where the command pane can spare the rows to show its text whole,
+//     taller: the welcome whole at 120x36;
 //   - full, wide (140x30 and up): the lesson in a column on the right, the
 //     scene above the command pane on the left. While no scene is open,
 //     the column widens as far as its text needs to read whole (the
@@ -135,11 +134,13 @@ func computeLayout(w, h int, on onScreen) layout {
 		// next, the welcome its first steps whole. Hidden (F2), the pane's
 		// rows go to the command pane for typing.
 		th = clamp(h*60/100, 7, 30)
-		if reading {
-			// Nothing animates beside it: the welcome may take a few of
-			// the command pane's rows to read whole, as long as that
-			// pane keeps a dozen (its first lines and room to type).
-			th = max(th, min(on.rowsAt(lessonWidth(w, true)), h-1-12))
+		if r := on.rowsAt(lessonWidth(w, true)); reading && r <= h-1-12 {
+			// Nothing animates beside it: the text (the welcome) may
+			// take a few of the command pane's rows to read whole, as
+			// long as that pane keeps a dozen (its first lines and
+			// room to type). A text that would still scroll leaves
+			// them to the commands.
+			th = max(th, r)
 		}
 	}
 	topW := w

@@ -199,6 +199,26 @@ func TestASceneBesideTheWelcomeLeavesTheRowsToTheCommandPane(t *testing.T) {
 	}
 }
 
+// A lesson read with no scene beside it (a lesson without one) keeps the
+// command pane the rows it has beside a scene: its text scrolls anyway,
+// and the learner types its steps there. Only a text that then reads
+// whole (the welcome) takes a few of them.
+func TestAScrollingTextLeavesTheCommandPaneItsRows(t *testing.T) {
+	for _, sz := range [][2]int{{120, 40}, {110, 50}} {
+		h := newHarness(t, sz[0], sz[1])
+		h.run("lesson services")
+		h.waitScreen("lesson 32 · services")
+		if h.m.scene.scene != nil {
+			t.Fatalf("the services lesson opened a scene: the test wants a lesson without one")
+		}
+		beside := computeLayout(sz[0], sz[1], onScreen{lesson: true, scene: true})
+		if got := h.m.lay.cmd.h; got != beside.cmd.h {
+			t.Errorf("%dx%d: the command pane has %d rows beside a lesson with no scene; %d beside a scene", sz[0], sz[1], got, beside.cmd.h)
+		}
+		h.close()
+	}
+}
+
 // In the wide layout, from 140x30 up, the sandbox's welcome reads whole
 // in its column while no scene is open, at every size and whatever the
 // window went through before, the command pane keeping the 80 columns the
