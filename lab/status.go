@@ -254,6 +254,9 @@ func (b *statusBar) variants() []string {
 		join(where, jsShort) + jobs + lesson,
 		join(where, jsShort) + jobs + strings.Replace(lesson, " lesson ", " ", 1),
 		join(where, jsShort) + jobs,
+		// The pane's running row lists the jobs: cut short, their count
+		// would be a number without its word ("1…").
+		join(where, jsShort),
 	}
 }
 
