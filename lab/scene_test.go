@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"natslab/broker/command"
 	"natslab/scenes"
@@ -300,6 +301,27 @@ func TestScenePanesAreWhatScenesFit(t *testing.T) {
 		got := scenes.PaneSize{W: l.top.w - 2, H: l.top.h - 2, Title: titleRoom(l.top.w)}
 		if len(want) != 1 || got != want[0] {
 			t.Errorf("100x30, lesson shown %v: the scene draws in %+v, but the scenes fit %+v", showLesson, got, want)
+		}
+	}
+}
+
+// A scene's controls fit the command pane's width, each summary wrapped in
+// its own column: a longer line would fold back to the pane's first
+// column, under the controls (scene contrast's mode, at 80 columns).
+func TestSceneControlsFitThePane(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.run("scene contrast")
+	text := h.text()
+	_, controls, ok := strings.Cut(text, "Controls:\n")
+	if !ok {
+		t.Fatalf("no controls listed:\n%s", text)
+	}
+	for _, line := range strings.Split(controls, "\n") {
+		if strings.HasPrefix(line, "F4") {
+			break
+		}
+		if ansi.StringWidth(line) > h.m.cmd.w || !strings.HasPrefix(line, "  ") {
+			t.Errorf("%q is wider than the pane (%d) or starts under the controls", line, h.m.cmd.w)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"natslab/broker/command"
+	"natslab/broker/text"
 	"natslab/scenes"
 )
 
@@ -119,7 +120,11 @@ func (m *Model) describeControls(c *command.Call, sc scenes.Scene) {
 		width = max(width, len(usages[i]))
 	}
 	for i, ctl := range ctls {
-		fmt.Fprintf(c.Out, "  %-*s  %s\n", width, usages[i], ctl.Summary)
+		// Wrapped in its own column at the pane's width: the pane would
+		// fold a longer line back to its first column.
+		for _, l := range text.Hanging(usages[i], ctl.Summary, 2+width+2, m.sess.HelpWidth()) {
+			fmt.Fprintln(c.Out, l)
+		}
 	}
 	if k, ok := sc.(scenes.Keyed); ok && len(k.Keys()) > 0 {
 		fmt.Fprintln(c.Out, "F4 (or a click on the scene) gives the scene its keys; esc gives them back")

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"natslab/broker/brokertest"
+	"natslab/broker/text"
 )
 
 // A name given to the wrong kind of command (a key-value bucket's to the
@@ -71,6 +72,30 @@ func TestRealCLIJetStreamCommandsSayJetStreamIsOff(t *testing.T) {
 		}
 		if !strings.Contains(r.note, "JetStream is off on the lab's server: turn it on with nats-server -js") {
 			t.Errorf("%s: %q with the note %q", line, r.err, r.note)
+		}
+	}
+}
+
+// help's list of commands fits the pane's width, each summary wrapped in
+// its own column: a longer line would fold back to the pane's first
+// column, under the commands (leaf start | leaf stop … at 80 columns).
+func TestHelpListFitsThePaneWidth(t *testing.T) {
+	l := newLab(t)
+	for _, w := range []int{60, 80, 100} {
+		l.s.SetHelpWidth(w)
+		out := l.must("help").out
+		list := false
+		for _, line := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+			if strings.HasSuffix(line, "commands:") || strings.HasSuffix(line, "optional):") {
+				list = true
+				continue
+			}
+			if line == "" || strings.HasPrefix(line, "help COMMAND") {
+				continue
+			}
+			if text.Width(line) > w || (list && !strings.HasPrefix(line, "  ")) {
+				t.Errorf("at %d columns %q is too wide, or starts under the commands", w, line)
+			}
 		}
 	}
 }

@@ -249,6 +249,15 @@ func noSubCommand(l realcli.Line) string {
 	return fmt.Sprintf("%s has no sub-command %q%s", l.Name(), l.Next, didYouMean(l.Next, subs))
 }
 
+// writeRow writes a row of the help's list, its summary wrapped in its own
+// column at width (the pane's): the pane would fold a longer line back to
+// its first column, under the commands.
+func writeRow(b *strings.Builder, name, summary string, width int) {
+	for _, l := range text.Hanging(name, summary, 25, width) {
+		b.WriteString(l + "\n")
+	}
+}
+
 // helpIndex lists every command, the real CLI's first, then the lab's.
 func (s *Session) helpIndex() string {
 	var b strings.Builder
@@ -262,7 +271,7 @@ func (s *Session) helpIndex() string {
 			name += " (" + strings.Join(c.Aliases, ", ") + ")"
 		}
 		summary, _, _ := strings.Cut(c.Help, "\n")
-		fmt.Fprintf(&b, "  %-22s %s\n", name, summary)
+		writeRow(&b, name, summary, s.HelpWidth())
 	}
 	b.WriteString("\nLab commands:\n\n")
 	vs := map[string]Verb{}
@@ -280,7 +289,7 @@ func (s *Session) helpIndex() string {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(&b, "  %-22s %s\n", vs[n].Usage, vs[n].Summary)
+		writeRow(&b, vs[n].Usage, vs[n].Summary, s.HelpWidth())
 	}
 	b.WriteString("\nhelp COMMAND explains one, for example: help stream add\n")
 	return b.String()

@@ -201,6 +201,34 @@ func Leading(width int, sep string, parts ...string) []string {
 	return parts[:n]
 }
 
+// Hanging lays a row of a two-column list out in width cells: term
+// indented by two, desc from column col, wrapped (Wrap) in its own column,
+// so that no line of it starts under the terms. A term too wide for its
+// column has a line of its own (wrapped too, where wider than width),
+// desc under it; where the column would be too narrow to read (under 20
+// cells), desc goes under the term, indented by four.
+func Hanging(term, desc string, col, width int) []string {
+	at := col
+	if width-at < 20 {
+		at = min(4, col)
+	}
+	lines := wrap(desc, max(width-at, 1))
+	pad := strings.Repeat(" ", at)
+	var out []string
+	if head := "  " + term; Width(head)+1 <= at && len(lines) > 0 {
+		out = append(out, head+strings.Repeat(" ", at-Width(head))+plain(lines[0]))
+		lines = lines[1:]
+	} else {
+		for _, t := range wrap(term, max(width-2, 1)) {
+			out = append(out, "  "+plain(t))
+		}
+	}
+	for _, l := range lines {
+		out = append(out, pad+plain(l))
+	}
+	return out
+}
+
 func printableASCII(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < ' ' || c > '~' {

@@ -194,3 +194,30 @@ func TestUnbrokenWrapsAsOne(t *testing.T) {
 		t.Errorf("Wrap = %q, want %q", got, want)
 	}
 }
+
+// A list's row wraps its description in its own column, never under the
+// terms; a term too wide for its column has a line of its own.
+func TestHangingKeepsTheDescriptionInItsColumn(t *testing.T) {
+	got := Hanging("jobs", "List the commands running in the background, every one of them", 10, 40)
+	want := []string{
+		"  jobs    List the commands running in",
+		"          the background, every one of",
+		"          them",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	got = Hanging("leaf start | leaf stop", "Start or stop the leaf node", 10, 40)
+	want = []string{
+		"  leaf start | leaf stop",
+		"          Start or stop the leaf node",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for _, l := range Hanging("node ls | node stop NAME | node start [NAME]", "List the cluster's nodes, stop one and start it again", 25, 30) {
+		if Width(l) > 30 || !strings.HasPrefix(l, "  ") {
+			t.Errorf("in a narrow pane %q is wider than 30 or not indented", l)
+		}
+	}
+}
