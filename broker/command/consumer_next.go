@@ -112,12 +112,34 @@ func (x *consumerCmd) next(c *Call) error {
 		if !ackable && m.Reply != "" && (x.ackNext || x.nak || x.term) && i == 0 {
 			c.Notef("consumer %s takes no acknowledgements (ack policy none): the server counted the message done as it delivered it, and ignores the %s", x.consumer, x.settleKind())
 		}
+		if ackable && m.Reply != "" && !x.ackNext && !x.nak && !x.term && i == x.count-1 {
+			c.Notef("%s", unackedNote(x.consumer, ci.Config, meta, merr, x.count))
+		}
 		if merr == nil {
 			c.S.consumed(meta.Stream, meta.Consumer, meta.Sequence.Stream)
 		}
 		c.handled()
 	}
 	return nil
+}
+
+// unackedNote says what becomes of messages next left unacknowledged
+// (--no-ack) on a consumer that wants acks: the server delivers them
+// again once the ack wait has passed, unless that was the last delivery
+// --max-deliver allows.
+func unackedNote(consumer string, cfg jetstream.ConsumerConfig, meta *nats.MsgMetadata, merr error, count int) string {
+	what := "the message was"
+	if count > 1 {
+		what = "the messages were"
+	}
+	if merr == nil && cfg.MaxDeliver > 0 && meta.NumDelivered >= uint64(cfg.MaxDeliver) {
+		return fmt.Sprintf("%s not acknowledged (--no-ack), and that was the last delivery consumer %s allows (--max-deliver %d): the server will not deliver it again", what, consumer, cfg.MaxDeliver)
+	}
+	wait := cfg.AckWait
+	if len(cfg.BackOff) > 0 && merr == nil {
+		wait = cfg.BackOff[min(int(meta.NumDelivered), len(cfg.BackOff))-1]
+	}
+	return fmt.Sprintf("%s not acknowledged (--no-ack): consumer %s waits %s for an acknowledgement, then delivers again what has none", what, consumer, wait)
 }
 
 // cannotSettle is natscli's failure to settle a status the server sent in

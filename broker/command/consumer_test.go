@@ -367,6 +367,10 @@ func TestConsumerRedelivery(t *testing.T) {
 	if !strings.Contains(r.out, "tries: 1 / cons seq: 1 / str seq: 1") || strings.Contains(r.out, "Acknowledged") {
 		t.Errorf("first:\n%s", r.out)
 	}
+	// The note says it comes back, and when.
+	if want := "the message was not acknowledged (--no-ack): consumer WORKER waits 1s for an acknowledgement, then delivers again what has none"; !strings.Contains(r.note, want) {
+		t.Errorf("first: the note %q lacks %q", r.note, want)
+	}
 	info := l.must("consumer info JOBS WORKER").out
 	if !strings.Contains(info, "Outstanding Acks: 1 out of maximum") || !strings.Contains(info, "Ack Wait: 1.00s") || !strings.Contains(info, "Maximum Deliveries: 2") {
 		t.Errorf("info:\n%s", info)
@@ -385,6 +389,9 @@ func TestConsumerRedelivery(t *testing.T) {
 	r = l.must("consumer next JOBS WORKER --no-ack --timeout 10s")
 	if !strings.Contains(r.out, "tries: 2 / cons seq: 2 / str seq: 1") {
 		t.Errorf("redelivery:\n%s", r.out)
+	}
+	if want := "that was the last delivery consumer WORKER allows (--max-deliver 2): the server will not deliver it again"; !strings.Contains(r.note, want) {
+		t.Errorf("redelivery: the note %q lacks %q", r.note, want)
 	}
 	// Delivered twice, the maximum: a pull waits, and once the ack wait
 	// runs out the server gives up on the message instead of delivering
