@@ -200,6 +200,7 @@ func (s *subCmd) directLoop(c *Call, r *directReader, seq uint64, since time.Tim
 			}
 			return c.jsError(err)
 		}
+		fromSince := !since.IsZero()
 		since = time.Time{}
 		if len(msgs) == 0 {
 			if s.terminate {
@@ -233,7 +234,16 @@ func (s *subCmd) directLoop(c *Call, r *directReader, seq uint64, since time.Tim
 		}
 		idle = directIdle
 		for _, m := range msgs {
-			seq = m.Sequence + 1
+			if fromSince {
+				// natscli reads the first message since the time, then
+				// goes on from where --new would start (seq), one further
+				// for the message it read: it skips the rest of what the
+				// stream held and the next message stored.
+				seq++
+				c.Notef("the real CLI's direct read with --since shows the first message since then, then only messages stored from now on, less the first of them; a consumer shows them all: leave out --direct, or read on with --start-sequence %d", m.Sequence+1)
+			} else {
+				seq = m.Sequence + 1
+			}
 			if !sk.direct(m, s.stream, atEnd(m)) {
 				return sk.failure()
 			}
