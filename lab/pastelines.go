@@ -31,12 +31,23 @@ func pastedLines(content string) []string {
 	content = strings.ReplaceAll(content, "\r\n", "\n")
 	content = strings.ReplaceAll(content, "\r", "\n")
 	content = strings.ReplaceAll(content, "\t", " ")
+	return commandLines(strings.Split(content, "\n"))
+}
+
+// commandLines joins raw lines whose quote runs on into the next, as one
+// command. A quote the paste never closes was no body over several lines
+// but a slip on its own line: that line is a command alone (refused for
+// its quote), and the lines after it are commands of their own, not the
+// rest of a quote that swallowed them.
+func commandLines(raw []string) []string {
 	var lines []string
-	open := ""
-	for _, l := range strings.Split(content, "\n") {
+	open, from := "", 0
+	for i, l := range raw {
 		if open != "" {
 			l = open + " " + l
 			open = ""
+		} else {
+			from = i
 		}
 		if command.QuoteOpen(l) {
 			open = l
@@ -46,8 +57,9 @@ func pastedLines(content string) []string {
 			lines = append(lines, l)
 		}
 	}
-	if l := strings.TrimSpace(open); l != "" {
-		lines = append(lines, l)
+	if open != "" {
+		lines = append(lines, strings.TrimSpace(raw[from]))
+		lines = append(lines, commandLines(raw[from+1:])...)
 	}
 	return lines
 }

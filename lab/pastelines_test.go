@@ -126,3 +126,23 @@ func TestAPastedLinesErrorComesBeforeTheNextLine(t *testing.T) {
 		t.Errorf("the error is said %d times:\n%s", n, text)
 	}
 }
+
+// A quote a paste never closes is a slip on its line, not a body over the
+// lines after it: that line alone is refused for its quote, and the lines
+// after it run, each its own command.
+func TestAPastedLineWithAnOpenQuoteSwallowsNoOtherLine(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.send(tea.PasteMsg{Content: "pub a one\npub b \"oops\npub c 'it is\nfine'\npub d four\n"})
+	want := []string{`pub b "oops`, "pub c 'it is fine'", "pub d four"}
+	if v := h.m.cmd.in.Value(); v != "pub a one" || strings.Join(h.m.cmd.pasted, "|") != strings.Join(want, "|") {
+		t.Fatalf("prompt %q, waiting %q; want %q", v, h.m.cmd.pasted, want)
+	}
+	h.key("enter")
+	h.pump("every pasted line to run", func() bool { return len(h.m.cmd.pasted) == 0 && len(h.m.cmd.jobs) == 0 })
+	text := h.text()
+	for _, w := range []string{"quote is not closed", `Published 10 bytes to "c"`, `Published 4 bytes to "d"`} {
+		if !strings.Contains(text, w) {
+			t.Errorf("lacks %q:\n%s", w, text)
+		}
+	}
+}
