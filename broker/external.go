@@ -71,22 +71,24 @@ func (e *External) ConnectAs(name string, cred Credentials, extra ...nats.Option
 	opts = append(append(opts, credentialOptions(cred)...), extra...)
 	nc, err := nats.Connect(e.opts.URL, opts...)
 	if err != nil {
-		return nil, connectError(e.opts.URL, err)
+		return nil, connectError(e.opts.URL, cred, err)
 	}
 	return nc, nil
 }
 
 // connectError says that urls could not be reached, and what to check:
 // the address where nothing answers, the credentials where the server
-// refused them, the scheme where a ws:// URL met a port that speaks the
+// refused them (or asked for some and had none), the scheme where a ws:// URL met a port that speaks the
 // NATS protocol (nats.go's error then quotes the server's whole INFO).
 // nats.go and net/url quote the URL they were given, user info and all.
-func connectError(urls string, err error) error {
+func connectError(urls string, cred Credentials, err error) error {
 	shown := RedactURL(urls)
 	msg := err.Error()
 	switch {
 	case errors.Is(err, nats.ErrNoServers):
 		return fmt.Errorf("cannot connect to %s: %w (nothing answers there: check that the server runs and --server names its host and port)", shown, err)
+	case strings.Contains(strings.ToLower(msg), nats.AUTHORIZATION_ERR) && cred == Credentials{}:
+		return fmt.Errorf("cannot connect to %s: %w (the server asks for credentials, and none were given: add --user and --password, --token or --creds, or put the user and password in the URL)", shown, RedactError(err))
 	case strings.Contains(strings.ToLower(msg), nats.AUTHORIZATION_ERR):
 		return fmt.Errorf("cannot connect to %s: %w (the server refused the credentials: check --user and --password, --token, --creds or the user and password in the URL)", shown, RedactError(err))
 	case strings.Contains(msg, "malformed HTTP status code") && strings.Contains(msg, "server_id"):

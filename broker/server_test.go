@@ -329,6 +329,7 @@ func TestDialSaysWhatToCheck(t *testing.T) {
 		want, not []string
 	}{
 		{"nothing listens", broker.ExternalOptions{URL: "nats://" + nothing}, []string{"cannot connect to nats://" + nothing, "nothing answers there", "host and port"}, []string{"credentials"}},
+		{"no credentials", broker.ExternalOptions{URL: "nats://" + hostPort}, []string{"Authorization Violation", "asks for credentials, and none were given", "--token"}, []string{"refused the credentials"}},
 		{"a wrong token", broker.ExternalOptions{URL: "nats://" + hostPort, Token: "wrong"}, []string{"Authorization Violation", "refused the credentials", "--token"}, []string{"nothing answers"}},
 		{"a ws URL for a NATS port", broker.ExternalOptions{URL: "ws://" + hostPort, Token: "s3cret"}, []string{"cannot connect to ws://" + hostPort, "use nats://"}, []string{"server_id", "credentials"}},
 	} {
