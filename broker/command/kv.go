@@ -107,7 +107,7 @@ func buildKV(app *fisk.Application, c *Call) {
 	update.Arg("value", "The new value").Required().StringVar(&k.val)
 	update.Arg("revision", "The revision you read, as kv get shows it").Required().StringVar(&k.revisionArg)
 
-	del := kv.Command("del", "Deletes a key (keeping its history), or with no key the whole bucket").Alias("rm").Alias("delete").Action(act(c, k.delRun))
+	del := kv.Command("del", "Deletes a key (keeping its history), or with no key the whole bucket").Alias("rm").Action(act(c, k.delRun))
 	del.Arg("bucket", "The bucket").Required().StringVar(&k.bucket)
 	del.Arg("key", "The key; leave it out to delete the bucket").StringVar(&k.key)
 	del.Flag("force", "Delete without asking").Short('f').UnNegatableBoolVar(&k.force)
