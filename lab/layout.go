@@ -19,8 +19,8 @@ import (
 //     drawn for at 100x30, the command pane (where the learner works) the
 //     rest. While no scene is open (the scene pane shows only its
 //     introduction, not the server log), the lesson pane reads wider, and
-//     where the command pane can spare the rows to show its text whole,
-//     taller: the welcome whole at 120x36;
+//     taller where the command pane can spare the rows: the welcome's
+//     first steps whole from 80x24, the whole of it at 120x36;
 //   - full, wide (140x30 and up): the lesson in a column on the right, the
 //     scene above the command pane on the left. While no scene is open,
 //     the column widens as far as its text needs to read whole (the
@@ -134,14 +134,17 @@ func computeLayout(w, h int, on onScreen) layout {
 		// next, the welcome its first steps whole. Hidden (F2), the pane's
 		// rows go to the command pane for typing.
 		th = clamp(h*60/100, 7, 30)
-		if r := on.rowsAt(lessonWidth(w, true)); reading && r <= h-1-12 {
-			// Nothing animates beside it: the text (the welcome) may
-			// take a few of the command pane's rows to read whole, as
-			// long as that pane keeps a dozen (its first lines and
-			// room to type). A text that would still scroll leaves
-			// them to the commands.
-			th = max(th, r)
-		}
+	}
+	if r := on.rowsAt(lessonWidth(w, true)); reading && (on.welcome || r <= h-1-12) {
+		// Nothing animates beside it: the text may take the command
+		// pane's rows, as long as that pane keeps a dozen (its first
+		// lines and room to type). The welcome, read first beside a
+		// command pane that holds only the greeting, takes them as far
+		// as they go (its first steps whole from 80x24, the whole of it
+		// at 120x36); a lesson's text only where it then reads whole:
+		// one that scrolls anyway leaves them to the commands, where
+		// its steps are typed.
+		th = max(th, min(r, h-1-12))
 	}
 	topW := w
 	if on.lesson {

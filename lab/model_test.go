@@ -802,7 +802,7 @@ func TestScrollReachesTheOldestWrappedLine(t *testing.T) {
 	if !strings.Contains(s, "line 00") {
 		t.Errorf("the first line is out of reach:\n%s", s)
 	}
-	body := strings.Split(s, "\n")[10] // under the top panes (9 rows) and the rule
+	body := strings.Split(s, "\n")[h.m.lay.cmd.y+1] // under the top panes and the rule
 	if !strings.HasPrefix(body, "line 00") {
 		t.Errorf("scrolled past the first line: top row %q", body)
 	}

@@ -50,12 +50,13 @@ func TestViewGoldenCompactAndTooSmall(t *testing.T) {
 }
 
 // The welcome reads like a lesson: from 30 rows the lesson pane takes most
-// of the height whatever it shows, so the sandbox's first screen has the
-// welcome's first steps whole beside the scene. F2, hiding the pane, gives
-// its rows to the command pane.
+// of the height whatever it shows, and below that the welcome takes the
+// command pane's rows down to a dozen, so the sandbox's first screen has
+// the welcome's first steps whole beside the scene's introduction from
+// 80x24. F2, hiding the pane, gives its rows to the command pane.
 func TestTheWelcomesFirstStepsReadWhole(t *testing.T) {
 	const last = "3. jobs lists what runs; stop 1 (or Ctrl-C) ends it."
-	for _, sz := range [][2]int{{100, 30}, {120, 36}} {
+	for _, sz := range [][2]int{{80, 24}, {100, 27}, {120, 28}, {100, 30}, {120, 36}} {
 		h := newHarness(t, sz[0], sz[1])
 		if got := textIn(h.screen(), h.m.lay.lesson); !strings.Contains(got, last) {
 			t.Errorf("%dx%d: the welcome's first steps are not whole in the lesson pane: %q", sz[0], sz[1], got)
