@@ -52,6 +52,8 @@ func TestWrongKindOfBucketSaysWhatTheNameIs(t *testing.T) {
 	real("object get FILES note.txt", "nats: error: nats: object not found", "there is no object note.txt in store FILES: did you mean notes.txt?", "objects: notes.txt")
 	real("object rm FILES nope -f", "nats: error: nats: object not found", "there is no object nope in store FILES", "objects: notes.txt")
 
+	real("object put FILES", "nats: error: --name is required when reading from stdin", "name a file, like object put FILES notes.txt")
+
 	l.fails("kv get FILES a", "nats: error: nats: bucket not found", "FILES is an object store, not a key-value bucket", "object ls FILES")
 	l.fails("kv put ORDERS a 1", "nats: error: nats: bucket not found", "ORDERS is a stream, not a key-value bucket", "stream info ORDERS", "kv add ORDERS")
 	l.fails("kv info OBJ_FILES", "nats: error: nats: bucket not found", "OBJ_FILES is the stream under object store FILES", "object commands take its name: FILES")

@@ -80,6 +80,13 @@ var realRefusals = []struct {
 	{"could not determine screen dimensions", func(l realcli.Line, _ bool) string {
 		return fmt.Sprintf("nats %s draws a table across a whole terminal: run it in a terminal of its own", l.Name())
 	}},
+	{"--name is required when reading from stdin", func(l realcli.Line, _ bool) string {
+		bucket := "BUCKET"
+		if v := l.Args["bucket"]; len(v) > 0 {
+			bucket = v[0]
+		}
+		return fmt.Sprintf("with no file named, the real CLI reads the object from standard input, which the lab gives commands none of: name a file, like object put %s notes.txt", bucket)
+	}},
 	{"ensure the account used has system privileges", func(l realcli.Line, own bool) string {
 		if !own {
 			return "Commands that ask the servers themselves (server list, info, report, ping …) need a user of the system account: start natslab with --server and the credentials (--creds, or --user and --password) of a system user"
