@@ -157,8 +157,8 @@ func (lp *Loop) drain(t Turns) {
 
 // Dial opens the driver's connection to dep, named name: news of the
 // server goes to the loop (ServerChanged), JetStream is reached through
-// it, and what the server sends on subjects (advisories) is heard in Msgs.
-// End closes it.
+// it, and what the server sends on subjects (advisories) is heard in Msgs
+// from the moment Dial returns. End closes it.
 func (lp *Loop) Dial(dep broker.Deployment, name string, subjects ...string) (*nats.Conn, jetstream.JetStream, error) {
 	nc, err := lp.Connect(dep, name, lp.ServerChanged)
 	if err != nil {
@@ -170,6 +170,13 @@ func (lp *Loop) Dial(dep broker.Deployment, name string, subjects ...string) (*n
 	}
 	for _, subj := range subjects {
 		if _, err := nc.ChanSubscribe(subj, lp.msgs); err != nil {
+			return nil, nil, err
+		}
+	}
+	// The subscriptions are in place only once the server has them: what
+	// another connection publishes before that reaches nobody here.
+	if len(subjects) > 0 {
+		if err := nc.Flush(); err != nil {
 			return nil, nil, err
 		}
 	}
