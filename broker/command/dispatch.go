@@ -106,8 +106,16 @@ func (s *Session) exec(c *Call) (err error) {
 		}
 	}()
 	words, err := SplitWords(c.Job.Line)
-	if err != nil || len(words) == 0 {
+	if err != nil {
 		return err
+	}
+	if len(words) == 0 {
+		if strings.TrimSpace(c.Job.Line) == "" {
+			return nil
+		}
+		// nats alone: the real CLI prints its usage, the list of its
+		// commands.
+		return s.runReal(c, words, realcli.Parse(words))
 	}
 	first := words[0]
 	if v, ok := s.verb(first); ok {

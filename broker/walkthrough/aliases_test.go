@@ -43,3 +43,16 @@ func TestCommandAliases(t *testing.T) {
 		},
 	})
 }
+
+// nats alone, as a learner types it to see what there is: the real CLI's
+// usage, its list of commands.
+func TestNatsAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs natslab and the real nats CLI")
+	}
+	t.Parallel()
+	brokertest.CompareScript(t, brokertest.Script{
+		Name:  "nats alone",
+		Lines: []string{"nats", "nats stream ls", "nats"},
+	})
+}
