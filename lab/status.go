@@ -257,6 +257,8 @@ func (b *statusBar) variants() []string {
 		// The pane's running row lists the jobs: cut short, their count
 		// would be a number without its word ("1…").
 		join(where, jsShort),
+		// Where not even that fits, the place alone, rather than "JS…".
+		join(where),
 	}
 }
 

@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -72,22 +71,27 @@ func externalStatus(t *testing.T, url string) *statsSource {
 	return src
 }
 
-// However narrow the window, the status bar cuts no number short: "1…"
-// could be a job, a stream or a connection. What does not fit goes whole,
-// the jobs (the pane's running row lists them) before the place.
-func TestStatusBarNeverCutsANumber(t *testing.T) {
-	cutNumber := regexp.MustCompile(`\d…`)
+// However narrow the window, the status bar cuts no number or word short:
+// "1…" could be a job, a stream or a connection, and "JS…" says nothing.
+// What does not fit goes whole, the jobs (the pane's running row lists
+// them) first, the place last.
+func TestStatusBarNeverCutsANumberOrAWord(t *testing.T) {
 	for _, f := range []facts{
 		{running: true, jetstream: true, streams: 1, consumers: 2, conns: 3, jobs: 1},
 		{running: true, jetstream: true, streams: 12, consumers: 2, conns: 3, jobs: 11, store: "/tmp/store"},
 		{url: "nats://127.0.0.1:4222", running: true, jetstream: true, streams: 1, consumers: 0, conns: 1, jobs: 2},
+		{url: "nats://127.0.0.1:44071", running: true, jetstream: true, streams: 1, consumers: 0, conns: 1},
 	} {
+		b := &statusBar{st: DefaultStyles(), f: f}
+		whole := map[string]bool{}
+		for _, v := range b.variants() {
+			whole[v] = true
+		}
 		for w := 40; w <= 120; w++ {
-			b := &statusBar{st: DefaultStyles(), f: f}
 			b.SetSize(w)
-			line := ansi.Strip(b.Line())
-			if m := cutNumber.FindString(line); m != "" {
-				t.Errorf("at %d columns the bar cuts a number: %q", w, line)
+			left := strings.TrimRight(strings.TrimSuffix(ansi.Strip(b.Line()), " ?/f1 keys "), " ")
+			if !whole[left] {
+				t.Errorf("at %d columns the bar cuts its text short: %q", w, left)
 			}
 		}
 	}
