@@ -110,8 +110,8 @@ func (s *Session) exec(c *Call) (err error) {
 		return err
 	}
 	if len(words) == 0 {
-		if strings.TrimSpace(c.Job.Line) == "" {
-			return nil
+		if strings.TrimSpace(StripComment(c.Job.Line)) == "" {
+			return nil // a blank line, or a comment
 		}
 		// nats alone: the real CLI prints its usage, the list of its
 		// commands.

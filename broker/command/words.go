@@ -17,7 +17,7 @@ func SplitWords(line string) ([]string, error) {
 	if len(line) > MaxLineLength {
 		return nil, usageErrorf("the command is %d bytes long; the lab accepts up to %d (put large bodies in a file and publish them with the real CLI)", len(line), MaxLineLength)
 	}
-	words, err := shellquote.Split(line)
+	words, err := shellquote.Split(StripComment(line))
 	if err != nil {
 		var what string
 		switch {
@@ -42,16 +42,51 @@ func SplitWords(line string) ([]string, error) {
 // backslash, as SplitWords reads it: a line break after it is inside a
 // word.
 func QuoteOpen(line string) bool {
-	_, err := shellquote.Split(line)
+	_, err := shellquote.Split(StripComment(line))
 	return errors.Is(err, shellquote.UnterminatedSingleQuoteError) ||
 		errors.Is(err, shellquote.UnterminatedDoubleQuoteError) ||
 		errors.Is(err, shellquote.UnterminatedEscapeError)
 }
 
+// StripComment drops a shell comment from line: from a # that begins a
+// word, outside quotes, to the end, as a shell reads the lines docs
+// annotate (stream ls  # every stream). A # inside a word (a#b) or quoted
+// is the word's.
+func StripComment(line string) string {
+	var quote byte // the quote a quoted part is in, 0 outside
+	wordStart := true
+	for i := 0; i < len(line); i++ {
+		ch := line[i]
+		switch {
+		case quote == '\'':
+			if ch == '\'' {
+				quote = 0
+			}
+		case quote == '"':
+			if ch == '\\' {
+				i++
+			} else if ch == '"' {
+				quote = 0
+			}
+		case ch == '\\':
+			i++
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case ch == ' ' || ch == '\t' || ch == '\n':
+			wordStart = true
+			continue
+		case ch == '#' && wordStart:
+			return strings.TrimRight(line[:i], " \t\n")
+		}
+		wordStart = false
+	}
+	return line
+}
+
 // SplitBackground reports whether line ends with a shell-style "&" (run in
 // the background) and returns the line without it.
 func SplitBackground(line string) (string, bool) {
-	t := strings.TrimRight(line, " \t")
+	t := strings.TrimRight(StripComment(line), " \t")
 	if !strings.HasSuffix(t, "&") || strings.HasSuffix(t, "&&") {
 		return line, false
 	}
