@@ -3,6 +3,7 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"strconv"
@@ -37,6 +38,13 @@ type Leaf struct {
 	goneSubs []string
 	log      *LogBuffer
 	closed   bool
+	// passed is how many messages the leaf had passed to the lab's server
+	// passedTo over the connections it had before it stopped (by the
+	// server's connection id): the server forgets a connection's counts
+	// once it closes, and what crossed before the leaf went offline still
+	// crossed.
+	passed   map[uint64]int64
+	passedTo *server.Server
 	// running is ns, for readers that must not wait while Start holds mu
 	// (the lab's server's Monitor, read at frame rate by scenes).
 	running atomic.Pointer[server.Server]
@@ -185,9 +193,21 @@ func (l *Leaf) Stop() (clients int, err error) {
 	if ns == nil {
 		return 0, errors.New("the leaf node is not running (leaf start starts it)")
 	}
+	hub := l.hub
+	hub.mu.Lock()
+	hns := hub.ns
+	hub.mu.Unlock()
+	if hns != nil {
+		now := passedNow(hns)
+		l.mu.Lock()
+		if l.passedTo != hns {
+			l.passed, l.passedTo = map[uint64]int64{}, hns
+		}
+		maps.Copy(l.passed, now)
+		l.mu.Unlock()
+	}
 	ns.Shutdown()
 	ns.WaitForShutdown()
-	hub := l.hub
 	hub.mu.Lock()
 	hub.broadcastLocked()
 	hub.mu.Unlock()
@@ -227,6 +247,45 @@ func (l *Leaf) Status() LeafStatus {
 		st.URL = "nats://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	}
 	return st
+}
+
+// Passed counts the messages the lab's server has received from the leaf
+// node since that server started: over the leaf connection it has now, and
+// over those it had before the leaf last stopped.
+func (l *Leaf) Passed() (int64, error) {
+	l.hub.mu.Lock()
+	hns := l.hub.ns
+	l.hub.mu.Unlock()
+	if hns == nil {
+		return 0, errors.New("the lab's server is not running")
+	}
+	counts := passedNow(hns)
+	l.mu.Lock()
+	if l.passedTo == hns {
+		// A stopped leaf's connection may still be on the server's list
+		// for a moment: its count is the one taken at the stop.
+		maps.Copy(counts, l.passed)
+	}
+	l.mu.Unlock()
+	var n int64
+	for _, c := range counts {
+		n += c
+	}
+	return n, nil
+}
+
+// passedNow is what hub received over each leaf connection it has now, by
+// connection id.
+func passedNow(hub *server.Server) map[uint64]int64 {
+	counts := map[uint64]int64{}
+	lz, err := hub.Leafz(nil)
+	if err != nil {
+		return counts
+	}
+	for _, c := range lz.Leafs {
+		counts[c.ID] = c.InMsgs
+	}
+	return counts
 }
 
 // Credentials are what a client of the leaf presents: the lab's server's.

@@ -298,3 +298,63 @@ func TestListenersCountTheLeafsSubscribers(t *testing.T) {
 		t.Errorf("Listeners(greet) with the leaf stopped = %d, want 1", got)
 	}
 }
+
+// What the leaf passed to the lab's server still counts once the leaf has
+// stopped (the server forgets a closed connection's counts), and again
+// after it started anew; a restarted lab's server has been passed nothing.
+func TestLeafPassedOutlivesTheLeafsStop(t *testing.T) {
+	s := brokertest.Start(t)
+	leaf := s.Leaf()
+	if _, _, err := leaf.Start(); err != nil {
+		t.Fatal(err)
+	}
+	passed := func() int64 {
+		t.Helper()
+		n, err := leaf.Passed()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := passed(); n != 0 {
+		t.Fatalf("a new leaf passed %d", n)
+	}
+	hub := brokertest.Connect(t, s, "hub")
+	hubSub, _ := hub.SubscribeSync("hub.>")
+	hub.Flush()
+	lc, _ := leafClient(t, s, leaf.Status().URL)
+	if !broker.WaitFor(5*time.Second, func() bool { return leaf.Monitor().Interest("hub.news") > 0 }) {
+		t.Fatal("the leaf never heard of the lab's server's interest in hub.>")
+	}
+	lc.Publish("hub.news", []byte("one"))
+	nextMsg(t, hubSub, "one")
+	if n := passed(); n != 1 {
+		t.Fatalf("the leaf passed %d, want 1", n)
+	}
+	if _, err := leaf.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if n := passed(); n != 1 {
+		t.Fatalf("stopped, the leaf passed %d, want the 1 it passed before", n)
+	}
+	if _, _, err := leaf.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if !broker.WaitFor(5*time.Second, func() bool { return leaf.Status().Connected && leaf.Monitor().Interest("hub.news") > 0 }) {
+		t.Fatal("the leaf did not rejoin")
+	}
+	if !broker.WaitFor(5*time.Second, func() bool { return lc.IsConnected() }) {
+		t.Fatal("the leaf's client did not come back")
+	}
+	lc.Publish("hub.news", []byte("two"))
+	nextMsg(t, hubSub, "two")
+	if n := passed(); n != 2 {
+		t.Fatalf("started again, the leaf passed %d, want 2", n)
+	}
+	if err := s.Restart(true); err != nil {
+		t.Fatal(err)
+	}
+	if n := passed(); n != 0 {
+		t.Fatalf("the restarted lab's server was passed %d, want 0", n)
+	}
+}

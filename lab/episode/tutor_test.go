@@ -373,3 +373,47 @@ func TestLessonOpensByItsNumber(t *testing.T) {
 		t.Errorf("the progress file should name the lesson, got %q", got)
 	}
 }
+
+// A step whose state the next command undoes still ticks when the lesson
+// first looks after both, as when the lines were pasted together: what the
+// leaf passed to the lab's server still counts once the leaf has stopped.
+func TestLeafLessonTicksWhatTheLeafPassedBeforeItStopped(t *testing.T) {
+	l := newLab(t, brokertest.Start(t)) // the lesson needs a listener
+	l.must("lesson leaf-node")
+	l.must("leaf start")
+	if r := l.report(); r.Done != 1 {
+		t.Fatalf("after leaf start: %d steps done (%s)", r.Done, why(r))
+	}
+	l.bg("leaf sub greet")
+	if r := l.report(); r.Done != 2 {
+		t.Fatalf("after leaf sub: %d steps done (%s)", r.Done, why(r))
+	}
+	l.must(`pub greet "hello leaf"`)
+	if !broker.WaitFor(5*time.Second, func() bool { return l.report().Done == 3 }) {
+		t.Fatalf("the leaf's subscriber never got the message: %s", why(l.report()))
+	}
+
+	l.bg(`sub "hub.>"`)
+	l.must(`leaf pub hub.news "from the leaf"`)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	l.s.Sync()
+	for _, j := range l.s.Jobs() {
+		_ = j.Settle(ctx)
+	}
+	if n, _ := l.srv.Leaf().Passed(); n != 1 {
+		t.Fatalf("the leaf passed %d, want 1", n)
+	}
+	l.must("leaf stop")
+	if r := l.report(); r.Done != 4 {
+		t.Fatalf("with the leaf stopped before the lesson looked, %d steps done: %s", r.Done, why(r))
+	}
+}
+
+// why is what the step to do next still lacks.
+func why(r Report) string {
+	if r.Current < len(r.Steps) {
+		return r.Steps[r.Current].Why
+	}
+	return "every step is done"
+}
