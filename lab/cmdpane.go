@@ -201,6 +201,14 @@ func (p *cmdPane) submit() (cmd tea.Cmd, quit bool) {
 		}
 		return nil, false
 	}
+	if pj := p.placing(); pj != nil && line != "" {
+		// A background line before it is not in place yet: this one
+		// waits for it, as a pasted line would, so that a sub and then a
+		// pub typed quickly deliver.
+		p.pasted = append(p.pasted, line)
+		p.pasteRunning = true
+		return afterPlaced(pj), false
+	}
 	cmd, quit, ran := p.runTyped(line)
 	if quit {
 		p.dropPasted()

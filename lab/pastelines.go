@@ -89,6 +89,26 @@ func afterPlaced(pj *paneJob) tea.Cmd {
 	}
 }
 
+// placing is the pane's newest job if it runs in the background and is
+// not in place yet (its subscription not made), nil otherwise.
+func (p *cmdPane) placing() *paneJob {
+	if len(p.jobs) == 0 {
+		return nil
+	}
+	pj := p.jobs[len(p.jobs)-1]
+	if !pj.bg {
+		return nil
+	}
+	select {
+	case <-pj.job.Ready():
+		return nil
+	case <-pj.job.Done():
+		return nil
+	default:
+		return pj
+	}
+}
+
 // continuePaste, right after a line ran (or was submitted empty), starts
 // the next pasted line once that line is in place.
 func (p *cmdPane) continuePaste(ranJob bool) (tea.Cmd, bool) {
@@ -164,9 +184,9 @@ func (p *cmdPane) pasteHint() string {
 	}
 	if p.pasteRunning {
 		wordings = []string{
-			fmt.Sprintf("%s to run, each once the one before is in place · ctrl+c drops %s", text.Count(n, "pasted line", "pasted lines"), them),
-			fmt.Sprintf("%s to run in turn · ctrl+c drops %s", text.Count(n, "pasted line", "pasted lines"), them),
-			fmt.Sprintf("%s to run · ctrl+c drops", text.Count(n, "pasted line", "pasted lines")),
+			fmt.Sprintf("%s to run, each once the one before is in place · ctrl+c drops %s", text.Count(n, "line", "lines"), them),
+			fmt.Sprintf("%s to run in turn · ctrl+c drops %s", text.Count(n, "line", "lines"), them),
+			fmt.Sprintf("%s to run · ctrl+c drops", text.Count(n, "line", "lines")),
 		}
 	}
 	for _, w := range wordings {

@@ -146,3 +146,17 @@ func TestAPastedLineWithAnOpenQuoteSwallowsNoOtherLine(t *testing.T) {
 		}
 	}
 }
+
+// A line typed right after a background line waits for it to be in place,
+// as a pasted line does: a sub, then a pub typed at once, delivers.
+func TestTypedLineWaitsForTheBackgroundLineBefore(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.typeText("sub greet &")
+	h.key("enter")
+	h.typeText("pub greet hello")
+	h.key("enter")
+	h.pump("the message at the sub", func() bool { return strings.Contains(h.text(), `Received on "greet"`) })
+	if text := h.text(); strings.Index(text, "❯ pub greet hello") < strings.Index(text, "❯ sub greet &") {
+		t.Errorf("the typed lines did not run in order:\n%s", text)
+	}
+}
