@@ -158,6 +158,9 @@ func TestGoldenTwoConsumers(t *testing.T) {
 		`pub orders.us.new "order 3 (us)" --jetstream`, `pub orders.eu.new "order 4 (eu)" --jetstream`)
 	const w, ht = 110, 16
 	h.Run(`consumer add ORDERS us --pull --filter "orders.us.>" --defaults`)
+	// A learner reads the scene between two commands: it has looked at
+	// the new consumer (and listens to its acks) before the next pulls.
+	h.Settle("us added", func(s Snapshot) bool { return s.consumer("us") != nil })
 	h.Run(`consumer next ORDERS us --count 2`)
 	h.Settle("us", func(s Snapshot) bool { return consumer(s, "us").AckFloor == 3 })
 	h.still()
@@ -165,6 +168,7 @@ func TestGoldenTwoConsumers(t *testing.T) {
 	h.NeverCut(t, "1-us-read-its-two")
 
 	h.Run(`consumer add ORDERS eu --pull --filter "orders.eu.>" --defaults`)
+	h.Settle("eu added", func(s Snapshot) bool { return s.consumer("eu") != nil })
 	h.Run(`consumer next ORDERS eu --count 2`)
 	h.Run(`pub orders.eu.new "order 5 (eu)" --jetstream`)
 	h.Settle("eu", func(s Snapshot) bool { return consumer(s, "eu").AckFloor == 4 && consumer(s, "eu").Pending == 1 })

@@ -30,6 +30,10 @@ func newHarness(t testing.TB, setup ...string) *harness {
 		h.Run(line)
 	}
 	h.Open()
+	// The scene opens once its driver has looked, or after a bound a busy
+	// machine can pass: the test's commands wait for the look, and with it
+	// the scene's listeners.
+	h.sync()
 	return h
 }
 
