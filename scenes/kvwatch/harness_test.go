@@ -25,6 +25,12 @@ func newHarness(t testing.TB, setup ...string) *harness {
 		h.Run(line)
 	}
 	h.Open()
+	// The scene opens once its driver has looked, or after a bound a busy
+	// machine can pass: the test's commands wait for the look, and with it
+	// the scene's listeners.
+	if !h.Scene.d.sync(10 * time.Second) {
+		t.Fatal("the scene's driver did not look at the broker")
+	}
 	return h
 }
 
