@@ -158,12 +158,13 @@ func (p *cmdPane) endedJobsDone() {
 	}
 }
 
-// dropPasted forgets the pasted lines not yet run, saying how many, and
-// reports whether there were any.
+// dropPasted forgets the lines waiting to run (pasted, or typed after a
+// background line not yet in place), saying how many, and reports whether
+// there were any.
 func (p *cmdPane) dropPasted() bool {
 	n := len(p.pasted)
 	if n > 0 {
-		p.sb.Append(kindNote, fmt.Sprintf("%s not run: ctrl+c dropped %s", text.Count(n, "pasted line", "pasted lines"), text.Plural(n, "it", "them")))
+		p.sb.Append(kindNote, fmt.Sprintf("%s not run: ctrl+c dropped %s", text.Count(n, "line", "lines"), text.Plural(n, "it", "them")))
 	}
 	p.pasted, p.pasteRunning = nil, false
 	return n > 0

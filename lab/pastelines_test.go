@@ -64,7 +64,7 @@ func TestCtrlCDropsPastedLines(t *testing.T) {
 	h := newHarness(t, 100, 30)
 	h.send(tea.PasteMsg{Content: "pub greet one\npub greet two\npub greet three"})
 	h.key("ctrl+c")
-	if !strings.Contains(h.text(), "2 pasted lines not run: ctrl+c dropped them") {
+	if !strings.Contains(h.text(), "2 lines not run: ctrl+c dropped them") {
 		t.Errorf("the drop is not said:\n%s", h.text())
 	}
 	if v := h.m.cmd.in.Value(); v != "" || len(h.m.cmd.pasted) != 0 || len(h.m.cmd.jobs) != 0 {
