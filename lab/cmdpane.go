@@ -21,13 +21,16 @@ type cmdPane struct {
 	keys promptKeys
 	// quit ends the program (enter on quit or exit, ctrl+d on an empty line).
 	quit func() tea.Cmd
-	st   *Styles
-	sess *command.Session
-	ctx  context.Context
-	sb   *Scrollback
-	in   textinput.Model
-	hist *history
-	w, h int
+	// checkLine, where set, waits for the open lesson to look at what a
+	// line did before the next waiting line runs (afterPlaced).
+	checkLine func()
+	st        *Styles
+	sess      *command.Session
+	ctx       context.Context
+	sb        *Scrollback
+	in        textinput.Model
+	hist      *history
+	w, h      int
 
 	follow bool
 	anchor uint64 // absolute index of the bottom line shown while scrolled back
@@ -207,7 +210,7 @@ func (p *cmdPane) submit() (cmd tea.Cmd, quit bool) {
 		// pub typed quickly deliver.
 		p.pasted = append(p.pasted, line)
 		p.pasteRunning = true
-		return afterPlaced(pj), false
+		return p.afterPlaced(pj), false
 	}
 	cmd, quit, ran := p.runTyped(line)
 	if quit {

@@ -156,6 +156,9 @@ func New(opts Options) *Model {
 	}
 	m.sb = NewScrollback(opts.ScrollbackLines)
 	m.cmd = newCmdPane(m.ctx, m.st, m.sess, m.sb, loadHistory(histPath, opts.HistoryLines))
+	if m.tutor != nil {
+		m.cmd.checkLine = m.tutor.checkLine
+	}
 	m.cmd.quit = m.quit
 	m.scene = newScenePane(m.st, opts.Look.SceneStyles())
 	m.scene.list = func() []scenes.Factory { return m.sceneList() } // one registry, replaceable in tests

@@ -78,12 +78,20 @@ func (p *cmdPane) pasteLines(lines []string) tea.Cmd {
 // pasteNextMsg says the line before the next pasted one is in place.
 type pasteNextMsg struct{}
 
-// afterPlaced runs the next pasted line once pj's job is in place.
-func afterPlaced(pj *paneJob) tea.Cmd {
+// afterPlaced runs the next waiting line once pj's job is in place, and
+// the open lesson (if any) has looked at what it did: the next line may
+// undo it (leaf stop after leaf pub), and a lesson looking only after both
+// would never see the step done, where natslab run --lesson, which checks
+// after each line, does.
+func (p *cmdPane) afterPlaced(pj *paneJob) tea.Cmd {
+	check := p.checkLine
 	return func() tea.Msg {
 		select {
 		case <-pj.job.Ready():
 		case <-time.After(pasteReadyWait):
+		}
+		if check != nil {
+			check()
 		}
 		return pasteNextMsg{}
 	}
@@ -118,7 +126,7 @@ func (p *cmdPane) continuePaste(ranJob bool) (tea.Cmd, bool) {
 	}
 	p.pasteRunning = true
 	if ranJob {
-		return afterPlaced(p.jobs[len(p.jobs)-1]), false
+		return p.afterPlaced(p.jobs[len(p.jobs)-1]), false
 	}
 	return p.runPasted()
 }

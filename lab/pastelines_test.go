@@ -160,3 +160,28 @@ func TestTypedLineWaitsForTheBackgroundLineBefore(t *testing.T) {
 		t.Errorf("the typed lines did not run in order:\n%s", text)
 	}
 }
+
+// Lines pasted into a lesson run in turn, each once the lesson has looked
+// at what the one before did, as natslab run --lesson checks after each
+// line: leaf pub then leaf stop, pasted together, tick the step for the
+// message the leaf passed, and the next step for what was published while
+// it was away.
+func TestPastedLinesInALessonEachGetALook(t *testing.T) {
+	h := newHarness(t, 120, 40)
+	h.run("lesson leaf-node")
+	h.waitScreen("lesson leaf-node 0/6")
+	h.run("leaf start")
+	h.waitScreen("lesson leaf-node 1/6")
+	h.typeText("leaf sub greet &")
+	h.key("enter")
+	h.waitScreen("lesson leaf-node 2/6")
+	h.run(`pub greet "hello leaf"`)
+	h.waitScreen("lesson leaf-node 3/6")
+
+	h.send(tea.PasteMsg{Content: "sub \"hub.>\" &\nleaf pub hub.news \"from the leaf\"\nleaf stop\npub greet \"while you were away\""})
+	h.key("enter")
+	h.pump("every pasted line to run", func() bool {
+		return len(h.m.cmd.pasted) == 0 && strings.Contains(h.text(), "❯ pub greet \"while you were away\"")
+	})
+	h.waitScreen("lesson leaf-node 5/6")
+}

@@ -29,12 +29,15 @@ import (
 
 // tutorLink is the lab's side of the tutor.
 type tutorLink struct {
-	tutor  *episode.Tutor
-	cat    *episode.Catalog
-	prog   *episode.Progress // nil without a store directory
-	nodes  int
-	kick   chan struct{}
-	cancel context.CancelFunc
+	tutor *episode.Tutor
+	// checkLine lets the open lesson look before the command pane runs
+	// its next waiting line (cmdPane.checkLine).
+	checkLine func()
+	cat       *episode.Catalog
+	prog      *episode.Progress // nil without a store directory
+	nodes     int
+	kick      chan struct{}
+	cancel    context.CancelFunc
 
 	freshScene atomic.Bool // lesson reset: build the scene anew
 
@@ -87,6 +90,7 @@ func (m *Model) startLessons() {
 	t.tutor.OnChange(t.poke)
 	ctx, cancel := context.WithCancel(m.ctx)
 	t.cancel = cancel
+	t.checkLine = func() { t.tutor.CheckAfterLine(ctx) }
 	go t.tutor.Watch(ctx)
 	go m.followTutor(ctx)
 	if prog != nil {

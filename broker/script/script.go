@@ -77,8 +77,7 @@ func RunEach(ctx context.Context, s *command.Session, r io.Reader, st command.St
 	check := func() { settle(s, settleLine, nil) }
 	if after != nil {
 		check = func() {
-			settle(s, settleLine, sp.note) // the script's jobs, and any a lesson started
-			serverQuiet(s, settleLine)
+			settleForCheck(s, sp.note) // the script's jobs, and any a lesson started
 			after()
 		}
 	}
@@ -233,6 +232,17 @@ func notText(line []byte) error {
 		return errNotUTF8
 	}
 	return nil
+}
+
+// SettleForCheck returns once the session's jobs have received what the
+// line before sent them and the server has gone quiet, as a script waits
+// before a lesson checks the broker's state after each line: the lab's
+// pane waits so between lines it runs in turn (a paste).
+func SettleForCheck(s *command.Session) { settleForCheck(s, nil) }
+
+func settleForCheck(s *command.Session, notes io.Writer) {
+	settle(s, settleLine, notes)
+	serverQuiet(s, settleLine)
 }
 
 // settle returns once the session's running jobs have gone through

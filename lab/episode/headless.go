@@ -59,11 +59,7 @@ func RunScript(ctx context.Context, c *Catalog, id string, o HeadlessOptions, r 
 	// subscribers (script.RunEach says how it knows); a cluster's replicas
 	// catch up on their own, and that has a condition to wait for.
 	check := func() {
-		if c := o.Deployment.Cluster(); c != nil {
-			broker.WaitFor(clusterSettle, func() bool { return replicated(c) })
-		}
-		// Mirrors and sources copy a moment after their origins store.
-		broker.WaitFor(copySettle, func() bool { return l.copiesCaughtUp(ctx) })
+		l.caughtUp(ctx, o.Deployment)
 		l.Evaluate(ctx)
 	}
 	if _, err := script.RunEach(ctx, s, r, command.Streams{Out: stdout, Err: stderr, Note: o.Notes}, check); err != nil {
@@ -93,6 +89,16 @@ func WriteReport(w io.Writer, r Report) {
 		}
 	}
 	fmt.Fprintf(w, "lesson %s: %d/%d steps done\n", r.ID, r.Done, len(r.Steps))
+}
+
+// caughtUp waits, each within its bound, for what the server does on its
+// own after a line: a cluster's replicas, mirrors and sources catching up.
+func (l *Lesson) caughtUp(ctx context.Context, dep broker.Deployment) {
+	if c := dep.Cluster(); c != nil {
+		broker.WaitFor(clusterSettle, func() bool { return replicated(c) })
+	}
+	// Mirrors and sources copy a moment after their origins store.
+	broker.WaitFor(copySettle, func() bool { return l.copiesCaughtUp(ctx) })
 }
 
 // clusterSettle bounds how long a check waits for a cluster's replicas to

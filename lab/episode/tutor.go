@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"natslab/broker/command"
+	"natslab/broker/script"
 )
 
 // Tutor is what the lab holds: the catalog, the learner's progress and the
@@ -234,6 +235,21 @@ func (t *Tutor) Evaluate(ctx context.Context) (Report, bool) {
 		go t.changed()
 	}
 	return r, true
+}
+
+// CheckAfterLine evaluates the open lesson as natslab run --lesson does
+// after each line: once the session's jobs have received what the line
+// sent and the server has caught up. The pane calls it between lines it
+// runs in turn, so that a line undoing what the one before did (leaf stop
+// after leaf pub) comes after the lesson saw it. Off the UI goroutine.
+func (t *Tutor) CheckAfterLine(ctx context.Context) {
+	l := t.Lesson()
+	if l == nil {
+		return
+	}
+	script.SettleForCheck(t.env.Session)
+	l.caughtUp(ctx, t.env.Deployment)
+	t.Evaluate(ctx)
 }
 
 // Observe takes the lab session's events and asks Watch for an evaluation
