@@ -207,6 +207,18 @@ func (h *harness) run(line string) {
 	})
 }
 
+// runOrStart runs line as run does, or, for a line ending in &, starts it
+// in the background and goes on.
+func (h *harness) runOrStart(line string) {
+	h.t.Helper()
+	if strings.HasSuffix(line, "&") {
+		h.typeText(line)
+		h.key("enter")
+		return
+	}
+	h.run(line)
+}
+
 // settle waits for jobs and refreshes the status bar's facts.
 func (h *harness) settle() {
 	h.t.Helper()

@@ -82,14 +82,14 @@ func TestLinesWithSecretsStayOutOfTheHistory(t *testing.T) {
 	secrets := []string{
 		"pub greet hi --password hunter2", // accepted or not, a password
 		"stream ls --user alice --password=hunter2",
-		"sub x --token hunter2",
+		"sub x --token hunter2 &", // a job: its name shows while it runs
 		"pub x --creds /home/me/alice.creds",
 		"pub x -s nats://alice:hunter2@localhost:4222", // a refused flag, a URL with a password
 		"pub x 'see nats://hunter2@127.0.0.1:4222'",    // a token in a URL, anywhere
 		"bogus --server alice:hunter2@localhost",       // a refused command
 	}
 	for _, l := range secrets {
-		h.run(l)
+		h.runOrStart(l)
 	}
 	data, err := os.ReadFile(filepath.Join(h.store, historyFile))
 	if err != nil {
