@@ -105,23 +105,7 @@ func TestRequestMatchesRealCLI(t *testing.T) {
 func TestCoreSubMatchesRealCLI(t *testing.T) {
 	l := newLab(t)
 	url := realURL(t, l)
-	cmd := exec.Command(brokertest.RealCLI(t), "--server", url, "--no-context", "sub", "greet.*", "--count", "3")
-	cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "TZ=UTC"}
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stdout strings.Builder
-	cmd.Stdout = &stdout
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	rd := bufio.NewReader(stderr)
-	status, err := rd.ReadString('\n')
-	if err != nil {
-		t.Fatal(err)
-	}
+	real := startRealSub(t, url, "sub", "greet.*", "--count", "3")
 	// The line is printed just before subscribing, and nothing announces
 	// a subscription: look at the server's interest until the CLI's is in.
 	eventually(t, "the real CLI's subscription", func() bool { return l.srv.Monitor().Interest("greet.hello") > 0 })
@@ -132,18 +116,59 @@ func TestCoreSubMatchesRealCLI(t *testing.T) {
 	l.must(`pub greet.bob 'hi bob' -H X-Trace:abc`)
 	l.must(`pub greet.y ''`)
 	waitDone(t, j)
-	rest, _ := io.ReadAll(rd)
+	sameOutput(t, "sub greet.* --count 3", labOut.String(), real.output())
+}
+
+// realSub is the real CLI's sub (or another command that runs until it
+// has what it waits for) against the lab's server.
+type realSub struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	rd     *bufio.Reader
+	stdout syncBuf
+	status string // the first line on stderr
+}
+
+// startRealSub runs the real CLI with args against url, and returns once
+// it has printed its first line (sub: what it subscribes to, printed just
+// before it does).
+func startRealSub(t *testing.T, url string, args ...string) *realSub {
+	t.Helper()
+	r := &realSub{t: t}
+	r.cmd = exec.Command(brokertest.RealCLI(t), append([]string{"--server", url, "--no-context"}, args...)...)
+	r.cmd.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "TZ=UTC"}
+	stderr, err := r.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.cmd.Stdout = &r.stdout
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.cmd.Process.Kill(); r.cmd.Wait() })
+	r.rd = bufio.NewReader(stderr)
+	if r.status, err = r.rd.ReadString('\n'); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// output waits for the real CLI to end and returns what it printed: its
+// first line, the rest of stderr, then stdout.
+func (r *realSub) output() string {
+	r.t.Helper()
+	rest, _ := io.ReadAll(r.rd)
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { done <- r.cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Fatalf("real CLI: %v", err)
+			r.t.Fatalf("real CLI: %v", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("the real CLI did not end")
+		r.t.Fatal("the real CLI did not end")
 	}
-	sameOutput(t, "sub greet.* --count 3", labOut.String(), status+string(rest)+stdout.String())
+	return r.status + string(rest) + r.stdout.String()
 }
 
 // quoteLine turns arguments back into a lab command line.
