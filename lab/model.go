@@ -272,11 +272,14 @@ func (m *Model) Post(fn func(*Model)) bool {
 // SetLesson shows a lesson (markdown) in the lesson pane. UI loop only: use Post.
 func (m *Model) SetLesson(title, markdown string) { m.setLessonText("lesson: "+title, markdown) }
 
-// setLessonText puts a text in the lesson pane; the layout follows, where
-// it sizes the pane by its text.
+// setLessonText puts a text in the lesson pane; the layout follows a new
+// text, where it sizes the pane by its text. The tutor redraws the lesson
+// after every command, mostly with the same text: that leaves the layout
+// as it is.
 func (m *Model) setLessonText(label, markdown string) {
+	changed := markdown != m.lesson.markdown
 	m.lesson.SetLesson(label, markdown)
-	if m.w > 0 {
+	if changed && m.w > 0 {
 		m.resize(m.w, m.h)
 	}
 }
