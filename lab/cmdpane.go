@@ -648,7 +648,8 @@ func (p *cmdPane) paintFor(k lineKind) paint {
 
 // jobsRow lists the running jobs and what Ctrl-C would stop. Where that
 // does not fit the pane, the counts shrink to numbers, then go, then the
-// lines do (jobs lists them whole): a job cut off mid-word says less.
+// last jobs' lines give way to their numbers, as many as it takes (jobs
+// lists them whole): a job cut off mid-word says less.
 func (p *cmdPane) jobsRow() string {
 	type shown struct{ id, line, counts, short, bg string }
 	var jobs []shown
@@ -676,32 +677,45 @@ func (p *cmdPane) jobsRow() string {
 	if fg := p.foreground(); fg != nil {
 		tail = fmt.Sprintf("  · ctrl+c stops [%d]", fg.job.ID)
 	}
-	row := func(part func(shown) string) string {
+	// whole keeps the first n jobs' lines; the rest shrink to part.
+	row := func(whole int, part func(shown) string) string {
 		parts := make([]string, len(jobs))
 		for i, j := range jobs {
-			parts[i] = part(j)
+			if i < whole {
+				parts[i] = joinWords(j.id, j.line) + j.bg
+			} else {
+				parts[i] = part(j)
+			}
 		}
 		return " running: " + strings.Join(parts, "  ") + tail
 	}
-	join := func(a ...string) string { return strings.TrimSpace(strings.Join(a, " ")) }
+	idOnly := func(j shown) string {
+		if j.id == "" {
+			return j.line
+		}
+		return j.id
+	}
 	var text string
 	for _, part := range []func(shown) string{
-		func(j shown) string { return join(j.id, j.line) + j.counts + j.bg },
-		func(j shown) string { return join(j.id, j.line) + j.short + j.bg },
-		func(j shown) string { return join(j.id, j.line) + j.bg },
-		func(j shown) string {
-			if j.id == "" {
-				return j.line
-			}
-			return j.id
-		},
+		func(j shown) string { return joinWords(j.id, j.line) + j.counts + j.bg },
+		func(j shown) string { return joinWords(j.id, j.line) + j.short + j.bg },
+		func(j shown) string { return joinWords(j.id, j.line) + j.bg },
 	} {
-		if text = row(part); ansi.StringWidth(text) <= p.w {
+		if text = row(0, part); ansi.StringWidth(text) <= p.w {
+			return p.st.Note.Render(fit(text, p.w))
+		}
+	}
+	// Too many to name them all: name the first ones, number the others.
+	for whole := len(jobs) - 1; whole >= 0; whole-- {
+		if text = row(whole, idOnly); ansi.StringWidth(text) <= p.w {
 			break
 		}
 	}
 	return p.st.Note.Render(fit(text, p.w))
 }
+
+// joinWords puts words together with a space, leaving out empty ones at the ends.
+func joinWords(a ...string) string { return strings.TrimSpace(strings.Join(a, " ")) }
 
 // inputRow is the prompt line, or the y/N question's answer line, or the
 // scene's keys while the scene has them.

@@ -940,3 +940,31 @@ func TestSceneBordersWholeAt80x24(t *testing.T) {
 		t.Errorf("%d scenes opened: the test checks too few", opened)
 	}
 }
+
+// With more jobs than the jobs bar can name, the first keep their lines and
+// the rest their numbers, so each can still be stopped by its number.
+func TestJobsBarNamesWhatFitsAndNumbersTheRest(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	for _, line := range []string{`sub "orders.*.created" &`, `sub "orders.>" &`, `sub "payments.>" &`, `sub "audit.>" &`} {
+		h.typeText(line)
+		h.key("enter")
+	}
+	h.pump("four subscribers", func() bool {
+		n := 0
+		for _, pj := range h.m.cmd.jobs {
+			if subj, _ := pj.job.Listening(); subj != "" {
+				n++
+			}
+		}
+		return n == 4
+	})
+	var bar string
+	for _, line := range strings.Split(h.screen(), "\n") {
+		if strings.Contains(line, "running:") {
+			bar = line
+		}
+	}
+	if !strings.Contains(bar, `running: [1] sub "orders.*.created" &  [2] sub "orders.>" &`) || !strings.Contains(bar, "[3]  [4]") || strings.Contains(bar, "…") {
+		t.Errorf("jobs bar at 80 columns with four jobs: %q\n%s", bar, h.screen())
+	}
+}
