@@ -168,10 +168,11 @@ func (m *Instructor) key(k tea.KeyPressMsg) tea.Cmd {
 		m.complete()
 		return nil
 	case key.Matches(k, m.keys.PageUp):
-		m.top = max(m.top-m.tableRows(), 0)
+		m.top = max(m.top-m.page(len(m.w.Names())), 0)
 		return nil
 	case key.Matches(k, m.keys.PageDown):
-		m.top = min(m.top+m.tableRows(), max(len(m.w.Names())-m.tableRows(), 0))
+		total := len(m.w.Names())
+		m.top = min(m.top+m.page(total), max(total-m.page(total), 0))
 		return nil
 	}
 	var cmd tea.Cmd
@@ -402,9 +403,19 @@ func (m *Instructor) shownEvents() int {
 	return min(eventLines, max(0, (m.hgt-fixedLines-1)/2))
 }
 
-// tableRows is how many attendees fit on screen.
+// tableRows is how many lines the table has below its titles.
 func (m *Instructor) tableRows() int {
 	return max(m.hgt-fixedLines-m.shownEvents(), 1)
+}
+
+// page is how many of total attendees the table shows at once: when not
+// all fit, its last line says which rows show and how to scroll instead.
+func (m *Instructor) page(total int) int {
+	n := m.tableRows()
+	if total > n && n > 1 {
+		return n - 1
+	}
+	return n
 }
 
 func (m *Instructor) viewTable() []string {
@@ -434,7 +445,7 @@ func (m *Instructor) viewTable() []string {
 		head.WriteString(t)
 	}
 	lines = append(lines, "", fitLine(m.st.Title.Render(head.String()), m.width))
-	n := m.tableRows()
+	n := m.page(len(rows))
 	if m.top > max(len(rows)-n, 0) {
 		m.top = max(len(rows)-n, 0)
 	}
@@ -470,8 +481,8 @@ func (m *Instructor) viewTable() []string {
 	for len(lines) < 4+n {
 		lines = append(lines, "")
 	}
-	if len(rows) > n {
-		lines[len(lines)-1] = m.st.Dim.Render(fitLine(fmt.Sprintf("  … %d attendees, rows %d–%d: pgup/pgdn scroll", len(rows), m.top+1, m.top+len(shown)), m.width))
+	if len(rows) > n && n < m.tableRows() {
+		lines = append(lines, m.st.Dim.Render(fitLine(fmt.Sprintf("  … %d attendees, rows %d–%d: pgup/pgdn scroll", len(rows), m.top+1, m.top+len(shown)), m.width)))
 	}
 	lines = append(lines, m.st.Border.Render(strings.Repeat("─", max(m.width, 1))))
 	ne := m.shownEvents()

@@ -1,8 +1,10 @@
 package workshop
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -127,5 +129,43 @@ func TestInstructorsCommands(t *testing.T) {
 	_, cmd = m.Update(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	if cmd == nil {
 		t.Fatal("ctrl+c twice did not end the workshop")
+	}
+}
+
+// More attendees than the table has lines for: paging down shows every
+// one of them, and the line under the table names the rows on screen.
+func TestInstructorsTableScrollsToEveryAttendee(t *testing.T) {
+	w := startWorkshop(t, Options{})
+	names := []string{"ada", "bob", "cy", "dee", "eve", "fay", "gus"}
+	for _, n := range names {
+		if _, err := w.attendeeFor(n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := NewInstructor(w)
+	m.Update(tea.WindowSizeMsg{Width: 60, Height: 15})
+	seen := map[string]bool{}
+	for range names {
+		s := view(m)
+		var onScreen []string
+		for _, n := range names {
+			if tableRow(s, n) != "" {
+				onScreen = append(onScreen, n)
+				seen[n] = true
+			}
+		}
+		first := slices.Index(names, onScreen[0]) + 1
+		if want := fmt.Sprintf("… %d attendees, rows %d–%d:", len(names), first, first+len(onScreen)-1); !strings.Contains(s, want) {
+			t.Fatalf("the table shows %v but its last line does not say %q:\n%s", onScreen, want, s)
+		}
+		if len(strings.Split(s, "\n")) > 15 {
+			t.Fatalf("the view is taller than the window:\n%s", s)
+		}
+		m.Update(tea.KeyPressMsg{Code: tea.KeyPgDown})
+	}
+	for _, n := range names {
+		if !seen[n] {
+			t.Errorf("%s never shows, however far the table scrolls", n)
+		}
 	}
 }
