@@ -361,7 +361,11 @@ func (m *Instructor) View() tea.View {
 	return v
 }
 
-// header is the first lines: how to join, and the room code.
+// header is the first lines: how to join and the room code, then the
+// room's counts and the host key. Each part stays whole where the window
+// is wide enough and wraps to the next line where it is not (the room
+// needs the join command and the code whole); on a window too short for
+// that, each group is one line, cut.
 func (m *Instructor) header() []string {
 	rows := m.w.Rows()
 	connected := 0
@@ -378,34 +382,69 @@ func (m *Instructor) header() []string {
 			room += " (made up for today)"
 		}
 	}
-	first := m.st.Title.Render("natslab workshop") + " · attendees type " + m.st.Title.Render(m.w.JoinCommand()) + " · " + room
-	second := m.st.Dim.Render(fmt.Sprintf("%d of %d labs in use, %d connected", len(rows), m.w.Max(), connected))
+	join := []string{m.st.Title.Render("natslab workshop"), "attendees type " + m.st.Title.Render(m.w.JoinCommand()), room}
+	facts := []string{m.st.Dim.Render(fmt.Sprintf("%d of %d labs in use, %d connected", len(rows), m.w.Max(), connected))}
 	if b := m.w.Banner(); b != "" {
-		second += " · " + m.st.Note.Render("banner: "+b)
+		facts = append(facts, m.st.Note.Render("banner: "+b))
 	}
-	second += m.st.Dim.Render(fmt.Sprintf(" · stuck: %s on a step, or 3 errors on it · host key %s", m.w.StuckAfter(), m.w.Fingerprint()))
-	return []string{fitLine(first, m.width), fitLine(second, m.width)}
+	facts = append(facts, m.st.Dim.Render(fmt.Sprintf("stuck: %s on a step, or 3 errors on it", m.w.StuckAfter())), m.st.Dim.Render("host key "+m.w.Fingerprint()))
+	budget := m.hgt - (minHeight - 2) // the header's share of a window the rest fits in
+	j, f := m.pack(join), m.pack(facts)
+	switch {
+	case len(j)+len(f) <= budget:
+	case len(j)+1 <= budget:
+		f = []string{fitLine(strings.Join(facts, m.dot()), m.width)}
+	default:
+		j, f = []string{fitLine(strings.Join(join, m.dot()), m.width)}, []string{fitLine(strings.Join(facts, m.dot()), m.width)}
+	}
+	return append(j, f...)
 }
 
-// The screen, top to bottom: two header lines, a blank, the column
-// titles, the table, a rule, the latest events, a rule, the answer to the
-// last command, the prompt. The events give way to the table on short
-// screens.
+func (m *Instructor) dot() string { return m.st.Dim.Render(" · ") }
+
+// pack lays parts out on lines of the window's width, joined by " · ",
+// starting a new line before a part that would not fit whole; a part wider
+// than the window alone is cut.
+func (m *Instructor) pack(parts []string) []string {
+	var lines []string
+	line := ""
+	for _, p := range parts {
+		switch {
+		case line == "":
+			line = p
+		case ansi.StringWidth(line)+ansi.StringWidth(m.dot())+ansi.StringWidth(p) <= m.width:
+			line += m.dot() + p
+		default:
+			lines = append(lines, fitLine(line, m.width))
+			line = p
+		}
+	}
+	return append(lines, fitLine(line, m.width))
+}
+
+// The screen, top to bottom: the header (two lines, more on a narrow
+// window), a blank, the column titles, the table, a rule, the latest
+// events, a rule, the answer to the last command, the prompt. The events
+// give way to the table on short screens.
 const (
-	fixedLines = 8
+	otherLines = 6 // all but the header, the table and the events
 	eventLines = 6
 
-	minWidth, minHeight = 40, fixedLines + 2
+	minWidth, minHeight = 40, 2 + otherLines + 2
 )
+
+// fixedLines is how many lines the screen has besides the table and the
+// events.
+func (m *Instructor) fixedLines() int { return len(m.header()) + otherLines }
 
 // shownEvents is how many events fit.
 func (m *Instructor) shownEvents() int {
-	return min(eventLines, max(0, (m.hgt-fixedLines-1)/2))
+	return min(eventLines, max(0, (m.hgt-m.fixedLines()-1)/2))
 }
 
 // tableRows is how many lines the table has below its titles.
 func (m *Instructor) tableRows() int {
-	return max(m.hgt-fixedLines-m.shownEvents(), 1)
+	return max(m.hgt-m.fixedLines()-m.shownEvents(), 1)
 }
 
 // page is how many of total attendees the table shows at once: when not
@@ -420,6 +459,7 @@ func (m *Instructor) page(total int) int {
 
 func (m *Instructor) viewTable() []string {
 	lines := m.header()
+	above := len(lines) + 2 // the header, a blank and the column titles
 	rows := m.sorted()
 	cols := []struct {
 		title, key string
@@ -478,7 +518,7 @@ func (m *Instructor) viewTable() []string {
 		}
 		lines = append(lines, line)
 	}
-	for len(lines) < 4+n {
+	for len(lines) < above+n {
 		lines = append(lines, "")
 	}
 	if len(rows) > n && n < m.tableRows() {

@@ -169,3 +169,22 @@ func TestInstructorsTableScrollsToEveryAttendee(t *testing.T) {
 		}
 	}
 }
+
+// The room needs the join command and the code whole: a window too
+// narrow for the header's line wraps it rather than cut them off.
+func TestInstructorsHeaderWrapsRatherThanCutsTheRoomCode(t *testing.T) {
+	w := startWorkshop(t, Options{Room: "abcd-efgh"})
+	m := NewInstructor(w)
+	for _, size := range [][2]int{{60, 16}, {80, 24}, {100, 30}} {
+		m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+		s := view(m)
+		for _, want := range []string{"room code abcd-efgh", "attendees type " + w.JoinCommand(), "host key " + w.Fingerprint()} {
+			if !strings.Contains(s, want) {
+				t.Errorf("at %dx%d the header lacks %q:\n%s", size[0], size[1], want, s)
+			}
+		}
+		if lines := strings.Split(s, "\n"); len(lines) > size[1] || !strings.HasPrefix(lines[len(lines)-1], "❯") {
+			t.Errorf("at %dx%d the view is %d lines, the prompt last: %q", size[0], size[1], len(lines), lines[len(lines)-1])
+		}
+	}
+}
