@@ -26,6 +26,8 @@ type runtime struct {
 	m     *Model
 	clock *kit.ManualClock
 	msgs  chan tea.Msg
+
+	applied, pokes uint64 // the scene's feed: events and pokes its model has had (catchUp)
 }
 
 func newRuntime(t *testing.T, speed float64, opts ...brokertest.Option) *runtime {
@@ -65,8 +67,29 @@ func (rt *runtime) update(msg tea.Msg) {
 	if _, ok := msg.(tickMsg); ok {
 		return
 	}
+	if fm, ok := msg.(kit.FeedMsg); ok && fm.For(rt.m.scene.Feed()) {
+		rt.applied = max(rt.applied, fm.Through)
+		rt.pokes = max(rt.pokes, fm.Pokes)
+	}
 	_, cmd := rt.m.Update(msg)
 	rt.exec(cmd)
+}
+
+// catchUp hands the model messages until its scene has applied every
+// event its driver had sent, and read the driver's state since every poke,
+// when catchUp was called (see kit.Feed): what a snapshot showed by then
+// is on screen too.
+func (rt *runtime) catchUp() {
+	rt.t.Helper()
+	feed := rt.m.scene.Feed()
+	events, pokes := feed.Sent(), feed.Poked()
+	deadline := time.Now().Add(15 * time.Second)
+	for rt.applied < events || rt.pokes < pokes {
+		if time.Now().After(deadline) {
+			rt.t.Fatalf("the scene applied %d of the %d events and %d of the %d pokes its driver sent", rt.applied, events, rt.pokes, pokes)
+		}
+		rt.pump(5 * time.Millisecond)
+	}
 }
 
 // pump hands the model what arrived, for d.
@@ -178,7 +201,7 @@ func TestTheStoryPlaysItself(t *testing.T) {
 				}
 			}
 			rt.until(w.what, w.ok)
-			rt.pump(20 * time.Millisecond)
+			rt.catchUp()
 			if s := rt.screen(); !strings.Contains(s, story[i].Caption) {
 				t.Fatalf("step %d: the screen does not show the caption %q:\n%s", i, story[i].Caption, s)
 			}
@@ -231,9 +254,13 @@ func TestGoldenDemoScreen(t *testing.T) {
 	for rt.m.dir.Index() != 17 || rt.m.dir.Loops() > 0 {
 		rt.next()
 	}
-	rt.until("pending 5", func(s contrast.Snapshot) bool { return s.JS.Pending == 5 })
-	rt.pump(100 * time.Millisecond)
-	rt.clock.Advance(5 * time.Second) // everything has landed
+	// What the screen shows: six published and stored, one of them
+	// received before the app went offline, five pending.
+	rt.until("pending 5", func(s contrast.Snapshot) bool {
+		return s.Published == 6 && s.JS.Msgs == 6 && s.JS.LastSeq == 6 && s.JS.Received == 1 && !s.JS.Online && s.JS.Pending == 5
+	})
+	rt.catchUp()
+	rt.clock.Advance(5 * time.Second) // every message in flight has landed
 	golden.RequireEqual(t, rt.screen())
 }
 
