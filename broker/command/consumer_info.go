@@ -171,6 +171,20 @@ func ackPolicyText(p jetstream.AckPolicy) string {
 	return p.String()
 }
 
+// priorityPolicyText is jsm.go's name for a priority policy, as natscli
+// shows it.
+func priorityPolicyText(p jetstream.PriorityPolicy) string {
+	switch p {
+	case jetstream.PriorityPolicyOverflow:
+		return "Overflow"
+	case jetstream.PriorityPolicyPinned:
+		return "Pinned Client"
+	case jetstream.PriorityPolicyPrioritized:
+		return "Prioritized"
+	}
+	return "None"
+}
+
 func replayPolicyText(p jetstream.ReplayPolicy) string {
 	if p == jetstream.ReplayOriginalPolicy {
 		return "Original"
@@ -220,6 +234,11 @@ func renderConsumerInfo(w io.Writer, ci *jetstream.ConsumerInfo) error {
 		cols.AddRowf("Paused Until Deadline", "%s (%s remaining)", human(*cfg.PauseUntil), ci.PauseRemaining.Round(time.Second))
 	} else if cfg.PauseUntil != nil && !cfg.PauseUntil.IsZero() {
 		cols.AddRow("Paused Until Deadline", fmt.Sprintf("%s (passed)", human(*cfg.PauseUntil)))
+	}
+	if cfg.PriorityPolicy != jetstream.PriorityPolicyNone {
+		cols.AddRow("Priority Policy", priorityPolicyText(cfg.PriorityPolicy))
+		cols.AddRow("Priority Groups", cfg.PriorityGroups)
+		cols.AddRowIf("Pinned TTL", cfg.PinnedTTL, cfg.PriorityPolicy == jetstream.PriorityPolicyPinned)
 	}
 	if meta := userMetadata(cfg.Metadata); len(meta) > 0 {
 		cols.AddSectionTitle("Metadata")
