@@ -66,9 +66,8 @@ type consumerCmd struct {
 	dryRun                                        bool
 
 	// info, ls, report
-	json     bool
-	names    bool
-	noSelect bool
+	json  bool
+	names bool
 
 	// next
 	ackNext    bool
@@ -111,13 +110,15 @@ func buildConsumer(app *fisk.Application, c *Call) {
 	ls.Arg("stream", "The stream whose consumers to list").StringVar(&x.stream)
 	ls.Flag("json", "Print the names as JSON").Short('j').UnNegatableBoolVar(&x.json)
 	ls.Flag("names", "Print just the names").Short('n').UnNegatableBoolVar(&x.names)
-	ls.Flag("no-select", "Never pick from a list (the lab never does)").UnNegatableBoolVar(&x.noSelect)
+	// natscli's --no-select is its force: a consumer named that does not
+	// load is then unknown, not one to pick from a list.
+	ls.Flag("no-select", "Never pick from a list (the lab never does)").UnNegatableBoolVar(&x.force)
 
 	info := cons.Command("info", "Shows a consumer's configuration and state").Alias("nfo").Action(act(c, withJSM(x.info)))
 	info.Arg("stream", "The consumer's stream").StringVar(&x.stream)
 	info.Arg("consumer", "The consumer to show").StringVar(&x.consumer)
 	info.Flag("json", "Print the server's JSON").Short('j').UnNegatableBoolVar(&x.json)
-	info.Flag("no-select", "Never pick from a list (the lab never does)").UnNegatableBoolVar(&x.noSelect)
+	info.Flag("no-select", "Never pick from a list (the lab never does)").UnNegatableBoolVar(&x.force)
 
 	rm := cons.Command("rm", "Deletes a consumer and its state").Alias("delete").Alias("del").Action(act(c, withJSM(x.rm)))
 	rm.Arg("stream", "The consumer's stream").StringVar(&x.stream)
