@@ -42,7 +42,7 @@ func needsTerminal(l realcli.Line) string {
 		if v := l.Flags["progress"]; len(v) > 0 && v[len(v)-1] == "false" {
 			return ""
 		}
-		return fmt.Sprintf("nats %s draws progress bars that repaint a terminal, which the lab does not give the real CLI: add --no-progress", name)
+		return fmt.Sprintf("nats %s draws progress bars that repaint a terminal, which the lab does not give the real CLI: add --no-progress", l.Typed())
 	case name == "context edit":
 		return "nats context edit opens your editor, which the lab cannot show: change a context with context add NAME and the flags to set (context add --help lists them)"
 	case name == "errors edit":
@@ -61,24 +61,24 @@ var realRefusals = []struct {
 }{
 	{"cannot ask for confirmation without a terminal", func(l realcli.Line, _ bool) string {
 		if hasFlag(l, "force") {
-			return fmt.Sprintf("nats %s asks before it goes ahead, and the lab gives the real CLI no terminal to ask in: add --force to go ahead without asking", l.Name())
+			return fmt.Sprintf("nats %s asks before it goes ahead, and the lab gives the real CLI no terminal to ask in: add --force to go ahead without asking", l.Typed())
 		}
-		return fmt.Sprintf("The real CLI wants an answer and the lab gives it no terminal to ask in: give every value on the line (help %s lists the flags)", l.Name())
+		return fmt.Sprintf("The real CLI wants an answer and the lab gives it no terminal to ask in: give every value on the line (help %s lists the flags)", l.Typed())
 	}},
 	{"cannot pick a Stream without a terminal", func(l realcli.Line, _ bool) string {
-		return fmt.Sprintf("The real CLI would offer a list of streams to pick from, which needs a terminal: name the stream on the line (help %s)", l.Name())
+		return fmt.Sprintf("The real CLI would offer a list of streams to pick from, which needs a terminal: name the stream on the line (help %s)", l.Typed())
 	}},
 	{"cannot pick a Consumer without a terminal", func(l realcli.Line, _ bool) string {
-		return fmt.Sprintf("The real CLI would offer a list of consumers to pick from, which needs a terminal: name the stream and the consumer on the line (help %s)", l.Name())
+		return fmt.Sprintf("The real CLI would offer a list of consumers to pick from, which needs a terminal: name the stream and the consumer on the line (help %s)", l.Typed())
 	}},
 	{"cannot prompt for user input without a terminal", func(l realcli.Line, _ bool) string {
-		return fmt.Sprintf("The real CLI asks for what the line leaves out, which needs a terminal: give every value on the line (help %s lists the flags)", l.Name())
+		return fmt.Sprintf("The real CLI asks for what the line leaves out, which needs a terminal: give every value on the line (help %s lists the flags)", l.Typed())
 	}},
 	{"can only graph data on an interactive terminal", func(l realcli.Line, _ bool) string {
-		return fmt.Sprintf("nats %s draws a live graph across a whole terminal: run it in a terminal of its own", l.Name())
+		return fmt.Sprintf("nats %s draws a live graph across a whole terminal: run it in a terminal of its own", l.Typed())
 	}},
 	{"could not determine screen dimensions", func(l realcli.Line, _ bool) string {
-		return fmt.Sprintf("nats %s draws a table across a whole terminal: run it in a terminal of its own", l.Name())
+		return fmt.Sprintf("nats %s draws a table across a whole terminal: run it in a terminal of its own", l.Typed())
 	}},
 	{"--name is required when reading from stdin", func(l realcli.Line, _ bool) string {
 		bucket := "BUCKET"

@@ -189,7 +189,8 @@ func TestPassthroughStopEndsTheChild(t *testing.T) {
 }
 
 // Where the real CLI wants a terminal to ask in, it says so in its own
-// line; the lab's note names what to type instead.
+// line; the lab's note names what to type instead, and the command as the
+// learner typed it (object rm is the real CLI's alias of object del).
 func TestPassthroughNotesNameTheFlagThatAvoidsAQuestion(t *testing.T) {
 	l := newLab(t)
 	l.must("object add FILES")
@@ -201,8 +202,12 @@ func TestPassthroughNotesNameTheFlagThatAvoidsAQuestion(t *testing.T) {
 	if got := errb.String(); !strings.HasPrefix(got, "nats: error: ") || !strings.Contains(got, "cannot ask for confirmation without a terminal") {
 		t.Errorf("stderr is not the real CLI's refusal:\n%s", got)
 	}
-	if got := note.String(); !strings.Contains(got, "add --force") {
-		t.Errorf("note:\n%s\nwant one that names --force", got)
+	if got := note.String(); !strings.Contains(got, "nats object rm asks before it goes ahead") || !strings.Contains(got, "add --force") {
+		t.Errorf("note:\n%s\nwant one that names object rm, as typed, and --force", got)
+	}
+	r := l.run("object del FILES")
+	if !strings.Contains(r.note, "nats object del asks before it goes ahead") {
+		t.Errorf("object del FILES: the note %q does not name object del", r.note)
 	}
 	l.must("object rm FILES --force")
 }

@@ -28,6 +28,9 @@ type Line struct {
 	// Path is the commands the words name, from the top: [stream copy]
 	// for "stream copy ORDERS ARCHIVE". Aliases resolve to the commands.
 	Path []*fisk.CmdModel
+	// Said is the words that named Path, as typed: [object rm] where
+	// Path is [object del].
+	Said []string
 	// Leaf is true when the last command of Path has no sub-commands.
 	Leaf bool
 	// Next is the first word where a sub-command was due but none of that
@@ -63,6 +66,7 @@ func ParseIn(m *fisk.ApplicationModel, words []string) Line {
 		if subsDue {
 			if c := Find(cmds, w); c != nil {
 				l.Path = append(l.Path, c)
+				l.Said = append(l.Said, w)
 				flags = flagIndex(flags, c.FlagGroupModel)
 				if c.ArgGroupModel != nil {
 					args = c.Args
@@ -134,6 +138,11 @@ func ParseIn(m *fisk.ApplicationModel, words []string) Line {
 // Name is the command the line names, as the real CLI's help names it:
 // "stream copy".
 func (l Line) Name() string { return FullName(l.Path) }
+
+// Typed is the command as the line names it, aliases as typed: "object
+// rm" where Name is "object del". A note about what the learner typed
+// names it so.
+func (l Line) Typed() string { return strings.Join(l.Said, " ") }
 
 // Find returns the command in cmds named or aliased name, or nil.
 func Find(cmds []*fisk.CmdModel, name string) *fisk.CmdModel {
