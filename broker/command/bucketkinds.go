@@ -1,8 +1,11 @@
 package command
 
 import (
-	"errors"
+	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -107,21 +110,50 @@ func (c *Call) objectNote(store, name string) string {
 	}
 	ctx, cancel := c.Timeout()
 	defer cancel()
-	obs, err := js.ObjectStore(ctx, store)
+	names, err := objectNames(ctx, js, store)
 	if err != nil {
 		return ""
 	}
-	infos, err := obs.List(ctx)
-	if errors.Is(err, jetstream.ErrNoObjectsFound) {
+	if len(names) == 0 {
 		return fmt.Sprintf("object store %s holds no objects yet: put a file in with object put %s FILE", store, store)
 	}
+	return fmt.Sprintf("there is no object %s in store %s%s (objects: %s; object ls %s lists them)", name, store, didYouMean(name, names), kvShortList(names, 10), store)
+}
+
+// maxObjectsNamed bounds how many objects a note reads the names of.
+const maxObjectsNamed = 200
+
+// objectNames lists the objects in store, sorted, without a consumer:
+// the library's List makes one, which the status bar would count for a
+// moment though the learner made none. Each object's latest description
+// is the last message on its own subject under $O.STORE.M, so the
+// stream's subjects there, and the last message of each, name them all
+// (a deleted object's description says so).
+func objectNames(ctx context.Context, js jetstream.JetStream, store string) ([]string, error) {
+	st, err := js.Stream(ctx, objStreamPrefix+store)
 	if err != nil {
-		return ""
+		return nil, err
 	}
-	names := make([]string, 0, len(infos))
-	for _, o := range infos {
+	info, err := st.Info(ctx, jetstream.WithSubjectFilter("$O."+store+".M.>"))
+	if err != nil {
+		return nil, err
+	}
+	subjects := slices.Sorted(maps.Keys(info.State.Subjects))
+	if len(subjects) > maxObjectsNamed {
+		subjects = subjects[:maxObjectsNamed]
+	}
+	var names []string
+	for _, subj := range subjects {
+		m, err := st.GetLastMsgForSubject(ctx, subj)
+		if err != nil {
+			return nil, err
+		}
+		var o jetstream.ObjectInfo
+		if json.Unmarshal(m.Data, &o) != nil || o.Deleted {
+			continue
+		}
 		names = append(names, o.Name)
 	}
 	sort.Strings(names)
-	return fmt.Sprintf("there is no object %s in store %s%s (objects: %s; object ls %s lists them)", name, store, didYouMean(name, names), kvShortList(names, 10), store)
+	return names, nil
 }

@@ -1,10 +1,16 @@
 package command_test
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"natslab/broker/brokertest"
 	"natslab/broker/text"
@@ -98,6 +104,70 @@ func TestHelpListFitsThePaneWidth(t *testing.T) {
 			if text.Width(line) > w || (list && !strings.HasPrefix(line, "  ")) {
 				t.Errorf("at %d columns %q is too wide, or starts under the commands", w, line)
 			}
+		}
+	}
+}
+
+// The note on an object that is not there names the objects that are
+// without making a consumer to read them (the library's List makes one,
+// which the status bar's count of consumers would show for a moment): the
+// server's audit of its JetStream API shows no consumer asked for.
+func TestMissingObjectNoteMakesNoConsumer(t *testing.T) {
+	l := newLab(t)
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	if err := os.WriteFile(file, []byte("notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l.must("object add FILES")
+	l.must("object put FILES " + file + " --name notes.txt --no-progress")
+	l.must("object put FILES " + file + " --name gone.txt --no-progress")
+	l.must("object rm FILES gone.txt --force")
+
+	nc := brokertest.Connect(t, l.srv, "audit")
+	audits := make(chan *nats.Msg, 256)
+	if _, err := nc.ChanSubscribe("$JS.EVENT.ADVISORY.API", audits); err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+
+	r := l.run("object get FILES note.txt")
+	if want := "there is no object note.txt in store FILES: did you mean notes.txt? (objects: notes.txt; object ls FILES lists them)"; !strings.Contains(r.note, want) {
+		t.Fatalf("note %q, want %q", r.note, want)
+	}
+
+	// The server audits requests in the order it answers them: once it
+	// has audited this connection's own request, it has audited the note's.
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := js.AccountInfo(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		select {
+		case m := <-audits:
+			var a struct {
+				Subject string `json:"subject"`
+				Client  struct {
+					Name string `json:"name"`
+				} `json:"client"`
+			}
+			if err := json.Unmarshal(m.Data, &a); err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(a.Subject, "$JS.API.CONSUMER.") {
+				t.Errorf("%s asked %s for the note", a.Client.Name, a.Subject)
+			}
+			if a.Client.Name == "audit" && a.Subject == "$JS.API.INFO" {
+				return
+			}
+		case <-ctx.Done():
+			t.Fatal("the server never audited the test's own request")
 		}
 	}
 }
