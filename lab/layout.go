@@ -25,7 +25,11 @@ import (
 //     scene above the command pane on the left. While no scene is open,
 //     the column widens as far as its text needs to read whole (the
 //     welcome at 140x30), as long as the command pane keeps the 80
-//     columns the real CLI's output is drawn for;
+//     columns the real CLI's output is drawn for. Narrower or shorter,
+//     a text the narrow layout would cut, read with no scene open, gets
+//     this layout where its column holds it whole (the welcome at
+//     136x30, 126x33, 158x24); where neither does, the narrow layout
+//     shows its start and the border the keys that page on;
 //   - compact (below 80x24): the command pane and the status bar, under a
 //     line saying what size brings the scene and the lesson back;
 //   - too small (below 40x8): what size is needed, wrapped into the window.
@@ -100,24 +104,48 @@ func computeLayout(w, h int, on onScreen) layout {
 		return l
 	}
 	if w >= wideWidth && h >= wideHeight {
-		l.wide = true
-		left := w
-		if on.lesson {
-			lw := clamp(w*32/100, 40, 80)
-			if !on.scene {
-				// Nothing animates beside it: the column takes the
-				// width that reads its text whole in its height, where
-				// there is one.
-				lw = wholeWidth(on, lw, min(80, w-cliWidth), h-1)
-			}
-			left = w - lw
-			l.lesson = rect{left, 0, lw, h - 1}
-		}
-		th := clamp((h-1)*42/100, 8, 30)
-		l.top = rect{0, 0, left, th}
-		l.cmd = rect{0, th, left, h - 1 - th}
-		return l
+		return wideLayout(l, on)
 	}
+	n := narrowLayout(l, on)
+	if on.lesson && !on.scene && n.lesson.h < on.rowsAt(n.lesson.w) {
+		// The narrow layout cuts the text read with nothing beside it
+		// (the welcome, at 136x30 or 200x24): the wide layout's column,
+		// where the command pane keeps its 80 columns and the column
+		// its 40, reads it whole over the full height where it can.
+		if most := min(80, w-cliWidth); most >= 40 && on.rowsAt(most) <= h-1 {
+			return wideLayout(l, on)
+		}
+	}
+	return n
+}
+
+// wideLayout places the lesson in a column on the right, the scene above
+// the command pane on the left.
+func wideLayout(l layout, on onScreen) layout {
+	w, h := l.w, l.h
+	l.wide = true
+	left := w
+	if on.lesson {
+		lw := clamp(w*32/100, 40, 80)
+		if !on.scene {
+			// Nothing animates beside it: the column takes the
+			// width that reads its text whole in its height, where
+			// there is one.
+			lw = wholeWidth(on, lw, min(80, w-cliWidth), h-1)
+		}
+		left = w - lw
+		l.lesson = rect{left, 0, lw, h - 1}
+	}
+	th := clamp((h-1)*42/100, 8, 30)
+	l.top = rect{0, 0, left, th}
+	l.cmd = rect{0, th, left, h - 1 - th}
+	return l
+}
+
+// narrowLayout places the scene and the lesson side by side on top, the
+// command pane full width below.
+func narrowLayout(l layout, on onScreen) layout {
+	w, h := l.w, l.h
 	reading := on.lesson && !on.scene
 	th := clamp((h*36+50)/100, 7, 20)
 	switch {

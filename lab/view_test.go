@@ -240,6 +240,67 @@ func TestTheWideLayoutHoldsTheWelcomeWhole(t *testing.T) {
 	}
 }
 
+// The sandbox's welcome, no scene open, reads whole at every size from
+// 80x24 to 200x60 where the lab's rules leave room for it: beside the
+// scene's introduction (its picture whole) above a command pane of a dozen
+// rows, or in a column over the full height beside a command pane of the
+// 80 columns the real CLI's output is drawn for, whichever holds it. Where
+// neither does, the pane's border says how many lines are below and the
+// key that shows them.
+func TestTheWelcomeReadsWholeWhereItCan(t *testing.T) {
+	p := newLessonPane(DefaultStyles())
+	on := onScreen{lesson: true, welcome: true, text: p.TextLines}
+	for w := fullWidth; w <= 200; w++ {
+		for h := fullHeight; h <= 60; h++ {
+			l := computeLayout(w, h, on)
+			p.SetSize(l.lesson.w, l.lesson.h)
+			frame := p.Lines()
+			note := ansi.Strip(frame[len(frame)-1])
+			if l.wide && l.cmd.w < cliWidth {
+				t.Fatalf("%dx%d: the command pane is %d wide beside the welcome", w, h, l.cmd.w)
+			}
+			if !strings.Contains(note, "more") {
+				continue
+			}
+			column := min(80, w-cliWidth)
+			if column >= 40 && on.rowsAt(column) <= h-1 {
+				t.Fatalf("%dx%d: the welcome is cut in a %dx%d pane (%q); a %d-column column beside the command pane holds it whole", w, h, l.lesson.w, l.lesson.h, note, column)
+			}
+			if top := min(80, w-introWidth); on.rowsAt(top) <= max(h-1-12, l.lesson.h) {
+				t.Fatalf("%dx%d: the welcome is cut in a %dx%d pane (%q); %d columns beside the introduction hold it whole", w, h, l.lesson.w, l.lesson.h, note, top)
+			}
+			if !strings.Contains(note, "f6") {
+				t.Fatalf("%dx%d: the welcome is cut and its border does not say how to read on: %q", w, h, note)
+			}
+		}
+	}
+}
+
+// Where the welcome cannot read whole, F6 pages it to its last line, the
+// border saying how many lines are left until then, and F5 back to its
+// first.
+func TestF6PagesThroughTheWelcome(t *testing.T) {
+	const first, last = "First steps", "streams stay in the store for next time."
+	for _, sz := range [][2]int{{80, 24}, {110, 33}, {130, 30}} {
+		h := newHarness(t, sz[0], sz[1])
+		for i := 0; !strings.Contains(textIn(h.screen(), h.m.lay.lesson), last); i++ {
+			l := h.m.lay.lesson
+			border := ansi.Cut(strings.Split(h.screen(), "\n")[l.y+l.h-1], l.x, l.x+l.w)
+			if i == 10 || !strings.Contains(border, "more") || !strings.Contains(border, "f6") {
+				t.Fatalf("%dx%d: the welcome's end is not in view and the border does not say f6 shows it:\n%s", sz[0], sz[1], h.screen())
+			}
+			h.key("f6")
+		}
+		for range 10 {
+			h.key("f5")
+		}
+		if got := textIn(h.screen(), h.m.lay.lesson); !strings.HasPrefix(got, first) {
+			t.Errorf("%dx%d: F5 does not page back to the welcome's start: %q", sz[0], sz[1], got)
+		}
+		h.close()
+	}
+}
+
 // textIn is the text inside r on screen, its border left out, the words
 // joined by single blanks.
 func textIn(screen string, r rect) string {
