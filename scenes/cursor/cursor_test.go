@@ -340,12 +340,43 @@ func TestExternalDeployment(t *testing.T) {
 func TestNoStreamSaysWhatToTypeAt80x24(t *testing.T) {
 	h := newHarness(t)
 	h.Settle("no stream", func(s Snapshot) bool { return s.Problem != "" })
-	want := "no stream yet: stream add NAME --subjects 'SUBJECT.>' --defaults makes one"
+	want := "no stream yet: stream add EVENTS --subjects 'events.>' --defaults makes one"
 	for _, sz := range scenes.SmallestPanes {
 		v := h.View(sz.W, sz.H)
 		if got := strings.Join(strings.Fields(v), " "); !strings.Contains(got, want) {
 			t.Errorf("at %dx%d the scene does not say %q:\n%s", sz.W, sz.H, want, v)
 		}
+	}
+}
+
+// With no stream yet and the rows for it (beside the lesson pane at
+// 100x30 and at 120x36), the scene lists the commands that bring it to
+// life, each whole on its line; typed, they do: the log, the consumer's
+// cursor and ack floor show.
+func TestNoStreamListsWhatBringsItToLife(t *testing.T) {
+	h := newHarness(t)
+	h.Settle("no stream", func(s Snapshot) bool { return s.Problem == noStream })
+	add := strings.TrimSuffix(strings.TrimPrefix(noStream, "no stream yet: "), " makes one")
+	for _, sz := range append(slices.Clone(scenes.LessonPanes), scenes.PaneSize{W: 68, H: 16}) {
+		v := h.View(sz.W, sz.H)
+		if got := strings.Join(strings.Fields(v), " "); !strings.Contains(got, add) {
+			t.Errorf("at %dx%d the scene does not say %q:\n%s", sz.W, sz.H, add, v)
+		}
+		for _, cmd := range tryConsumer {
+			if !slices.ContainsFunc(strings.Split(v, "\n"), func(l string) bool { return strings.TrimSpace(l) == cmd }) {
+				t.Errorf("at %dx%d the scene does not show %q whole on a line:\n%s", sz.W, sz.H, cmd, v)
+			}
+		}
+	}
+	for _, cmd := range append([]string{add}, tryConsumer...) {
+		h.Run(cmd)
+	}
+	h.Settle("the worker read two", func(s Snapshot) bool {
+		w := consumer(s, "worker")
+		return s.Stream == "EVENTS" && s.LastSeq == 5 && w.Delivered == 2 && w.AckFloor == 2
+	})
+	if v := h.View(68, 16); !strings.Contains(v, "cursor 2 · ack floor 2") {
+		t.Errorf("after the commands the scene does not show the worker's cursor and ack floor:\n%s", v)
 	}
 }
 

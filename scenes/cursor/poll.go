@@ -165,7 +165,7 @@ func (d *driver) chooseStream(ctx context.Context) bool {
 	case pick == "" && choice.stream != "":
 		snap.Problem = "stream " + choice.stream + " is gone: watch STREAM picks another, watch alone picks for you"
 	case pick == "" && len(infos) == 0:
-		snap.Problem = "no stream yet: stream add NAME --subjects 'SUBJECT.>' --defaults makes one"
+		snap.Problem = noStream
 	case pick == "":
 		snap.Problem = "only key-value and object streams here: watch STREAM shows one anyway"
 	}

@@ -390,3 +390,29 @@ func TestSlotMakesATrainAndSamples(t *testing.T) {
 		t.Fatalf("at speed 0 (unset), 900 ms take %v, want 900ms", d)
 	}
 }
+
+// Try draws its sentence and every command whole, or nothing: not where
+// the rows are too few for all of them, nor where a command is wider than
+// the pane.
+func TestTryDrawsAllOrNothing(t *testing.T) {
+	for _, tc := range []struct {
+		w, rows, took int
+		want          string
+	}{
+		{32, 3, 3, "Then type these two, and watch:\n  pub a 1\n  pub a 2 --count 9"},
+		{32, 2, 0, ""},
+		{18, 9, 0, ""}, // pub a 2 --count 9 in 16 columns
+	} {
+		c := NewCanvas(tc.w, 9)
+		took := c.Try(0, 0, tc.w, tc.rows, "Then type these two, and watch:", "pub a 1", "pub a 2 --count 9")
+		var lines []string
+		for l := range strings.SplitSeq(ansi.Strip(c.Render(NewStyles(false))), "\n") {
+			if l = strings.TrimRight(l, " "); l != "" {
+				lines = append(lines, l)
+			}
+		}
+		if got := strings.Join(lines, "\n"); took != tc.took || got != tc.want {
+			t.Errorf("%d wide, %d rows: took %d rows and drew\n%s\nwant %d and\n%s", tc.w, tc.rows, took, got, tc.took, tc.want)
+		}
+	}
+}

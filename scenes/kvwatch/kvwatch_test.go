@@ -2,6 +2,7 @@ package kvwatch
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"natslab/broker/brokertest"
+	"natslab/scenes"
 	"natslab/scenes/kit"
 	"natslab/scenes/kit/kittest"
 )
@@ -228,5 +230,35 @@ func TestAStateChangeDuringAnimationIsDrawn(t *testing.T) {
 	s.Apply(kit.FeedMsg{Frame: true}, kittest.Epoch)
 	if got := key(s.snap, "sue.color").Value; got != "green" {
 		t.Fatalf("a bare frame re-read the driver's state (%q): only news should", got)
+	}
+}
+
+// With no bucket yet and the rows for it (beside the lesson pane at
+// 100x30 and at 120x36), the scene lists what to type after the bucket's
+// command, each whole on its line; typed, they bring it to life: the key
+// at its second revision, both writes listed.
+func TestNoBucketListsWhatBringsItToLife(t *testing.T) {
+	h := newHarness(t)
+	h.Settle("no bucket", func(s Snapshot) bool { return s.Problem == noBucket })
+	add := strings.TrimSuffix(strings.TrimPrefix(noBucket, "no bucket yet: "), " makes one")
+	for _, sz := range append(slices.Clone(scenes.LessonPanes), scenes.PaneSize{W: 68, H: 16}) {
+		v := h.View(sz.W, sz.H)
+		if !strings.Contains(v, add) {
+			t.Errorf("at %dx%d the scene does not say %q:\n%s", sz.W, sz.H, add, v)
+		}
+		for _, cmd := range tryPuts {
+			if !slices.ContainsFunc(strings.Split(v, "\n"), func(l string) bool { return strings.TrimSpace(l) == cmd }) {
+				t.Errorf("at %dx%d the scene does not show %q whole on a line:\n%s", sz.W, sz.H, cmd, v)
+			}
+		}
+	}
+	h.Run(add)
+	h.Settle("bucket", func(s Snapshot) bool { return s.Bucket == "profiles" })
+	for _, cmd := range tryPuts {
+		h.Run(cmd)
+	}
+	h.Settle("two revisions", func(s Snapshot) bool { return s.Bucket == "profiles" && len(s.Changes) == 2 && last(s).Rev == 2 })
+	if v := h.View(68, 16); !strings.Contains(v, "sue.color = green") {
+		t.Errorf("after the commands the scene does not show the second write:\n%s", v)
 	}
 }

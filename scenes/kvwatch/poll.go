@@ -93,7 +93,7 @@ func (d *driver) chooseBucket(ctx context.Context) bool {
 	case pick == "" && choice != "":
 		d.snap.Problem = "bucket " + choice + " is gone: watch BUCKET picks another, watch alone picks for you"
 	case pick == "":
-		d.snap.Problem = "no bucket yet: kv add profiles makes one"
+		d.snap.Problem = noBucket
 	}
 	return true
 }

@@ -38,6 +38,14 @@ func (s *Scene) at(name string) (kit.Point, bool) {
 	return kit.Point{X: s.valueX, Y: y}, true
 }
 
+// noBucket is what the scene says while the server has no bucket: the
+// command that makes the one its story is about.
+const noBucket = "no bucket yet: kv add profiles makes one"
+
+// tryPuts are what to type once the bucket is there, for the scene to
+// show a key, its revisions and the writes as the server took them.
+var tryPuts = []string{"kv put profiles sue.color blue", "kv put profiles sue.color green"}
+
 // Draw implements kit.Picture.
 func (s *Scene) Draw(now time.Time) string {
 	c := s.Blank()
@@ -55,8 +63,13 @@ func (s *Scene) Draw(now time.Time) string {
 		if say == "" {
 			say = "looking for a bucket…"
 		}
-		for i, l := range text.WrapIn(s.W-2, s.H-y-1, say) {
+		lines := text.WrapIn(s.W-2, s.H-y-1, say)
+		for i, l := range lines {
 			c.Text(1, y+1+i, l, kit.Warn)
+		}
+		if say == noBucket {
+			below := y + 1 + len(lines) + 1
+			c.Try(1, below, s.W-2, s.H-below, "Then put a key twice, and watch each revision land:", tryPuts...)
 		}
 		return c.Render(s.Styles)
 	}

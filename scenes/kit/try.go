@@ -1,0 +1,39 @@
+package kit
+
+import "natslab/broker/text"
+
+// TryRows is how many rows Try takes for lead and commands at width w, or
+// 0 where a command is wider than w less its indent.
+func TryRows(w int, lead string, commands ...string) int {
+	for _, cmd := range commands {
+		if text.Width(cmd) > w-tryIndent {
+			return 0
+		}
+	}
+	return len(text.Wrap(lead, w)) + len(commands)
+}
+
+// tryIndent sets the commands off from the sentence that leads to them.
+const tryIndent = 2
+
+// Try draws what to type to bring a scene with nothing to show yet to
+// life: lead wrapped at words to w, then each command whole on a row of
+// its own, indented, from (x, y) down, where that fits in rows rows. All
+// or nothing: a list cut short reads as the whole of it, and a command cut
+// at the border, typed, fails. It returns the rows it took, 0 where it
+// drew nothing.
+func (c *Canvas) Try(x, y, w, rows int, lead string, commands ...string) int {
+	n := TryRows(w, lead, commands...)
+	if n == 0 || n > rows {
+		return 0
+	}
+	for _, l := range text.Wrap(lead, w) {
+		c.Text(x, y, l, Faint)
+		y++
+	}
+	for _, cmd := range commands {
+		c.Text(x+tryIndent, y, cmd, Strong)
+		y++
+	}
+	return n
+}
