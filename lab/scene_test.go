@@ -325,3 +325,29 @@ func TestSceneControlsFitThePane(t *testing.T) {
 		}
 	}
 }
+
+// On an empty broker, a scene beside the welcome (120x36) says what to
+// type to bring it to life, the command whole on a line of its own; the
+// security scenes send to their lesson, whose server the scene then
+// draws.
+func TestAnEmptyScenesLessonBringsItToLife(t *testing.T) {
+	for _, tc := range []struct{ scene, lesson, drawn string }{
+		{"permissions", "lesson permissions", "MAY PUBLISH"},
+		{"accounts", "lesson accounts", "─ AUDIT ─"},
+	} {
+		h := newHarness(t, 120, 36)
+		h.run("scene " + tc.scene)
+		h.waitScreen(tc.lesson)
+		top := h.m.lay.top
+		var alone bool
+		for _, l := range strings.Split(h.screen(), "\n")[top.y+1 : top.y+top.h-1] {
+			alone = alone || strings.TrimSpace(ansi.Cut(l, top.x+1, top.x+top.w-1)) == tc.lesson
+		}
+		if !alone {
+			t.Errorf("scene %s on an empty broker: %q is not on a line of its own:\n%s", tc.scene, tc.lesson, h.screen())
+		}
+		h.run(tc.lesson)
+		h.waitScreen(tc.drawn)
+		h.close()
+	}
+}

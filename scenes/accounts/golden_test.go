@@ -3,6 +3,7 @@ package accounts
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -257,8 +258,16 @@ func TestPlainThenAccounts(t *testing.T) {
 	h := kittest.Open(t, srv, func(env scenes.Env) (*Scene, error) { return New(env) },
 		func(s *Scene) Snapshot { return s.snap }, kittest.FollowCommands())
 	h.Settle("the plain server", func(s Snapshot) bool { return s.Up && s.Looks > 0 })
-	if v := h.View(68, 6); !strings.Contains(v, "shares the global account ($G)") {
-		t.Fatalf("the plain server's one account is not explained:\n%s", v)
+	if v := h.View(68, 6); !strings.Contains(v, "shares the global account ($G)") || !strings.Contains(strings.Join(strings.Fields(v), " "), "Lesson accounts runs one") {
+		t.Fatalf("the plain server's one account is not explained, with the lesson that shows more:\n%s", v)
+	}
+	// Where the rows are there (beside the lesson pane at 100x30, at
+	// 120x36), the lesson's command stands on a line of its own.
+	for _, sz := range append(slices.Clone(scenes.LessonPanes), scenes.PaneSize{W: 68, H: 16}) {
+		v := h.View(sz.W, sz.H)
+		if !strings.Contains(v, "shares the global account ($G)") || !slices.ContainsFunc(strings.Split(v, "\n"), func(l string) bool { return strings.TrimSpace(l) == "lesson accounts" }) {
+			t.Errorf("at %dx%d the plain server's one account is not explained with lesson accounts on its line:\n%s", sz.W, sz.H, v)
+		}
 	}
 	if err := srv.Configure(lessonConfig(t)); err != nil {
 		t.Fatal(err)

@@ -168,7 +168,9 @@ func (s *Scene) Draw(now time.Time) string {
 	}
 	s.iw = c.Width()
 	if msg := s.empty(); msg != "" {
-		s.paragraph(c, msg)
+		if msg != oneAccount || !s.tryLesson(c) {
+			s.paragraph(c, msg)
+		}
 		return s.Inset(c)
 	}
 	if !s.fits() {
@@ -196,9 +198,27 @@ func (s *Scene) empty() string {
 		return "The server's account list failed: " + s.snap.Err
 	case len(s.snap.Accounts) == 0,
 		len(s.snap.Accounts) == 1 && s.snap.Accounts[0].Name == server.DEFAULT_GLOBAL_ACCOUNT && len(s.snap.Links) == 0:
-		return "One account: the server's configuration names none, so every client shares the global account ($G). Lesson accounts runs one with two accounts; config shows the configuration running now."
+		return oneAccount
 	}
 	return ""
+}
+
+// oneAccount is what the scene says of a server with the global account
+// alone.
+const oneAccount = "One account: the server's configuration names none, so every client shares the global account ($G). Lesson accounts runs one with two accounts; config shows the configuration running now."
+
+// tryLesson says oneAccount with the lesson's command on a line of its
+// own, where the pane has the rows; it reports whether it did.
+func (s *Scene) tryLesson(c *kit.Canvas) bool {
+	said := text.Wrap("One account: the server's configuration names none, so every client shares the global account ($G); config shows the configuration running now.", s.iw)
+	lead, lesson := "To see accounts apart, what one exports and another imports, and the messages that cross:", "lesson accounts"
+	if n := kit.TryRows(s.iw, lead, lesson); n == 0 || len(said)+1+n > s.H {
+		return false
+	}
+	for y, line := range said {
+		c.Text(0, y, line, kit.Faint)
+	}
+	return c.Try(0, len(said)+1, s.iw, s.H-len(said)-1, lead, lesson) > 0
 }
 
 // paragraph writes text wrapped to the pane.

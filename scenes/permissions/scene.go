@@ -113,7 +113,12 @@ func (s *Scene) Draw(now time.Time) string {
 	if y+3 <= s.H { // a blank row, when the heading and a refusal still fit below it
 		y++
 	}
-	s.drawRefusals(c, now, y)
+	y = s.drawRefusals(c, now, y)
+	if len(s.snap.Users) == 0 && s.snap.Total == 0 && s.snap.Err == "" {
+		// Nothing the sandbox's learner types is refused by a server
+		// with no users: the lesson runs one with some.
+		c.Try(0, y+1, s.iw, s.H-(y+1), "Users come from the server's configuration; config shows it. To see users, each allowed only what its job needs, and each refusal as the server makes it:", "lesson permissions")
+	}
 	return s.Inset(c)
 }
 
@@ -307,10 +312,11 @@ func drawPerm(c *kit.Canvas, x, y int, rows [][]piece) {
 	}
 }
 
-// drawRefusals lists the refusals from row y down, newest first.
-func (s *Scene) drawRefusals(c *kit.Canvas, now time.Time, y int) {
+// drawRefusals lists the refusals from row y down, newest first; it
+// returns the first row below them.
+func (s *Scene) drawRefusals(c *kit.Canvas, now time.Time, y int) int {
 	if y >= s.H {
-		return
+		return y
 	}
 	head := "REFUSED: nothing yet"
 	if s.snap.Total > 0 {
@@ -327,6 +333,7 @@ func (s *Scene) drawRefusals(c *kit.Canvas, now time.Time, y int) {
 		c.Text(0, y, refusal(s.iw, fmt.Sprintf("✗ #%d ", r.N), r), role)
 		y++
 	}
+	return y
 }
 
 // refusal is mark and what the server refused, in at most w cells: in
