@@ -430,6 +430,17 @@ func TestLessonProgressSurvivesARestart(t *testing.T) {
 	}
 	h2.run("lesson first-stream")
 	h2.waitScreen("Step 2 of 4 · 1 done", "lesson first-stream 1/4")
+	h2.close()
+
+	// Opened at that lesson (natslab --lesson first-stream, or a workshop
+	// attendee's return), the lab does not ask for it to be typed again.
+	m := newTestModel(t, srv, store)
+	OpenLesson("first-stream")(m)
+	h3 := startHarness(t, m, srv, store, 120, 40)
+	h3.waitScreen("Step 2 of 4 · 1 done", "Lesson 6 · first-stream: Persist messages with JetStream.")
+	if s := h3.text(); strings.Contains(s, "You were in lesson first-stream last time") {
+		t.Errorf("opened at the lesson left open, the lab still says to type it:\n%s", s)
+	}
 }
 
 // A text package prose has no rendering of (a lesson edited without go

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -96,10 +97,15 @@ func (m *Model) startLessons() {
 	if prog != nil {
 		if id := prog.Current(); id != "" {
 			if _, ok := cat.Get(id); ok {
-				m.later = append(m.later, fmt.Sprintf("You were in lesson %s last time: lesson %s goes back to it.", id, id))
+				m.later = append(m.later, wasInNote(id))
 			}
 		}
 	}
+}
+
+// wasInNote tells a returning learner which lesson they left open.
+func wasInNote(id string) string {
+	return fmt.Sprintf("You were in lesson %s last time: lesson %s goes back to it.", id, id)
 }
 
 // poke asks followTutor to look; never blocks.
@@ -141,6 +147,9 @@ func OpenLesson(id string) func(*Model) {
 			return
 		}
 		ep := l.Episode()
+		// Opened again (natslab --lesson, a workshop attendee's return),
+		// the lesson left open needs no typing to go back to.
+		m.later = slices.DeleteFunc(m.later, func(s string) bool { return s == wasInNote(ep.ID) })
 		m.later = append(m.later, fmt.Sprintf("Lesson %d · %s: %s.", ep.Number, ep.ID, ep.Title),
 			"Its steps are in the lesson pane (lesson lists them too): hint helps, lesson leave goes back to the sandbox.")
 	}
