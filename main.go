@@ -59,6 +59,8 @@ type config struct {
 	version bool    // --version
 
 	attendeeURLs bool // --attendee-urls, for workshop
+
+	given map[string]bool // the flags on the command line, by name
 }
 
 func main() {
@@ -126,6 +128,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "natslab: %s (see natslab --help)\n", broker.Redact(flagError(err)))
 		return 2
 	}
+	cfg.given = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { cfg.given[f.Name] = true })
 	if err := refuseBlank(fs); err != nil {
 		fmt.Fprintf(stderr, "natslab: %v (see natslab --help)\n", err)
 		return 2

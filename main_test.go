@@ -278,6 +278,10 @@ func TestBadFlagsGetOneLine(t *testing.T) {
 		"--token= serve":    "--token is blank",
 		"--user=\t":         "--user is blank",
 		"--server= run":     "--server is blank",
+		// A workshop refuses the lab's flags it would ignore.
+		"workshop --lesson hello":    "not --lesson: open LESSON at the workshop's prompt",
+		"workshop --jetstream=false": "not --jetstream",
+		"workshop --speed 2":         "not --speed",
 	} {
 		var out, errb strings.Builder
 		code := run(strings.Split(args, " "), strings.NewReader(""), &out, &errb)
