@@ -39,17 +39,27 @@ type binaryRun struct {
 // (an ack subject holds the server's timestamp), copied as a learner would.
 func runBinary(t *testing.T, id, script string, explain bool) binaryRun {
 	t.Helper()
+	return runBinaryOn(t, id, script, explain, 0)
+}
+
+// runBinaryOn is runBinary on a cluster of that many nodes (the lab's
+// --cluster), or on what the lesson needs when 0.
+func runBinaryOn(t *testing.T, id, script string, explain bool, cluster int) binaryRun {
+	t.Helper()
 	ep, ok := catalog().Get(id)
 	if !ok {
 		t.Fatalf("no lesson %s", id)
+	}
+	if cluster == 0 {
+		cluster = ep.Needs.Cluster
 	}
 	listen := "none"
 	if ep.Needs.Listener {
 		listen = "127.0.0.1:0"
 	}
 	args := []string{"run", "--store", t.TempDir(), "--listen", listen, "--lesson", id}
-	if ep.Needs.Cluster > 1 {
-		args = append(args, "--cluster", fmt.Sprint(ep.Needs.Cluster))
+	if cluster > 1 {
+		args = append(args, "--cluster", fmt.Sprint(cluster))
 	}
 	if explain {
 		args = append(args, "--explain")

@@ -180,8 +180,13 @@ type UnheardCheck struct {
 
 // StreamCheck describes a stream.
 type StreamCheck struct {
-	Name              string   `yaml:"name"`
-	Absent            bool     `yaml:"absent"`
+	Name   string `yaml:"name"`
+	Absent bool   `yaml:"absent"`
+	// Lost: the stream kept nothing through a restart. A single server
+	// forgets a memory stream altogether; a cluster keeps every stream's
+	// definition in its meta group's log on disk, so the stream comes
+	// back there, empty.
+	Lost              bool     `yaml:"lost"`
 	Subjects          []string `yaml:"subjects"` // the stream's subjects include each
 	Captures          string   `yaml:"captures"` // a message on this subject would be stored
 	Ignores           string   `yaml:"ignores"`  // a message on this subject would not be stored

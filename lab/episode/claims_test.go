@@ -1,6 +1,7 @@
 package episode
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +18,7 @@ import (
 //	                 or more, each a claim the run shows
 //	# expect: TEXT   printed somewhere in the run (the lab's notes too)
 //	# expect-not: TEXT  printed nowhere
+//	# cluster: N     run on a cluster of N nodes (natslab run --cluster N)
 //
 // then the script. Claims the lab's commands cannot show (a server's
 // permissions, a raw client) are Go tests in claims_nats_test.go.
@@ -36,6 +38,7 @@ func TestLessonClaimsHoldOnTheServer(t *testing.T) {
 			var id, textID string
 			var claims []string
 			var expect, expectNot []string
+			cluster := 0
 			for _, line := range strings.Split(string(raw), "\n") {
 				switch {
 				case strings.HasPrefix(line, "# lesson:"):
@@ -46,6 +49,10 @@ func TestLessonClaimsHoldOnTheServer(t *testing.T) {
 					claims = append(claims, strings.TrimSpace(strings.TrimPrefix(line, "# claim:")))
 				case strings.HasPrefix(line, "# expect:"):
 					expect = append(expect, strings.TrimSpace(strings.TrimPrefix(line, "# expect:")))
+				case strings.HasPrefix(line, "# cluster:"):
+					if _, err := fmt.Sscan(strings.TrimPrefix(line, "# cluster:"), &cluster); err != nil {
+						t.Fatalf("%s: # cluster: N, a number of nodes: %v", f, err)
+					}
 				case strings.HasPrefix(line, "# expect-not:"):
 					expectNot = append(expectNot, strings.TrimSpace(strings.TrimPrefix(line, "# expect-not:")))
 				}
@@ -64,7 +71,7 @@ func TestLessonClaimsHoldOnTheServer(t *testing.T) {
 				}
 			}
 			claim := strings.Join(claims, " / ")
-			r := runBinary(t, id, string(raw), true)
+			r := runBinaryOn(t, id, string(raw), true, cluster)
 			for _, want := range expect {
 				if !strings.Contains(r.out, want) {
 					t.Errorf("the claim %q: the run does not show %q:\n%s", claim, want, r.out)

@@ -592,6 +592,19 @@ func (s *snapshot) checkStream(c *StreamCheck, prev mark) (bool, string) {
 		}
 		return false, why
 	}
+	if c.Lost {
+		switch {
+		case info == nil && strings.HasPrefix(why, "there is no stream"):
+			return true, ""
+		case info == nil:
+			return false, why
+		case Nodes(s.l.env.Deployment) == 1:
+			return false, fmt.Sprintf("stream %s still exists", c.Name)
+		case info.State.Msgs > 0:
+			return false, fmt.Sprintf("stream %s still holds %s", c.Name, text.Count(info.State.Msgs, "message", "messages"))
+		}
+		return true, ""
+	}
 	if info == nil {
 		return false, why
 	}
