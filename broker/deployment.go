@@ -257,6 +257,23 @@ func listeners(ns *server.Server, subject string) int {
 	return sz.Total
 }
 
+// Subscribed is how many subscriptions of the server's own clients, in
+// any account, are to subject exactly as written (a wildcard as a
+// wildcard): a look to see a new subscriber arrive, not for every message.
+func (m *Monitor) Subscribed(subject string) int {
+	sz, err := m.ns.Subsz(&server.SubszOptions{Subscriptions: true, Limit: maxSubscriptions})
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, sd := range sz.Subs {
+		if sd.Subject == subject {
+			n++
+		}
+	}
+	return n
+}
+
 // Subscriptions is how many subscriptions the default account has (at
 // the lab's server, with its leaf node's), read cheaply: a change says
 // some came or went.

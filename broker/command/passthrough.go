@@ -114,6 +114,9 @@ func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
 		}
 		conn = realcli.Conn{}
 	}
+	if c.realSettle == nil {
+		c.realSettle = s.subscribed(l)
+	}
 	tail := &tailWriter{}
 	// The child's connections, as it last said: once it has ended, the
 	// servers must have dropped them before the lab says so. The child is
@@ -143,6 +146,47 @@ func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
 	}
 	return err
 }
+
+// subscribed is what a line of the real CLI's that subscribes (sub,
+// reply) waits for, once it has printed, before its job counts as in
+// place: the lab's servers hold one more subscription to each of its
+// subjects than before it started. The real CLI says "Subscribing on"
+// before its subscription has reached the server, and a script's next
+// line (a pub) must find it there, as it finds the lab's own sub's. nil
+// when the line subscribes to nothing, or the servers are not the lab's
+// to look at.
+func (s *Session) subscribed(l realcli.Line) func() {
+	subjects := listened(l)
+	ms := s.dep.Monitors()
+	if len(subjects) == 0 || len(ms) == 0 {
+		return nil
+	}
+	count := func() map[string]int {
+		n := map[string]int{}
+		for _, subj := range subjects {
+			for _, m := range ms {
+				n[subj] += m.Subscribed(subj)
+			}
+		}
+		return n
+	}
+	before := count()
+	return func() {
+		broker.WaitFor(subscribeSettle, func() bool {
+			now := count()
+			for _, subj := range subjects {
+				if now[subj] <= before[subj] {
+					return false
+				}
+			}
+			return true
+		})
+	}
+}
+
+// subscribeSettle bounds how long a subscribing line of the real CLI's
+// may take to reach the server.
+const subscribeSettle = 2 * time.Second
 
 // Reported reports whether err has been printed already: the real CLI
 // printed its own error line (nats: error: …) before it exited. Count it

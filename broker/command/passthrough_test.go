@@ -301,3 +301,28 @@ func TestPassthroughFailureWithARealFlagGetsNoUnknownFlagNote(t *testing.T) {
 	// A flag neither has still gets the lab's note.
 	l.fails(`stream add BACKUP --mirorr ORDERS --defaults`, "did you mean --mirror?")
 }
+
+// A line of the real CLI's that subscribes is in place once the server
+// holds its subscription, not at its first line: the real CLI says
+// "Subscribing on" before its subscription has reached the server, and a
+// script's next line (a pub) must find it there.
+func TestPassthroughSubscriberIsInPlaceOnceTheServerHasIt(t *testing.T) {
+	l := newLab(t)
+	for _, c := range []struct{ line, subject string }{
+		{"sub 'y.>' --report-subjects", "y.>"},
+		{"sub svc --match-replies", "svc"},
+		{"sub a b --report-subscriptions", "b"},
+	} {
+		j, _ := l.background(c.line)
+		select {
+		case <-j.Ready():
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s never said it was in place", c.line)
+		}
+		if n := l.srv.Monitor().Subscribed(c.subject); n != 1 {
+			t.Errorf("%s in place: the server holds %d subscriptions to %s, want 1", c.line, n, c.subject)
+		}
+		j.Stop()
+		<-j.Done()
+	}
+}
