@@ -225,11 +225,12 @@ func TestClaimOrderedConsumerRidesOutARestart(t *testing.T) {
 	}
 }
 
-// max-ack-pending: a push consumer stops pushing at max ack pending; a
-// consumer without acks has no max ack pending at all.
+// max-ack-pending, push-pull: a push consumer stops pushing at max ack
+// pending; a consumer without acks has no max ack pending at all.
 func TestClaimPushStopsAtMaxAckPending(t *testing.T) {
 	claimIn(t, "max-ack-pending", "push consumers stop pushing, and pull requests wait")
 	claimIn(t, "max-ack-pending", "a consumer without acks has none")
+	claimIn(t, "push-pull", "The server pushes as fast as messages are stored, up to **Max Ack Pending** unacknowledged at a time.")
 	l := newLab(t, newServer(t))
 	js, nc := claimJS(t, l.srv)
 	ctx := claimCtx(t)
