@@ -110,7 +110,7 @@ func (c *Call) objectNote(store, name string) string {
 	}
 	ctx, cancel := c.Timeout()
 	defer cancel()
-	names, err := objectNames(ctx, js, store)
+	names, err := ObjectNames(ctx, js, store)
 	if err != nil {
 		return ""
 	}
@@ -120,16 +120,14 @@ func (c *Call) objectNote(store, name string) string {
 	return fmt.Sprintf("there is no object %s in store %s%s (objects: %s; object ls %s lists them)", name, store, didYouMean(name, names), kvShortList(names, 10), store)
 }
 
-// maxObjectsNamed bounds how many objects a note reads the names of.
-const maxObjectsNamed = 200
-
-// objectNames lists the objects in store, sorted, without a consumer:
-// the library's List makes one, which the status bar would count for a
-// moment though the learner made none. Each object's latest description
+// ObjectNames lists the objects in store, sorted, without a consumer:
+// the library's List makes one, which the status bar (and a count of the
+// store's watchers) would count for a moment though the learner made
+// none. Each object's latest description
 // is the last message on its own subject under $O.STORE.M, so the
 // stream's subjects there, and the last message of each, name them all
 // (a deleted object's description says so).
-func objectNames(ctx context.Context, js jetstream.JetStream, store string) ([]string, error) {
+func ObjectNames(ctx context.Context, js jetstream.JetStream, store string) ([]string, error) {
 	st, err := js.Stream(ctx, objStreamPrefix+store)
 	if err != nil {
 		return nil, err
@@ -138,12 +136,8 @@ func objectNames(ctx context.Context, js jetstream.JetStream, store string) ([]s
 	if err != nil {
 		return nil, err
 	}
-	subjects := slices.Sorted(maps.Keys(info.State.Subjects))
-	if len(subjects) > maxObjectsNamed {
-		subjects = subjects[:maxObjectsNamed]
-	}
-	var names []string
-	for _, subj := range subjects {
+	names := []string{}
+	for _, subj := range slices.Sorted(maps.Keys(info.State.Subjects)) {
 		m, err := st.GetLastMsgForSubject(ctx, subj)
 		if err != nil {
 			return nil, err
