@@ -28,8 +28,10 @@ import (
 //     columns the real CLI's output is drawn for. Narrower or shorter,
 //     a text the narrow layout would cut, read with no scene open, gets
 //     this layout where its column holds it whole (the welcome at
-//     136x30, 126x33, 158x24); where neither does, the narrow layout
-//     shows its start and the border the keys that page on;
+//     136x30, 126x33, 158x24), and the welcome where its column hides
+//     half as many of its lines as the narrow layout or fewer (130x30,
+//     140x24); elsewhere the narrow layout shows its start, and the
+//     border the keys that page on;
 //   - compact (below 80x24): the command pane and the status bar, under a
 //     line saying what size brings the scene and the lesson back;
 //   - too small (below 40x8): what size is needed, wrapped into the window.
@@ -104,24 +106,36 @@ func computeLayout(w, h int, on onScreen) layout {
 		return l
 	}
 	if w >= wideWidth && h >= wideHeight {
-		return wideLayout(l, on)
+		return wideLayout(l, on, false)
 	}
 	n := narrowLayout(l, on)
-	if on.lesson && !on.scene && n.lesson.h < on.rowsAt(n.lesson.w) {
+	if most := min(80, w-cliWidth); on.lesson && !on.scene && hidden(on, n) > 0 && most >= 40 {
 		// The narrow layout cuts the text read with nothing beside it
 		// (the welcome, at 136x30 or 200x24): the wide layout's column,
 		// where the command pane keeps its 80 columns and the column
 		// its 40, reads it whole over the full height where it can.
-		if most := min(80, w-cliWidth); most >= 40 && on.rowsAt(most) <= h-1 {
-			return wideLayout(l, on)
+		if on.rowsAt(most) <= h-1 {
+			return wideLayout(l, on, false)
+		}
+		// Where neither reads the welcome whole, the column at its
+		// widest where it hides half as many of its lines or fewer
+		// (2 of 21 at 130x30, where the narrow layout hides 5): one
+		// that hides about as many reads worse, its commands wrapped
+		// in a narrow column.
+		if col := wideLayout(l, on, true); on.welcome && 2*hidden(on, col) <= hidden(on, n) {
+			return col
 		}
 	}
 	return n
 }
 
+// hidden is how many lines of the lesson pane's text l leaves out of view.
+func hidden(on onScreen, l layout) int { return max(on.rowsAt(l.lesson.w)-l.lesson.h, 0) }
+
 // wideLayout places the lesson in a column on the right, the scene above
-// the command pane on the left.
-func wideLayout(l layout, on onScreen) layout {
+// the command pane on the left; widest: the column as wide as the command
+// pane leaves it, even where that does not read its text whole.
+func wideLayout(l layout, on onScreen, widest bool) layout {
 	w, h := l.w, l.h
 	l.wide = true
 	left := w
@@ -132,6 +146,9 @@ func wideLayout(l layout, on onScreen) layout {
 			// width that reads its text whole in its height, where
 			// there is one.
 			lw = wholeWidth(on, lw, min(80, w-cliWidth), h-1)
+		}
+		if widest {
+			lw = max(lw, min(80, w-cliWidth))
 		}
 		left = w - lw
 		l.lesson = rect{left, 0, lw, h - 1}

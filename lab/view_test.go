@@ -245,8 +245,9 @@ func TestTheWideLayoutHoldsTheWelcomeWhole(t *testing.T) {
 // scene's introduction (its picture whole) above a command pane of a dozen
 // rows, or in a column over the full height beside a command pane of the
 // 80 columns the real CLI's output is drawn for, whichever holds it. Where
-// neither does, the pane's border says how many lines are below and the
-// key that shows them.
+// neither does, it is the column where that hides half as many of its
+// lines or fewer, and the pane's border says how many lines are below and
+// the key that shows them.
 func TestTheWelcomeReadsWholeWhereItCan(t *testing.T) {
 	p := newLessonPane(DefaultStyles())
 	on := onScreen{lesson: true, welcome: true, text: p.TextLines}
@@ -262,12 +263,12 @@ func TestTheWelcomeReadsWholeWhereItCan(t *testing.T) {
 			if !strings.Contains(note, "more") {
 				continue
 			}
-			column := min(80, w-cliWidth)
-			if column >= 40 && on.rowsAt(column) <= h-1 {
-				t.Fatalf("%dx%d: the welcome is cut in a %dx%d pane (%q); a %d-column column beside the command pane holds it whole", w, h, l.lesson.w, l.lesson.h, note, column)
+			cut := on.rowsAt(l.lesson.w) - l.lesson.h
+			if column := min(80, w-cliWidth); column >= 40 && 2*max(on.rowsAt(column)-(h-1), 0) <= cut {
+				t.Fatalf("%dx%d: the welcome is cut by %d lines in a %dx%d pane (%q); a %d-column column beside the command pane cuts it by %d", w, h, cut, l.lesson.w, l.lesson.h, note, column, max(on.rowsAt(column)-(h-1), 0))
 			}
-			if top := min(80, w-introWidth); on.rowsAt(top) <= max(h-1-12, l.lesson.h) {
-				t.Fatalf("%dx%d: the welcome is cut in a %dx%d pane (%q); %d columns beside the introduction hold it whole", w, h, l.lesson.w, l.lesson.h, note, top)
+			if top := narrowLayout(layout{w: w, h: h}, on); hidden(on, top) < cut {
+				t.Fatalf("%dx%d: the welcome is cut by %d lines in a %dx%d pane (%q); beside the introduction, %dx%d, by %d", w, h, cut, l.lesson.w, l.lesson.h, note, top.lesson.w, top.lesson.h, hidden(on, top))
 			}
 			if !strings.Contains(note, "f6") {
 				t.Fatalf("%dx%d: the welcome is cut and its border does not say how to read on: %q", w, h, note)
