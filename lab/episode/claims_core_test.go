@@ -55,6 +55,7 @@ func TestClaimQueueGroupsShareAtRandom(t *testing.T) {
 	claimIn(t, "queue-groups", "The split is random, not round-robin.")
 	claimIn(t, "queue-groups", "remove one and the others carry on.")
 	claimIn(t, "queue-groups", "Each group, and each plain subscriber, gets its own copy.")
+	claimIn(t, "troubleshooting", "Queue groups share work only within one group name.")
 	s := startNATS(t, nil)
 	nc := connect(t, s)
 	const n = 40
