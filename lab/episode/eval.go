@@ -689,11 +689,35 @@ func (s *snapshot) checkStream(c *StreamCheck, prev mark) (bool, string) {
 			why := fmt.Sprintf("%s has %d current replicas (the leader %s included), wants %s", name, current, ci.Leader, c.Current.Want())
 			if len(behind) > 0 {
 				why += "; not current: " + strings.Join(behind, ", ")
+				why += s.down(behind)
 			}
 			return false, why
 		}
 	}
 	return true, ""
+}
+
+// down says which of nodes are stopped and how to start them, for a
+// reason that names replicas not current: a stopped node's replica is
+// never current until it runs again. "" when none is stopped.
+func (s *snapshot) down(nodes []string) string {
+	c := s.l.env.Deployment.Cluster()
+	if c == nil {
+		return ""
+	}
+	var stopped []string
+	for _, n := range nodes {
+		if !c.NodeUp(n) {
+			stopped = append(stopped, n)
+		}
+	}
+	switch len(stopped) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf(" (%s is down: node start %s starts it)", stopped[0], stopped[0])
+	}
+	return fmt.Sprintf(" (%s are down: node start %s, and so on)", strings.Join(stopped, " and "), stopped[0])
 }
 
 // numCheck is one numeric setting or counter to compare.

@@ -72,3 +72,23 @@ func TestObjectChecksMakeNoConsumer(t *testing.T) {
 		}
 	}
 }
+
+// A replica not current because its node is stopped: the step's reason
+// says the node is down and how to start it, since the step cannot tick
+// until it runs again.
+func TestAReplicaOnAStoppedNodeSaysToStartIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-node cluster")
+	}
+	srv := brokertest.Start(t, brokertest.Clustered(), brokertest.InProcessOnly())
+	rep, out := runLesson(t, srv, nil, "replicas", `stream add ORDERS --subjects "orders.>" --replicas 3 --defaults
+node stop n2
+pub orders.new "order {{Count}}" --count 3 --jetstream
+`)
+	if len(rep.Steps) < 2 || !rep.Steps[0].Done || rep.Steps[1].Done {
+		t.Fatalf("want step 1 done and step 2 not:\n%s", out)
+	}
+	if want := "not current: n2 (n2 is down: node start n2 starts it)"; !strings.Contains(rep.Steps[1].Why, want) {
+		t.Errorf("step 2's reason %q, want it to end %q", rep.Steps[1].Why, want)
+	}
+}
