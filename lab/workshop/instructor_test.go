@@ -188,3 +188,33 @@ func TestInstructorsHeaderWrapsRatherThanCutsTheRoomCode(t *testing.T) {
 		}
 	}
 }
+
+// A lesson the labs cannot run is refused at the instructor's prompt, in
+// one line saying why; it is not said to be opened while every lab says
+// it did not open.
+func TestInstructorsOpenRefusesALessonTheLabsCannotRun(t *testing.T) {
+	w := startWorkshop(t, Options{})
+	ada := openLab(t, w, "ada")
+	ada.out.waitFor(t, "Type help")
+	m := NewInstructor(w)
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
+	typeInstructor(m, "open object-store")
+	if s := view(m); !strings.Contains(s, "lesson object-store runs the real nats CLI") || !strings.Contains(s, "--attendee-urls") || strings.Contains(s, "opened for") {
+		t.Errorf("open object-store without --attendee-urls:\n%s", s)
+	}
+	typeInstructor(m, "open replicas ada")
+	if s := view(m); !strings.Contains(s, "needs a 3-node cluster") {
+		t.Errorf("open replicas:\n%s", s)
+	}
+
+	w = startWorkshop(t, Options{AttendeeURLs: true})
+	bob := openLab(t, w, "bob")
+	bob.out.waitFor(t, "Type help")
+	m = NewInstructor(w)
+	m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
+	typeInstructor(m, "open object-store")
+	if s := view(m); !strings.Contains(s, "lesson 31 · object-store opened for everyone") {
+		t.Errorf("open object-store with --attendee-urls:\n%s", s)
+	}
+	bob.out.waitFor(t, "Your instructor opened lesson 31 · object-store")
+}

@@ -103,6 +103,9 @@ func (w *Workshop) OpenLesson(id, name string) (string, error) {
 	if ep.Needs.Cluster > 1 {
 		return "", fmt.Errorf("lesson %s needs a %d-node cluster, and workshop labs run one server each: pick another lesson", ep.ID, ep.Needs.Cluster)
 	}
+	if ep.Needs.Listener && !w.opts.AttendeeURLs {
+		return "", fmt.Errorf("lesson %s runs the real nats CLI, which reaches a lab's server over TCP, and these labs listen nowhere: start the workshop with --attendee-urls for it, or pick another lesson", ep.ID)
+	}
 	var targets []*attendee
 	w.mu.Lock()
 	if name != "" {
