@@ -194,17 +194,19 @@ func (s *Scene) header(c *kit.Canvas, now time.Time) int {
 	return 1
 }
 
-// noStream is what the scene says while the server has no stream: the
-// command that makes the one the welcome's first JetStream steps use.
-const noStream = "no stream yet: stream add EVENTS --subjects 'events.>' --defaults makes one"
-
-// tryConsumer are what to type once the stream is there, for the scene to
-// show its log and a consumer's cursor and ack floor on it.
-var tryConsumer = []string{
+// tryStream are what to type on a server with no stream, for the scene
+// to show a stream's log and a consumer's cursor and ack floor on it: the
+// stream the welcome's first JetStream steps make, first.
+var tryStream = []string{
+	"stream add EVENTS --subjects 'events.>' --defaults",
 	"pub events.page_loaded visit --count 5 --jetstream",
 	"consumer add EVENTS worker --pull --defaults",
 	"consumer next EVENTS worker --count 2",
 }
+
+// noStream is what the scene says while the server has no stream, where
+// the pane has no room for tryStream.
+var noStream = "no stream yet: " + tryStream[0] + " makes one"
 
 // empty explains why there is no log to draw.
 func (s *Scene) empty(c *kit.Canvas, y int) {
@@ -214,6 +216,10 @@ func (s *Scene) empty(c *kit.Canvas, y int) {
 		what = "looking for a stream"
 	}
 	story := min(len(snap.Story), 2)
+	if what == noStream && c.Try(1, y+1, s.W-2, s.H-story-(y+1), "No stream yet. Make one, publish to it, add a consumer and read; its cursor and ack floor move here as the server reports them:", tryStream...) > 0 {
+		s.story(c, s.H-story, story, s.Clock.Now())
+		return
+	}
 	// What to type wraps onto the rows above the story, at words.
 	lines := text.Wrap(what, s.W-2)
 	if n := max(s.H-story-(y+1), 1); len(lines) > n {
@@ -223,9 +229,6 @@ func (s *Scene) empty(c *kit.Canvas, y int) {
 	for _, l := range lines {
 		c.Text(1, y, l, kit.Warn)
 		y++
-	}
-	if what == noStream {
-		c.Try(1, y+1, s.W-2, s.H-story-(y+1), "Then publish to it, add a consumer and read; its cursor and ack floor move here as the server reports them:", tryConsumer...)
 	}
 	if len(snap.Others) > 0 && y+1 < s.H-story {
 		c.Text(1, y+1, kit.Clip("streams: "+strings.Join(snap.Others, ", ")+" (watch STREAM shows one)", s.W-2), kit.Faint)

@@ -38,13 +38,14 @@ func (s *Scene) at(name string) (kit.Point, bool) {
 	return kit.Point{X: s.valueX, Y: y}, true
 }
 
-// noBucket is what the scene says while the server has no bucket: the
-// command that makes the one its story is about.
-const noBucket = "no bucket yet: kv add profiles makes one"
+// tryBucket are what to type on a server with no bucket, for the scene
+// to show a key, its revisions and the writes as the server took them:
+// the bucket its story is about, first.
+var tryBucket = []string{"kv add profiles", "kv put profiles sue.color blue", "kv put profiles sue.color green"}
 
-// tryPuts are what to type once the bucket is there, for the scene to
-// show a key, its revisions and the writes as the server took them.
-var tryPuts = []string{"kv put profiles sue.color blue", "kv put profiles sue.color green"}
+// noBucket is what the scene says while the server has no bucket, where
+// the pane has no room for tryBucket.
+var noBucket = "no bucket yet: " + tryBucket[0] + " makes one"
 
 // Draw implements kit.Picture.
 func (s *Scene) Draw(now time.Time) string {
@@ -63,13 +64,11 @@ func (s *Scene) Draw(now time.Time) string {
 		if say == "" {
 			say = "looking for a bucket…"
 		}
-		lines := text.WrapIn(s.W-2, s.H-y-1, say)
-		for i, l := range lines {
-			c.Text(1, y+1+i, l, kit.Warn)
+		if say == noBucket && c.Try(1, y+1, s.W-2, s.H-y-1, "No bucket yet. Make one, put a key twice, and watch each revision land:", tryBucket...) > 0 {
+			return c.Render(s.Styles)
 		}
-		if say == noBucket {
-			below := y + 1 + len(lines) + 1
-			c.Try(1, below, s.W-2, s.H-below, "Then put a key twice, and watch each revision land:", tryPuts...)
+		for i, l := range text.WrapIn(s.W-2, s.H-y-1, say) {
+			c.Text(1, y+1+i, l, kit.Warn)
 		}
 		return c.Render(s.Styles)
 	}
