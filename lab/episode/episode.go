@@ -40,6 +40,38 @@ type Needs struct {
 	// service), which reaches the server over TCP, so the lab must listen
 	// (not --listen none).
 	Listener bool `yaml:"listener"`
+	// Single: the episode runs on the single server only, never on the
+	// lab's cluster: it changes the server's configuration (users,
+	// accounts, mappings), which the cluster's nodes do not take, or joins
+	// a leaf node to it.
+	Single bool `yaml:"single"`
+}
+
+// RunsOn reports whether a lab of cluster nodes (0 or 1: a single server)
+// runs e.
+func (e *Episode) RunsOn(cluster int) bool {
+	if e.Needs.Single {
+		return cluster <= 1
+	}
+	return e.Needs.Cluster <= max(cluster, 1)
+}
+
+// Fix says how to start the lab for e, as the flag to add or leave out:
+// "--cluster 3", or "without --cluster".
+func (e *Episode) Fix() string {
+	if e.Needs.Single {
+		return "without --cluster"
+	}
+	return fmt.Sprintf("--cluster %d", e.Needs.Cluster)
+}
+
+// Need says what e needs that the lab it cannot run on lacks: "a 3-node
+// cluster", or "the single server".
+func (e *Episode) Need() string {
+	if e.Needs.Single {
+		return "the single server"
+	}
+	return fmt.Sprintf("a %d-node cluster", e.Needs.Cluster)
 }
 
 // Start is the known state an episode starts from, and returns to on

@@ -36,6 +36,9 @@ func RunScript(ctx context.Context, c *Catalog, id string, o HeadlessOptions, r 
 	}
 	o.Cluster = max(o.Cluster, Nodes(o.Deployment))
 	if o.Progress.StatusOf(ep, o.Cluster) == Unavailable {
+		if ep.Needs.Single {
+			return Report{}, fmt.Errorf("lesson %s runs on the single server: leave out --cluster", ep.ID)
+		}
 		return Report{}, fmt.Errorf("lesson %s needs a %d-node cluster: add --cluster %d", ep.ID, ep.Needs.Cluster, ep.Needs.Cluster)
 	}
 	var lesson atomic.Pointer[Lesson]

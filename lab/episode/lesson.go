@@ -100,8 +100,8 @@ func Begin(ctx context.Context, env Env, ep *Episode, fresh bool) (*Lesson, erro
 		return nil, ErrNotEmbedded
 	}
 	env.Cluster = max(env.Cluster, Nodes(env.Deployment))
-	if ep.Needs.Cluster > env.Cluster {
-		return nil, fmt.Errorf("lesson %s needs a %d-node cluster: start natslab with --cluster %d", ep.ID, ep.Needs.Cluster, ep.Needs.Cluster)
+	if !ep.RunsOn(env.Cluster) {
+		return nil, fmt.Errorf("lesson %s needs %s: start natslab %s", ep.ID, ep.Need(), ep.Fix())
 	}
 	if ep.Needs.Listener && env.Deployment.ClientURL() == "" {
 		return nil, fmt.Errorf("lesson %s runs the real nats CLI, which reaches the server over TCP, and this lab has no listener: %s", ep.ID, env.Session.ListenerAdvice())

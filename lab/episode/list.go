@@ -36,6 +36,9 @@ func StatusText(st Status, e *Episode, p *Progress, o ListOptions) string {
 		}
 		return "in progress"
 	case Unavailable:
+		if e.Needs.Single {
+			return "not with --cluster"
+		}
 		return fmt.Sprintf("needs --cluster %d", e.Needs.Cluster)
 	}
 	return "new"

@@ -1,6 +1,7 @@
 package episode
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -90,5 +91,23 @@ pub orders.new "order {{Count}}" --count 3 --jetstream
 	}
 	if want := "not current: n2 (n2 is down: node start n2 starts it)"; !strings.Contains(rep.Steps[1].Why, want) {
 		t.Errorf("step 2's reason %q, want it to end %q", rep.Steps[1].Why, want)
+	}
+}
+
+// The lessons that change the server's configuration or join a leaf node
+// to it run on the single server only: on the cluster the list says so,
+// and natslab run --cluster 3 refuses them in one line rather than run
+// every line into a refusal of its own.
+func TestSingleServerLessonsSayNotOnTheCluster(t *testing.T) {
+	var list bytes.Buffer
+	WriteList(&list, catalog(), nil, ListOptions{Cluster: 3})
+	for _, want := range []string{"26  accounts          not with --cluster", "30  leaf-node         not with --cluster", "16  replicas          new"} {
+		if !strings.Contains(list.String(), want) {
+			t.Errorf("the list on a cluster lacks %q:\n%s", want, list.String())
+		}
+	}
+	r := runBinaryOn(t, "leaf-node", "leaf start\n", false, 3)
+	if want := "natslab: lesson leaf-node runs on the single server: leave out --cluster"; r.code == 0 || strings.TrimSpace(r.out) != want {
+		t.Errorf("natslab run --cluster 3 --lesson leaf-node: exit %d, want 1 line %q:\n%s", r.code, want, r.out)
 	}
 }

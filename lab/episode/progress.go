@@ -188,7 +188,7 @@ const (
 
 // StatusOf says where an episode stands, given how many nodes the lab runs.
 func (p *Progress) StatusOf(e *Episode, cluster int) Status {
-	if e.Needs.Cluster > max(cluster, 1) {
+	if !e.RunsOn(cluster) {
 		return Unavailable
 	}
 	if p == nil {

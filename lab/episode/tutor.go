@@ -105,6 +105,9 @@ func (t *Tutor) Open(ctx context.Context, id string) (*Lesson, error) {
 		return nil, t.cat.Unknown(id)
 	}
 	if t.env.Progress.StatusOf(ep, t.env.Cluster) == Unavailable {
+		if ep.Needs.Single {
+			return nil, fmt.Errorf("lesson %s runs on the single server, not the cluster: quit and start natslab --lesson %s, without --cluster", ep.ID, ep.ID)
+		}
 		return nil, fmt.Errorf("lesson %s needs a %d-node cluster: quit and start natslab --cluster %d --lesson %s", ep.ID, ep.Needs.Cluster, ep.Needs.Cluster, ep.ID)
 	}
 	t.op.Lock()
