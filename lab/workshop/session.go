@@ -62,12 +62,12 @@ func (w *Workshop) handle(sess ssh.Session) {
 	}
 	if err := checkName(name); err != nil {
 		w.logf(true, "refused a session from %s: the name is not usable", host(sess.RemoteAddr()))
-		refuse("natslab: " + err.Error())
+		refuse(fmt.Sprintf("natslab: %v (%s)", err, joinAs(sess.LocalAddr(), "ada")))
 		return
 	}
 	if sess.RawCommand() != "" {
 		w.logf(true, "refused a command from %s (%s): the workshop serves the lab only", name, host(sess.RemoteAddr()))
-		refuse(fmt.Sprintf("natslab: this workshop serves the lab only, not commands: %s", w.JoinCommand()))
+		refuse(fmt.Sprintf("natslab: this workshop serves the lab only, not commands: %s", joinAs(sess.LocalAddr(), name)))
 		return
 	}
 	pty, winCh, ok := sess.Pty()

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -242,10 +243,28 @@ func (w *Workshop) JoinCommand() string {
 	if w.addr.IP.IsUnspecified() {
 		h = "THIS-MACHINE"
 	}
-	if w.addr.Port == 22 {
-		return "ssh NAME@" + h
+	return joinCommand(h, w.addr.Port, "NAME")
+}
+
+// joinAs is the command that reaches the workshop as name, to an attendee
+// whose session came in at local: the address they typed, where the
+// instructor's JoinCommand may only say THIS-MACHINE.
+func joinAs(local net.Addr, name string) string {
+	a, ok := local.(*net.TCPAddr)
+	if !ok {
+		return "ssh -p PORT " + name + "@HOST"
 	}
-	return fmt.Sprintf("ssh -p %d NAME@%s", w.addr.Port, h)
+	return joinCommand(a.IP.String(), a.Port, name)
+}
+
+func joinCommand(host string, port int, name string) string {
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port == 22 {
+		return "ssh " + name + "@" + host
+	}
+	return fmt.Sprintf("ssh -p %d %s@%s", port, name, host)
 }
 
 // Changed is closed at the next change the instructor might see.
@@ -339,7 +358,7 @@ var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$`)
 
 func checkName(name string) error {
 	if !nameRE.MatchString(name) {
-		return fmt.Errorf("%q cannot name a lab: use up to 32 letters, digits, dots, dashes or underscores, starting with a letter or digit (ssh -p PORT ada@HOST)", name)
+		return fmt.Errorf("%q cannot name a lab: use up to 32 letters, digits, dots, dashes or underscores, starting with a letter or digit", name)
 	}
 	return nil
 }
