@@ -18,7 +18,17 @@ import (
 // addExample says how to make a stream, for a scene with none. Its
 // stream is an example, and says so: the scene does not know which
 // stream the lesson beside it makes (lesson 10 makes DISK and RAM).
-const addExample = `stream add makes one (for example: stream add ORDERS --subjects "orders.>" --defaults)`
+const addExample = `stream add makes one (for example: ` + exampleAdd + `)`
+
+// exampleAdd makes the example stream.
+const exampleAdd = `stream add ORDERS --subjects "orders.>" --defaults`
+
+// noStream is what the scene says while the server has no stream.
+const noStream = "no stream yet: " + addExample
+
+// tryStream are what to type on a server with no stream, where the pane
+// has the rows to list them: the example stream, then messages in it.
+var tryStream = []string{exampleAdd, "pub orders.new hi --count 3 --jetstream"}
 
 // maxPublish bounds `publish N`: the picture is about each message's place
 // in the log, and a flood is what `pub --count` is for.

@@ -49,7 +49,7 @@ func (d *driver) poll() {
 		if focus != "" {
 			d.snap.Problem = "there is no stream " + focus + " (yet): watch all shows every stream"
 		} else {
-			d.snap.Problem = "no stream yet: " + addExample
+			d.snap.Problem = noStream
 		}
 	}
 	old := map[string]Lane{}

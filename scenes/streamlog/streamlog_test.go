@@ -1,12 +1,14 @@
 package streamlog
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"natslab/broker/brokertest"
 	"natslab/broker/text"
+	"natslab/scenes"
 	"natslab/scenes/kit/kittest"
 )
 
@@ -276,4 +278,28 @@ func TestExternalDeployment(t *testing.T) {
 	h.add(`stream add ORDERS --subjects "orders.>" --defaults`, "ORDERS")
 	h.Run(`pub orders.new hi --jetstream`)
 	h.Settle("acknowledged", func(s Snapshot) bool { l := orders(s); return l.Seen.Acked == 1 && l.Last == 1 })
+}
+
+// With no stream yet and the rows for it (beside the lesson pane at
+// 100x30 and at 120x36), the scene lists what to type, each command whole
+// on its line; typed, they bring it to life: three messages at #1 to #3.
+func TestNoStreamListsWhatBringsItToLife(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.Settle("no stream", func(s Snapshot) bool { return s.Problem == noStream })
+	for _, sz := range append(slices.Clone(scenes.LessonPanes), scenes.PaneSize{W: 68, H: 16}) {
+		v := h.View(sz.W, sz.H)
+		for _, cmd := range tryStream {
+			if !slices.ContainsFunc(strings.Split(v, "\n"), func(l string) bool { return strings.TrimSpace(l) == cmd }) {
+				t.Errorf("at %dx%d the scene does not show %q whole on a line:\n%s", sz.W, sz.H, cmd, v)
+			}
+		}
+	}
+	h.add(tryStream[0], "ORDERS")
+	for _, cmd := range tryStream[1:] {
+		h.Run(cmd)
+	}
+	h.Settle("three stored", func(s Snapshot) bool { l := orders(s); return l.First == 1 && l.Last == 3 && l.Msgs == 3 })
+	if v := h.View(68, 16); !strings.Contains(v, "first #1 · last #3 · messages 3") {
+		t.Errorf("after the commands the scene does not show the three messages:\n%s", v)
+	}
 }

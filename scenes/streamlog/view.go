@@ -92,6 +92,11 @@ func (s *Scene) Draw(now time.Time) string {
 		if say == "" {
 			say = "waiting for the server"
 		}
+		const lead = "No stream yet. Make one (ORDERS, say) and publish to it:"
+		if n := kit.TryRows(s.iw, lead, tryStream...); say == noStream && n > 0 && n <= rows {
+			c.Try(0, (rows-n)/2, s.iw, n, lead, tryStream...)
+			return s.Inset(c)
+		}
 		lines := text.WrapIn(s.iw, rows, say)
 		y := max(min(rows/2, rows-len(lines)), 0)
 		for _, l := range lines {
