@@ -111,3 +111,23 @@ func TestSingleServerLessonsSayNotOnTheCluster(t *testing.T) {
 		t.Errorf("natslab run --cluster 3 --lesson leaf-node: exit %d, want 1 line %q:\n%s", r.code, want, r.out)
 	}
 }
+
+// A stream whose only copy is on a stopped node: the step's reason says
+// the stream is offline and how to start the node, not the API's error.
+func TestAStreamOnAStoppedNodeSaysToStartIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-node cluster")
+	}
+	srv := brokertest.Start(t, brokertest.Clustered(), brokertest.InProcessOnly())
+	rep, out := runLesson(t, srv, nil, "stream-log", `nats-server -js
+stream add ORDERS --subjects "orders.>" --storage file --retention limits --defaults
+node stop leader ORDERS
+pub orders.created "order 1"
+`)
+	if len(rep.Steps) < 3 || !rep.Steps[1].Done || rep.Steps[2].Done {
+		t.Fatalf("want step 2 done and step 3 not:\n%s", out)
+	}
+	if why := rep.Steps[2].Why; !strings.HasPrefix(why, "stream ORDERS is offline: no node that holds it runs (n") || !strings.Contains(why, "is down: node start n") {
+		t.Errorf("step 3's reason %q, want it to say ORDERS is offline and which node to start", why)
+	}
+}

@@ -133,7 +133,25 @@ func (s *snapshot) stream(name string) (*jetstream.StreamInfo, string) {
 		}
 		return nil, fmt.Sprintf("there is no stream %s (streams: %s)", name, strings.Join(names, ", "))
 	}
+	var api jetstream.JetStreamError
+	if errors.As(r.err, &api) && api.APIError() != nil && uint16(api.APIError().ErrorCode) == server.ApiErrors[server.JSStreamOfflineErr].ErrCode {
+		return nil, fmt.Sprintf("stream %s is offline: no node that holds it runs%s", name, s.nodesDown())
+	}
 	return nil, s.jsErr(r.err)
+}
+
+// nodesDown says which of the cluster's nodes are stopped, and how to start
+// them; "" when none is.
+func (s *snapshot) nodesDown() string {
+	c := s.l.env.Deployment.Cluster()
+	if c == nil {
+		return ""
+	}
+	var names []string
+	for _, n := range c.Nodes() {
+		names = append(names, n.Name)
+	}
+	return s.down(names)
 }
 
 // subjects lists the subjects a stream holds messages on, with counts.
