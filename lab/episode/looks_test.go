@@ -131,3 +131,21 @@ pub orders.created "order 1"
 		t.Errorf("step 3's reason %q, want it to say ORDERS is offline and which node to start", why)
 	}
 }
+
+// A consumer whose stream's only copy is on a stopped node: the step
+// says the consumer is offline and how to start the node.
+func TestAConsumerOnAStoppedNodeSaysToStartIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-node cluster")
+	}
+	srv := brokertest.Start(t, brokertest.Clustered(), brokertest.InProcessOnly())
+	rep, out := runLesson(t, srv, nil, "durable-consumer", `consumer add EVENTS worker --pull --ack explicit --defaults
+node stop leader EVENTS
+`)
+	if len(rep.Steps) < 2 || !rep.Steps[0].Done || rep.Steps[1].Done {
+		t.Fatalf("want step 1 done and step 2 not:\n%s", out)
+	}
+	if why := rep.Steps[1].Why; !strings.Contains(why, "is offline: no node that holds it runs (n") || !strings.Contains(why, "is down: node start n") {
+		t.Errorf("step 2's reason %q, want it to say worker (or EVENTS) is offline and which node to start", why)
+	}
+}

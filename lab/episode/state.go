@@ -133,11 +133,22 @@ func (s *snapshot) stream(name string) (*jetstream.StreamInfo, string) {
 		}
 		return nil, fmt.Sprintf("there is no stream %s (streams: %s)", name, strings.Join(names, ", "))
 	}
-	var api jetstream.JetStreamError
-	if errors.As(r.err, &api) && api.APIError() != nil && uint16(api.APIError().ErrorCode) == server.ApiErrors[server.JSStreamOfflineErr].ErrCode {
+	if offline(r.err) {
 		return nil, fmt.Sprintf("stream %s is offline: no node that holds it runs%s", name, s.nodesDown())
 	}
 	return nil, s.jsErr(r.err)
+}
+
+// offline reports whether err is the server's answer for a stream or a
+// consumer none of whose copies runs: on the lab's cluster, its nodes are
+// stopped.
+func offline(err error) bool {
+	var api jetstream.JetStreamError
+	if !errors.As(err, &api) || api.APIError() == nil {
+		return false
+	}
+	code := uint16(api.APIError().ErrorCode)
+	return code == server.ApiErrors[server.JSStreamOfflineErr].ErrCode || code == server.ApiErrors[server.JSConsumerOfflineErr].ErrCode
 }
 
 // nodesDown says which of the cluster's nodes are stopped, and how to start
@@ -204,6 +215,8 @@ func (s *snapshot) consumer(stream, name string) (*jetstream.ConsumerInfo, strin
 			return nil, fmt.Sprintf("there is no consumer %s on stream %s: it has no consumers yet", name, stream)
 		}
 		return nil, fmt.Sprintf("there is no consumer %s on stream %s (consumers: %s)", name, stream, strings.Join(names, ", "))
+	case offline(r.err):
+		return nil, fmt.Sprintf("consumer %s on stream %s is offline: no node that holds it runs%s", name, stream, s.nodesDown())
 	}
 	return nil, s.jsErr(r.err)
 }
