@@ -141,7 +141,8 @@ func New(opts Options) *Model {
 	}
 	if opts.Guest != "" {
 		// An attendee cannot restart the lab the workshop serves them.
-		sopts = append(sopts, command.WithListenerAdvice("ask your instructor to start the workshop with --attendee-urls"))
+		sopts = append(sopts, command.WithListenerAdvice("ask your instructor to start the workshop with --attendee-urls"),
+			command.WithClusterAdvice("a workshop's labs run one server each (natslab --cluster 3 on a machine of your own runs the cluster)"))
 	}
 	sopts = append(sopts, opts.SessionOptions...)
 	m.sess = command.NewSession(m.dep, sopts...)

@@ -1,7 +1,6 @@
 package command
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -92,7 +91,7 @@ func clusterOf(c *Call) (broker.Cluster, error) {
 	}
 	srv := c.S.dep.Cluster()
 	if srv == nil {
-		return nil, errors.New("node works on the lab's cluster, and the lab runs a single server: start natslab with --cluster 3 (natslab --cluster 3, natslab run --cluster 3 FILE)")
+		return nil, fmt.Errorf("node works on the lab's cluster, and the lab runs a single server: %s", c.S.ClusterAdvice())
 	}
 	return srv, nil
 }

@@ -51,6 +51,7 @@ type Session struct {
 
 	noLocalFiles   bool   // see WithNoLocalFiles
 	listenerAdvice string // see WithListenerAdvice
+	clusterAdvice  string // see WithClusterAdvice
 
 	helpWidth atomic.Int64 // see SetHelpWidth
 }
@@ -114,6 +115,19 @@ func (s *Session) ListenerAdvice() string {
 		return s.listenerAdvice
 	}
 	return "start natslab without --listen none"
+}
+
+// WithClusterAdvice says what to do for the lab's cluster, where the lab
+// runs a single server that the learner cannot start anew (a workshop's).
+func WithClusterAdvice(advice string) Option { return func(s *Session) { s.clusterAdvice = advice } }
+
+// ClusterAdvice is what to do when a line needs the lab's cluster and the
+// lab runs a single server.
+func (s *Session) ClusterAdvice() string {
+	if s != nil && s.clusterAdvice != "" {
+		return s.clusterAdvice
+	}
+	return "start natslab with --cluster 3 (natslab --cluster 3, natslab run --cluster 3 FILE)"
 }
 
 // NewSession prepares a session; it connects on first use.

@@ -422,3 +422,19 @@ func TestRealCLICommandsNeedAttendeeURLs(t *testing.T) {
 		t.Fatalf("rtt with a listener failed: %s", r.LastError)
 	}
 }
+
+// An attendee cannot start their lab anew: the node commands, which work
+// on the lab's cluster, say what is so in a workshop instead of telling
+// them to start natslab with --cluster 3.
+func TestNodeCommandsSayWorkshopLabsRunOneServer(t *testing.T) {
+	w := startWorkshop(t, Options{})
+	ada := openLab(t, w, "ada")
+	ada.out.waitFor(t, "Type help")
+	ada.typeLine("node ls")
+	waitRoom(t, w, "node ls refused in ada's row", func() bool {
+		return strings.Contains(w.Rows()[0].LastError, "node works on the lab's cluster")
+	})
+	if e := w.Rows()[0].LastError; !strings.Contains(e, "a workshop's labs run one server each") || strings.Contains(e, "start natslab") {
+		t.Errorf("node ls in a workshop lab: %q", e)
+	}
+}
