@@ -91,7 +91,7 @@ func clusterOf(c *Call) (broker.Cluster, error) {
 	}
 	srv := c.S.dep.Cluster()
 	if srv == nil {
-		return nil, fmt.Errorf("node works on the lab's cluster, and the lab runs a single server: %s", c.S.ClusterAdvice())
+		return nil, fmt.Errorf("node works on the lab's cluster, and the lab runs a single server: %s", c.S.ClusterAdvice("start natslab with --cluster 3 (natslab --cluster 3, natslab run --cluster 3 FILE)"))
 	}
 	return srv, nil
 }

@@ -122,12 +122,13 @@ func (s *Session) ListenerAdvice() string {
 func WithClusterAdvice(advice string) Option { return func(s *Session) { s.clusterAdvice = advice } }
 
 // ClusterAdvice is what to do when a line needs the lab's cluster and the
-// lab runs a single server.
-func (s *Session) ClusterAdvice() string {
+// lab runs a single server: fallback, unless WithClusterAdvice said
+// otherwise.
+func (s *Session) ClusterAdvice(fallback string) string {
 	if s != nil && s.clusterAdvice != "" {
 		return s.clusterAdvice
 	}
-	return "start natslab with --cluster 3 (natslab --cluster 3, natslab run --cluster 3 FILE)"
+	return fallback
 }
 
 // NewSession prepares a session; it connects on first use.

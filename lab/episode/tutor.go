@@ -108,7 +108,7 @@ func (t *Tutor) Open(ctx context.Context, id string) (*Lesson, error) {
 		if ep.Needs.Single {
 			return nil, fmt.Errorf("lesson %s runs on the single server, not the cluster: quit and start natslab --lesson %s, without --cluster", ep.ID, ep.ID)
 		}
-		return nil, fmt.Errorf("lesson %s needs a %d-node cluster: quit and start natslab --cluster %d --lesson %s", ep.ID, ep.Needs.Cluster, ep.Needs.Cluster, ep.ID)
+		return nil, fmt.Errorf("lesson %s needs a %d-node cluster: %s", ep.ID, ep.Needs.Cluster, t.env.Session.ClusterAdvice(fmt.Sprintf("quit and start natslab --cluster %d --lesson %s", ep.Needs.Cluster, ep.ID)))
 	}
 	t.op.Lock()
 	defer t.op.Unlock()

@@ -423,10 +423,10 @@ func TestRealCLICommandsNeedAttendeeURLs(t *testing.T) {
 	}
 }
 
-// An attendee cannot start their lab anew: the node commands, which work
-// on the lab's cluster, say what is so in a workshop instead of telling
-// them to start natslab with --cluster 3.
-func TestNodeCommandsSayWorkshopLabsRunOneServer(t *testing.T) {
+// An attendee cannot start their lab anew: the node commands and the
+// lesson on the lab's cluster say what is so in a workshop instead of
+// telling them to start natslab with --cluster 3.
+func TestClusterCommandsSayWorkshopLabsRunOneServer(t *testing.T) {
 	w := startWorkshop(t, Options{})
 	ada := openLab(t, w, "ada")
 	ada.out.waitFor(t, "Type help")
@@ -436,5 +436,13 @@ func TestNodeCommandsSayWorkshopLabsRunOneServer(t *testing.T) {
 	})
 	if e := w.Rows()[0].LastError; !strings.Contains(e, "a workshop's labs run one server each") || strings.Contains(e, "start natslab") {
 		t.Errorf("node ls in a workshop lab: %q", e)
+	}
+	// The lesson on the cluster says the same.
+	ada.typeLine("lesson replicas")
+	waitRoom(t, w, "lesson replicas refused in ada's row", func() bool {
+		return strings.Contains(w.Rows()[0].LastError, "lesson replicas needs a 3-node cluster")
+	})
+	if e := w.Rows()[0].LastError; !strings.Contains(e, "a workshop's labs run one server each") || strings.Contains(e, "start natslab") {
+		t.Errorf("lesson replicas in a workshop lab: %q", e)
 	}
 }
