@@ -112,6 +112,10 @@ type Model struct {
 	sceneLookup func(string) (scenes.Factory, bool)
 }
 
+// MinSize is the smallest window the lab draws in; in a smaller one it
+// asks for a larger one.
+func MinSize() (width, height int) { return minWidth, minHeight }
+
 // New builds the lab around a deployment. Close releases it.
 func New(opts Options) *Model {
 	m := &Model{

@@ -48,16 +48,25 @@ func (f *frame) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // resizeLab gives the lab the window less the banner's row.
 func (f *frame) resizeLab() tea.Cmd {
 	h := f.h
-	if f.banner != "" && h > 1 {
+	if f.bannerShown() {
 		h--
 	}
 	_, cmd := f.lab.Update(tea.WindowSizeMsg{Width: f.w, Height: h})
 	return cmd
 }
 
+// bannerShown reports whether the banner has a row: not where taking it
+// would leave the lab less than the smallest window it draws in, which
+// would then ask for a window larger than the one the attendee has. The
+// broadcast is in their command pane too.
+func (f *frame) bannerShown() bool {
+	_, minHeight := lab.MinSize()
+	return f.banner != "" && f.h-1 >= minHeight
+}
+
 func (f *frame) View() tea.View {
 	v := f.lab.View()
-	if f.banner != "" && f.h > 1 {
+	if f.bannerShown() {
 		v.Content += "\n" + bannerLine(f.banner, f.w)
 	}
 	content := v.Content

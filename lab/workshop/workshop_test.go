@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 	gossh "golang.org/x/crypto/ssh"
 
+	"natslab/lab"
 	"natslab/lab/policy"
 )
 
@@ -444,5 +445,33 @@ func TestClusterCommandsSayWorkshopLabsRunOneServer(t *testing.T) {
 	})
 	if e := w.Rows()[0].LastError; !strings.Contains(e, "a workshop's labs run one server each") || strings.Contains(e, "start natslab") {
 		t.Errorf("lesson replicas in a workshop lab: %q", e)
+	}
+}
+
+// The banner takes the lab's last row only where the lab keeps a window it
+// draws in: at the lab's smallest size it would leave one row too few, and
+// the lab would ask for a window larger than the attendee's, which is
+// already large enough.
+func TestABannerLeavesTheLabItsSmallestWindow(t *testing.T) {
+	w := startWorkshop(t, Options{})
+	ada := openLab(t, w, "ada")
+	ada.out.waitFor(t, "Type help")
+	w.Broadcast("Break until 11:00")
+	waitDrawn(t, ada.out, "the banner on ada's screen", func() bool {
+		s, _, _, ok := w.Spotlight("ada")
+		return ok && strings.Contains(s, "📣 Break until 11:00")
+	})
+	minW, minH := lab.MinSize()
+	if err := ada.sess.WindowChange(minH, minW); err != nil {
+		t.Fatal(err)
+	}
+	var s string
+	waitDrawn(t, ada.out, fmt.Sprintf("ada's lab drawn at %dx%d", minW, minH), func() bool {
+		var width, height int
+		s, width, height, _ = w.Spotlight("ada")
+		return width == minW && height == minH && len(strings.Split(s, "\n")) == minH
+	})
+	if strings.Contains(s, "needs a window") || strings.Contains(s, "needs at least") {
+		t.Errorf("at %dx%d, the lab's smallest window, with a banner:\n%s", minW, minH, s)
 	}
 }
