@@ -105,7 +105,7 @@ func (s *Session) exec(c *Call) (err error) {
 			err = &labError{fmt.Errorf("internal error running %q: %v (the lab carries on; please report this)", c.Job.Shown(), r)}
 		}
 	}()
-	words, err := SplitWords(c.Job.Line)
+	words, err := splitCommand(c.Job.Line)
 	if err != nil {
 		return err
 	}
@@ -169,7 +169,7 @@ func (s *Session) whyUnknown(words []string) string {
 // broker: nil when it would start, else the error Run would print. Lab
 // verbs are only checked for existence.
 func (s *Session) Check(line string) error {
-	words, err := SplitWords(line)
+	words, err := splitCommand(line)
 	if err != nil || len(words) == 0 {
 		return err
 	}

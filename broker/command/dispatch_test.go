@@ -57,3 +57,28 @@ func TestUnknownWordsSuggestTheNearestCommand(t *testing.T) {
 	l.fails("pub greet hi --count x", `nats: error: strconv.ParseFloat: parsing "x": invalid syntax`, `--count wants a whole number`)
 	l.fails(`pub greet 'oops`, "quote is not closed")
 }
+
+// A shell pipeline copied from natscli's cheat sheets (echo … | nats pub
+// …) is refused in one line that says the lab is no shell and what to
+// type instead; a | that a shell would not read as a pipe (quoted,
+// escaped, in a comment) is the line's own.
+func TestShellPipelinesAreRefusedInOneLine(t *testing.T) {
+	l := newLab(t)
+	for _, line := range []string{
+		`echo "hello world" | nats pub destination.subject`,
+		`nats sub subject --dump=- | xargs -0 -n 1 -I "{}" sh -c "echo '{}' | wc -c"`,
+		`pub greet hi|cat`,
+	} {
+		msg := l.fails(line, "the line is a shell pipeline (|)", "not a shell", "pub greet 'hello world'")
+		if strings.Contains(msg, "error:") {
+			t.Errorf("%s: the real CLI's error for a line it would never see: %q", line, msg)
+		}
+	}
+	l.must(`stream add S --subjects greet --defaults`)
+	for _, line := range []string{`pub greet "a|b"`, `pub greet 'a|b'`, `pub greet a\|b`, `pub greet ab # a | in a comment`} {
+		l.must(line)
+	}
+	if r := l.must(`sub greet --all -T --raw`); r.out != "a|b\na|b\na|b\nab\n" {
+		t.Errorf("the bodies published: %q", r.out)
+	}
+}

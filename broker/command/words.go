@@ -38,6 +38,46 @@ func SplitWords(line string) ([]string, error) {
 	return words, nil
 }
 
+// splitCommand is SplitWords for a line to run: a shell pipeline (an
+// unquoted |, as in natscli's cheat sheet: echo "hello world" | nats pub
+// destination.subject) is refused in one line, as the lab runs one
+// command per line and pipes nothing into it or out of it.
+func splitCommand(line string) ([]string, error) {
+	words, err := SplitWords(line)
+	if err != nil || !pipes(StripComment(line)) {
+		return words, err
+	}
+	return nil, usageErrorf("the line is a shell pipeline (|), and the lab runs one nats command per line, not a shell: give pub or request its body as an argument (pub greet 'hello world'), and run pipelines in a shell with the real nats CLI")
+}
+
+// pipes reports whether line holds a | outside quotes and not escaped,
+// which a shell reads as a pipe.
+func pipes(line string) bool {
+	var quote byte
+	for i := 0; i < len(line); i++ {
+		ch := line[i]
+		switch {
+		case quote == '\'':
+			if ch == '\'' {
+				quote = 0
+			}
+		case quote == '"':
+			if ch == '\\' {
+				i++
+			} else if ch == '"' {
+				quote = 0
+			}
+		case ch == '\\':
+			i++
+		case ch == '\'' || ch == '"':
+			quote = ch
+		case ch == '|':
+			return true
+		}
+	}
+	return false
+}
+
 // QuoteOpen reports whether line leaves a quote open or ends with a lone
 // backslash, as SplitWords reads it: a line break after it is inside a
 // word.
