@@ -178,10 +178,11 @@ func (l *Lesson) enter(ctx context.Context, js, fresh bool) error {
 			return err
 		}
 	}
-	if fresh {
-		if err := l.setup(ctx); err != nil {
-			return err
-		}
+	// The jobs of the starting state (a responder, workers) stopped with
+	// every other job when the lab last left the lesson: resumed, the
+	// lesson runs them again, as its hints speak of them.
+	if err := l.setup(ctx, !fresh); err != nil {
+		return err
 	}
 	l.obs.reset()
 	l.logStart = srv.Log().Total()
@@ -297,10 +298,15 @@ func (l *Lesson) writeFiles(fresh bool) error {
 // setupReady bounds how long a background setup line may take to be in place.
 const setupReady = 5 * time.Second
 
-func (l *Lesson) setup(ctx context.Context) error {
+// setup runs the starting state's lines; jobsOnly, only those that run in
+// the background.
+func (l *Lesson) setup(ctx context.Context, jobsOnly bool) error {
 	s := l.env.Session
 	for _, line := range l.ep.Start.Setup {
 		line, bg := command.SplitBackground(line)
+		if jobsOnly && !bg {
+			continue
+		}
 		if bg {
 			var j *command.Job
 			if l.env.StartJob != nil {

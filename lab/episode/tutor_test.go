@@ -417,3 +417,21 @@ func why(r Report) string {
 	}
 	return "every step is done"
 }
+
+// The jobs a lesson's starting state runs (troubleshooting's responder
+// and its two workers) run again when the lesson is opened again after
+// the lab quit, or a workshop attendee came back: its steps and hints
+// speak of them ("jobs lists what runs … stop 3").
+func TestResumedLessonRunsItsJobsAgain(t *testing.T) {
+	dir := t.TempDir()
+	srv := brokertest.Start(t, brokertest.InProcessOnly(), brokertest.WithStore(dir))
+	l := newLab(t, srv)
+	l.must("lesson troubleshooting")
+	l.must("jobs", "reply price.quote", "sub work --queue pool", "sub work --queue pol")
+	l2 := l.quitAndStartAgain()
+	l2.must("lesson troubleshooting")
+	out := l2.must("jobs", "reply price.quote", "sub work --queue pool", "sub work --queue pol")
+	if n := strings.Count(out, "sub work --queue"); n != 2 {
+		t.Errorf("want the two workers once each:\n%s", out)
+	}
+}
