@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -44,6 +46,11 @@ func runConfig(c *Call, args []string) error {
 		return c.S.reloadConfig(c, dep.ReloadConfig)
 	case args[0] == "add" && len(args) > 1:
 		add := rawAfter(c.Job.Line, "add")
+		if c.S.noLocalFiles {
+			if what := configNamesFiles(add); what != "" {
+				return usageErrorf("in this workshop the lab reads and writes no files on its machine, and config add %s: include only the lesson's own files, like include \"files/canary.conf\"", what)
+			}
+		}
 		path, _ := dep.Config()
 		if path == "" {
 			return c.S.reloadConfig(c, func() error { return dep.Configure(add) })
@@ -64,6 +71,35 @@ func runConfig(c *Call, args []string) error {
 		return usageErrorf("config add takes the text to add, in nats-server's syntax: config add mappings { \"greet.*\": \"hello.{{wildcard(1)}}\" }")
 	}
 	return usageErrorf("config takes reload, add TEXT, or nothing (to show the file), not %q", strings.Join(args, " "))
+}
+
+// Settings of nats-server's configuration that name a file or a directory
+// on the server's machine: pid_file, log_file, cert_file, store_dir,
+// ports_file_dir, a resolver's dir, an operator's JWT.
+var fileSettingRE = regexp.MustCompile(`(?i)\b([a-z_]*_file|[a-z_]*_dir|dir|operator|trusted_keys|trusted)\b\s*[:=]?`)
+
+// includeRE is an include directive and the path it names.
+var includeRE = regexp.MustCompile(`(?i)\binclude\s+(?:"([^"]*)"|'([^']*)'|([^\s;,}]+))`)
+
+// configNamesFiles says how text, added to the configuration, would make
+// the server read or write a file outside the lesson's own directory:
+// an include of a path that is absolute or climbs out (..), or a setting
+// that names a file or a directory. "" when it names none.
+func configNamesFiles(text string) string {
+	if m := fileSettingRE.FindStringSubmatch(text); m != nil {
+		return fmt.Sprintf("%s names a file or a directory", m[1])
+	}
+	includes := includeRE.FindAllStringSubmatch(text, -1)
+	if n := len(regexp.MustCompile(`(?i)\binclude\b`).FindAllString(text, -1)); n != len(includes) {
+		return "include names a file"
+	}
+	for _, m := range includes {
+		path := m[1] + m[2] + m[3]
+		if !filepath.IsLocal(path) {
+			return fmt.Sprintf("include %q names a file outside the lesson's directory", path)
+		}
+	}
+	return ""
 }
 
 // rawAfter is what follows word in line as typed: quotes and braces kept,

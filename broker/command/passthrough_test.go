@@ -326,3 +326,41 @@ func TestPassthroughSubscriberIsInPlaceOnceTheServerHasIt(t *testing.T) {
 		<-j.Done()
 	}
 }
+
+// config add in a workshop session: nats-server's configuration can make
+// the server read a file (include) or write one (pid_file, log_file,
+// store_dir …) anywhere on the machine, which is the instructor's; only an
+// include of the lesson's own files passes (subject-mapping's
+// include "files/canary.conf").
+func TestWorkshopSessionConfigNamesNoLocalFile(t *testing.T) {
+	srv := brokertest.Start(t)
+	s := command.NewSession(srv, command.WithNoLocalFiles())
+	t.Cleanup(s.Close)
+	run := func(line string) (string, error) {
+		var out, errb syncBuf
+		err := s.Run(context.Background(), line, &out, &errb)
+		return out.String() + errb.String(), err
+	}
+	for _, line := range []string{
+		`config add include "../../../../../../../etc/hostname"`,
+		`config add include /etc/hostname`,
+		`config add include '/etc/passwd'`,
+		`config add pid_file: "/tmp/natslab-attendee.pid"`,
+		`config add log_file: /tmp/natslab-attendee.log`,
+		`config add jetstream { store_dir: "/tmp/elsewhere" }`,
+		`config add accounts { A { users: [{user: a}] } } include x; include "/etc/hostname"`,
+	} {
+		out, err := run(line)
+		if err == nil || !command.IsUsage(err) || !strings.Contains(err.Error(), "reads and writes no files on its machine") {
+			t.Errorf("%s: %v", line, err)
+		}
+		if out != "" {
+			t.Errorf("%s printed %q before its refusal", line, out)
+		}
+	}
+	for _, line := range []string{`config add include "files/canary.conf"`, `config add mappings {"jobs.*": "jobs.{{partition(3,1)}}.{{wildcard(1)}}"}`} {
+		if _, err := run(line); err != nil && strings.Contains(err.Error(), "reads and writes no files") {
+			t.Errorf("%s: %v", line, err)
+		}
+	}
+}
