@@ -238,6 +238,9 @@ var comparableRules = []struct {
 	{regexp.MustCompile(`\bN[A-Z0-9]{55}\b`), "SERVER_ID"},
 	{regexp.MustCompile(`(127\.0\.0\.1|localhost|\[::1\]):\d+`), "$1:PORT"},
 	{regexp.MustCompile(`\b\d+(\.\d+)? [KMGT]?i?B/s\b`), "RATE"},
+	// pub --count above 20 ends with its progress line's rate:
+	// " done! [100 in 66ms; 1.50K/s]".
+	{regexp.MustCompile(`(\[\d+ in DUR; )\d+(\.\d+)?[KMGT]?/s\]`), "${1}RATE]"},
 	// A connection's id counts the server's connections so far, the
 	// lab's own among them.
 	{regexp.MustCompile(`(Client ID: )\d+`), "${1}CID"},

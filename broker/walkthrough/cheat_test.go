@@ -9,7 +9,8 @@ import (
 // natscli's own cheat sheets (nats cheat stream, consumer, kv, publish,
 // subscribe, reply, account), the lines a learner copies, with what a
 // script needs: the names they leave as placeholders made to exist,
-// flags for what the real CLI would ask in a terminal, a count or a wait
+// flags for what the real CLI would ask in a terminal, quotes where a
+// shell would split a word (-H Count:{{ Count }}), a count or a wait
 // where they run until stopped, a directory of the script's own for
 // --dump. The lines that fail as printed (no terminal to ask in, a
 // sequence that is not there, sub --next, which natscli v0.5.0 does not
@@ -75,6 +76,8 @@ func TestCheatSheets(t *testing.T) {
 			"nats kv ls",
 			// nats cheat publish
 			"nats stream add DEST --subjects 'destination.>' --defaults",
+			"nats pub destination.subject \"{{ Random 100 1000 }}\" -H 'Count:{{ Count }}' --count 100",
+			"nats stream purge DEST -f", // the random bodies' sizes, out of account info's usage
 			"nats pub destination.subject \"hello world\" --count 3 --sleep 10ms --jitter 5ms",
 			"nats request destination.subject \"hello world\" -H \"Content-type:text/plain\" --raw",
 			// nats cheat subscribe
