@@ -124,6 +124,13 @@ func leafRun(c *Call, leaf *broker.Leaf, words []string) error {
 	if len(l.Path) == 0 {
 		return usageErrorf("leaf runs a nats command on the leaf, and %q is none: %s", words[0], leafUsage)
 	}
+	// The real CLI runs here as anywhere: in a workshop, it touches no
+	// file on the instructor's machine (leaf sub x --dump DIR).
+	if c.S.noLocalFiles {
+		if err := refuseLocalFiles(l); err != nil {
+			return err
+		}
+	}
 	for _, f := range []string{"server", "context"} {
 		if _, ok := l.Flags[f]; ok {
 			return usageErrorf("leaf COMMAND connects to the leaf itself: drop --%s", f)

@@ -242,6 +242,25 @@ func TestWorkshopSessionRefusesLocalFiles(t *testing.T) {
 	if out, err := run("object ls"); err != nil || !strings.Contains(out, "FILES") {
 		t.Errorf("object ls: %v\n%s", err, out)
 	}
+	// The real CLI run on the lab's leaf node is refused the same.
+	if out, err := run("leaf start"); err != nil {
+		t.Fatalf("leaf start: %v\n%s", err, out)
+	}
+	dump := filepath.Join(t.TempDir(), "dumps")
+	for _, line := range []string{"leaf sub x --dump " + dump, "leaf object put FILES " + file} {
+		// Refused, it returns at once; run, the sub would wait for messages.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		var o syncBuf
+		err := s.Run(ctx, line, &o, &o)
+		cancel()
+		out := o.String()
+		if err == nil || !command.IsUsage(err) || !strings.Contains(err.Error(), "own machine") {
+			t.Errorf("%s: %v\n%s", line, err, out)
+		}
+	}
+	if _, err := os.Stat(dump); !os.IsNotExist(err) {
+		t.Errorf("leaf sub --dump made %s (stat: %v)", dump, err)
+	}
 }
 
 // A command that needs the system account gets the real CLI's error and a
