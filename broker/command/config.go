@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/nats-io/nats-server/v2/conf"
 )
 
 func init() {
@@ -99,8 +101,25 @@ func configNamesFiles(text string) string {
 			return fmt.Sprintf("include %q names a file outside the lesson's directory", path)
 		}
 	}
+	// What the lessons configure is users, accounts and mappings; the
+	// rest (listen, http, leafnodes, cluster …) would open ports or
+	// connections from the instructor's machine. Text the parser refuses
+	// is left to the server, which refuses it the same.
+	m, err := conf.Parse(includeRE.ReplaceAllString(text, ""))
+	if err != nil {
+		return ""
+	}
+	for k := range m {
+		if !workshopConfigKeys[strings.ToLower(k)] {
+			return fmt.Sprintf("sets %s, and a workshop lab's configuration takes authorization, accounts, mappings, no_auth_user and include only", k)
+		}
+	}
 	return ""
 }
+
+// workshopConfigKeys are the top-level settings config add takes in a
+// workshop: those the lessons use.
+var workshopConfigKeys = map[string]bool{"authorization": true, "accounts": true, "mappings": true, "no_auth_user": true, "system_account": true}
 
 // rawAfter is what follows word in line as typed: quotes and braces kept,
 // as the configuration syntax needs them.

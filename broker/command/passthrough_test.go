@@ -368,6 +368,9 @@ func TestWorkshopSessionConfigNamesNoLocalFile(t *testing.T) {
 		`config add log_file: /tmp/natslab-attendee.log`,
 		`config add jetstream { store_dir: "/tmp/elsewhere" }`,
 		`config add accounts { A { users: [{user: a}] } } include x; include "/etc/hostname"`,
+		`config add http: 0.0.0.0:18222`,
+		`config add listen: 0.0.0.0:14222`,
+		`config add leafnodes { remotes: [{url: "nats://192.0.2.1:7422"}] }`,
 	} {
 		out, err := run(line)
 		if err == nil || !command.IsUsage(err) || !strings.Contains(err.Error(), "reads and writes no files on its machine") {
@@ -377,7 +380,7 @@ func TestWorkshopSessionConfigNamesNoLocalFile(t *testing.T) {
 			t.Errorf("%s printed %q before its refusal", line, out)
 		}
 	}
-	for _, line := range []string{`config add include "files/canary.conf"`, `config add mappings {"jobs.*": "jobs.{{partition(3,1)}}.{{wildcard(1)}}"}`} {
+	for _, line := range []string{`config add include "files/canary.conf"`, `config add mappings {"jobs.*": "jobs.{{partition(3,1)}}.{{wildcard(1)}}"}`, `config add authorization { users: [{user: shop, password: shop-pw}] }`} {
 		if _, err := run(line); err != nil && strings.Contains(err.Error(), "reads and writes no files") {
 			t.Errorf("%s: %v", line, err)
 		}
