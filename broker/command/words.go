@@ -53,29 +53,7 @@ func splitCommand(line string) ([]string, error) {
 // pipes reports whether line holds a | outside quotes and not escaped,
 // which a shell reads as a pipe.
 func pipes(line string) bool {
-	var quote byte
-	for i := 0; i < len(line); i++ {
-		ch := line[i]
-		switch {
-		case quote == '\'':
-			if ch == '\'' {
-				quote = 0
-			}
-		case quote == '"':
-			if ch == '\\' {
-				i++
-			} else if ch == '"' {
-				quote = 0
-			}
-		case ch == '\\':
-			i++
-		case ch == '\'' || ch == '"':
-			quote = ch
-		case ch == '|':
-			return true
-		}
-	}
-	return false
+	return unquoted(line, func(i int, _ bool) bool { return line[i] == '|' }) >= 0
 }
 
 // QuoteOpen reports whether line leaves a quote open or ends with a lone
@@ -93,6 +71,16 @@ func QuoteOpen(line string) bool {
 // annotate (stream ls  # every stream). A # inside a word (a#b) or quoted
 // is the word's.
 func StripComment(line string) string {
+	if i := unquoted(line, func(i int, wordStart bool) bool { return line[i] == '#' && wordStart }); i >= 0 {
+		return strings.TrimRight(line[:i], " \t\n")
+	}
+	return line
+}
+
+// unquoted reads line as a shell does and returns the index of the first
+// byte outside quotes and escapes for which found holds (told whether the
+// byte begins a word), or -1.
+func unquoted(line string, found func(i int, wordStart bool) bool) int {
 	var quote byte // the quote a quoted part is in, 0 outside
 	wordStart := true
 	for i := 0; i < len(line); i++ {
@@ -115,12 +103,12 @@ func StripComment(line string) string {
 		case ch == ' ' || ch == '\t' || ch == '\n':
 			wordStart = true
 			continue
-		case ch == '#' && wordStart:
-			return strings.TrimRight(line[:i], " \t\n")
+		case found(i, wordStart):
+			return i
 		}
 		wordStart = false
 	}
-	return line
+	return -1
 }
 
 // SplitBackground reports whether line ends with a shell-style "&" (run in
