@@ -1,16 +1,10 @@
 package command_test
 
 import (
-	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"natslab/broker/brokertest"
 	"natslab/broker/text"
@@ -123,51 +117,14 @@ func TestMissingObjectNoteMakesNoConsumer(t *testing.T) {
 	l.must("object put FILES " + file + " --name gone.txt --no-progress")
 	l.must("object rm FILES gone.txt --force")
 
-	nc := brokertest.Connect(t, l.srv, "audit")
-	audits := make(chan *nats.Msg, 256)
-	if _, err := nc.ChanSubscribe("$JS.EVENT.ADVISORY.API", audits); err != nil {
-		t.Fatal(err)
-	}
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	audit := brokertest.AuditAPI(t, l.srv)
 
 	r := l.run("object get FILES note.txt")
 	if want := "there is no object note.txt in store FILES: did you mean notes.txt? (objects: notes.txt; object ls FILES lists them)"; !strings.Contains(r.note, want) {
 		t.Fatalf("note %q, want %q", r.note, want)
 	}
 
-	// The server audits requests in the order it answers them: once it
-	// has audited this connection's own request, it has audited the note's.
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := js.AccountInfo(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		select {
-		case m := <-audits:
-			var a struct {
-				Subject string `json:"subject"`
-				Client  struct {
-					Name string `json:"name"`
-				} `json:"client"`
-			}
-			if err := json.Unmarshal(m.Data, &a); err != nil {
-				t.Fatal(err)
-			}
-			if strings.HasPrefix(a.Subject, "$JS.API.CONSUMER.") {
-				t.Errorf("%s asked %s for the note", a.Client.Name, a.Subject)
-			}
-			if a.Client.Name == "audit" && a.Subject == "$JS.API.INFO" {
-				return
-			}
-		case <-ctx.Done():
-			t.Fatal("the server never audited the test's own request")
-		}
+	for _, asked := range audit.Asked(t, "$JS.API.CONSUMER.") {
+		t.Errorf("%s for the note", asked)
 	}
 }

@@ -2,14 +2,8 @@ package episode
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/nats-io/nats.go"
-	"github.com/nats-io/nats.go/jetstream"
 
 	"natslab/broker/brokertest"
 )
@@ -21,14 +15,7 @@ import (
 // reason still names the objects the bucket holds.
 func TestObjectChecksMakeNoConsumer(t *testing.T) {
 	srv := brokertest.Start(t)
-	nc := brokertest.Connect(t, srv, "audit")
-	audits := make(chan *nats.Msg, 1024)
-	if _, err := nc.ChanSubscribe("$JS.EVENT.ADVISORY.API", audits); err != nil {
-		t.Fatal(err)
-	}
-	if err := nc.Flush(); err != nil {
-		t.Fatal(err)
-	}
+	audit := brokertest.AuditAPI(t, srv)
 
 	rep, out := runLesson(t, srv, nil, "object-store", "object add files\nobject put files notes.txt\n")
 	if len(rep.Steps) < 2 || !rep.Steps[0].Done || rep.Steps[1].Done {
@@ -38,39 +25,8 @@ func TestObjectChecksMakeNoConsumer(t *testing.T) {
 		t.Errorf("step 2's reason %q, want %q", rep.Steps[1].Why, want)
 	}
 
-	// The server audits requests in the order it answers them: once it
-	// has audited this connection's own request, it has audited the
-	// lesson's.
-	js, err := jetstream.New(nc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if _, err := js.AccountInfo(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		select {
-		case m := <-audits:
-			var a struct {
-				Subject string `json:"subject"`
-				Client  struct {
-					Name string `json:"name"`
-				} `json:"client"`
-			}
-			if err := json.Unmarshal(m.Data, &a); err != nil {
-				t.Fatal(err)
-			}
-			if strings.HasPrefix(a.Subject, "$JS.API.CONSUMER.") {
-				t.Errorf("%s asked %s", a.Client.Name, a.Subject)
-			}
-			if a.Client.Name == "audit" && a.Subject == "$JS.API.INFO" {
-				return
-			}
-		case <-ctx.Done():
-			t.Fatal("the server never audited the test's own request")
-		}
+	for _, asked := range audit.Asked(t, "$JS.API.CONSUMER.") {
+		t.Error(asked)
 	}
 }
 
