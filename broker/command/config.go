@@ -83,6 +83,9 @@ var fileSettingRE = regexp.MustCompile(`(?i)\b([a-z_]*_file|[a-z_]*_dir|dir|oper
 // includeRE is an include directive and the path it names.
 var includeRE = regexp.MustCompile(`(?i)\binclude\s+(?:"([^"]*)"|'([^']*)'|([^\s;,}]+))`)
 
+// includeWordRE is the word include, with or without a path after it.
+var includeWordRE = regexp.MustCompile(`(?i)\binclude\b`)
+
 // configNamesFiles says how text, added to the configuration, would make
 // the server read or write a file outside the lesson's own directory:
 // an include of a path that is absolute or climbs out (..), or a setting
@@ -92,7 +95,7 @@ func configNamesFiles(text string) string {
 		return fmt.Sprintf("%s names a file or a directory", m[1])
 	}
 	includes := includeRE.FindAllStringSubmatch(text, -1)
-	if n := len(regexp.MustCompile(`(?i)\binclude\b`).FindAllString(text, -1)); n != len(includes) {
+	if n := len(includeWordRE.FindAllString(text, -1)); n != len(includes) {
 		return "include names a file"
 	}
 	for _, m := range includes {
