@@ -281,9 +281,10 @@ func (t *tutorLink) nextAfter(ep *episode.Episode) string {
 		e := t.cat.Episodes[i]
 		if t.prog.StatusOf(e, t.nodes) == episode.Unavailable {
 			if passed == "" {
-				passed = fmt.Sprintf(" Lesson %d · %s needs natslab %s.", e.Number, e.ID, e.Fix())
 				if e.Needs.Single {
 					passed = fmt.Sprintf(" Lesson %d · %s runs on the single server (natslab without --cluster).", e.Number, e.ID)
+				} else {
+					passed = fmt.Sprintf(" Lesson %d · %s needs natslab %s.", e.Number, e.ID, e.Fix())
 				}
 			}
 			continue
