@@ -5,12 +5,22 @@ import "natslab/broker/text"
 // TryRows is how many rows Try takes for lead and commands at width w, or
 // 0 where a command is wider than w less its indent.
 func TryRows(w int, lead string, commands ...string) int {
+	lines, ok := tryLead(w, lead, commands)
+	if !ok {
+		return 0
+	}
+	return len(lines) + len(commands)
+}
+
+// tryLead is lead wrapped to w; not ok where a command is wider than w
+// less its indent.
+func tryLead(w int, lead string, commands []string) (lines []string, ok bool) {
 	for _, cmd := range commands {
 		if text.Width(cmd) > w-tryIndent {
-			return 0
+			return nil, false
 		}
 	}
-	return len(text.Wrap(lead, w)) + len(commands)
+	return text.Wrap(lead, w), true
 }
 
 // tryIndent sets the commands off from the sentence that leads to them.
@@ -23,11 +33,12 @@ const tryIndent = 2
 // at the border, typed, fails. It returns the rows it took, 0 where it
 // drew nothing.
 func (c *Canvas) Try(x, y, w, rows int, lead string, commands ...string) int {
-	n := TryRows(w, lead, commands...)
-	if n == 0 || n > rows {
+	lines, ok := tryLead(w, lead, commands)
+	n := len(lines) + len(commands)
+	if !ok || n > rows {
 		return 0
 	}
-	for _, l := range text.Wrap(lead, w) {
+	for _, l := range lines {
 		c.Text(x, y, l, Faint)
 		y++
 	}
