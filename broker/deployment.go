@@ -176,12 +176,14 @@ func newMonitor(ns *server.Server) *Monitor {
 func (m *Monitor) ID() string { return m.ns.ID() }
 
 // StreamIngest is how many published messages the server's streams have
-// taken in and not yet stored: a stream stores what it captures on a
-// goroutine of its own, after the publisher's flush has returned.
+// taken in and not yet stored, or stored and not yet told their consumers
+// of: a stream stores what it captures on a goroutine of its own, after
+// the publisher's flush has returned, and its consumers count the new
+// message as pending on yet another (the stream's "obs" queue).
 func (m *Monitor) StreamIngest() int {
 	n := 0
 	for name, q := range *m.ns.Ipqueuesz(&server.IpqueueszOptions{Filter: "stream '"}) {
-		if strings.HasSuffix(name, "' messages") {
+		if strings.HasSuffix(name, "' messages") || strings.HasSuffix(name, "' obs") {
 			n += q.Pending + q.InProgress
 		}
 	}
