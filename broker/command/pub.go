@@ -256,9 +256,11 @@ func (p *pubCmd) publishCore(c *Call, nc *nats.Conn, pub *publisher) error {
 }
 
 // awaitStored waits until the lab's servers have stored what their streams
-// took in: the real CLI's next command is a process started later, which
-// never finds a stream still storing the last publish; the lab's next line
-// may come at once.
+// took in and told their consumers of it (a stream acknowledges a
+// JetStream publish before that): the real CLI's next command is a
+// process started later, which never finds a stream still storing the
+// last publish or a consumer not yet counting it; the lab's next line may
+// come at once.
 func (c *Call) awaitStored() {
 	ms := c.S.dep.Monitors()
 	broker.WaitFor(c.timeout, func() bool {
@@ -324,6 +326,7 @@ func (p *pubCmd) publishJetStream(c *Call, nc *nats.Conn, pub *publisher) error 
 			c.Statusf("%s", line)
 		}
 	}
+	c.awaitStored()
 	return nil
 }
 

@@ -23,16 +23,21 @@ func TestCorePublishIsStoredWhenTheNextLineRuns(t *testing.T) {
 	}
 }
 
-// A core publish returns once the stream's consumers count what it stored
-// as pending too: the server tells them on a goroutine of its own after
-// storing, and consumer info right after pub must count every message, as
-// the real CLI's next command does.
-func TestCorePublishIsPendingWhenTheNextLineRuns(t *testing.T) {
+// A publish, core or JetStream, returns once the stream's consumers count
+// what it stored as pending too: the server tells them on a goroutine of
+// its own after storing (and after acknowledging a JetStream publish), and
+// consumer info right after pub must count every message, as the real
+// CLI's next command does.
+func TestPublishIsPendingWhenTheNextLineRuns(t *testing.T) {
 	l := newLab(t)
 	l.must("stream add S --subjects 'foo' --defaults")
 	l.must("consumer add S C --pull --defaults")
 	for i := 1; i <= 300; i++ {
-		l.must(`pub foo x`)
+		if i%2 == 0 {
+			l.must(`pub foo x --jetstream`)
+		} else {
+			l.must(`pub foo x`)
+		}
 		r := l.must("consumer info S C --json")
 		if want := fmt.Sprintf(`"num_pending": %d,`, i); !strings.Contains(r.out, want) {
 			t.Fatalf("after publish %d, consumer info says:\n%s", i, r.out)
