@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/nats-io/nats-server/v2/conf"
@@ -49,6 +51,9 @@ func runConfig(c *Call, args []string) error {
 	case args[0] == "add" && len(args) > 1:
 		add := rawAfter(c.Job.Line, "add")
 		if c.S.noLocalFiles {
+			if ref := configVariable(add); ref != "" {
+				return usageErrorf("in this workshop config add takes no variables: nats-server would read %s from the environment of the instructor's machine; write the value itself (in quotes a $ is only a character)", ref)
+			}
 			if what := configNamesFiles(add); what != "" {
 				return usageErrorf("in this workshop the lab reads and writes no files on its machine, and config add %s: include only the lesson's own files, like include \"files/canary.conf\"", what)
 			}
@@ -119,6 +124,72 @@ func configNamesFiles(text string) string {
 	}
 	return ""
 }
+
+// configVariable is a variable the configuration text refers to ($NAME)
+// and does not define itself, or "". nats-server resolves such a
+// reference from the server process's environment, which in a workshop
+// is the instructor's: a mapping's destination or a user's password
+// would carry a secret of theirs back to an attendee. The parser itself
+// says which $ are references (a quoted "$JS.API.>" is none): the text is
+// read once as it is and once with every name after a $ defined ahead of
+// it, which the environment cannot reach; where the two differ, or only
+// the second reads, a reference reached the environment.
+func configVariable(text string) string {
+	var words, names []string
+	for _, m := range configVariableRE.FindAllStringSubmatch(text, -1) {
+		words, names = append(words, m[0]), append(names, m[1])
+	}
+	if len(names) == 0 || !readsEnvironment(text, names, names) {
+		return ""
+	}
+	for i, name := range names {
+		if readsEnvironment(text, names, []string{name}) {
+			return words[i]
+		}
+	}
+	return words[0]
+}
+
+// readsEnvironment says whether text, read by nats-server with the
+// variables names defined ahead of it, would look one of these up in the
+// environment.
+func readsEnvironment(text string, names, these []string) bool {
+	defined, derr := conf.Parse(configDefinitions(names, nil) + text)
+	without, err := conf.Parse(configDefinitions(names, these) + text)
+	if err != nil {
+		// Text that does not parse either way is left to the server, which
+		// says where; unless what failed was reading a variable.
+		return derr == nil || strings.Contains(err.Error(), "variable reference")
+	}
+	if derr != nil {
+		return true
+	}
+	for _, name := range these {
+		if _, set := without[name]; !set {
+			delete(defined, name)
+		}
+	}
+	return !reflect.DeepEqual(defined, without)
+}
+
+// configDefinitions defines the variables names but those in except. A
+// key in single quotes is read as it is, and no name holds one.
+func configDefinitions(names, except []string) string {
+	var b strings.Builder
+	for _, name := range names {
+		if !slices.Contains(except, name) {
+			fmt.Fprintf(&b, "'%s': %q\n", name, configUnresolved)
+		}
+	}
+	return b.String()
+}
+
+// configVariableRE is a $ and the name after it, as nats-server's
+// configuration lexer ends an unquoted value.
+var configVariableRE = regexp.MustCompile(`\$([^ \t\r\n,;\]}']*)`)
+
+// configUnresolved is the value configVariable gives every name it defines.
+const configUnresolved = "natslab: not from the environment"
 
 // workshopConfigKeys are the top-level settings config add takes in a
 // workshop: those the lessons use.

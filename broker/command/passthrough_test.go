@@ -351,6 +351,52 @@ func TestPassthroughSubscriberIsInPlaceOnceTheServerHasIt(t *testing.T) {
 // store_dir …) anywhere on the machine, which is the instructor's; only an
 // include of the lesson's own files passes (subject-mapping's
 // include "files/canary.conf").
+// A variable in nats-server's configuration that the text does not define
+// is read from the server process's environment: in a workshop, the
+// instructor's. config add there refuses every such reference, and only
+// those: a $ in quotes is a character.
+func TestWorkshopSessionConfigTakesNoVariables(t *testing.T) {
+	t.Setenv("NATSLAB_TEST_SECRET", "instructors-secret")
+	srv := brokertest.Start(t)
+	s := command.NewSession(srv, command.WithNoLocalFiles())
+	t.Cleanup(s.Close)
+	run := func(line string) (string, error) {
+		var out, errb syncBuf
+		err := s.Run(context.Background(), line, &out, &errb)
+		return out.String() + errb.String(), err
+	}
+	for line, ref := range map[string]string{
+		`config add mappings { "x": $NATSLAB_TEST_SECRET }`:                                                           "$NATSLAB_TEST_SECRET",
+		`config add authorization { users: [{user: a, password: $NATSLAB_TEST_SECRET}] }`:                             "$NATSLAB_TEST_SECRET",
+		`config add no_auth_user: $NATSLAB_TEST_SECRET`:                                                               "$NATSLAB_TEST_SECRET",
+		`config add mappings { "x": $NATSLAB_TEST_UNSET }`:                                                            "$NATSLAB_TEST_UNSET",
+		`config add mappings { "a": "$JS.x", "b": $NATSLAB_TEST_SECRET }`:                                             "$NATSLAB_TEST_SECRET",
+		`config add mappings: $mappings`:                                                                              "$mappings",
+		`config add accounts { A { users: [{user: a, password: "$x"}, {user: b, password: $NATSLAB_TEST_SECRET}] } }`: "$NATSLAB_TEST_SECRET",
+	} {
+		out, err := run(line)
+		if err == nil || !command.IsUsage(err) || !strings.Contains(err.Error(), "config add takes no variables: nats-server would read "+ref+" from the environment") {
+			t.Errorf("%s: %v", line, err)
+		}
+		if out != "" {
+			t.Errorf("%s printed %q before its refusal", line, out)
+		}
+	}
+	for _, line := range []string{
+		`config add mappings { "a": "$JS.x" }`,
+		`config add authorization { users: [{user: js, password: js-pw, permissions: {publish: "$JS.API.>", subscribe: '$JS.>'}}] }`,
+		`config add authorization { users: [{user: h, password: $2a$11$pBwUBpza8vdJ7tWZcP5GRO13qRgh4dwNn8g67k5i/41yIKBp.sHke}] }`,
+	} {
+		if _, err := run(line); err != nil {
+			t.Errorf("%s: %v", line, err)
+		}
+	}
+	// Text that does not parse is the server's to refuse, saying where.
+	if _, err := run(`config add mappings { "a": "$JS.x"`); err == nil || strings.Contains(err.Error(), "variables") {
+		t.Errorf("a mapping cut short: %v", err)
+	}
+}
+
 func TestWorkshopSessionConfigNamesNoLocalFile(t *testing.T) {
 	srv := brokertest.Start(t)
 	s := command.NewSession(srv, command.WithNoLocalFiles())

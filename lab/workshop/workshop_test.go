@@ -389,6 +389,32 @@ func TestAttendeesCommandsTouchNoLocalFile(t *testing.T) {
 	}
 }
 
+// nats-server's configuration reads a $NAME it does not define from the
+// server's environment, and a workshop's servers run in the instructor's
+// process: an attendee's config add refers to no variable, so no secret of
+// the instructor's (here a mapping's destination) reaches their screen.
+func TestAttendeesConfigReadsNothingOfTheInstructorsEnvironment(t *testing.T) {
+	secret := fmt.Sprintf("instructors-secret-%d", time.Now().UnixNano())
+	t.Setenv("NATSLAB_TEST_SECRET", secret)
+	w := startWorkshop(t, Options{})
+	ada := openLab(t, w, "ada")
+	ada.out.waitFor(t, "Type help")
+	ada.typeLine(`config add mappings { "x": $NATSLAB_TEST_SECRET }`)
+	waitRoom(t, w, "the variable refused in ada's row", func() bool {
+		return strings.Contains(w.Rows()[0].LastError, "config add takes no variables")
+	})
+	if e := w.Rows()[0].LastError; !strings.Contains(e, "$NATSLAB_TEST_SECRET") {
+		t.Errorf("the refusal does not name the variable: %q", e)
+	}
+	ada.typeLine(`sub ">" &`)
+	ada.out.waitFor(t, "Subscribing on >")
+	ada.typeLine("pub x hi")
+	ada.out.waitFor(t, `Received on "x"`)
+	if strings.Contains(ada.out.String(), secret) {
+		t.Fatal("the instructor's secret is on ada's screen")
+	}
+}
+
 // The real nats CLI's commands reach an attendee's server only when the
 // workshop gives each lab a loopback listener (with a token of its own).
 func TestRealCLICommandsNeedAttendeeURLs(t *testing.T) {
