@@ -190,6 +190,21 @@ func (m *Monitor) StreamIngest() int {
 	return n
 }
 
+// AckIngest is how many acknowledgements (acks, naks, terms) the
+// server's consumers have been sent and not yet taken in: a consumer takes
+// them in on a goroutine of its own (its "ackMsgs" queue), after the
+// connection that sent them has been flushed, and only then counts the
+// message as acknowledged.
+func (m *Monitor) AckIngest() int {
+	n := 0
+	for name, q := range *m.ns.Ipqueuesz(&server.IpqueueszOptions{Filter: "consumer '"}) {
+		if strings.HasSuffix(name, "' ackMsgs") {
+			n += q.Pending + q.InProgress
+		}
+	}
+	return n
+}
+
 // Connz lists the server's connections, as its /connz endpoint would.
 func (m *Monitor) Connz(opts *server.ConnzOptions) (*server.Connz, error) {
 	return m.ns.Connz(opts)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"natslab/broker"
 )
 
 // Jobs' connections (sub, reply, kv watch) behave as the real CLI's do.
@@ -89,14 +91,31 @@ func (c *Call) connectJob(name string) (*nats.Conn, error) {
 // so that what is published on the leaf right after finds nobody.
 // (The real CLI's process exits, and its connection with it.)
 func (c *Call) closeJob(nc *nats.Conn) {
-	if nc.IsConnected() {
-		_ = nc.FlushTimeout(c.timeout)
+	if nc.IsConnected() && nc.FlushTimeout(c.timeout) == nil {
+		c.awaitAcksTaken()
 	}
 	nc.Close()
 	if leaf := c.S.dep.Leaf(); leaf != nil {
 		subject, _ := c.Job.Listening()
 		leaf.Forgets(strings.Fields(subject), c.timeout)
 	}
+}
+
+// awaitAcksTaken waits until the lab's servers' consumers have taken in
+// the acknowledgements sent to them (a flushed connection's are in their
+// queues by then): the real CLI's next command, a process started later,
+// never finds a message its sub acknowledged still waiting for the ack;
+// the lab's next line may come at once.
+func (c *Call) awaitAcksTaken() {
+	ms := c.S.dep.Monitors()
+	broker.WaitFor(c.timeout, func() bool {
+		for _, m := range ms {
+			if m.AckIngest() > 0 {
+				return false
+			}
+		}
+		return true
+	})
 }
 
 // delay is how long the connection waits before its next try: the lab's

@@ -1,0 +1,32 @@
+package command_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// A sub that acknowledges what it read returns once the server has taken
+// the acknowledgements in: the real CLI's next command, a process started
+// later, finds the consumer with nothing waiting for an ack, and so must
+// the lab's next line (a consumer takes acks in on a goroutine of its
+// own, after the connection that sent them has been flushed). Through a
+// pull consumer (--durable) and a push one (sub --ack on its subject).
+func TestSubAcksAreTakenWhenTheNextLineRuns(t *testing.T) {
+	l := newLab(t)
+	l.must("stream add S --subjects 'foo' --defaults")
+	l.must("consumer add S PULL --pull --defaults")
+	l.must("consumer add S PUSH --target push.out --defaults")
+	for i := 1; i <= 300; i++ {
+		l.must(`pub foo x`)
+		l.must(`sub --stream S --durable PULL --count 1`)
+		l.must(`sub push.out --ack --count 1`)
+		for _, c := range []string{"PULL", "PUSH"} {
+			r := l.must("consumer info S " + c + " --json")
+			floor := r.out[strings.Index(r.out, `"ack_floor"`):]
+			if !strings.Contains(r.out, `"num_ack_pending": 0,`) || !strings.Contains(floor, fmt.Sprintf(`"stream_seq": %d`, i)) {
+				t.Fatalf("after sub acknowledged message %d, consumer info S %s says:\n%s", i, c, r.out)
+			}
+		}
+	}
+}
