@@ -30,3 +30,28 @@ func TestSubAcksAreTakenWhenTheNextLineRuns(t *testing.T) {
 		}
 	}
 }
+
+// A key's put, delete or purge returns once the bucket's consumers count
+// it as pending: the server acknowledges the write before it tells them
+// (on the stream's own goroutine), and the real CLI's next command, a
+// process started later, finds them counting it.
+func TestKeyWritesArePendingWhenTheNextLineRuns(t *testing.T) {
+	l := newLab(t)
+	l.must("kv add B")
+	l.must("consumer add KV_B C --pull --defaults")
+	for i := 1; i <= 300; i++ {
+		switch i % 3 {
+		case 0:
+			l.must(fmt.Sprintf("kv put B k%d x", i))
+		case 1:
+			l.must(fmt.Sprintf("kv del B k%d -f", i))
+		case 2:
+			l.must(fmt.Sprintf("kv purge B k%d -f", i))
+		}
+		r := l.must("consumer info KV_B C --json")
+		if want := fmt.Sprintf(`"num_pending": %d,`, i); !strings.Contains(r.out, want) {
+			t.Fatalf("after key write %d, consumer info says:\n%s", i, r.out)
+		}
+	}
+}
+

@@ -78,6 +78,16 @@ type kvCmd struct {
 	updatesOnly    bool
 }
 
+// written runs a command that writes to a bucket, then waits until the
+// bucket's consumers count what it wrote (see awaitStored): the server
+// acknowledges the write before it tells them.
+func written(run func(*Call) error) func(*Call) error {
+	return func(c *Call) error {
+		defer c.awaitStored()
+		return run(c)
+	}
+}
+
 func buildKV(app *fisk.Application, c *Call) {
 	k := &kvCmd{metadata: map[string]string{}, set: map[string]*bool{}}
 	kv := app.Command("kv", "Stores values under keys in JetStream buckets, keeps their history, and watches them change")
@@ -88,7 +98,7 @@ func buildKV(app *fisk.Application, c *Call) {
 	edit := kv.Command("edit", "Changes the configuration of a bucket").Action(act(c, k.editRun))
 	k.configFlags(edit, true)
 
-	put := kv.Command("put", "Stores a value under a key, whatever was there before").Action(act(c, k.putRun))
+	put := kv.Command("put", "Stores a value under a key, whatever was there before").Action(act(c, written(k.putRun)))
 	k.bucketKeyArgs(put)
 	put.Arg("value", "The value to store").IsSetByUser(&k.valSet).StringVar(&k.val)
 
@@ -97,22 +107,22 @@ func buildKV(app *fisk.Application, c *Call) {
 	get.Flag("revision", "Shows this revision of the key instead of the latest").PlaceHolder("REVISION").Uint64Var(&k.revision)
 	get.Flag("raw", "Prints only the value, with no header or newline").UnNegatableBoolVar(&k.raw)
 
-	create := kv.Command("create", "Stores a value only if the key does not exist yet (or was deleted)").Action(act(c, k.createRun))
+	create := kv.Command("create", "Stores a value only if the key does not exist yet (or was deleted)").Action(act(c, written(k.createRun)))
 	k.bucketKeyArgs(create)
 	create.Arg("value", "The value to store").IsSetByUser(&k.valSet).StringVar(&k.val)
 	create.Flag("ttl", "Removes the key after this long (the bucket needs --marker-ttl)").PlaceHolder("DURATION").DurationVar(&k.keyTTL)
 
-	update := kv.Command("update", "Stores a value only if the key is still at the revision you read (compare-and-set)").Action(act(c, k.updateRun))
+	update := kv.Command("update", "Stores a value only if the key is still at the revision you read (compare-and-set)").Action(act(c, written(k.updateRun)))
 	k.bucketKeyArgs(update)
 	update.Arg("value", "The new value").Required().StringVar(&k.val)
 	update.Arg("revision", "The revision you read, as kv get shows it").Required().StringVar(&k.revisionArg)
 
-	del := kv.Command("del", "Deletes a key (keeping its history), or with no key the whole bucket").Alias("rm").Action(act(c, k.delRun))
+	del := kv.Command("del", "Deletes a key (keeping its history), or with no key the whole bucket").Alias("rm").Action(act(c, written(k.delRun)))
 	del.Arg("bucket", "The bucket").Required().StringVar(&k.bucket)
 	del.Arg("key", "The key; leave it out to delete the bucket").StringVar(&k.key)
 	del.Flag("force", "Delete without asking").Short('f').UnNegatableBoolVar(&k.force)
 
-	purge := kv.Command("purge", "Deletes a key and every earlier revision of it").Action(act(c, k.purgeRun))
+	purge := kv.Command("purge", "Deletes a key and every earlier revision of it").Action(act(c, written(k.purgeRun)))
 	k.bucketKeyArgs(purge)
 	purge.Flag("force", "Purge without asking").Short('f').UnNegatableBoolVar(&k.force)
 	purge.Flag("ttl", "Removes the purge marker itself after this long (the bucket needs --marker-ttl)").PlaceHolder("DURATION").DurationVar(&k.keyTTL)
@@ -120,7 +130,7 @@ func buildKV(app *fisk.Application, c *Call) {
 	history := kv.Command("history", "Lists every revision the bucket keeps for a key").Action(act(c, k.historyRun))
 	k.bucketKeyArgs(history)
 
-	revert := kv.Command("revert", "Puts an earlier revision's value back as the newest").Action(act(c, k.revertRun))
+	revert := kv.Command("revert", "Puts an earlier revision's value back as the newest").Action(act(c, written(k.revertRun)))
 	k.bucketKeyArgs(revert)
 	revert.Arg("revision", "The revision whose value to restore").Required().StringVar(&k.revisionArg)
 	revert.Flag("force", "Revert without asking").BoolVar(&k.force)
