@@ -54,4 +54,3 @@ func TestKeyWritesArePendingWhenTheNextLineRuns(t *testing.T) {
 		}
 	}
 }
-
