@@ -117,6 +117,10 @@ func (s *Session) ListenerAdvice() string {
 	return "start natslab without --listen none"
 }
 
+// RefusesLocalFiles reports whether the session refuses every command
+// that touches a local file (WithNoLocalFiles).
+func (s *Session) RefusesLocalFiles() bool { return s != nil && s.noLocalFiles }
+
 // WithClusterAdvice says what to do for the lab's cluster, where the lab
 // runs a single server that the learner cannot start anew (a workshop's).
 func WithClusterAdvice(advice string) Option { return func(s *Session) { s.clusterAdvice = advice } }

@@ -89,6 +89,30 @@ func TestEverySuggestedCommandParses(t *testing.T) {
 	}
 }
 
+// An episode is marked local_files exactly when its solution runs a
+// command that a workshop's lab refuses for touching the instructor's
+// files (object put, object get): the workshop offers only the others.
+func TestLocalFilesMarksTheLessonsAWorkshopRefuses(t *testing.T) {
+	s := command.NewSession(brokertest.Start(t), command.WithNoLocalFiles())
+	defer s.Close()
+	sol := solutions(t)
+	for _, e := range catalog().Episodes {
+		var refused []string
+		for _, line := range strings.Split(sol[e.ID], "\n") {
+			line, _ = command.SplitBackground(line)
+			if err := s.Check(line); err != nil && strings.Contains(err.Error(), "reads and writes no files") {
+				refused = append(refused, line)
+			}
+		}
+		if sol[e.ID] == "" {
+			t.Errorf("%s has no solution", e.ID)
+		}
+		if e.Needs.LocalFiles != (len(refused) > 0) {
+			t.Errorf("%s: needs local_files %v, and a workshop refuses %q of its solution", e.ID, e.Needs.LocalFiles, refused)
+		}
+	}
+}
+
 func TestUnknownLessonSuggests(t *testing.T) {
 	c := catalog()
 	if err := c.Unknown("first-strem"); !strings.Contains(err.Error(), "did you mean first-stream?") {

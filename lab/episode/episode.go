@@ -45,6 +45,10 @@ type Needs struct {
 	// accounts, mappings), which the cluster's nodes do not take, or joins
 	// a leaf node to it.
 	Single bool `yaml:"single"`
+	// LocalFiles: the episode's steps put files of the lab's machine into
+	// the server and write them back (object put, object get), which a
+	// workshop's labs refuse: the machine is the instructor's.
+	LocalFiles bool `yaml:"local_files"`
 }
 
 // RunsOn reports whether a lab of cluster nodes (0 or 1: a single server)

@@ -92,6 +92,12 @@ type Lesson struct {
 // ErrNotEmbedded: lessons need the lab's own server.
 var ErrNotEmbedded = errors.New("lessons run on the lab's own server: start natslab without --server")
 
+// LocalFilesError says that ep cannot run in a workshop's lab, which reads
+// and writes no files on the instructor's machine.
+func LocalFilesError(ep *Episode) error {
+	return fmt.Errorf("lesson %s puts files into the server and gets them back, and a workshop's labs read and write no files on the instructor's machine: pick another lesson", ep.ID)
+}
+
 // Begin starts ep. fresh erases the lesson's store area and builds its
 // starting state; otherwise the lesson resumes where its progress says,
 // on the streams it left.
@@ -105,6 +111,9 @@ func Begin(ctx context.Context, env Env, ep *Episode, fresh bool) (*Lesson, erro
 	}
 	if ep.Needs.Listener && env.Deployment.ClientURL() == "" {
 		return nil, fmt.Errorf("lesson %s runs the real nats CLI, which reaches the server over TCP, and this lab has no listener: %s", ep.ID, env.Session.ListenerAdvice())
+	}
+	if ep.Needs.LocalFiles && env.Session.RefusesLocalFiles() {
+		return nil, LocalFilesError(ep)
 	}
 	l := &Lesson{ep: ep, env: env, obs: newObservations(env.Session), replays: map[string]bool{}}
 	l.done = make([]bool, len(ep.Steps))

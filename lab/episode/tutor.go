@@ -192,6 +192,21 @@ func (t *Tutor) backToSandbox() error {
 	return use()
 }
 
+// runs reports whether the lab runs e: the nodes it needs, the listener
+// its real CLI commands reach the server through, the local files it
+// reads and writes (a workshop's labs touch none).
+func (t *Tutor) runs(e *Episode) bool {
+	switch {
+	case t.env.Progress.StatusOf(e, t.env.Cluster) == Unavailable:
+		return false
+	case e.Needs.Listener && t.env.Deployment.ClientURL() == "":
+		return false
+	case e.Needs.LocalFiles && t.env.Session.RefusesLocalFiles():
+		return false
+	}
+	return true
+}
+
 // Step moves to the next (+1) or previous (-1) lesson, skipping those the
 // lab cannot run. Outside a lesson, next opens the first lesson not done.
 func (t *Tutor) Step(ctx context.Context, dir int) (*Lesson, error) {
@@ -201,14 +216,14 @@ func (t *Tutor) Step(ctx context.Context, dir int) (*Lesson, error) {
 		cur = t.cat.Index(l.ep.ID)
 	} else if dir > 0 {
 		for _, e := range eps {
-			if st := t.env.Progress.StatusOf(e, t.env.Cluster); st != Done && st != Unavailable {
+			if st := t.env.Progress.StatusOf(e, t.env.Cluster); st != Done && t.runs(e) {
 				return t.Open(ctx, e.ID)
 			}
 		}
 		return nil, errors.New("every lesson is done: lesson ID opens one again")
 	}
 	for i := cur + dir; i >= 0 && i < len(eps); i += dir {
-		if t.env.Progress.StatusOf(eps[i], t.env.Cluster) != Unavailable {
+		if t.runs(eps[i]) {
 			return t.Open(ctx, eps[i].ID)
 		}
 	}

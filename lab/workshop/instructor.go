@@ -303,7 +303,12 @@ func (m *Instructor) complete() {
 	case len(words) == 1:
 		choices = []string{"broadcast", "open", "spotlight", "export", "sort", "help", "quit"}
 	case words[0] == "open" && len(words) == 2:
-		choices = m.w.cat.IDs()
+		// Only the lessons the labs run: open refuses the others.
+		for _, ep := range m.w.cat.Episodes {
+			if m.w.cannotRun(ep) == nil {
+				choices = append(choices, ep.ID)
+			}
+		}
 	case words[0] == "open" && len(words) == 3, words[0] == "spotlight" && len(words) == 2:
 		choices = m.w.Names()
 	case words[0] == "sort" && len(words) == 2:

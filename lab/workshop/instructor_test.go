@@ -213,8 +213,40 @@ func TestInstructorsOpenRefusesALessonTheLabsCannotRun(t *testing.T) {
 	m = NewInstructor(w)
 	m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
 	typeInstructor(m, "open object-store")
-	if s := view(m); !strings.Contains(s, "lesson 31 · object-store opened for everyone") {
+	if s := view(m); !strings.Contains(s, "lesson object-store puts files into the server and gets them back, and a workshop's labs read and write no files on the instructor's machine") || strings.Contains(s, "opened for") {
 		t.Errorf("open object-store with --attendee-urls:\n%s", s)
 	}
-	bob.out.waitFor(t, "Your instructor opened lesson 31 · object-store")
+	typeInstructor(m, "open services")
+	if s := view(m); !strings.Contains(s, "lesson 32 · services opened for everyone") {
+		t.Errorf("open services with --attendee-urls:\n%s", s)
+	}
+	bob.out.waitFor(t, "Your instructor opened lesson 32 · services")
+}
+
+// Tab offers open only the lessons the labs run, which open takes: not
+// replicas (a cluster's), nor the real CLI's lessons while the labs listen
+// nowhere, nor object-store (files of the instructor's machine).
+func TestInstructorsTabOffersOnlyTheLessonsTheLabsRun(t *testing.T) {
+	tab := func(m *Instructor, typed string) string {
+		m.in.SetValue(typed)
+		m.Update(tea.KeyPressMsg{Code: tea.KeyTab})
+		return m.in.Value()
+	}
+	for _, c := range []struct {
+		urls        bool
+		typed, want string
+	}{
+		{false, "open rep", "open republish "},    // not replicas
+		{false, "open perm", "open perm"},         // permissions runs the real CLI
+		{true, "open perm", "open permissions "},  // which reaches the labs now
+		{true, "open obj", "open obj"},            // object put: a file of the instructor's
+		{true, "open ob", "open ob"},              // nothing else starts so
+		{true, "open services", "open services "}, // the other listener lessons are offered
+	} {
+		m := NewInstructor(startWorkshop(t, Options{AttendeeURLs: c.urls}))
+		m.Update(tea.WindowSizeMsg{Width: 200, Height: 40})
+		if got := tab(m, c.typed); got != c.want {
+			t.Errorf("--attendee-urls %v: %q then tab: %q, want %q", c.urls, c.typed, got, c.want)
+		}
+	}
 }

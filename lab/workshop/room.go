@@ -93,6 +93,19 @@ func (w *Workshop) Banner() string {
 	return w.banner
 }
 
+// cannotRun says why the labs cannot run ep; nil when they can.
+func (w *Workshop) cannotRun(ep *episode.Episode) error {
+	switch {
+	case ep.Needs.Cluster > 1:
+		return fmt.Errorf("lesson %s needs a %d-node cluster, and workshop labs run one server each: pick another lesson", ep.ID, ep.Needs.Cluster)
+	case ep.Needs.Listener && !w.opts.AttendeeURLs:
+		return fmt.Errorf("lesson %s runs the real nats CLI, which reaches a lab's server over TCP, and these labs listen nowhere: start the workshop with --attendee-urls for it, or pick another lesson", ep.ID)
+	case ep.Needs.LocalFiles:
+		return episode.LocalFilesError(ep)
+	}
+	return nil
+}
+
 // OpenLesson opens lesson id for one attendee (name) or, with name "",
 // for everyone: at once in connected labs, on return for the others.
 func (w *Workshop) OpenLesson(id, name string) (string, error) {
@@ -100,11 +113,8 @@ func (w *Workshop) OpenLesson(id, name string) (string, error) {
 	if !ok {
 		return "", w.cat.Unknown(id)
 	}
-	if ep.Needs.Cluster > 1 {
-		return "", fmt.Errorf("lesson %s needs a %d-node cluster, and workshop labs run one server each: pick another lesson", ep.ID, ep.Needs.Cluster)
-	}
-	if ep.Needs.Listener && !w.opts.AttendeeURLs {
-		return "", fmt.Errorf("lesson %s runs the real nats CLI, which reaches a lab's server over TCP, and these labs listen nowhere: start the workshop with --attendee-urls for it, or pick another lesson", ep.ID)
+	if err := w.cannotRun(ep); err != nil {
+		return "", err
 	}
 	var targets []*attendee
 	w.mu.Lock()

@@ -415,6 +415,23 @@ func TestAttendeesConfigReadsNothingOfTheInstructorsEnvironment(t *testing.T) {
 	}
 }
 
+// A lesson that puts files of the lab's machine into the server (object
+// put) cannot run in a workshop's lab: the attendee's lesson says so in
+// one line, and next passes over it.
+func TestAttendeesLessonsNeedNoLocalFiles(t *testing.T) {
+	w := startWorkshop(t, Options{AttendeeURLs: true})
+	ada := openLab(t, w, "ada")
+	ada.out.waitFor(t, "Type help")
+	ada.typeLine("lesson object-store")
+	waitRoom(t, w, "lesson object-store refused in ada's row", func() bool {
+		return strings.Contains(w.Rows()[0].LastError, "lesson object-store puts files into the server and gets them back")
+	})
+	ada.typeLine("lesson leaf-node")
+	waitRoom(t, w, "ada in leaf-node", func() bool { return w.Rows()[0].Lesson == "leaf-node" })
+	ada.typeLine("next")
+	waitRoom(t, w, "next after leaf-node opening services", func() bool { return w.Rows()[0].Lesson == "services" })
+}
+
 // The real nats CLI's commands reach an attendee's server only when the
 // workshop gives each lab a loopback listener (with a token of its own).
 func TestRealCLICommandsNeedAttendeeURLs(t *testing.T) {
