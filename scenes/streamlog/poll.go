@@ -123,7 +123,14 @@ func (d *driver) poll() {
 	if restarted {
 		var back []string
 		for _, l := range lanes {
-			if l.Gone == "" {
+			switch {
+			case l.Gone != "":
+			case l.Storage == "memory":
+				// Only a cluster brings a memory stream back: its meta group
+				// keeps every stream's definition on disk, never the
+				// messages of one in memory.
+				back = append(back, memoryBack(l.Name, old[l.Name].Msgs))
+			default:
 				back = append(back, fmt.Sprintf("%s came back from disk with %s", l.Name, text.Unbroken(text.Count(l.Msgs, "message", "messages"))))
 			}
 		}
@@ -153,6 +160,15 @@ func (d *driver) poll() {
 	}
 	d.taps.Set(subjects)
 	d.feed.Poke()
+}
+
+// memoryBack says how a memory stream came back from a restart of the
+// whole cluster: its definition kept on disk, the messages it held lost.
+func memoryBack(name string, held uint64) string {
+	if held == 0 {
+		return name + " is back: the cluster keeps a stream's definition on disk, and this memory stream held no messages"
+	}
+	return fmt.Sprintf("%s is back without the %s it held: the cluster keeps a stream's definition on disk, but a memory stream's messages only in memory", name, text.Unbroken(text.Count(held, "message", "messages")))
 }
 
 // list reads the stream infos to show: the focused one, or every stream.

@@ -219,6 +219,53 @@ func TestEpisodeRestart(t *testing.T) {
 	}
 }
 
+// Episode 10 on the lab's cluster: its meta group keeps every stream's
+// definition on disk, so the memory stream comes back from a restart,
+// without its messages, and the scene says so rather than that it came
+// back from disk. A node stopping is no restart: the scene's connection
+// moves to another node, and the cluster runs on.
+func TestEpisodeRestartOnTheCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a three-node cluster")
+	}
+	h := newHarness(t, Options{}, brokertest.Clustered())
+	h.add(`stream add DISK --subjects "disk.>" --storage file --defaults`, "DISK")
+	h.Run(`pub disk.note "kept {{Count}}" --count 3 --jetstream`)
+	h.add(`stream add RAM --subjects "ram.>" --storage memory --replicas 3 --defaults`, "RAM")
+	h.Run(`pub ram.note "fleeting {{Count}}" --count 3 --jetstream`)
+	h.Settle("both", func(s Snapshot) bool {
+		d, _ := laneOf(s, "DISK")
+		r, _ := laneOf(s, "RAM")
+		return d.Msgs == 3 && r.Msgs == 3
+	})
+	h.Run(`restart`)
+	h.Settle("after the restart", func(s Snapshot) bool {
+		return s.ServerUp && strings.HasPrefix(s.Story, "after the restart: ")
+	})
+	st := h.Scene.snap.Story
+	if !strings.Contains(st, "DISK came back from disk with 3"+text.NoBreak+"messages") ||
+		!strings.Contains(st, "RAM is back without the 3"+text.NoBreak+"messages it held: the cluster keeps a stream's definition on disk, but a memory stream's messages only in memory") ||
+		strings.Contains(st, "RAM came back from disk") {
+		t.Fatalf("story %q", st)
+	}
+	if r, _ := laneOf(h.Scene.snap, "RAM"); r.Msgs != 0 || r.Gone != "" {
+		t.Fatalf("RAM after the restart: %+v", r)
+	}
+
+	// The node the scene's connection is on stops: no restart, and the
+	// replicated stream keeps its messages on the other two.
+	h.Run(`pub ram.note "replicated {{Count}}" --count 2 --jetstream`)
+	h.Settle("RAM holds 2", func(s Snapshot) bool { r, _ := laneOf(s, "RAM"); return r.Msgs == 2 })
+	node := h.Scene.d.nc.ConnectedServerName()
+	h.Run("node stop " + node)
+	h.Run(`pub ram.note "while one is down" --jetstream`)
+	h.Settle("RAM holds 3", func(s Snapshot) bool { r, _ := laneOf(s, "RAM"); return r.Msgs == 3 })
+	s := h.Scene.snap
+	if !s.ServerUp || strings.Contains(s.Story, "the server stopped") || strings.Contains(s.Story, "after the restart") {
+		t.Fatalf("with %s stopped the scene says: up %v, %q", node, s.ServerUp, s.Story)
+	}
+}
+
 // A real nats CLI publishing from outside the lab: its acknowledgement is
 // seen like the pane's.
 func TestRealCLIPublish(t *testing.T) {
