@@ -475,8 +475,20 @@ func TestCensusEveryRealCLICommandRunsInTheLab(t *testing.T) {
 
 	t.Run("refused", func(t *testing.T) {
 		lab := newLab(t)
+		// What they would edit exists: naming what does not, the real CLI
+		// refuses the line by itself.
+		lab.must("context add x")
+		errorsFile := filepath.Join(t.TempDir(), "errors.json")
+		if err := os.WriteFile(errorsFile, []byte("[]"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		lines := map[string]string{"context edit": "context edit x", "errors edit": "errors edit " + errorsFile}
 		for leaf := range censusRefused {
-			r := lab.run(leaf + " x")
+			line, ok := lines[leaf]
+			if !ok {
+				line = leaf + " x"
+			}
+			r := lab.run(line)
 			if r.e == nil || !command.IsUsage(r.e) || r.out != "" || r.err != "" {
 				t.Errorf("%s: the lab runs it (%v), the census says it refuses: %s", leaf, r.e, censusRefused[leaf])
 			}

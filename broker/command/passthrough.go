@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/choria-io/fisk"
+	"github.com/nats-io/jsm.go/natscontext"
 
 	"natslab/broker"
 	"natslab/broker/realcli"
@@ -143,6 +145,9 @@ func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
 	var exit *realcli.ExitError
 	if errors.As(err, &exit) {
 		s.explainRealError(c, l, tail.lastLine())
+		if why := needsTerminal(l); why != "" {
+			c.Notef("%s", why) // it failed before its editor: see failsBeforeEditor
+		}
 	}
 	return err
 }
@@ -212,10 +217,46 @@ func (s *Session) refuseReal(l realcli.Line) error {
 	if s.dep.ClientURL() == "" {
 		return usageErrorf("`%s` runs the real nats CLI, which reaches the server over TCP, and this lab has no listener: %s", name, s.ListenerAdvice())
 	}
-	if why := needsTerminal(l); why != "" {
+	if why := needsTerminal(l); why != "" && !s.failsBeforeEditor(l) {
 		return usageErrorf("%s", why)
 	}
 	return nil
+}
+
+// failsBeforeEditor reports whether the real CLI refuses a line that
+// would open an editor by itself, in its own words, before it writes the
+// copy it would edit or looks for an editor: errors edit naming no file
+// that exists (fisk checks as it parses), context edit naming no context
+// the lab's real CLI knows. Such a line runs; the lab's note follows.
+func (s *Session) failsBeforeEditor(l realcli.Line) bool {
+	arg := func(name string) string {
+		if v := l.Args[name]; len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	var path string
+	switch l.Name() {
+	case "errors edit":
+		if path = arg("file"); path != "" && !filepath.IsAbs(path) && s.WorkDir() != "" {
+			path = filepath.Join(s.WorkDir(), path)
+		}
+	case "context edit":
+		name := arg("name")
+		if name != "" && natscontext.ValidateName(name) != nil {
+			return true // unknown to the real CLI: no name it could store
+		}
+		home, err := s.realHome()
+		if name == "" || err != nil {
+			return false
+		}
+		path = filepath.Join(home, ".config", "nats", "context", name+".json")
+	}
+	if path == "" {
+		return false
+	}
+	_, err := os.Stat(path)
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 // helpLine reports whether the line only asks for help, which the real CLI

@@ -97,12 +97,17 @@ func TestPassthroughRefusals(t *testing.T) {
 		}
 	})
 	l := newLab(t)
+	l.must("context add lab")
+	errorsFile := filepath.Join(t.TempDir(), "errors.json")
+	if err := os.WriteFile(errorsFile, []byte("[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for line, want := range map[string]string{
 		"top n1":                         "top --output FILE",
 		"bench pub x --msgs 10":          "--no-progress",
 		"bench js pub sync x --progress": "--no-progress",
 		"context edit lab":               "context add NAME",
-		"errors edit /tmp/errors.json":   "editor",
+		"errors edit " + errorsFile:      "editor",
 	} {
 		r := l.run(line)
 		if r.e == nil || !command.IsUsage(r.e) || !strings.Contains(r.e.Error(), want) {
@@ -110,6 +115,27 @@ func TestPassthroughRefusals(t *testing.T) {
 		}
 		if r.out != "" || r.err != "" {
 			t.Errorf("%s printed before its refusal: %q %q", line, r.out, r.err)
+		}
+	}
+}
+
+// An editor line naming what does not exist fails in the real CLI's own
+// words, as it does before it would look for an editor; the lab's note on
+// editors follows.
+func TestPassthroughEditorLineNamingNothingFailsAsTheRealCLI(t *testing.T) {
+	l := newLab(t)
+	missing := filepath.Join(t.TempDir(), "errors.json")
+	for line, want := range map[string]string{
+		"context edit nosuch":    "nats: error: unknown context \"nosuch\"\n",
+		"context edit ../x":      "nats: error: unknown context \"../x\"\n",
+		"errors edit " + missing: "nats: error: path '" + missing + "' does not exist\n",
+	} {
+		r := l.run(line)
+		if r.err != want || r.out != "" || !command.Reported(r.e) {
+			t.Errorf("%s: %v\nstdout %q\nstderr %q\nwant the real CLI's %q", line, r.e, r.out, r.err, want)
+		}
+		if !strings.Contains(r.note, "editor") {
+			t.Errorf("%s: note %q, want the lab's note on editors", line, r.note)
 		}
 	}
 }
