@@ -139,7 +139,23 @@ func (p *scenePane) bindings() []scenes.KeyBinding {
 // panes' keymaps and the lab's own.
 func (m *Model) ShortHelp() []key.Binding {
 	r, p := m.keys, m.cmd.keys
-	return []key.Binding{r.Help, p.Run, p.Complete, p.HistoryPrev, r.Stop, r.ToggleLesson, r.ToggleLog}
+	stop := r.Stop
+	stop.SetHelp("ctrl+c", m.stopDoes())
+	return []key.Binding{r.Help, p.Run, p.Complete, p.HistoryPrev, stop, r.ToggleLesson, r.ToggleLog}
+}
+
+// stopDoes is what ctrl+c does now (see ctrlC), for the one-line help;
+// the help overlay lists all it can do.
+func (m *Model) stopDoes() string {
+	switch {
+	case len(m.cmd.pasted) > 0:
+		return "drop the pasted lines"
+	case m.cmd.foreground() != nil:
+		return "stop job"
+	case !m.cmd.Empty():
+		return "clear the line"
+	}
+	return "quit (twice)"
 }
 
 // FullHelp is the help overlay, in columns: typing, scrolling, panes.

@@ -433,3 +433,33 @@ func TestSceneFramesFitAsFitLines(t *testing.T) {
 		}
 	}
 }
+
+// The command pane's rule says what ctrl+c does now: with no job running
+// and nothing typed it quits (pressed twice), with a line typed it clears
+// it, and with a job running it stops the job.
+func TestTheRuleSaysWhatCtrlCDoesNow(t *testing.T) {
+	h := newHarness(t, 160, 40)
+	h.key("f2") // the command pane full width, its rule room for every key
+	rule := func() string {
+		return strings.Split(h.screen(), "\n")[h.m.lay.cmd.y]
+	}
+	if r := rule(); !strings.Contains(r, "ctrl+c quit (twice)") {
+		t.Errorf("idle, the rule says %q; want ctrl+c quit (twice)", r)
+	}
+	h.typeText("pub greet")
+	if r := rule(); !strings.Contains(r, "ctrl+c clear the line") {
+		t.Errorf("with a line typed, the rule says %q; want ctrl+c clear the line", r)
+	}
+	h.key("ctrl+c")
+	h.typeText("sub greet")
+	h.key("enter")
+	h.waitScreen("Subscribing on greet")
+	if r := rule(); !strings.Contains(r, "ctrl+c stop job") {
+		t.Errorf("with sub greet running, the rule says %q; want ctrl+c stop job", r)
+	}
+	h.key("ctrl+c")
+	h.waitScreen("[1] stopped: sub greet")
+	if r := rule(); !strings.Contains(r, "ctrl+c quit (twice)") {
+		t.Errorf("the job stopped, the rule says %q; want ctrl+c quit (twice)", r)
+	}
+}
