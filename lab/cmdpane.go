@@ -624,7 +624,7 @@ func (p *cmdPane) appendRows(rows []string, e entry) []string {
 	paint := p.paintFor(e.kind)
 	w := p.w
 	if e.width <= w {
-		return append(rows, paint.Render(e.text)+spaces(w-e.width))
+		return append(rows, paint.Render(shown(e))+spaces(w-e.width))
 	}
 	wrapEntry(e, w, func(row string, width int) {
 		rows = append(rows, paint.Render(row)+spaces(max(w-width, 0)))

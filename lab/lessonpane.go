@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -289,9 +290,9 @@ func (p *lessonPane) line(s string, inner int) string { return " " + fit(s, inne
 
 // wrapped adds text after lead, wrapped to the pane, its further lines
 // indented by cont (a hanging indent), each painted.
-func (p *lessonPane) wrapped(out []string, inner int, lead, cont, text string, paint paint) []string {
-	first, rest, _ := strings.Cut(wordWrap(text, max(inner-ansi.StringWidth(lead), 4)), "\n")
-	out = append(out, p.line(paint.Render(lead+first), inner))
+func (p *lessonPane) wrapped(out []string, inner int, lead, cont, s string, paint paint) []string {
+	first, rest, _ := strings.Cut(wrapKept(s, max(inner-ansi.StringWidth(lead), 4)), "\n")
+	out = append(out, p.line(paint.Render(lead+text.Plain(first)), inner))
 	if rest == "" {
 		return out
 	}
@@ -451,11 +452,17 @@ func (p *lessonPane) View() string { return strings.Join(p.Lines(), "\n") }
 
 // wordWrap breaks plain text at spaces only (ansi.Wrap also breaks after
 // hyphens, which cuts --flags in two), and breaks a word only when it is
-// longer than a line (breakLong).
-func wordWrap(text string, width int) string {
+// longer than a line (breakLong). A text.NoBreak joins its words on one
+// line, shown as a blank.
+func wordWrap(s string, width int) string { return text.Plain(wrapKept(s, width)) }
+
+// wrapKept is wordWrap with each text.NoBreak kept, for a caller that
+// wraps the rest again at another width.
+func wrapKept(s string, width int) string {
 	var b strings.Builder
 	col := 0
-	for _, word := range strings.Fields(text) {
+	blank := func(r rune) bool { return unicode.IsSpace(r) && string(r) != text.NoBreak }
+	for _, word := range strings.FieldsFunc(s, blank) {
 		w := ansi.StringWidth(word)
 		switch {
 		case col == 0:

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"natslab/broker/command"
+	"natslab/broker/text"
 )
 
 // The command pane's scrollback: a bounded ring of lines that commands
@@ -260,10 +261,16 @@ func rowsFor(e entry, w int) int {
 // of the marker, so the marker still says where each note begins.
 func wrapEntry(e entry, w int, row func(text string, width int)) {
 	if e.width <= w || w <= 0 {
-		row(e.text, e.width)
+		row(shown(e), e.width)
 		return
 	}
 	ascii := len(e.text) == e.width
+	if !ascii {
+		// A text.NoBreak stays inside its word (only a blank splits
+		// one) and shows as the blank it stands for.
+		inner := row
+		row = func(s string, width int) { inner(text.Plain(s), width) }
+	}
 	cells := func(s string) int {
 		if ascii {
 			return len(s)
@@ -314,6 +321,15 @@ func wrapEntry(e entry, w int, row func(text string, width int)) {
 		col, started = ww, true
 	}
 	emit(b.String(), col)
+}
+
+// shown is e's text as the screen shows it: each text.NoBreak, which keeps
+// a number with its words when the line wraps, a plain blank.
+func shown(e entry) string {
+	if len(e.text) == e.width { // one cell a byte: plain ASCII
+		return e.text
+	}
+	return text.Plain(e.text)
 }
 
 // replace puts e in place of the line at absolute index idx, if it is

@@ -7,6 +7,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"natslab/broker/text"
+	"natslab/scenes/kit/kittest"
 )
 
 func TestScrollbackIsBounded(t *testing.T) {
@@ -174,5 +180,33 @@ func TestRedrawnLinesReplaceTheirLast(t *testing.T) {
 	fresh.Write([]byte("\x1b[A\x1b[Kfirst\n"))
 	if lines := sb.Lines(); lines[len(lines)-1] != "first" {
 		t.Errorf("a lone redraw: %q", lines[len(lines)-1])
+	}
+}
+
+// A number that says what a step still wants stays with its words
+// ("wants at least 2") in the command pane and the lesson pane at every
+// width, and shows as a plain blank: no row starts with it alone.
+func TestAWantedNumberStaysWithItsWords(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.run("lesson queue-groups")
+	h.run("hint")
+	if !strings.Contains(h.text(), "wants at least") {
+		t.Fatalf("hint does not say what the step wants:\n%s", h.text())
+	}
+	for w := minWidth; w < wideWidth; w++ {
+		h.send(tea.WindowSizeMsg{Width: w, Height: 30})
+		screen := h.screen()
+		if strings.Contains(screen, text.NoBreak) {
+			t.Fatalf("%dx30: a no-break space reaches the screen:\n%s", w, screen)
+		}
+		for _, r := range []rect{h.m.lay.cmd, h.m.lay.lesson} { // the lesson pane zero when compact
+			var rows []string
+			for _, l := range strings.Split(screen, "\n")[r.y : r.y+r.h] {
+				rows = append(rows, strings.TrimPrefix(strings.TrimSuffix(ansi.Cut(l, r.x, r.x+r.w), "│"), "│"))
+			}
+			if n, ok := kittest.LoneNumber(strings.Join(rows, "\n")); ok {
+				t.Fatalf("%dx30: %q stands alone on its row:\n%s", w, n, screen)
+			}
+		}
 	}
 }

@@ -53,8 +53,9 @@ const NoBreak = "\u00a0"
 // Unbroken("oldest 3").
 func Unbroken(s string) string { return strings.ReplaceAll(s, " ", NoBreak) }
 
-// plain is s with each NoBreak shown as the blank it stands for.
-func plain(s string) string { return strings.ReplaceAll(s, NoBreak, " ") }
+// Plain is s with each NoBreak shown as the blank it stands for: what a
+// line wrapped elsewhere prints.
+func Plain(s string) string { return strings.ReplaceAll(s, NoBreak, " ") }
 
 // Clip cuts s to at most width cells on screen, ending a cut with "…".
 // It measures what a terminal shows: wide characters take two cells and
@@ -70,7 +71,7 @@ func Clip(s string, width int) string {
 		}
 		return s[:width-1] + "…"
 	}
-	return ansi.Truncate(plain(s), width, "…")
+	return ansi.Truncate(Plain(s), width, "…")
 }
 
 // Width is how many cells s takes on screen.
@@ -87,7 +88,7 @@ func Width(s string) int {
 func Fit(width int, wordings ...string) string {
 	for _, w := range wordings {
 		if Width(w) <= width {
-			return plain(w)
+			return Plain(w)
 		}
 	}
 	return ""
@@ -98,7 +99,7 @@ func Fit(width int, wordings ...string) string {
 func Wrap(s string, width int) []string {
 	lines := wrap(s, width)
 	for i, l := range lines {
-		lines[i] = plain(l)
+		lines[i] = Plain(l)
 	}
 	return lines
 }
@@ -142,7 +143,7 @@ func clipKept(line string, width int) string {
 // the first word fits with the mark.
 func Words(s string, width int) string {
 	if Width(s) <= width {
-		return plain(s)
+		return Plain(s)
 	}
 	end := -1
 	for i := 1; i < len(s); i++ {
@@ -157,7 +158,7 @@ func Words(s string, width int) string {
 	if end < 0 || strings.TrimSpace(s[:end]) == "" {
 		return ""
 	}
-	return plain(s[:end]) + " …"
+	return Plain(s[:end]) + " …"
 }
 
 // WrapIn is the first of wordings that wraps (Wrap) into at most n lines
@@ -178,7 +179,7 @@ func WrapIn(width, n int, wordings ...string) []string {
 		lines = append(lines[:n-1], Words(strings.Join(lines[n-1:], " "), width))
 	}
 	for i, l := range lines {
-		lines[i] = plain(l)
+		lines[i] = Plain(l)
 	}
 	return lines
 }
@@ -216,15 +217,15 @@ func Hanging(term, desc string, col, width int) []string {
 	pad := strings.Repeat(" ", at)
 	var out []string
 	if head := "  " + term; Width(head)+1 <= at && len(lines) > 0 {
-		out = append(out, head+strings.Repeat(" ", at-Width(head))+plain(lines[0]))
+		out = append(out, head+strings.Repeat(" ", at-Width(head))+Plain(lines[0]))
 		lines = lines[1:]
 	} else {
 		for _, t := range wrap(term, max(width-2, 1)) {
-			out = append(out, "  "+plain(t))
+			out = append(out, "  "+Plain(t))
 		}
 	}
 	for _, l := range lines {
-		out = append(out, pad+plain(l))
+		out = append(out, pad+Plain(l))
 	}
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"natslab/broker/brokertest"
 	"natslab/broker/command"
 	"natslab/broker/realcli"
+	"natslab/broker/text"
 )
 
 // The curriculum's episodes, in order, with their slugs.
@@ -153,9 +154,9 @@ func TestCmp(t *testing.T) {
 		ok   bool
 		want string
 	}{
-		{"3", 3, true, "3"}, {"3", 4, false, "3"}, {">=3", 4, true, "at least 3"},
-		{"<=10s", 3e9, true, "at most 10s"}, {"<=10s", 11e9, false, "at most 10s"},
-		{">0", 0, false, "more than 0"}, {"<2", 1, true, "fewer than 2"},
+		{"3", 3, true, "3"}, {"3", 4, false, "3"}, {">=3", 4, true, "at least" + text.NoBreak + "3"},
+		{"<=10s", 3e9, true, "at most" + text.NoBreak + "10s"}, {"<=10s", 11e9, false, "at most" + text.NoBreak + "10s"},
+		{">0", 0, false, "more than" + text.NoBreak + "0"}, {"<2", 1, true, "fewer than" + text.NoBreak + "2"},
 	} {
 		c, err := parseCmp(tc.s)
 		if err != nil {

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"natslab/broker/text"
 )
 
 // Check is one condition on the broker's real state. An entry may set
@@ -545,15 +547,16 @@ func (c Cmp) Want() string {
 	if c.dur {
 		v = time.Duration(c.n).String()
 	}
+	// The number stays with its words where the sentence wraps.
 	switch c.op {
 	case ">=":
-		return "at least " + v
+		return "at least" + text.NoBreak + v
 	case "<=":
-		return "at most " + v
+		return "at most" + text.NoBreak + v
 	case ">":
-		return "more than " + v
+		return "more than" + text.NoBreak + v
 	case "<":
-		return "fewer than " + v
+		return "fewer than" + text.NoBreak + v
 	}
 	return v
 }

@@ -10,6 +10,7 @@ import (
 	"natslab/broker"
 	"natslab/broker/command"
 	"natslab/broker/script"
+	"natslab/broker/text"
 )
 
 // HeadlessOptions configure RunScript.
@@ -86,7 +87,7 @@ func WriteReport(w io.Writer, r Report) {
 			if why == "" {
 				why = "not done yet"
 			}
-			fmt.Fprintf(w, "✗ %s: %s\n", st.Title, why)
+			fmt.Fprintf(w, "✗ %s: %s\n", st.Title, text.Plain(why))
 		default:
 			fmt.Fprintf(w, "✗ %s: not checked (step %d comes first)\n", st.Title, r.Current+1)
 		}
