@@ -539,6 +539,26 @@ func (p *cmdPane) hintRow() string {
 	return p.pasteHint()
 }
 
+// uses is how many rows the pane's content takes at width w, its rule and
+// prompt included, counting up to cmdRows; while the key help shows, all
+// its lines take (its blank ones aside), cmdRows at least.
+func (p *cmdPane) uses(w int) int {
+	if p.help != nil {
+		n := 2
+		for _, l := range p.help {
+			if l != "" {
+				n++
+			}
+		}
+		return max(n, cmdRows)
+	}
+	if !p.follow {
+		return cmdRows
+	}
+	n := 2 + p.extraRows()
+	return min(cmdRows, n+p.sb.rowsUpTo(cmdRows-n, w))
+}
+
 // bodyHeight is the scrollback's height.
 func (p *cmdPane) bodyHeight() int { return max(p.h-2-p.extraRows(), 0) }
 

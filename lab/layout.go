@@ -55,6 +55,13 @@ const (
 	// introWidth is the scene pane's width that holds its introduction's
 	// picture whole (publisher ──▶ ( NATS ) ──▶ subscriber).
 	introWidth = 41
+
+	// cmdRows is the least the narrow layout leaves the command pane
+	// below the panes on top: its rule, nine lines and the prompt, what
+	// it has beside a lesson at 100x30, where the scenes are drawn for
+	// the rows above it (scenes.LessonPanes). Only a text read with no
+	// scene beside it takes more, while the pane holds less (onScreen.cmd).
+	cmdRows = 11
 )
 
 type rect struct{ x, y, w, h int }
@@ -80,6 +87,22 @@ type onScreen struct {
 	// text is how many lines the lesson pane's text takes at a text width
 	// (the pane's, less its frame); nil where it is not known.
 	text func(width int) int
+	// cmd is how many rows the command pane's content takes at the
+	// window's width (its rule and prompt included), up to cmdRows, or
+	// all the key help takes while it shows; 0 where it is not known. The
+	// welcome takes the rows below that, while the pane holds little more
+	// than its greeting, and gives the key help all it takes.
+	cmd int
+}
+
+// cmdKeeps is how many rows the narrow layout leaves the command pane
+// below a text read with nothing beside it: cmdRows, or for the welcome
+// as many as the pane's content takes.
+func (on onScreen) cmdKeeps() int {
+	if on.welcome && on.cmd > 0 {
+		return on.cmd
+	}
+	return cmdRows
 }
 
 // rowsAt is the lesson pane's height that shows its text whole at pane
@@ -108,7 +131,13 @@ func computeLayout(w, h int, on onScreen) layout {
 	if w >= wideWidth && h >= wideHeight {
 		return wideLayout(l, on, false)
 	}
-	n := narrowLayout(l, on)
+	// Which layout reads the text best is settled with the command pane
+	// at its least (cmdRows): what the pane holds then only moves the
+	// line between the panes, never the panes from side to side to a
+	// column as the first commands' lines arrive.
+	settled := on
+	settled.cmd = 0
+	n := narrowLayout(l, settled)
 	if most := min(80, w-cliWidth); on.lesson && !on.scene && hidden(on, n) > 0 && most >= 40 {
 		// The narrow layout cuts the text read with nothing beside it
 		// (the welcome, at 136x30 or 200x24): the wide layout's column,
@@ -126,7 +155,7 @@ func computeLayout(w, h int, on onScreen) layout {
 			return col
 		}
 	}
-	return n
+	return narrowLayout(l, on)
 }
 
 // hidden is how many lines of the lesson pane's text l leaves out of view.
@@ -164,7 +193,8 @@ func wideLayout(l layout, on onScreen, widest bool) layout {
 func narrowLayout(l layout, on onScreen) layout {
 	w, h := l.w, l.h
 	reading := on.lesson && !on.scene
-	th := clamp((h*36+50)/100, 7, 20)
+	base := clamp((h*36+50)/100, 7, 20)
+	th := base
 	switch {
 	case on.lesson && h >= 30 && on.welcome && on.scene:
 		// A scene beside the welcome: the learner works in the command
@@ -180,16 +210,26 @@ func narrowLayout(l layout, on onScreen) layout {
 		// rows go to the command pane for typing.
 		th = clamp(h*60/100, 7, 30)
 	}
-	if r := on.rowsAt(lessonWidth(w, true)); reading && (on.welcome || r <= h-1-12) {
+	if r := on.rowsAt(lessonWidth(w, true)); reading && (on.welcome || r <= h-1-cmdRows) {
 		// Nothing animates beside it: the text may take the command
-		// pane's rows, as long as that pane keeps a dozen (its first
+		// pane's rows, as long as that pane keeps cmdRows (its first
 		// lines and room to type). The welcome, read first beside a
 		// command pane that holds only the greeting, takes them as far
 		// as they go (its first steps whole from 80x24, the whole of it
-		// at 120x36); a lesson's text only where it then reads whole:
-		// one that scrolls anyway leaves them to the commands, where
-		// its steps are typed.
-		th = max(th, min(r, h-1-12))
+		// at 120x36), and the rows the pane does not use yet too
+		// (all but one line of it at 110x33), giving them back line by
+		// line as the commands' output arrives; a lesson's text only
+		// where it then reads whole: one that scrolls anyway leaves them
+		// to the commands, where its steps are typed.
+		th = max(th, min(r, h-1-on.cmdKeeps()))
+		if on.welcome && r > 0 {
+			// The welcome whole in fewer rows than a lesson's share:
+			// the rest go to the command pane, not to blank rows.
+			th = min(th, max(r, base))
+		}
+		if on.welcome {
+			th = max(min(th, h-1-on.cmdKeeps()), 7)
+		}
 	}
 	topW := w
 	if on.lesson {

@@ -85,6 +85,7 @@ type Model struct {
 	sceneFocus bool // the scene pane has the keys (see scenekeys.go)
 	quitting   bool
 	lastCtrlC  time.Time
+	cmdUses    int // the command pane's rows in use at the last layout (onScreen.cmd)
 
 	frameScheduled bool
 	sceneFwdAt     time.Time // when the scene last got a message
@@ -560,7 +561,7 @@ func (m *Model) maybeFrame() tea.Cmd {
 
 func (m *Model) resize(w, h int) {
 	m.w, m.h = w, h
-	m.lay = computeLayout(w, h, onScreen{lesson: m.showLesson, scene: m.scene.scene != nil || m.showLog, welcome: m.lesson.Welcome(), text: m.lesson.TextLines})
+	m.lay = computeLayout(w, h, m.onScreen())
 	l := m.lay
 	m.scene.SetSize(l.top.w, l.top.h)
 	m.log.SetSize(l.top.w, l.top.h)
@@ -570,6 +571,27 @@ func (m *Model) resize(w, h int) {
 	m.help.SetWidth(max(l.cmd.w-2, 10))
 	if m.showHelp {
 		m.cmd.help = m.helpLines()
+	}
+}
+
+// onScreen is what the panes hold, for the layout.
+func (m *Model) onScreen() onScreen {
+	m.cmdUses = m.cmd.uses(m.w)
+	return onScreen{
+		lesson:  m.showLesson,
+		scene:   m.scene.scene != nil || m.showLog,
+		welcome: m.lesson.Welcome(),
+		text:    m.lesson.TextLines,
+		cmd:     m.cmdUses,
+	}
+}
+
+// fitCommandPane lays the panes out again where the command pane's
+// content has grown (or shrunk) since: the welcome gives the pane the
+// rows it now uses (onScreen.cmd).
+func (m *Model) fitCommandPane() {
+	if m.w > 0 && m.showLesson && m.lesson.Welcome() && m.scene.scene == nil && !m.showLog && m.cmd.uses(m.w) != m.cmdUses {
+		m.resize(m.w, m.h)
 	}
 }
 
@@ -687,6 +709,7 @@ func (m *Model) toggleHelp() {
 	} else {
 		m.cmd.help = nil
 	}
+	m.fitCommandPane()
 }
 
 // helpLines is the key help shown over the scrollback. Where the pane is

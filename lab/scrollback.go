@@ -243,6 +243,18 @@ func (s *Scrollback) fullFrom(rows, w int) uint64 {
 	return s.total - 1
 }
 
+// rowsUpTo is how many rows the kept lines take at width w, counting up
+// to most.
+func (s *Scrollback) rowsUpTo(most, w int) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	got := 0
+	for i := s.n - 1; i >= 0 && got < most; i-- {
+		got += rowsFor(s.ring[(s.start+i)%len(s.ring)], w)
+	}
+	return min(got, most)
+}
+
 // rowsFor is how many rows e takes at width w (as wrapEntry cuts it).
 func rowsFor(e entry, w int) int {
 	if e.width <= w || w <= 0 {

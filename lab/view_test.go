@@ -81,7 +81,8 @@ func TestTheWelcomesFirstStepsReadWhole(t *testing.T) {
 // drawn for. A scene,
 // however it opens (scene NAME, a lesson's own) and whatever the window
 // does meanwhile, gets the split the scenes are drawn for; the log (F3)
-// too; closing the scene gives the room back.
+// too; closing the scene gives the room back (less the rows the command
+// pane has filled meanwhile).
 func TestTheWelcomeTakesTheRoomWhileNoSceneIsOpen(t *testing.T) {
 	const (
 		commands = `4. sub "events.>" --all --terminate-at-end`
@@ -126,6 +127,15 @@ func TestTheWelcomeTakesTheRoomWhileNoSceneIsOpen(t *testing.T) {
 				t.Errorf("%s: the welcome's commands are cut: %q", name, welcome)
 			}
 		}
+		// Back in the sandbox, the panes are as they were for the
+		// welcome, but for the rows the command pane now fills.
+		back := func() struct{ top, lesson rect } {
+			l := computeLayout(sz[0], sz[1], onScreen{lesson: true, welcome: true, text: h.m.lesson.TextLines, cmd: h.m.cmd.uses(sz[0])})
+			if l.top.w != reading.top.w || l.lesson.w != reading.lesson.w {
+				t.Errorf("%s: the welcome's panes changed width as the command pane filled: %+v, %+v at first", name, l, reading)
+			}
+			return struct{ top, lesson rect }{l.top, l.lesson}
+		}
 		panes := func(when string, want struct{ top, lesson rect }) {
 			t.Helper()
 			if l := h.m.lay; l.top != want.top || l.lesson != want.lesson {
@@ -142,11 +152,11 @@ func TestTheWelcomeTakesTheRoomWhileNoSceneIsOpen(t *testing.T) {
 		h.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]})
 		panes("a scene open while the window changed size", split)
 		h.run("scene off")
-		panes("scene off", struct{ top, lesson rect }{reading.top, reading.lesson})
+		panes("scene off", back())
 		h.key("f3")
 		panes("the server log shown", split)
 		h.key("f3")
-		panes("the server log hidden", struct{ top, lesson rect }{reading.top, reading.lesson})
+		panes("the server log hidden", back())
 		h.run("lesson first-stream") // its scene: contrast
 		h.waitScreen("scene: the contrast scene", "lesson 6 · first-stream")
 		lessonSplit, ok := withLesson[sz]
@@ -156,7 +166,7 @@ func TestTheWelcomeTakesTheRoomWhileNoSceneIsOpen(t *testing.T) {
 		panes("a lesson with a scene", lessonSplit)
 		h.run("lesson leave")
 		h.waitScreen("lesson: Welcome to natslab")
-		panes("back in the sandbox", struct{ top, lesson rect }{reading.top, reading.lesson})
+		panes("back in the sandbox", back())
 		h.close()
 	}
 }
@@ -461,5 +471,67 @@ func TestTheRuleSaysWhatCtrlCDoesNow(t *testing.T) {
 	h.waitScreen("[1] stopped: sub greet")
 	if r := rule(); !strings.Contains(r, "ctrl+c quit (twice)") {
 		t.Errorf("the job stopped, the rule says %q; want ctrl+c quit (twice)", r)
+	}
+}
+
+// The narrow layout leaves the command pane cmdRows at least, whatever the
+// panes on top show (a scene beside a lesson at exactly 30 rows too), and
+// a text read with nothing beside it takes the pane's rows down to
+// exactly that many where it is cut.
+func TestTheCommandPaneKeepsItsRows(t *testing.T) {
+	p := newLessonPane(DefaultStyles())
+	for w := fullWidth; w <= 200; w++ {
+		for h := fullHeight; h <= 60; h++ {
+			for _, on := range []onScreen{
+				{lesson: true, scene: true, text: p.TextLines},
+				{lesson: true, scene: true, welcome: true, text: p.TextLines},
+				{lesson: true, welcome: true, text: p.TextLines},
+				{lesson: true, text: p.TextLines},
+				{scene: true},
+				{},
+			} {
+				l := computeLayout(w, h, on)
+				if l.wide {
+					continue
+				}
+				if l.cmd.h < cmdRows {
+					t.Fatalf("%dx%d %+v: the command pane has %d rows, fewer than %d", w, h, on, l.cmd.h, cmdRows)
+				}
+				if on.welcome && !on.scene && hidden(on, l) > 0 && l.cmd.h != cmdRows {
+					t.Fatalf("%dx%d: the welcome is cut by %d lines above a command pane of %d rows; want %d", w, h, hidden(on, l), l.cmd.h, cmdRows)
+				}
+			}
+		}
+	}
+}
+
+// While the command pane holds only its greeting, the welcome beside the
+// scenes' introduction takes the rows the pane does not use: where it is
+// cut, no row of the pane is blank. The pane gets its rows back as the
+// commands' output arrives, down to cmdRows, the welcome's layout
+// otherwise as it was.
+func TestTheWelcomeTakesTheRowsTheCommandPaneDoesNotUse(t *testing.T) {
+	for _, sz := range [][2]int{{110, 33}, {80, 24}, {100, 27}, {130, 30}, {90, 40}} {
+		name := fmt.Sprintf("%dx%d", sz[0], sz[1])
+		h := newHarness(t, sz[0], sz[1])
+		l := h.m.lay
+		rows := strings.Split(h.screen(), "\n")
+		border := ansi.Cut(rows[l.lesson.y+l.lesson.h-1], l.lesson.x, l.lesson.x+l.lesson.w)
+		if strings.Contains(border, "more") {
+			for y := l.cmd.y + 1; y < l.cmd.y+l.cmd.h-1; y++ {
+				if strings.TrimSpace(rows[y]) == "" {
+					t.Errorf("%s: the welcome is cut (%q) above a command pane with a blank row:\n%s", name, border, h.screen())
+					break
+				}
+			}
+		}
+		for i := range 4 {
+			h.run(fmt.Sprintf("pub greet %d", i))
+		}
+		settled := computeLayout(sz[0], sz[1], onScreen{lesson: true, welcome: true, text: h.m.lesson.TextLines})
+		if h.m.lay != settled {
+			t.Errorf("%s: with the pane full, the panes are %+v; want %+v", name, h.m.lay, settled)
+		}
+		h.close()
 	}
 }
