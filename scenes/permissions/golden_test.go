@@ -46,6 +46,7 @@ func TestGoldenLesson(t *testing.T) {
 	const w, ht = 68, 12 // the scene pane beside a lesson in a 120x40 terminal
 	h.Settle("plain server", func(s Snapshot) bool { return !s.Configured && len(s.Users) == 0 })
 	h.Golden(t, "1-plain", w, ht)
+	h.wholeAtThePanes(t, "a plain server", "lesson permissions")
 
 	if err := h.srv.Configure(lessonConfig); err != nil {
 		t.Fatal(err)

@@ -117,7 +117,16 @@ func (s *Scene) Draw(now time.Time) string {
 	if len(s.snap.Users) == 0 && s.snap.Total == 0 && s.snap.Err == "" {
 		// Nothing the sandbox's learner types is refused by a server
 		// with no users: the lesson runs one with some.
-		c.Try(0, y+1, s.iw, s.H-(y+1), "Users come from the server's configuration; config shows it. To see users, each allowed only what its job needs, and each refusal as the server makes it:", "lesson permissions")
+		// The fullest lead that leaves the lesson's name room below it.
+		for _, lead := range []string{
+			"Users come from the server's configuration; config shows it. To see users, each allowed only what its job needs, and each refusal as the server makes it:",
+			"Users come from the server's configuration (config shows it). For users and their refusals:",
+			"For users and their refusals:",
+		} {
+			if c.Try(0, y+1, s.iw, s.H-(y+1), lead, "lesson permissions") > 0 {
+				break
+			}
+		}
 	}
 	return s.Inset(c)
 }
