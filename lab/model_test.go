@@ -902,6 +902,28 @@ func TestSceneIntroNeverCutsTheList(t *testing.T) {
 	}
 }
 
+// Where the introduction has the rows but not the width for the scenes'
+// summaries (beside the welcome from 110x33), it lists the scenes one a
+// line, each as the command that opens it, rather than leaving the rows
+// below a sentence of names blank.
+func TestSceneIntroListsTheScenesOneALine(t *testing.T) {
+	for _, sz := range [][2]int{{110, 33}, {120, 36}, {100, 40}} {
+		l := computeLayout(sz[0], sz[1], onScreen{lesson: true, welcome: true, text: newLessonPane(DefaultStyles()).TextLines})
+		p := newScenePane(DefaultStyles(), policy.Look{NoColor: true}.SceneStyles())
+		p.SetSize(l.top.w, l.top.h)
+		rows := map[string]bool{}
+		for _, r := range p.Lines() {
+			rows[strings.TrimSpace(strings.Trim(ansi.Strip(r), "│"))] = true
+		}
+		for _, f := range p.list() {
+			if !rows["scene "+f.Name] {
+				t.Errorf("%dx%d: the %dx%d introduction has no row scene %s:\n%s", sz[0], sz[1], l.top.w, l.top.h, f.Name, strings.Join(p.Lines(), "\n"))
+				break
+			}
+		}
+	}
+}
+
 // Every scene's title reads whole in the scene pane's border at 80x24,
 // beside the lesson and alone: the fullest wording that fits, never a
 // word cut with "…"; and so do the controls under it.

@@ -152,8 +152,8 @@ func (p *scenePane) title() string {
 }
 
 // intro is what the pane shows before a scene is open: the scenes, one a
-// line with what each shows, or only their names where h rows or w
-// columns cannot hold that whole.
+// line with what each shows, or only their names (one a line where the
+// rows hold them) where h rows or w columns cannot hold that whole.
 func (p *scenePane) intro(w, h int) string {
 	var b strings.Builder
 	pic := "publisher ──▶ ( NATS ) ──▶ subscriber"
@@ -183,6 +183,15 @@ func (p *scenePane) intro(w, h int) string {
 		// A summary cut at the border would read as the scene's whole
 		// story: where one does not fit, none is shown.
 		summariesFit = summariesFit && text.Width(item(f)) < w
+	}
+	if !summariesFit && 3+lines(intro)+len(list) <= h {
+		// No room beside the names for what each shows, but rows for
+		// a name a line: each as the command that opens it.
+		wrap(intro)
+		for _, f := range list {
+			b.WriteString("   scene " + f.Name + "\n")
+		}
+		return b.String()
 	}
 	if !summariesFit || 3+lines(intro)+len(list) > h { // a blank line, the picture, a blank line, the text, the list
 		names := make([]string, len(list))
