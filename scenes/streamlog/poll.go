@@ -60,7 +60,18 @@ func (d *driver) poll() {
 	}
 	next := map[string]Lane{}
 	for _, info := range infos {
-		next[info.Config.Name] = lane(info)
+		n := lane(info)
+		if nodes := offlineNodes(info); nodes != "" {
+			// The server lists it with its configuration only: what it
+			// holds waits on the stopped nodes, as last read.
+			if o, ok := old[n.Name]; ok && o.Gone == "" && !o.Unread {
+				n.First, n.Last, n.Msgs, n.Deleted, n.FirstTime = o.First, o.Last, o.Msgs, o.Deleted, o.FirstTime
+			} else {
+				n.Unread = true
+			}
+			n.Offline = "offline: held on " + nodes + ", stopped"
+		}
+		next[info.Config.Name] = n
 	}
 	var stories []string
 	var lanes []Lane
@@ -85,8 +96,16 @@ func (d *driver) poll() {
 			lanes = append(lanes, o)
 			continue
 		}
-		if parts := d.diff(o, n); len(parts) > 0 {
-			stories = append(stories, n.Name+": "+strings.Join(parts, "; "))
+		switch {
+		case n.Offline != "" && o.Offline == "":
+			stories = append(stories, fmt.Sprintf("%s is offline: no node that holds it runs (%s), and what it holds waits there", n.Name, strings.TrimPrefix(n.Offline, "offline: ")))
+		case n.Offline != "":
+		case o.Offline != "":
+			stories = append(stories, fmt.Sprintf("%s is online again with %s", n.Name, text.Unbroken(text.Count(n.Msgs, "message", "messages"))))
+		default:
+			if parts := d.diff(o, n); len(parts) > 0 {
+				stories = append(stories, n.Name+": "+strings.Join(parts, "; "))
+			}
 		}
 		lanes = append(lanes, n)
 		delete(next, name)
@@ -124,7 +143,7 @@ func (d *driver) poll() {
 		var back []string
 		for _, l := range lanes {
 			switch {
-			case l.Gone != "":
+			case l.Gone != "", l.Offline != "":
 			case l.Storage == "memory":
 				// Only a cluster brings a memory stream back: its meta group
 				// keeps every stream's definition on disk, never the

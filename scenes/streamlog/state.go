@@ -42,7 +42,14 @@ type Lane struct {
 	// sources. The server stores those copies; no publisher sends them.
 	From   []string
 	Mirror bool
-	Gone   string    // why the stream is no longer there ("" while it is)
+	Gone   string // why the stream is no longer there ("" while it is)
+	// Offline says which stopped nodes hold the stream, on the lab's
+	// cluster, while none that does runs: the broker can read none of it
+	// then, and the lane shows what it held when last read ("" online).
+	Offline string
+	// Unread: the scene never read the stream online, so its numbers are
+	// unknown (it was offline from the scene's first look).
+	Unread bool
 	Had    uint64    // messages it held when last seen, for a gone stream
 	Seen   TapCounts // what the taps saw since the scene opened (or reset)
 }
@@ -75,6 +82,24 @@ func (l *Lane) Holds(seq uint64) bool {
 const maxDeletedDetails = 2000
 
 // lane builds a lane from the broker's stream info.
+// offlineNodes names the nodes that hold a stream none of whose copies
+// runs (the server lists such a stream with its configuration only, and
+// no leader), or "" when it is online.
+func offlineNodes(info *jetstream.StreamInfo) string {
+	ci := info.Cluster
+	if ci == nil || ci.Leader != "" || len(ci.Replicas) == 0 {
+		return ""
+	}
+	var names []string
+	for _, p := range ci.Replicas {
+		if !p.Offline {
+			return ""
+		}
+		names = append(names, p.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
 func lane(info *jetstream.StreamInfo) Lane {
 	c, s := info.Config, info.State
 	l := Lane{

@@ -266,6 +266,49 @@ func TestEpisodeRestartOnTheCluster(t *testing.T) {
 	}
 }
 
+// On the lab's cluster a stream whose every copy is on stopped nodes is
+// offline: the server lists it with its configuration alone, no messages,
+// no leader. The scene shows what it held when last read and says where it
+// waits, not an empty log; a scene opened meanwhile knows no numbers.
+func TestAStreamOnStoppedNodesIsOffline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a three-node cluster")
+	}
+	h := newHarness(t, Options{}, brokertest.Clustered())
+	h.add(`stream add DISK --subjects "disk.>" --storage file --defaults`, "DISK")
+	h.Run(`pub disk.note "kept {{Count}}" --count 3 --jetstream`)
+	h.Settle("DISK holds 3", func(s Snapshot) bool { d, _ := laneOf(s, "DISK"); return d.Msgs == 3 })
+	node := h.Srv.Cluster().StreamLeader("DISK")
+	h.Run("node stop " + node)
+	h.Settle("DISK offline", func(s Snapshot) bool { d, _ := laneOf(s, "DISK"); return d.Offline != "" })
+	d, _ := laneOf(h.Scene.snap, "DISK")
+	if d.Msgs != 3 || d.Last != 3 || d.Offline != "offline: held on "+node+", stopped" {
+		t.Fatalf("DISK with %s stopped: %+v", node, d)
+	}
+	if st := h.Scene.snap.Story; !strings.Contains(st, "DISK is offline: no node that holds it runs (held on "+node+", stopped), and what it holds waits there") {
+		t.Fatalf("story %q", st)
+	}
+	if v := h.View(100, 14); !strings.Contains(v, "offline: held on "+node) || strings.Contains(v, "empty") || !strings.Contains(v, "messages 3") {
+		t.Fatalf("with %s stopped:\n%s", node, v)
+	}
+
+	// A scene opened now never read it.
+	other := newHarnessOn(t, h.Srv, h.Srv, Options{})
+	other.Settle("DISK offline", func(s Snapshot) bool { d, _ := laneOf(s, "DISK"); return d.Offline != "" })
+	if d, _ := laneOf(other.Scene.snap, "DISK"); !d.Unread {
+		t.Fatalf("DISK, never read: %+v", d)
+	}
+	if v := other.View(100, 14); !strings.Contains(v, "offline · what it holds waits on its nodes") || strings.Contains(v, "empty") || strings.Contains(v, "messages 0") {
+		t.Fatalf("a scene opened with %s stopped:\n%s", node, v)
+	}
+
+	h.Run("node start " + node)
+	h.Settle("DISK online", func(s Snapshot) bool { d, _ := laneOf(s, "DISK"); return d.Offline == "" })
+	if st := h.Scene.snap.Story; !strings.Contains(st, "DISK is online again with 3"+text.NoBreak+"messages") {
+		t.Fatalf("story %q", st)
+	}
+}
+
 // A real nats CLI publishing from outside the lab: its acknowledgement is
 // seen like the pane's.
 func TestRealCLIPublish(t *testing.T) {

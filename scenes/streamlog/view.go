@@ -271,14 +271,14 @@ func fitParts(parts []string, dflt []bool, w, n int) []string {
 // its fate. It returns the rows it took.
 func (s *Scene) drawTitle(c *kit.Canvas, l *Lane, y, n int, now time.Time) int {
 	role := kit.Title
-	if l.Gone != "" {
+	if l.Gone != "" || l.Offline != "" {
 		role = kit.NodeOff
 	}
 	x := c.Text(0, y, l.Name, role)
 	x = c.Text(x, y, "  ", kit.Plain)
 	role = kit.Faint
 	switch {
-	case l.Gone != "":
+	case l.Gone != "", l.Offline != "":
 		role = kit.Bad
 	case s.down(now):
 		x = c.Text(x, y, downMark, s.role("server", kit.Bad, now))
@@ -300,6 +300,8 @@ func (s *Scene) titleLines(l *Lane, n int, now time.Time) []string {
 	switch {
 	case l.Gone != "":
 		parts, dflt = append([]string{l.Gone}, parts...), append([]bool{false}, dflt...)
+	case l.Offline != "":
+		parts, dflt = append([]string{l.Offline}, parts...), append([]bool{false}, dflt...)
 	case s.down(now):
 		x += runes(downMark)
 	}
@@ -336,7 +338,8 @@ func (s *Scene) drawFull(c *kit.Canvas, l *Lane, y, titleRows int, now time.Time
 	down := s.down(now)
 
 	nodeRole := kit.Node
-	if down || l.Gone != "" {
+	off := down || l.Gone != "" || l.Offline != ""
+	if off {
 		nodeRole = kit.NodeOff
 	}
 	// The wires: publishes travel left into the log's end, their
@@ -344,7 +347,7 @@ func (s *Scene) drawFull(c *kit.Canvas, l *Lane, y, titleRows int, now time.Time
 	// has its origins where the publisher would be, and no
 	// acknowledgements: the server copies, no one is answered.
 	x0, x1 := g.tape.x+g.tape.w, g.pub.x
-	if down || l.Gone != "" {
+	if off {
 		c.HLine(x0, x1, g.in, '╌', kit.WireOff)
 	} else {
 		c.HLine(x0, x1, g.in, '─', kit.Wire)
@@ -480,6 +483,9 @@ func (s *Scene) drawTape(c *kit.Canvas, l *Lane, a *anim, r rect, now time.Time)
 			// gone past the mirror's last.
 			says = []string{"empty · copies keep their numbers from " + l.From[0], "empty · numbered as " + l.From[0], "empty"}
 		}
+		if l.Unread {
+			says = []string{"offline · what it holds waits on its nodes", "offline · not read yet", "offline"}
+		}
 		if l.Gone != "" {
 			says = []string{"gone"}
 			if l.Had > 0 {
@@ -501,7 +507,7 @@ func (s *Scene) drawCounts(c *kit.Canvas, l *Lane, y int, now time.Time) {
 		x = c.Text(x, y, label+" ", kit.Plain)
 		x = c.Text(x, y, value, s.role(key, role, now))
 	}
-	if l.Gone != "" {
+	if l.Gone != "" || l.Unread {
 		return
 	}
 	if l.Msgs > 0 {
@@ -583,6 +589,12 @@ func (s *Scene) drawCompact(c *kit.Canvas, l *Lane, y int, now time.Time) {
 		return out
 	}
 	tries := [][]string{heard(true, "duplicates", "refused"), heard(true, "dups", "refused"), heard(false, "dups", "refused")}
+	if l.Offline != "" {
+		tries = [][]string{append([]string{l.Offline}, heard(true, "dups", "refused")...), append([]string{"offline"}, heard(true, "dups", "refused")...), {"offline"}}
+		if l.Unread {
+			tries = [][]string{{l.Offline}, {"offline"}}
+		}
+	}
 	if l.Gone != "" {
 		tries = nil
 		for _, g := range gone(l) {
@@ -630,6 +642,12 @@ func seqRange(l *Lane) string {
 // drawLine is a lane in one line of text.
 func (s *Scene) drawLine(c *kit.Canvas, l *Lane, y int) {
 	parts := []string{seqRange(l), text.Count(l.Msgs, "msg", "msgs")}
+	switch {
+	case l.Unread:
+		parts = []string{text.Fit(s.iw-runes(l.Name)-1, l.Offline, "offline")}
+	case l.Offline != "":
+		parts = append([]string{"offline"}, parts...)
+	}
 	if l.Gone != "" {
 		parts = []string{text.Fit(s.iw-runes(l.Name)-1, gone(l)...)}
 	}
