@@ -142,6 +142,9 @@ func (s *Session) runReal(c *Call, words []string, l realcli.Line) error {
 	err = child.Run(c.Ctx)
 	// A server notices the child's closed socket a moment after it exited.
 	clients.Gone(realGone)
+	if err == nil && listsConnections[l.Name()] {
+		c.Notef("%s", ownConnectionsNote)
+	}
 	var exit *realcli.ExitError
 	if errors.As(err, &exit) {
 		s.explainRealError(c, l, tail.lastLine())

@@ -51,6 +51,19 @@ func needsTerminal(l realcli.Line) string {
 	return ""
 }
 
+// listsConnections are the real CLI's commands that list or count the
+// clients connected to the servers: the lab's own connections are among
+// them, which the real CLI alone against the same servers would not find.
+var listsConnections = map[string]bool{
+	"account report connections": true,
+	"account report statistics":  true,
+	"server report connections":  true,
+	"server request connections": true,
+}
+
+// ownConnectionsNote says whose the connections named natslab are.
+const ownConnectionsNote = "The connections named natslab … are the lab's own, which its own commands (pub, sub, stream …), scenes and status bar use; the real CLI's are named NATS CLI Version v0.5.0"
+
 // realRefusals are the real CLI's own error lines the lab knows the cause
 // of here (mostly: it needs a terminal to ask something), and what the
 // lab's note says to type instead. own is whether the CLI ran against the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -137,6 +138,25 @@ func TestPassthroughEditorLineNamingNothingFailsAsTheRealCLI(t *testing.T) {
 		if !strings.Contains(r.note, "editor") {
 			t.Errorf("%s: note %q, want the lab's note on editors", line, r.note)
 		}
+	}
+}
+
+// The lab's own connections show among the real CLI's when it lists
+// them: a note says whose they are.
+func TestPassthroughConnectionReportsSayWhichAreTheLabs(t *testing.T) {
+	l := newLab(t)
+	r := l.must("account report connections")
+	if !regexp.MustCompile(`│ natslab +│`).MatchString(r.out) {
+		t.Fatalf("the report lists no connection named natslab:\n%s", r.out)
+	}
+	if !strings.Contains(r.note, "named natslab … are the lab's own") {
+		t.Errorf("account report connections: note %q, want one saying the natslab connections are the lab's", r.note)
+	}
+	if r := l.must("account report statistics"); !strings.Contains(r.note, "the lab's own") {
+		t.Errorf("account report statistics: note %q, want one saying the natslab connections are the lab's", r.note)
+	}
+	if r := l.must("object ls"); r.note != "" {
+		t.Errorf("object ls: note %q, want none", r.note)
 	}
 }
 
