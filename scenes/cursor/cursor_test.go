@@ -494,3 +494,28 @@ func TestRecreatedConsumersPullsByTime(t *testing.T) {
 		t.Errorf("the new billing's removal left it or its pulls: %+v", tr.snap)
 	}
 }
+
+// An ack the scene hears after a look already found its message settled
+// (the look's answer overtook the ack on the scene's loop) is still told
+// in the story, once: the worker acknowledged it, the story says so.
+func TestAnAckHeardAfterTheLookThatSettledItIsTold(t *testing.T) {
+	now := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	tr := &tracker{snap: Snapshot{Stream: "JOBS"}, born: map[string]bool{"pool": true}}
+	cfg := jetstream.ConsumerConfig{Durable: "pool", AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second}
+	tr.apply(&jetstream.ConsumerInfo{Name: "pool", Created: now, Config: cfg}, now, now)
+	tr.apply(&jetstream.ConsumerInfo{Name: "pool", Created: now, Config: cfg,
+		Delivered: jetstream.SequenceInfo{Consumer: 2, Stream: 2}, NumAckPending: 2}, now, now)
+	// The look that finds #1 settled comes before the scene hears its ack.
+	tr.apply(&jetstream.ConsumerInfo{Name: "pool", Created: now, Config: cfg,
+		Delivered: jetstream.SequenceInfo{Consumer: 2, Stream: 2}, AckFloor: jetstream.SequenceInfo{Consumer: 1, Stream: 1}, NumAckPending: 1}, now, now)
+	tr.ack("pool", 1, 1, 1, "+ACK", now)
+	tr.ack("pool", 2, 1, 2, "+ACK", now)
+	tr.ack("pool", 1, 1, 1, "+ACK", now) // the same ack again: told once
+	var story []string
+	for _, l := range tr.snap.Story {
+		story = append(story, l.Text)
+	}
+	if want := []string{"#1 acknowledged", "#2 acknowledged"}; !slices.Equal(story, want) {
+		t.Errorf("story %q, want %q", story, want)
+	}
+}

@@ -62,6 +62,10 @@ type Consumer struct {
 	// by consumer sequence, and the first deliveries by stream sequence.
 	heard      map[uint64]bool
 	heardFirst map[uint64]bool
+	// unheard are the messages a look found settled before the scene heard
+	// their ack, with the pull each went to: the ack, heard later, is
+	// still told.
+	unheard map[uint64]int
 }
 
 // Outstanding is a delivered message waiting for its ack.

@@ -197,10 +197,10 @@ func (t *tracker) apply(ci *jetstream.ConsumerInfo, now, asked time.Time) {
 	// Settled: everything up to the ack floor.
 	for _, o := range slices.Clone(c.Out) {
 		if o.Seq <= c.AckFloor {
-			c.drop(o.Seq)
 			if c.Dead[o.Seq] == "" {
 				t.acked(c, o.Seq, now, false)
 			}
+			c.drop(o.Seq)
 		}
 	}
 	for seq := range c.Acked {
@@ -341,15 +341,41 @@ func pullName(id int) string {
 	return "pull " + strconv.Itoa(id)
 }
 
-// acked records a message settled by an ack.
+// acked records a message settled by an ack: seen on the wire, or found
+// settled by a look (its ack may yet be heard).
 func (t *tracker) acked(c *Consumer, seq uint64, now time.Time, seen bool) {
+	if !seen {
+		c.settledUnheard(seq)
+	}
 	c.drop(seq)
 	if seq > c.AckFloor {
 		c.Acked[seq] = true
 	}
 	t.emit(kit.Event{Kind: kit.Pending, Consumer: c.Name, Seq: seq, Note: "ack"})
-	_ = seen
 }
+
+// settledUnheard notes that a look found seq settled before its ack was
+// heard. Only the newest are kept: an ack that never comes (one ack for
+// all before it) leaves its message here until it is far behind.
+func (c *Consumer) settledUnheard(seq uint64) {
+	if c.unheard == nil {
+		c.unheard = map[uint64]int{}
+	}
+	pull := 0
+	if o := c.out(seq); o != nil {
+		pull = o.Pull
+	}
+	c.unheard[seq] = pull
+	for s := range c.unheard {
+		if s+maxUnheard < seq {
+			delete(c.unheard, s)
+		}
+	}
+}
+
+// maxUnheard is how far behind the newest settled message an unheard one
+// is forgotten.
+const maxUnheard = 256
 
 // reconcile makes the outstanding list agree with the broker's count.
 func (t *tracker) reconcile(c *Consumer, lastAt time.Time) {
@@ -360,6 +386,7 @@ func (t *tracker) reconcile(c *Consumer, lastAt time.Time) {
 		byAge := slices.Clone(c.Out)
 		sort.SliceStable(byAge, func(i, j int) bool { return byAge[i].Since.Before(byAge[j].Since) })
 		for _, o := range byAge[:len(c.Out)-n] {
+			c.settledUnheard(o.Seq)
 			c.drop(o.Seq)
 			c.Acked[o.Seq] = true
 		}
@@ -438,6 +465,13 @@ func (t *tracker) ack(consumer string, seq uint64, tries int, dseq uint64, body 
 	switch {
 	case kind == "" || kind == "+ACK" || strings.HasPrefix(kind, "+NXT"):
 		if o == nil && (seq <= c.AckFloor || c.Acked[seq]) {
+			// Settled already: by a look that came before this ack
+			// (told now, once), or acknowledged twice.
+			pull, unheard := c.unheard[seq]
+			if unheard {
+				delete(c.unheard, seq)
+				t.say(now, false, "#%d acknowledged%s", seq, byText(&Outstanding{Pull: pull}))
+			}
 			return
 		}
 		t.acked(c, seq, now, true)
