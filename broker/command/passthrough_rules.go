@@ -76,6 +76,9 @@ var realRefusals = []struct {
 		if hasFlag(l, "force") {
 			return fmt.Sprintf("nats %s asks before it goes ahead, and the lab gives the real CLI no terminal to ask in: add --force to go ahead without asking", l.Typed())
 		}
+		if _, given := l.Flags["defaults"]; hasFlag(l, "defaults") && !given {
+			return fmt.Sprintf("nats %s asks for the values the line leaves out, and the lab gives the real CLI no terminal to ask in: add --defaults to take the default values without asking", l.Typed())
+		}
 		return fmt.Sprintf("The real CLI wants an answer and the lab gives it no terminal to ask in: give every value on the line (help %s lists the flags)", l.Typed())
 	}},
 	{"cannot pick a Stream without a terminal", func(l realcli.Line, _ bool) string {
@@ -83,6 +86,14 @@ var realRefusals = []struct {
 	}},
 	{"cannot pick a Consumer without a terminal", func(l realcli.Line, _ bool) string {
 		return fmt.Sprintf("The real CLI would offer a list of consumers to pick from, which needs a terminal: name the stream and the consumer on the line (help %s)", l.Typed())
+	}},
+	{"cannot pick an Operator without a terminal", func(l realcli.Line, _ bool) string {
+		return fmt.Sprintf("The real CLI would offer a list of operators to pick from, which needs a terminal: name one on the line (help %s says how), or select one with auth operator select NAME (auth operator ls lists them)", l.Typed())
+	}},
+	{"cannot pick an Account without a terminal", func(l realcli.Line, _ bool) string {
+		// The real CLI offers the list when the line names no account
+		// the operator has, as when it names none.
+		return "The real CLI would offer a list of the operator's accounts to pick from, which needs a terminal: name one of them on the line (auth account ls lists them)"
 	}},
 	{"cannot prompt for user input without a terminal", func(l realcli.Line, _ bool) string {
 		return fmt.Sprintf("The real CLI asks for what the line leaves out, which needs a terminal: give every value on the line (help %s lists the flags)", l.Typed())

@@ -258,6 +258,36 @@ func TestPassthroughNotesNameTheFlagThatAvoidsAQuestion(t *testing.T) {
 	l.must("object rm FILES --force")
 }
 
+// The auth commands ask for values, an operator or an account: the notes
+// name what the line needs so they need not ask.
+func TestPassthroughAuthNotesNameWhatAvoidsAQuestion(t *testing.T) {
+	l := newLab(t)
+	l.must("auth operator add op")
+	for line, want := range map[string]string{
+		"auth account add A":         "add --defaults",
+		"auth user add U NOPE":       "name one of them on the line (auth account ls lists them)",
+		"auth user add U --defaults": "name one of them on the line (auth account ls lists them)",
+	} {
+		r := l.run(line)
+		if !command.Reported(r.e) || !strings.HasPrefix(r.err, "nats: error: ") {
+			t.Fatalf("%s: %v %q, want the real CLI's refusal", line, r.e, r.err)
+		}
+		if !strings.Contains(r.note, want) {
+			t.Errorf("%s: note %q, want one saying %q", line, r.note, want)
+		}
+	}
+	// What the notes say works.
+	l.must("auth account add A --defaults")
+	l.must("auth user add U A --defaults")
+	l.must("auth operator add other")
+	if r := l.run("auth account ls"); !strings.Contains(r.note, "help auth account ls says how") || !strings.Contains(r.note, "auth operator select NAME") {
+		t.Errorf("auth account ls with two operators: note %q, want one naming its help and auth operator select", r.note)
+	}
+	l.must("auth account ls op")
+	l.must("auth operator select op")
+	l.must("auth account ls")
+}
+
 // A workshop session (WithNoLocalFiles) refuses what would touch the
 // machine's files, in one line, before anything runs; the rest runs.
 func TestWorkshopSessionRefusesLocalFiles(t *testing.T) {
