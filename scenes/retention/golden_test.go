@@ -90,3 +90,29 @@ func TestGoldenEpisode(t *testing.T) {
 		}
 	}
 }
+
+// With no stream yet, each command the scene lists to make one reads
+// whole on its row, at every size the lab gives the scene: a command
+// wrapped over rows, typed as it reads, fails.
+func TestEmptyColumnsListWholeCommands(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.Settle("started", func(s Snapshot) bool { return s.ServerUp })
+	sizes := slices.Concat(scenes.SmallestPanes, scenes.LessonPanes, scenes.TypingPanes,
+		[]scenes.PaneSize{{W: gw, H: gh}, {W: 118, H: 12}, {W: 200, H: 20}})
+	for _, sz := range sizes {
+		v := h.View(sz.W, sz.H)
+		for _, l := range strings.Split(v, "\n") {
+			if !strings.Contains(l, "stream add") {
+				continue
+			}
+			whole := false
+			for _, ex := range examples {
+				whole = whole || strings.Contains(l, ex)
+			}
+			if !whole {
+				t.Errorf("%dx%d: a command is cut on its row: %q\n%s", sz.W, sz.H, strings.TrimSpace(l), v)
+				break
+			}
+		}
+	}
+}

@@ -92,11 +92,19 @@ func (s *Scene) Draw(now time.Time) string {
 		s.drawFooter(c, foot, rows, now)
 		colW := (s.iw - 6) / 3
 		heads, top := s.heads(colW, rows, now)
+		// With no stream yet, the three commands, each whole on a row
+		// across the columns, where no column holds one.
+		ruled, across := rows, s.noStreams() && c.Try(0, top+1, s.iw, rows-(top+1),
+			"To compare what each keeps, make one of each:",
+			examples["limits"], examples["interest"], examples["workqueue"]) > 0
+		if across {
+			ruled = top
+		}
 		for i := range s.snap.Columns {
 			x := i * (colW + 3)
-			s.drawColumn(c, i, x, colW, top, heads[i], rows, now)
+			s.drawColumn(c, i, x, colW, top, heads[i], rows, across, now)
 			if i < 2 {
-				for y := 0; y < rows; y++ {
+				for y := 0; y < ruled; y++ {
 					c.Set(x+colW+1, y, '│', kit.Faint)
 				}
 			}
@@ -215,7 +223,22 @@ func (s *Scene) role(key string, role kit.Role, now time.Time) kit.Role {
 // fadeGlyphs are a message leaving, by shape so it reads without colour.
 var fadeGlyphs = []string{"", "◍", "○", "◌", "·"}
 
-func (s *Scene) drawColumn(c *kit.Canvas, i, x, w, top int, head []headLine, rows int, now time.Time) {
+// noStreams reports whether no column has a stream yet.
+func (s *Scene) noStreams() bool {
+	for _, col := range s.snap.Columns {
+		if col.Stream != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// flags are the --retention value each policy is made with.
+var flags = map[string]string{"limits": "limits", "interest": "interest", "workqueue": "work"}
+
+// drawColumn draws column i; across: the commands that make the streams
+// are drawn across the columns, not in them.
+func (s *Scene) drawColumn(c *kit.Canvas, i, x, w, top int, head []headLine, rows int, across bool, now time.Time) {
 	col := &s.snap.Columns[i]
 	for y, l := range head {
 		nx := c.Text(x, y, l.text, l.role)
@@ -224,9 +247,16 @@ func (s *Scene) drawColumn(c *kit.Canvas, i, x, w, top int, head []headLine, row
 		}
 	}
 	if col.Stream == "" {
-		// How to make one, wrapped into the column.
+		if across {
+			return
+		}
+		// How to make one: the command whole where the column holds
+		// it, else in words, wrapped into the column.
+		if c.Try(x, top+1, w, rows-(top+1), "make one:", examples[col.Policy]) > 0 {
+			return
+		}
 		y := top + 1
-		for _, line := range text.Wrap("make one: "+examples[col.Policy], w) {
+		for _, line := range text.Wrap("a stream made with --retention "+flags[col.Policy]+" shows here", w) {
 			if y >= rows {
 				break
 			}
