@@ -4,6 +4,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -301,6 +302,34 @@ func TestScenePanesAreWhatScenesFit(t *testing.T) {
 		got := scenes.PaneSize{W: l.top.w - 2, H: l.top.h - 2, Title: titleRoom(l.top.w)}
 		if len(want) != 1 || got != want[0] {
 			t.Errorf("100x30, lesson shown %v: the scene draws in %+v, but the scenes fit %+v", showLesson, got, want)
+		}
+	}
+}
+
+// The scenes check too that nothing is cut at the sizes the scene pane
+// has at the other common terminal sizes (scenes.SweepPanes): these must
+// be the sizes the lab gives there, beside a lesson, beside the welcome
+// and alone, and each of them one it gives.
+func TestSweepPanesAreWhatTheLabGives(t *testing.T) {
+	p := newLessonPane(DefaultStyles())
+	given := map[scenes.PaneSize]bool{}
+	for _, sz := range scenes.SweepTerminals {
+		for _, on := range []onScreen{
+			{lesson: true, scene: true, text: p.TextLines},
+			{lesson: true, scene: true, welcome: true, text: p.TextLines},
+			{scene: true},
+		} {
+			l := computeLayout(sz[0], sz[1], on)
+			got := scenes.PaneSize{W: l.top.w - 2, H: l.top.h - 2, Title: titleRoom(l.top.w)}
+			if !slices.Contains(scenes.SweepPanes, got) {
+				t.Errorf("%dx%d %+v: the scene draws in %+v, a size not in scenes.SweepPanes", sz[0], sz[1], on, got)
+			}
+			given[got] = true
+		}
+	}
+	for _, sz := range scenes.SweepPanes {
+		if !given[sz] {
+			t.Errorf("scenes.SweepPanes has %+v, which the lab gives at none of scenes.SweepTerminals", sz)
 		}
 	}
 }

@@ -79,6 +79,22 @@ var LessonPanes = []PaneSize{{W: 56, H: 16, Title: 46}}
 // gives these sizes.)
 var TypingPanes = []PaneSize{{W: 98, H: 9, Title: 88}}
 
+// SweepTerminals are the other terminal sizes the lab is read at, from a
+// laptop's half screen to a large monitor: 110x33, 120x36, 140x30 (the
+// wide layout's smallest) and 200x60.
+var SweepTerminals = [][2]int{{110, 33}, {120, 36}, {140, 30}, {200, 60}}
+
+// SweepPanes are the sizes the scene pane has at SweepTerminals: beside a
+// lesson, beside the sandbox's welcome and alone (F2). Scenes check they
+// cut nothing there either. (The lab's tests check its layout gives
+// these sizes, and no other, at those terminals.)
+var SweepPanes = []PaneSize{
+	{W: 62, H: 17, Title: 52}, {W: 62, H: 16, Title: 52}, {W: 108, H: 10, Title: 98},
+	{W: 68, H: 19, Title: 58}, {W: 68, H: 16, Title: 58}, {W: 118, H: 11, Title: 108},
+	{W: 94, H: 10, Title: 84}, {W: 138, H: 10, Title: 128},
+	{W: 134, H: 22, Title: 124}, {W: 198, H: 22, Title: 188},
+}
+
 // Scene is one animated picture in the lab's scene pane. Besides a model
 // it is a help.KeyMap: its keys (Keyed) with their help, for the pane's
 // help line; so it is the lab's pane component (model, keymap, SetSize)

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -230,11 +231,22 @@ func (s *Scene) drawHistory(c *kit.Canvas, p *plan, now time.Time) {
 			if len(takers) == 0 {
 				c.Text(x, y, kit.Clip("no subscription takes it", p.w-x-1), kit.Bad)
 			} else {
-				c.Text(x, y, kit.Clip(strings.Join(dedupe(takers), ", "), p.w-x-1), kit.Good)
+				c.Text(x, y, takersWithin(dedupe(takers), p.w-x-1), kit.Good)
 			}
 		}
 		y++
 	}
+}
+
+// takersWithin names the filters that take a publish in at most w cells:
+// all of them, or the first few and how many more, or only how many.
+func takersWithin(takers []string, w int) string {
+	wordings := []string{strings.Join(takers, ", ")}
+	for k := len(takers) - 1; k >= 1; k-- {
+		wordings = append(wordings, strings.Join(takers[:k], ", ")+" +"+strconv.Itoa(len(takers)-k)+" more")
+	}
+	wordings = append(wordings, text.Count(len(takers), "filter", "filters"))
+	return text.Fit(w, wordings...)
 }
 
 func dedupe(list []string) []string {

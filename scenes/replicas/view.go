@@ -225,7 +225,16 @@ func drawNotes(c *kit.Canvas, x, y, w, end int, notes []note) {
 // drawCaption draws the caption from row 0, at x, w cells wide: on the
 // rows it needs, up to room (at least one). It returns the rows it took.
 func (s *Scene) drawCaption(c *kit.Canvas, x, w, room int) int {
-	lines := partLines(s.caption(), w, max(room, 1))
+	// The fullest wording that reads whole in the rows there are.
+	wordings := s.caption()
+	caption := wordings[len(wordings)-1]
+	for _, c := range wordings {
+		if rowsOf(c, w) <= max(room, 1) {
+			caption = c
+			break
+		}
+	}
+	lines := partLines(caption, w, max(room, 1))
 	for i, l := range lines {
 		c.Text(x, i, l, kit.Strong)
 	}
@@ -334,8 +343,9 @@ func (s *Scene) notes(now time.Time) []note {
 	return out
 }
 
-// caption is the first line: the stream on screen, or how to make one.
-func (s *Scene) caption() string {
+// caption is the first line: the stream on screen, or how to make one,
+// in wordings from the fullest.
+func (s *Scene) caption() []string {
 	sn := s.snap
 	up := 0
 	for _, n := range sn.Nodes {
@@ -346,7 +356,11 @@ func (s *Scene) caption() string {
 	nodes := fmt.Sprintf("%d of %d nodes up", up, len(sn.Nodes))
 	st := sn.Focus
 	if st == "" {
-		return nodes + " · no stream yet: press p (creates " + defaultStream + " with 3 replicas) or stream add " + defaultStream + " --subjects '" + defaultSubject + "' --replicas 3 --defaults"
+		return []string{
+			nodes + " · no stream yet: press p (creates " + defaultStream + " with 3 replicas) or stream add " + defaultStream + " --subjects '" + defaultSubject + "' --replicas 3 --defaults",
+			nodes + " · no stream yet: press p (creates " + defaultStream + " with 3 replicas)",
+			nodes + " · no stream yet: press p",
+		}
 	}
 	r, msgs := 0, uint64(0)
 	for _, n := range sn.Nodes {
@@ -359,9 +373,9 @@ func (s *Scene) caption() string {
 	}
 	leader := sn.Leader(st)
 	if leader == "" {
-		return fmt.Sprintf("%s · %s · no leader: %s", nodes, st, s.noLeader(st, up))
+		return []string{fmt.Sprintf("%s · %s · no leader: %s", nodes, st, s.noLeader(st, up))}
 	}
-	return fmt.Sprintf("%s · %s · %s · leader %s · %s", nodes, st, text.Count(r, "replica", "replicas"), leader, text.Count(msgs, "message", "messages"))
+	return []string{fmt.Sprintf("%s · %s · %s · leader %s · %s", nodes, st, text.Count(r, "replica", "replicas"), leader, text.Count(msgs, "message", "messages"))}
 }
 
 // noLeader says why a stream has no leader.

@@ -256,12 +256,14 @@ var clipped = regexp.MustCompile(`(?m)[^\s…│]…(\s|$)`)
 
 // paneSizes are the sizes NeverCut checks: the scene pane's at 80x24,
 // where the lab's full layout starts, and at 100x30 beside the lesson,
-// where most lessons are read, and alone.
-var paneSizes = slices.Concat(scenes.SmallestPanes, scenes.LessonPanes, scenes.TypingPanes)
+// where most lessons are read, and alone; and at the other common
+// terminal sizes (scenes.SweepPanes).
+var paneSizes = slices.Concat(scenes.SmallestPanes, scenes.LessonPanes, scenes.TypingPanes, scenes.SweepPanes)
 
 // NeverCut draws the scene as it is now at each size the lab's scene pane
 // has at 80x24 and at 100x30, beside the lesson and alone
-// (scenes.SmallestPanes, scenes.LessonPanes, scenes.TypingPanes) and fails
+// (scenes.SmallestPanes, scenes.LessonPanes, scenes.TypingPanes), and at
+// the other common terminal sizes (scenes.SweepPanes), and fails
 // the test where it cut a word: text that
 // ran past the pane's edge (kit.Canvas.Spilled), or that was shortened
 // with "…", or a line ended cut short (CutShort); where anything touches
