@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -75,6 +76,10 @@ type Lesson struct {
 	complete bool
 	hints    []int // per step: how many hint stages the learner has seen
 	asked    int   // hints asked for in this lesson
+
+	// stopped are the jobs from before that the lesson stopped when it
+	// began ("[1] sub greet"), for the learner to be told.
+	stopped []string
 
 	// prevWorkDir is the session's working directory before the lesson
 	// moved it to its files, restored on Close.
@@ -344,13 +349,24 @@ func (l *Lesson) stopJobs(ctx context.Context) {
 		return
 	}
 	keep, _ := ctx.Value(keepKey{}).(*command.Job)
+	l.stopped = nil
 	for _, j := range l.env.Session.Jobs() {
 		if j == keep {
 			continue
 		}
 		j.Stop()
 		<-j.Done()
+		l.stopped = append(l.stopped, fmt.Sprintf("[%d] %s", j.ID, j.Line))
 	}
+}
+
+// StoppedNote says which jobs from before the lesson stopped as it began,
+// "" when it stopped none.
+func (l *Lesson) StoppedNote() string {
+	if len(l.stopped) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("stopped %s: lesson %s starts from its own state, without jobs from before", strings.Join(l.stopped, ", "), l.ep.ID)
 }
 
 type keepKey struct{}

@@ -435,3 +435,29 @@ func TestResumedLessonRunsItsJobsAgain(t *testing.T) {
 		t.Errorf("want the two workers once each:\n%s", out)
 	}
 }
+
+// A lesson starts from its own state, so it stops the jobs running before
+// it: lesson ID and next say which, rather than a subscriber vanishing
+// from jobs unsaid.
+func TestOpeningALessonSaysWhichJobsItStopped(t *testing.T) {
+	l := newLab(t, brokertest.Start(t, brokertest.InProcessOnly()))
+	notes := func(line string) string {
+		var out, note syncBuf
+		if err := l.s.RunStreams(context.Background(), line, command.Streams{Out: &out, Err: &out, Note: &note}); err != nil {
+			t.Fatalf("%s: %v\n%s", line, err, out.String())
+		}
+		return note.String()
+	}
+	l.bg("sub greet")
+	if n := notes("lesson hello"); !strings.Contains(n, `stopped [1] sub greet: lesson hello starts from its own state, without jobs from before`) {
+		t.Errorf("lesson hello with a sub running, notes:\n%s", n)
+	}
+	l.bg("sub other")
+	l.bg(`reply time "now"`)
+	if n := notes("next"); !strings.Contains(n, `stopped [1] sub other, [2] reply time "now": lesson subjects starts from its own state`) {
+		t.Errorf("next with two jobs running, notes:\n%s", n)
+	}
+	if n := notes("lesson hello"); strings.Contains(n, "stopped") {
+		t.Errorf("no job ran, and the notes say:\n%s", n)
+	}
+}

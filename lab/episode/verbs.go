@@ -75,6 +75,7 @@ func (t *Tutor) runLesson(c *command.Call, args []string) error {
 	if err != nil {
 		return err
 	}
+	c.Notef("%s", l.StoppedNote())
 	WriteStatus(c.Out, l.ep, l.Report())
 	return nil
 }
@@ -126,6 +127,7 @@ func (t *Tutor) runStep(c *command.Call, args []string, dir int) error {
 	if err != nil {
 		return err
 	}
+	c.Notef("%s", l.StoppedNote())
 	WriteStatus(c.Out, l.ep, l.Report())
 	return nil
 }

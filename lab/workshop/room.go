@@ -162,12 +162,16 @@ func (w *Workshop) openIn(c *connection, ep *episode.Episode) {
 	}
 	ctx, cancel := context.WithTimeout(w.ctx, time.Minute)
 	defer cancel()
-	if _, err := tu.Open(ctx, ep.ID); err != nil {
+	l, err := tu.Open(ctx, ep.ID)
+	if err != nil {
 		w.logf(true, "lesson %s did not open for %s: %v", ep.ID, c.a.name, err)
 		c.model.Note("natslab: your instructor opened lesson " + ep.ID + ", but it did not open: " + err.Error())
 		return
 	}
 	c.model.Note(fmt.Sprintf("Your instructor opened lesson %d · %s: %s. Its steps are in the lesson pane (lesson lists them too).", ep.Number, ep.ID, ep.Title))
+	if note := l.StoppedNote(); note != "" {
+		c.model.Note(note)
+	}
 }
 
 // Spotlight is name's screen as last drawn, and its size; ok is false

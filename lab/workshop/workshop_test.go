@@ -432,6 +432,21 @@ func TestAttendeesLessonsNeedNoLocalFiles(t *testing.T) {
 	waitRoom(t, w, "next after leaf-node opening services", func() bool { return w.Rows()[0].Lesson == "services" })
 }
 
+// The instructor's open stops an attendee's jobs, as any lesson's start
+// does: their lab says which, not leaving a subscriber to vanish unsaid.
+func TestInstructorsOpenSaysWhichJobsItStopped(t *testing.T) {
+	w := startWorkshop(t, Options{})
+	ada := openLab(t, w, "ada")
+	ada.out.waitFor(t, "Type help")
+	ada.typeLine(`sub "events.>" &`)
+	ada.out.waitFor(t, "Subscribing on events.>")
+	if _, err := w.OpenLesson("hello", ""); err != nil {
+		t.Fatal(err)
+	}
+	ada.out.waitFor(t, "Your instructor opened lesson 1")
+	ada.out.waitFor(t, `stopped [1] sub "events.>": lesson hello starts from its own state`)
+}
+
 // The real nats CLI's commands reach an attendee's server only when the
 // workshop gives each lab a loopback listener (with a token of its own).
 func TestRealCLICommandsNeedAttendeeURLs(t *testing.T) {
