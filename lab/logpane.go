@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"natslab/broker"
 )
@@ -48,14 +47,22 @@ func (p *logPane) Lines() []string {
 		rows = fitLines(" The lab is connected to an external deployment:\n its log is on that server.", iw, ih)
 	} else {
 		lines := p.log.Lines()
-		// Wrap from the newest back until the pane is full.
+		// Wrap from the newest back while whole lines fit: each at its
+		// blanks, its later rows hanging under its text, so no word is
+		// cut in two and the pane starts with a line's start (only a
+		// newest line taller than the pane shows its end alone).
 		var wrapped []string
-		for i := len(lines) - 1; i >= 0 && len(wrapped) < ih; i-- {
-			l := makeEntry([]byte(shortLogLine(lines[i])), 0, kindOut).text // a client name can hold anything
-			parts := strings.Split(ansi.Hardwrap(l, max(iw-1, 1), true), "\n")
-			for j := len(parts) - 1; j >= 0; j-- {
-				lead := " "
-				wrapped = append(wrapped, lead+parts[j])
+		older := false // an older line had no room
+		for i := len(lines) - 1; i >= 0; i-- {
+			e := makeEntry([]byte(shortLogLine(lines[i])), 0, kindOut) // a client name can hold anything
+			var rows []string
+			wrapHanging(e, max(iw-1, 1), "  ", func(row string, _ int) { rows = append(rows, " "+row) })
+			if len(wrapped)+len(rows) > ih && len(wrapped) > 0 {
+				older = true
+				break
+			}
+			for j := len(rows) - 1; j >= 0; j-- {
+				wrapped = append(wrapped, rows[j])
 			}
 		}
 		for l, r := 0, len(wrapped)-1; l < r; l, r = l+1, r-1 {
@@ -63,6 +70,12 @@ func (p *logPane) Lines() []string {
 		}
 		if len(wrapped) > ih {
 			wrapped = wrapped[len(wrapped)-ih:]
+		}
+		if older {
+			// The newest line stays on the bottom row, as a log
+			// followed in a terminal: the row an older line had no
+			// room in is left blank above.
+			wrapped = append(make([]string, ih-len(wrapped)), wrapped...)
 		}
 		rows = fitLines(strings.Join(wrapped, "\n"), iw, ih)
 	}

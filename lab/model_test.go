@@ -990,3 +990,52 @@ func TestJobsBarNamesWhatFitsAndNumbersTheRest(t *testing.T) {
 		t.Errorf("jobs bar at 80 columns with four jobs: %q\n%s", bar, h.screen())
 	}
 }
+
+// The server log (F3) shows whole lines from its first row, each wrapped
+// at its blanks, its later rows hanging under its text: no word of the
+// server's log is cut in two (but one wider than a row: the store's path),
+// and the pane does not start with the tail of a line.
+func TestTheLogPaneWrapsWholeLines(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	h.key("f3")
+	h.pump("the log", func() bool { return strings.Contains(h.screen(), "Server is ready") })
+	words := map[string]bool{}
+	for _, l := range h.srv.Log().Lines() {
+		for _, w := range strings.Fields(maskPort(shortLogLine(l))) {
+			words[w] = true
+		}
+	}
+	start := regexp.MustCompile(`^ \d\d:\d\d:\d\d\.\d{3} `)
+	r := h.m.lay.top
+	rows := strings.Split(h.screen(), "\n")[r.y+1 : r.y+r.h-1]
+	first := true
+	for i, row := range rows {
+		row = strings.TrimSuffix(strings.TrimPrefix(ansi.Cut(row, r.x, r.x+r.w), "│"), "│")
+		if first && strings.TrimSpace(row) == "" {
+			continue // a row an older line had no room in
+		}
+		if first && !start.MatchString(row) {
+			t.Errorf("the log pane starts inside a line: %q\n%s", row, h.screen())
+		}
+		first = false
+		if !start.MatchString(row) && !strings.HasPrefix(row, "   ") {
+			t.Errorf("row %d neither starts a line nor hangs under one: %q", i, row)
+		}
+		for _, w := range strings.Fields(row) {
+			if !words[w] && !pieceOfALongWord(words, w, r.w-4) {
+				t.Errorf("row %d holds %q, no word of the server's log (a word cut in two):\n%s", i, w, h.screen())
+			}
+		}
+	}
+}
+
+// pieceOfALongWord reports whether w is part of one of words wider than
+// width, which a row cannot hold whole.
+func pieceOfALongWord(words map[string]bool, w string, width int) bool {
+	for long := range words {
+		if len(long) > width && strings.Contains(long, w) {
+			return true
+		}
+	}
+	return false
+}

@@ -272,6 +272,18 @@ func rowsFor(e entry, w int) int {
 // (indents, columns) stay. A note's later rows hang under its text, clear
 // of the marker, so the marker still says where each note begins.
 func wrapEntry(e entry, w int, row func(text string, width int)) {
+	indent := ""
+	if e.kind == kindNote && strings.HasPrefix(e.text, command.NoteMarker) {
+		if hang := ansi.StringWidth(command.NoteMarker); w > 2*hang {
+			indent = strings.Repeat(" ", hang)
+		}
+	}
+	wrapHanging(e, w, indent, row)
+}
+
+// wrapHanging is wrapEntry with e's later rows starting with indent (a
+// hanging indent), for a line wider than w.
+func wrapHanging(e entry, w int, indent string, row func(text string, width int)) {
 	if e.width <= w || w <= 0 {
 		row(shown(e), e.width)
 		return
@@ -288,12 +300,6 @@ func wrapEntry(e entry, w int, row func(text string, width int)) {
 			return len(s)
 		}
 		return ansi.StringWidth(s)
-	}
-	indent := ""
-	if e.kind == kindNote && strings.HasPrefix(e.text, command.NoteMarker) {
-		if hang := ansi.StringWidth(command.NoteMarker); w > 2*hang {
-			indent = strings.Repeat(" ", hang)
-		}
 	}
 	var b strings.Builder
 	col, started, lead := 0, false, ""
