@@ -218,6 +218,13 @@ func TestKeysPauseStepAndQuit(t *testing.T) {
 	if url := rt.m.url; url == "" || !strings.Contains(rt.screen(), url) {
 		t.Fatalf("the header should say where the room can publish (%q):\n%s", url, rt.screen())
 	}
+	// At 80x24 too, where the command the room can type is too long
+	// for the header's row, the header names the URL.
+	rt.update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	if head, _, _ := strings.Cut(rt.screen(), "\n"); !strings.Contains(head, rt.m.url) {
+		t.Errorf("at 80x24 the header does not say where the room can publish (%q): %q", rt.m.url, head)
+	}
+	rt.update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	rt.update(tea.KeyPressMsg{Code: tea.KeySpace})
 	if !rt.m.dir.Paused() || !strings.Contains(rt.screen(), "paused") {
 		t.Fatal("space pauses, and says so")

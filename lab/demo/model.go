@@ -196,8 +196,13 @@ func (m *Model) content() string {
 		if m.flags != "" {
 			flags = " " + m.flags
 		}
-		if try := "nats pub events.hello --server " + m.url + flags + "   " + step; m.w >= ansi.StringWidth(head+try)+2 {
-			step = try
+		// The command the room can type, or where it points, where
+		// the row holds it beside the title (80x24: the URL alone).
+		for _, try := range []string{"nats pub events.hello --server " + m.url + flags + "   " + step, m.url + "   " + step} {
+			if m.w >= ansi.StringWidth(head+try)+2 {
+				step = try
+				break
+			}
 		}
 	}
 	b.WriteString(st.Render(kit.Title, text.Clip(head, m.w-ansi.StringWidth(step)-1)))
