@@ -54,3 +54,22 @@ func TestKeyWritesArePendingWhenTheNextLineRuns(t *testing.T) {
 		}
 	}
 }
+
+// A request a stream answers (it stores the request and replies with its
+// acknowledgement) returns once the stream's consumers count it as
+// pending, as pub --jetstream does: the server acknowledges first.
+func TestRequestAStreamAnswersIsPendingWhenTheNextLineRuns(t *testing.T) {
+	l := newLab(t)
+	l.must("stream add S --subjects 'foo' --defaults")
+	l.must("consumer add S C --pull --defaults")
+	for i := 1; i <= 300; i++ {
+		r := l.must(`req foo x`)
+		if !strings.Contains(r.out, `"stream":"S"`) {
+			t.Fatalf("the stream did not answer the request:\n%s", r.all())
+		}
+		r = l.must("consumer info S C --json")
+		if want := fmt.Sprintf(`"num_pending": %d,`, i); !strings.Contains(r.out, want) {
+			t.Fatalf("after request %d, consumer info says:\n%s", i, r.out)
+		}
+	}
+}

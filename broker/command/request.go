@@ -68,6 +68,10 @@ func (r *reqCmd) run(c *Call) error {
 	}
 	pub := newPublisher(c, r.subject, r.body, r.bodyIsSet, r.headers, r.count, r.raw, r.templates, r.sendOn)
 	defer pub.stop()
+	// A stream that captures the subject answers a request with its
+	// acknowledgement, as it does a JetStream publish: the stream's
+	// consumers count the message a moment later (see awaitStored).
+	defer c.awaitStored()
 	if pub.useStdin {
 		c.Statusf("Reading payload from STDIN")
 		c.Notef("the lab gives commands no standard input, so the body is empty: put it on the line, for example req %s 'hello'", r.subject)
