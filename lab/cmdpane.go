@@ -539,19 +539,24 @@ func (p *cmdPane) hintRow() string {
 	return p.pasteHint()
 }
 
-// uses is how many rows the pane's content takes at width w, its rule and
-// prompt included, counting up to cmdRows; while the key help shows, all
-// its lines take (its blank ones aside), cmdRows at least.
-func (p *cmdPane) uses(w int) int {
-	if p.help != nil {
-		n := 2
-		for _, l := range p.help {
-			if l != "" {
-				n++
-			}
-		}
-		return max(n, cmdRows)
+// helpUses is how many rows the key help takes while it shows, its rule
+// and the prompt included (its blank lines aside); 0 while it does not.
+func (p *cmdPane) helpUses() int {
+	if p.help == nil {
+		return 0
 	}
+	n := 2
+	for _, l := range p.help {
+		if l != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// uses is how many rows the pane's output takes at width w, its rule and
+// prompt included, counting up to cmdRows.
+func (p *cmdPane) uses(w int) int {
 	if !p.follow {
 		return cmdRows
 	}

@@ -87,7 +87,7 @@ type onScreen struct {
 	// text is how many lines the lesson pane's text takes at a text width
 	// (the pane's, less its frame); nil where it is not known.
 	text func(width int) int
-	// cmd is how many rows the command pane's content takes at the
+	// cmd is how many rows the command pane's content has taken at the
 	// window's width (its rule and prompt included), up to cmdRows, or
 	// all the key help takes while it shows; 0 where it is not known. The
 	// welcome takes the rows below that, while the pane holds little more

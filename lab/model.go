@@ -85,7 +85,8 @@ type Model struct {
 	sceneFocus bool // the scene pane has the keys (see scenekeys.go)
 	quitting   bool
 	lastCtrlC  time.Time
-	cmdUses    int // the command pane's rows in use at the last layout (onScreen.cmd)
+	cmdUses    int // the command pane's rows for the last layout (onScreen.cmd)
+	cmdFilled  int // the most rows its content has filled (up to cmdRows): clearing it gives none back
 
 	frameScheduled bool
 	sceneFwdAt     time.Time // when the scene last got a message
@@ -576,7 +577,7 @@ func (m *Model) resize(w, h int) {
 
 // onScreen is what the panes hold, for the layout.
 func (m *Model) onScreen() onScreen {
-	m.cmdUses = m.cmd.uses(m.w)
+	m.cmdUses = m.cmdRowsNow()
 	return onScreen{
 		lesson:  m.showLesson,
 		scene:   m.scene.scene != nil || m.showLog,
@@ -590,9 +591,17 @@ func (m *Model) onScreen() onScreen {
 // content has grown (or shrunk) since: the welcome gives the pane the
 // rows it now uses (onScreen.cmd).
 func (m *Model) fitCommandPane() {
-	if m.w > 0 && m.showLesson && m.lesson.Welcome() && m.scene.scene == nil && !m.showLog && m.cmd.uses(m.w) != m.cmdUses {
+	if m.w > 0 && m.showLesson && m.lesson.Welcome() && m.scene.scene == nil && !m.showLog && m.cmdRowsNow() != m.cmdUses {
 		m.resize(m.w, m.h)
 	}
+}
+
+// cmdRowsNow is the command pane's rows for the layout (onScreen.cmd):
+// the most its content has filled, so that clearing it (ctrl+l) moves no
+// pane, or all the key help takes while it shows.
+func (m *Model) cmdRowsNow() int {
+	m.cmdFilled = max(m.cmdFilled, m.cmd.uses(m.w))
+	return max(m.cmdFilled, m.cmd.helpUses())
 }
 
 // handleKey: the open question first, then global keys, then the prompt.

@@ -130,7 +130,7 @@ func TestTheWelcomeTakesTheRoomWhileNoSceneIsOpen(t *testing.T) {
 		// Back in the sandbox, the panes are as they were for the
 		// welcome, but for the rows the command pane now fills.
 		back := func() struct{ top, lesson rect } {
-			l := computeLayout(sz[0], sz[1], onScreen{lesson: true, welcome: true, text: h.m.lesson.TextLines, cmd: h.m.cmd.uses(sz[0])})
+			l := computeLayout(sz[0], sz[1], onScreen{lesson: true, welcome: true, text: h.m.lesson.TextLines, cmd: h.m.cmdRowsNow()})
 			if l.top.w != reading.top.w || l.lesson.w != reading.lesson.w {
 				t.Errorf("%s: the welcome's panes changed width as the command pane filled: %+v, %+v at first", name, l, reading)
 			}
@@ -509,7 +509,8 @@ func TestTheCommandPaneKeepsItsRows(t *testing.T) {
 // scenes' introduction takes the rows the pane does not use: where it is
 // cut, no row of the pane is blank. The pane gets its rows back as the
 // commands' output arrives, down to cmdRows, the welcome's layout
-// otherwise as it was.
+// otherwise as it was, and keeps them when its output is cleared (ctrl+l):
+// clearing moves no pane.
 func TestTheWelcomeTakesTheRowsTheCommandPaneDoesNotUse(t *testing.T) {
 	for _, sz := range [][2]int{{110, 33}, {80, 24}, {100, 27}, {130, 30}, {90, 40}} {
 		name := fmt.Sprintf("%dx%d", sz[0], sz[1])
@@ -531,6 +532,11 @@ func TestTheWelcomeTakesTheRowsTheCommandPaneDoesNotUse(t *testing.T) {
 		settled := computeLayout(sz[0], sz[1], onScreen{lesson: true, welcome: true, text: h.m.lesson.TextLines})
 		if h.m.lay != settled {
 			t.Errorf("%s: with the pane full, the panes are %+v; want %+v", name, h.m.lay, settled)
+		}
+		h.key("ctrl+l")
+		h.screen()
+		if h.m.lay != settled {
+			t.Errorf("%s: clearing the output moved the panes to %+v; want them where they were, %+v", name, h.m.lay, settled)
 		}
 		h.close()
 	}
