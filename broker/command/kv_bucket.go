@@ -214,7 +214,7 @@ func (c *Call) kvAPIError(err error) error {
 			return explain(err, "--replicas counts the servers that keep a copy: 1 on a single server, up to 5 in a cluster")
 		}
 	case 10165: // invalid per-message TTL
-		return explain(err, "--ttl for a key must be at least 1s, in whole seconds (like 30s or 5m)")
+		return explain(err, "--ttl for a key must be at least 1s (like 30s or 5m): the server keeps whole seconds")
 	case 10166: // per-message TTL is disabled
 		return explain(err, "this bucket does not allow per-key TTLs: create it with --marker-ttl (for example kv add NAME --marker-ttl 1m), or leave out --ttl")
 	case 10077: // maximum bytes exceeded

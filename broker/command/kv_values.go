@@ -58,17 +58,13 @@ func (k *kvCmd) createRun(c *Call) error {
 	if err != nil {
 		return err
 	}
-	if err := k.checkKeyTTL(c, kv); err != nil {
-		return err
-	}
 	val := k.value(c)
-	var opts []jetstream.KVCreateOpt
-	if k.keyTTL > 0 {
-		opts = append(opts, jetstream.KeyTTL(k.keyTTL))
-	}
 	ctx, cancel := c.Timeout()
 	defer cancel()
-	if _, err := kv.Create(ctx, k.key, val, opts...); err != nil {
+	// The TTL goes as the line gives it, as the real CLI sends it: the
+	// server says what it refuses (under a second, a bucket without
+	// --marker-ttl), and a TTL of 0 or less is none.
+	if _, err := kv.Create(ctx, k.key, val, jetstream.KeyTTL(k.keyTTL)); err != nil {
 		if errors.Is(err, jetstream.ErrKeyExists) {
 			return noteOf(err, c.kvKeyExists(kv, k.key))
 		}
@@ -88,29 +84,6 @@ func (c *Call) kvKeyExists(kv jetstream.KeyValue, key string) error {
 		rev = fmt.Sprint(e.Revision())
 	}
 	return fmt.Errorf("key %s already exists in bucket %s, at revision %s: kv create only makes new keys; overwrite it with kv put, or change it only if unchanged with kv update %s %s VALUE %s", key, b, rev, b, key, rev)
-}
-
-// checkKeyTTL checks a per-key --ttl before sending: it must be whole
-// seconds, and the bucket must allow per-key TTLs.
-func (k *kvCmd) checkKeyTTL(c *Call, kv jetstream.KeyValue) error {
-	switch {
-	case k.keyTTL == 0:
-		return nil
-	case k.keyTTL < 0:
-		return usageErrorf("--ttl cannot be negative, got %s", k.keyTTL)
-	case k.keyTTL < 1e9:
-		return usageErrorf("--ttl for a key must be at least 1s, got %s", k.keyTTL)
-	}
-	ctx, cancel := c.Timeout()
-	defer cancel()
-	st, err := kv.Status(ctx)
-	if err != nil {
-		return c.jsError(err)
-	}
-	if st.LimitMarkerTTL() <= 0 {
-		return usageErrorf("bucket %s does not allow per-key TTLs: it needs --marker-ttl (for example kv add %s --marker-ttl 1m on a new bucket, or kv edit %s --marker-ttl 1m), or leave out --ttl", k.bucket, k.bucket, k.bucket)
-	}
-	return nil
 }
 
 // kvRevisionArg parses update's and revert's revision as the real CLI's
@@ -230,9 +203,6 @@ func (k *kvCmd) purgeRun(c *Call) error {
 	if err != nil {
 		return err
 	}
-	if err := k.checkKeyTTL(c, kv); err != nil {
-		return err
-	}
 	hist, err := k.neverWritten(c, kv, "purge", "purge")
 	if err != nil {
 		return err
@@ -242,13 +212,9 @@ func (k *kvCmd) purgeRun(c *Call) error {
 	if !ok {
 		return err
 	}
-	var opts []jetstream.KVDeleteOpt
-	if k.keyTTL > 0 {
-		opts = append(opts, jetstream.PurgeTTL(k.keyTTL))
-	}
 	ctx, cancel := c.Timeout()
 	defer cancel()
-	if err := kv.Purge(ctx, k.key, opts...); err != nil {
+	if err := kv.Purge(ctx, k.key, jetstream.PurgeTTL(k.keyTTL)); err != nil {
 		return c.kvAPIError(err)
 	}
 	return nil

@@ -163,3 +163,32 @@ func TestKeyValueBucketSettings(t *testing.T) {
 		},
 	})
 }
+
+// Per-key TTLs (kv create --ttl, kv purge --ttl): the server decides what
+// it takes, and the real CLI sends what the line says: under a second is
+// refused, a fraction of a second over it kept, a negative one no TTL at
+// all, and a bucket without --marker-ttl refuses any.
+func TestKeyValuePerKeyTTL(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs natslab and the real nats CLI")
+	}
+	t.Parallel()
+	brokertest.CompareScript(t, brokertest.Script{
+		Name: "key-value per-key TTL",
+		Lines: []string{
+			"nats kv add KT --marker-ttl 1m",
+			"nats kv add KP",
+			"nats kv create KT a 1 --ttl 500ms",
+			"nats kv create KT b 1 --ttl=-1s",
+			"nats kv create KT c 1 --ttl 1500ms",
+			"nats kv create KT d 1 --ttl 0s",
+			"nats kv create KP a 1 --ttl 1h",
+			"nats kv put KP b 1",
+			"nats kv purge KP b --ttl 1h -f",
+			"nats kv purge KT c --ttl 500ms -f",
+			"nats kv purge KT c --ttl=-1s -f",
+			"nats kv purge KT d --ttl 2s -f",
+			"nats kv ls KT",
+		},
+	})
+}
