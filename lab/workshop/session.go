@@ -172,9 +172,12 @@ func (w *Workshop) serve(a *attendee, sess ssh.Session, pty ssh.Pty, winCh <-cha
 		w.logf(false, "%s joined from %s", a.name, a.from)
 	} else {
 		w.mu.Unlock()
-		if resumed {
+		switch {
+		case old != nil:
+			w.logf(false, "%s connected again (from %s) while connected: the newer connection has the lab, the older was closed", a.name, a.from)
+		case resumed:
 			w.logf(false, "%s is back (from %s): their lab was parked and runs again", a.name, a.from)
-		} else {
+		default:
 			w.logf(false, "%s is back (from %s)", a.name, a.from)
 		}
 	}

@@ -264,6 +264,7 @@ func TestAReconnectTakesTheLabOverAndAParkedLabResumes(t *testing.T) {
 	second.out.waitFor(t, "Type help")
 	first.out.waitFor(t, "opened from another connection")
 	<-first.done
+	waitEvent(t, w, "ada connected again (from 127.0.0.1) while connected: the newer connection has the lab, the older was closed")
 	if rows := w.Rows(); len(rows) != 1 || !rows[0].Connected {
 		t.Fatalf("after a takeover: %+v, want ada once, connected", rows)
 	}
