@@ -107,15 +107,7 @@ func (c *Call) closeJob(nc *nats.Conn) {
 // never finds a message its sub acknowledged still waiting for the ack;
 // the lab's next line may come at once.
 func (c *Call) awaitAcksTaken() {
-	ms := c.S.dep.Monitors()
-	broker.WaitFor(c.timeout, func() bool {
-		for _, m := range ms {
-			if m.AckIngest() > 0 {
-				return false
-			}
-		}
-		return true
-	})
+	c.awaitDrained((*broker.Monitor).AckIngest)
 }
 
 // delay is how long the connection waits before its next try: the lab's

@@ -262,10 +262,16 @@ func (p *pubCmd) publishCore(c *Call, nc *nats.Conn, pub *publisher) error {
 // last publish or a consumer not yet counting it; the lab's next line may
 // come at once.
 func (c *Call) awaitStored() {
+	c.awaitDrained((*broker.Monitor).StreamIngest)
+}
+
+// awaitDrained waits, up to the call's timeout, until every one of the
+// lab's servers says it has nothing left of the work that pending counts.
+func (c *Call) awaitDrained(pending func(*broker.Monitor) int) {
 	ms := c.S.dep.Monitors()
 	broker.WaitFor(c.timeout, func() bool {
 		for _, m := range ms {
-			if m.StreamIngest() > 0 {
+			if pending(m) > 0 {
 				return false
 			}
 		}
