@@ -115,9 +115,9 @@ func startDriver(dep broker.Deployment, feed *kit.Feed, pace time.Duration) (*dr
 	// The lab's server's restarts (JetStream switched on or off, a store
 	// area changed) may go unnoticed by the connections alone. Up means the
 	// scene is connected again, which the reconnect handler says; a stop is
-	// news at once.
+	// news at once, but not a cluster's node stopping (watch.Moving).
 	d.FollowServer(dep, func() {
-		if !dep.Running() || !d.sceneNC.IsConnected() {
+		if !dep.Running() || (!d.sceneNC.IsConnected() && !watch.Moving(dep)) {
 			d.setServer(false)
 		}
 	})

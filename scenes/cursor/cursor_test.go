@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"natslab/broker"
 	"natslab/broker/brokertest"
 	"natslab/scenes"
 	"natslab/scenes/kit/kittest"
@@ -517,5 +518,31 @@ func TestAnAckHeardAfterTheLookThatSettledItIsTold(t *testing.T) {
 	}
 	if want := []string{"#1 acknowledged", "#2 acknowledged"}; !slices.Equal(story, want) {
 		t.Errorf("story %q, want %q", story, want)
+	}
+}
+
+// On the lab's cluster one node stopping is not the server going down: the
+// scene's connection moves to another node and the cluster runs on, so
+// the scene does not say clients wait for the server (scenes/watch).
+func TestANodeStoppingIsNotTheServerDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a three-node cluster")
+	}
+	srv := brokertest.Start(t, brokertest.Clustered())
+	h := newLearner(t, srv, srv)
+	h.Run(`stream add EVENTS --subjects "events.>" --replicas 3 --defaults`)
+	h.Run(`consumer add EVENTS worker --pull --ack explicit --defaults`)
+	h.Open()
+	h.sync()
+	nc := h.Scene.d.nc
+	node := nc.ConnectedServerName()
+	h.Run("node stop " + node)
+	if !broker.WaitFor(20*time.Second, func() bool { return nc.IsConnected() && nc.ConnectedServerName() != node }) {
+		t.Fatalf("the scene's connection did not move off %s", node)
+	}
+	h.sync()
+	s := h.Scene.snap
+	if !s.ServerUp || storyHas(s, "the server is down") || storyHas(s, "the server is back") || storyHas(s, "restart") {
+		t.Fatalf("with %s stopped: up %v, story %+v", node, s.ServerUp, s.Story)
 	}
 }

@@ -261,3 +261,27 @@ func TestAStreamAboveTheSubjectLeavesTheTapsOn(t *testing.T) {
 	}
 	h.Settle("the request and a reply", func(s Snapshot) bool { return s.Requests == 1 && s.Replies == 1 })
 }
+
+// On the lab's cluster one node stopping is not the server going down: the
+// scene's connection moves to another node and the cluster runs on, so
+// the scene does not say requests cannot reach anyone.
+func TestANodeStoppingIsNotTheServerDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a three-node cluster")
+	}
+	srv := brokertest.Start(t, brokertest.Clustered(), brokertest.WithoutJetStream())
+	h := newHarnessOn(t, srv, srv, Options{})
+	nc := h.Scene.d.nc
+	node := nc.ConnectedServerName()
+	h.Run("node stop " + node)
+	if !broker.WaitFor(20*time.Second, func() bool { return nc.IsConnected() && nc.ConnectedServerName() != node }) {
+		t.Fatalf("the scene's connection did not move off %s", node)
+	}
+	h.Settle("on another node", func(s Snapshot) bool { return s.ServerUp })
+	if s := h.Scene.snap; strings.Contains(s.Story, "the server is down") {
+		t.Fatalf("with %s stopped the scene says %q", node, s.Story)
+	}
+	if v := h.View(100, 12); strings.Contains(v, "server is down") {
+		t.Fatalf("with %s stopped:\n%s", node, v)
+	}
+}

@@ -154,12 +154,6 @@ func (d *driver) dropped() uint64 {
 func (d *driver) poke() { d.kick.Poke(busyFor) }
 
 func (d *driver) setServer(up bool) {
-	if !up && d.dep.Cluster() != nil && d.dep.Running() {
-		// One node stopped, and the connection moves to another: the
-		// cluster runs on, with what its other nodes hold.
-		d.poke()
-		return
-	}
 	d.mu.Lock()
 	d.feed.Server(&d.snap.ServerUp, up)
 	if !up {

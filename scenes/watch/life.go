@@ -55,11 +55,17 @@ func (l *Life) Go(f func()) {
 
 // Connect opens a connection to dep named name, which End closes.
 // onServer, when given, hears the server go away (false) and the
-// connection come back (true).
+// connection come back (true). On the lab's cluster a node stopping while
+// another runs is not the server going away (Moving): onServer hears
+// only the connection come back.
 func (l *Life) Connect(dep broker.Deployment, name string, onServer func(up bool), opts ...nats.Option) (*nats.Conn, error) {
 	if onServer != nil {
 		opts = append(opts,
-			nats.DisconnectErrHandler(func(*nats.Conn, error) { onServer(false) }),
+			nats.DisconnectErrHandler(func(*nats.Conn, error) {
+				if !Moving(dep) {
+					onServer(false)
+				}
+			}),
 			nats.ReconnectHandler(func(*nats.Conn) { onServer(true) }))
 	}
 	nc, err := dep.Connect(name, opts...)
@@ -71,6 +77,13 @@ func (l *Life) Connect(dep broker.Deployment, name string, onServer func(up bool
 	l.mu.Unlock()
 	return nc, nil
 }
+
+// Moving reports whether a connection of dep that lost its server is only
+// moving to another: on the lab's cluster, while any node runs, the
+// connection fails over to one and the cluster runs on with what its
+// running nodes hold, so one node stopping is not the server going down.
+// A single server, or every node stopped, is.
+func Moving(dep broker.Deployment) bool { return dep.Cluster() != nil && dep.Running() }
 
 // End ends the context, closes the connections (so nothing waits on the
 // network) and waits for the driver's goroutines.
