@@ -485,7 +485,7 @@ func (l *Lesson) Evaluate(ctx context.Context) Report {
 			}
 		}
 		if !ok {
-			l.lastWhy = why
+			l.lastWhy = l.madeAtStart(why)
 			break
 		}
 		l.done[i] = true
@@ -511,6 +511,22 @@ func (l *Lesson) Evaluate(ctx context.Context) Report {
 		})
 	}
 	return r
+}
+
+// madeAtStart adds to why, when it says a stream the lesson's starting
+// state made is gone (stream rm, reset), that lesson reset makes it again:
+// no step does, and the learner may not know where it came from.
+func (l *Lesson) madeAtStart(why string) string {
+	for _, line := range l.ep.Start.Setup {
+		f := strings.Fields(line)
+		if len(f) < 3 || f[0] != "stream" || f[1] != "add" {
+			continue
+		}
+		if gone := "there is no stream " + f[2]; why == gone || strings.HasPrefix(why, gone+":") || strings.HasPrefix(why, gone+" (") {
+			return why + "; the lesson started with it: lesson reset starts over with it"
+		}
+	}
+	return why
 }
 
 // reconnectWait bounds how long an evaluation waits for the checker's

@@ -461,3 +461,24 @@ func TestOpeningALessonSaysWhichJobsItStopped(t *testing.T) {
 		t.Errorf("no job ran, and the notes say:\n%s", n)
 	}
 }
+
+// A stream the lesson made at its start and the learner erased (reset,
+// stream rm) comes back with lesson reset alone, as no step makes it: the
+// step that needs it says so, where it said only that there is none.
+func TestAStreamTheLessonStartedWithPointsToLessonReset(t *testing.T) {
+	l := newLab(t, newServer(t))
+	l.must("lesson durable-consumer")
+	l.must("consumer add EVENTS worker --pull --ack explicit --defaults")
+	l.must("lesson", "✓ Create worker")
+	l.must("reset --force")
+	const back = "the lesson started with it: lesson reset starts over with it"
+	l.must("lesson", "▸ Take and acknowledge two messages", "not yet: there is no stream EVENTS: there are no streams yet; "+back)
+	l.must(`stream add OTHER --subjects "other.>" --defaults`)
+	l.must("hint", "Not yet: there is no stream EVENTS (streams: OTHER); "+back)
+
+	l.must("lesson reset --force", "▸ Create worker")
+	if out := l.must("lesson", "not yet: there is no consumer worker on stream EVENTS"); strings.Contains(out, "lesson started with it") {
+		t.Errorf("EVENTS is back, still pointing to lesson reset:\n%s", out)
+	}
+	l.must("stream info EVENTS", "Messages: 3")
+}
