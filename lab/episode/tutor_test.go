@@ -338,7 +338,7 @@ func TestHintsComeInStagesAndHideTheFault(t *testing.T) {
 	if strings.Contains(first, "Hint 2 of 3") || strings.Contains(first, "price.quote") {
 		t.Errorf("the first hint shows more than its stage:\n%s", first)
 	}
-	l.must("hint", "Hint 1 of 3:", "Hint 2 of 3:", "(hint again for the answer)")
+	l.must("hint", "Hint 1 of 3:", "Hint 2 of 3:", "(hint again for more)")
 	third := l.must("hint", "Hint 3 of 3:", `reply prices.quote "42.00" &`)
 	if !strings.Contains(third, "Not yet: nothing subscribes to prices.quote") {
 		t.Errorf("with every stage shown, the check's own words come back:\n%s", third)
@@ -360,6 +360,20 @@ func TestHintsComeInStagesAndHideTheFault(t *testing.T) {
 	l.must("lesson reset --force")
 	if r := l.report(); r.HintsAsked != 0 {
 		t.Errorf("a reset forgets the hints: %+v", r)
+	}
+}
+
+// The stage after the first hint of dedupe's first step is help for a
+// publish stored twice, not the step's answer: hint promises more, not
+// the answer.
+func TestHintPromisesMoreNotTheAnswer(t *testing.T) {
+	l := newLab(t, newServer(t))
+	l.must("lesson dedupe")
+	if out := l.must("hint", "Hint 1 of 2:", "(hint again for more)"); strings.Contains(out, "answer") {
+		t.Errorf("hint promises the answer, and its next stage is help for a wrong turn:\n%s", out)
+	}
+	if out := l.must("hint", "Hint 2 of 2: Stored it twice?"); strings.Contains(out, "hint again") {
+		t.Errorf("the last stage shown, hint promises more:\n%s", out)
 	}
 }
 

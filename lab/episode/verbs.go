@@ -197,7 +197,9 @@ func WriteHint(w io.Writer, ep *Episode, r Report) {
 	for _, try := range st.Try {
 		fmt.Fprintf(w, "  %s\n", try)
 	}
-	if n := len(state.Hints); n < state.Stages {
-		fmt.Fprintf(w, "(hint again for %s)\n", map[bool]string{true: "the answer", false: "more"}[n == state.Stages-1])
+	// "more", never "the answer": a last stage is often help for a wrong
+	// turn (Took it without --no-ack? …), not the step's answer.
+	if len(state.Hints) < state.Stages {
+		fmt.Fprintln(w, "(hint again for more)")
 	}
 }
