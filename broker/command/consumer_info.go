@@ -244,7 +244,7 @@ func renderConsumerInfo(w io.Writer, ci *jetstream.ConsumerInfo) error {
 		cols.AddSectionTitle("Metadata")
 		cols.AddMapStrings(meta)
 	}
-	renderClusterInfo(cols, ci.Cluster, ci.TimeStamp)
+	renderClusterInfo(cols, ci.Cluster, cfg.Replicas, ci.TimeStamp)
 
 	cols.AddSectionTitle("State")
 	if v := cfg.Metadata["_nats.ver"]; v != "" {
@@ -308,8 +308,9 @@ func renderConsumerInfo(w io.Writer, ci *jetstream.ConsumerInfo) error {
 	return renderColumns(w, cols)
 }
 
-// renderClusterInfo adds the cluster section of a clustered consumer.
-func renderClusterInfo(cols *columns.Writer, cl *jetstream.ClusterInfo, ts time.Time) {
+// renderClusterInfo adds the cluster section of a clustered consumer and,
+// while it moves to new replicas, where it is moving to.
+func renderClusterInfo(cols *columns.Writer, cl *jetstream.ClusterInfo, replicas int, ts time.Time) {
 	if cl == nil || cl.Name == "" {
 		return
 	}
@@ -331,6 +332,12 @@ func renderClusterInfo(cols *columns.Writer, cl *jetstream.ClusterInfo, ts time.
 			state = "current"
 		}
 		cols.AddRowf("Replica", "%s, %s, %s", r.Name, state, seen)
+	}
+	if cl.Desired != nil {
+		// The real CLI passes no placement or retention for a consumer.
+		if d, err := consumerDesired(cl.Desired); err == nil {
+			addDesiredState(cols, d, replicas, nil, nil, cl.Name, ts)
+		}
 	}
 }
 

@@ -275,7 +275,8 @@ func addStreamSourceInfo(cols *columns.Writer, s *api.StreamSourceInfo) {
 }
 
 // addStreamClusterInfo is the Cluster Information block, shown when the stream
-// lives in a cluster: its leader and how each replica is doing.
+// lives in a cluster: its leader, how each replica is doing, and where it is
+// moving to while it moves.
 func addStreamClusterInfo(cols *columns.Writer, info *api.StreamInfo) {
 	cl := info.Cluster
 	if cl == nil || cl.Name == "" {
@@ -293,6 +294,9 @@ func addStreamClusterInfo(cols *columns.Writer, info *api.StreamInfo) {
 	}
 	for _, r := range cl.Replicas {
 		cols.AddRow("Replica", streamReplicaState(r))
+	}
+	if cl.Desired != nil {
+		addDesiredState(cols, cl.Desired, info.Config.Replicas, info.Config.Placement, &info.Config.Retention, cl.Name, info.TimeStamp)
 	}
 	cols.Println()
 }

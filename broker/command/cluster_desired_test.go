@@ -1,0 +1,140 @@
+package command_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/jsm.go/api"
+	"github.com/nats-io/nats.go"
+
+	"natslab/broker"
+	"natslab/broker/brokertest"
+	"natslab/broker/command"
+)
+
+// answerJetStreamAPI answers the JetStream API on a server without
+// JetStream with the given replies, by API subject after $JS.API., and
+// "not found" to anything else.
+func answerJetStreamAPI(t *testing.T, nc *nats.Conn, replies map[string]any) {
+	t.Helper()
+	sub, err := nc.Subscribe("$JS.API.>", func(m *nats.Msg) {
+		r, ok := replies[strings.TrimPrefix(m.Subject, "$JS.API.")]
+		if !ok {
+			t.Logf("unanswered: %s %s", m.Subject, m.Data)
+			r = map[string]any{"error": map[string]any{"code": 404, "err_code": 10059, "description": "stream not found"}}
+		}
+		j, err := json.Marshal(r)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		_ = m.Respond(j)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Unsubscribe() })
+	if err := nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A stream moving between clusters, placements and retentions, its
+// migration waiting on a peer that is offline: stream info's Cluster
+// Migration Status block, every row of it, as the real CLI renders the
+// same answer. (A live cluster shows the block for the second or so a
+// replica change takes.)
+func TestStreamInfoShowsTheMigrationAsTheRealCLI(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.WithoutJetStream())
+	nc := brokertest.Connect(t, srv, "api")
+	now := time.Now().UTC()
+	info := api.StreamInfo{
+		Config: api.StreamConfig{
+			Name: "GROW", Subjects: []string{"grow"}, Retention: api.WorkQueuePolicy, MaxConsumers: -1, MaxMsgs: -1, MaxBytes: -1,
+			MaxMsgsPer: -1, MaxMsgSize: -1, Storage: api.FileStorage, Replicas: 3, Duplicates: 2 * time.Minute,
+			Placement: &api.Placement{Tags: []string{"ssd"}, Preferred: "n2"},
+		},
+		Created:   now.Add(-time.Minute),
+		TimeStamp: now,
+		Cluster: &api.ClusterInfo{
+			Name: "east", RaftGroup: "S-R3F-abc", Leader: "n1",
+			Replicas: []*api.PeerInfo{{Name: "n2", Current: true, Active: time.Second, Peer: "p2"}},
+			Desired: &api.DesiredClusterInfo{
+				Created: now.Add(-3 * time.Second), Name: "west",
+				Replicas: []*api.DesiredPeerInfo{{Name: "n3", Offline: true, Peer: "p3"}, {Name: "n1", Peer: "p1"}, {Name: "n2", Peer: "p2"}},
+				Origin:   &api.DesiredClusterInfoOrigin{Replicas: 1, Placement: &api.Placement{Tags: []string{"hdd", "old"}}, Retention: ptr(api.LimitsPolicy)},
+				Status:   &api.DesiredClusterInfoStatus{Description: "waiting for catchup to add peer", Type: api.MigrationStatusCatchup, Err: "n3 is offline"},
+			},
+		},
+	}
+	answerJetStreamAPI(t, nc, map[string]any{
+		"STREAM.INFO.GROW": api.JSApiStreamInfoResponse{JSApiResponse: api.JSApiResponse{Type: "io.nats.jetstream.api.v1.stream_info_response"}, StreamInfo: &info},
+	})
+	l := newLabOn(t, srv)
+	lab := l.must("stream info GROW")
+	real := brokertest.RunRealCLI(t, srv.ClientURL(), "stream", "info", "GROW")
+	if real.ExitCode != 0 {
+		t.Fatalf("real CLI: %s", real.Stderr)
+	}
+	if !strings.Contains(real.Stdout, "Cluster Migration Status:") {
+		t.Fatalf("the real CLI shows no migration:\n%s", real.Stdout)
+	}
+	streamCompare(t, "stream info GROW", "stdout", lab.out, real.Stdout)
+}
+
+// A consumer moving to three replicas, its desired peers chosen, one of
+// them offline: consumer info's Cluster Migration Status block as the real
+// CLI renders the same answer.
+func TestConsumerInfoShowsTheMigrationAsTheRealCLI(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.WithoutJetStream())
+	nc := brokertest.Connect(t, srv, "api")
+	now := time.Now().UTC()
+	stream := api.StreamInfo{
+		Config: api.StreamConfig{
+			Name: "GROW", Subjects: []string{"grow"}, Retention: api.LimitsPolicy, MaxConsumers: -1, MaxMsgs: -1, MaxBytes: -1,
+			MaxMsgsPer: -1, MaxMsgSize: -1, Storage: api.FileStorage, Replicas: 3, Duplicates: 2 * time.Minute,
+		},
+		Created: now.Add(-time.Minute), TimeStamp: now,
+	}
+	consumer := api.ConsumerInfo{
+		Stream: "GROW", Name: "C", Created: now.Add(-time.Minute), TimeStamp: now,
+		Config: api.ConsumerConfig{Durable: "C", Name: "C", AckPolicy: api.AckExplicit, AckWait: 30 * time.Second, MaxDeliver: -1, MaxAckPending: 1000, MaxWaiting: 512, Replicas: 3},
+		Cluster: &api.ClusterInfo{
+			Name: "east", RaftGroup: "C-R3F-abc", Leader: "n1",
+			Replicas: []*api.PeerInfo{{Name: "n2", Current: true, Active: time.Second, Peer: "p2"}},
+			Desired: &api.DesiredClusterInfo{
+				Created: now.Add(-2 * time.Second), Name: "east",
+				Replicas: []*api.DesiredPeerInfo{{Name: "n2", Peer: "p2"}, {Name: "n3", Offline: true, Peer: "p3"}, {Name: "n1", Peer: "p1"}},
+				Origin:   &api.DesiredClusterInfoOrigin{Replicas: 1},
+				Status:   &api.DesiredClusterInfoStatus{Description: "waiting for quorum to add peer", Type: api.MigrationStatusQuorum},
+			},
+		},
+	}
+	answerJetStreamAPI(t, nc, map[string]any{
+		"STREAM.INFO.GROW":     api.JSApiStreamInfoResponse{JSApiResponse: api.JSApiResponse{Type: "io.nats.jetstream.api.v1.stream_info_response"}, StreamInfo: &stream},
+		"CONSUMER.INFO.GROW.C": api.JSApiConsumerInfoResponse{JSApiResponse: api.JSApiResponse{Type: "io.nats.jetstream.api.v1.consumer_info_response"}, ConsumerInfo: &consumer},
+	})
+	l := newLabOn(t, srv)
+	lab := l.must("consumer info GROW C")
+	real := brokertest.RunRealCLI(t, srv.ClientURL(), "consumer", "info", "GROW", "C")
+	if real.ExitCode != 0 {
+		t.Fatalf("real CLI: %s", real.Stderr)
+	}
+	if !strings.Contains(real.Stdout, "Cluster Migration Status:") {
+		t.Fatalf("the real CLI shows no migration:\n%s", real.Stdout)
+	}
+	streamCompare(t, "consumer info GROW C", "stdout", lab.out, real.Stdout)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// newLabOn is newLab on a server of the test's own.
+func newLabOn(t *testing.T, srv *broker.Server) *lab {
+	t.Helper()
+	l := &lab{t: t, srv: srv, changed: make(chan struct{}, 1)}
+	l.s = command.NewSession(srv, command.WithTimeout(2*time.Second), command.WithObserver(func(command.Event) { l.poke() }))
+	t.Cleanup(l.s.Close)
+	return l
+}
