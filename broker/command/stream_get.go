@@ -69,8 +69,9 @@ func (s *streamCmd) msgError(c *Call, st *jsm.Stream, err error) error {
 		return explain(err, "stream sequences start at 1: %s", streamHolds(st))
 	}
 	// A sequence below the stream's first is no "sequence not found" but
-	// a failed delete that says "no message found".
-	gone := api.IsNatsError(err, streamErrCodeMsgDeleteFailed) && strings.Contains(err.Error(), "no message found")
+	// a failed delete that says "no message found"; one past a file
+	// stream's last, a failed delete that says "stream store EOF".
+	gone := api.IsNatsError(err, streamErrCodeMsgDeleteFailed) && (strings.Contains(err.Error(), "no message found") || strings.Contains(err.Error(), "stream store EOF"))
 	if !gone && !api.IsNatsError(err, streamErrCodeNoMessage) && !api.IsNatsError(err, streamErrCodeSeqNotFound) {
 		return c.explainAPI(err)
 	}

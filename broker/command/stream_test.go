@@ -311,6 +311,8 @@ func TestStreamRmmPurgeRmNeedForceInScripts(t *testing.T) {
 	// Below the first sequence the server's words differ (a failed
 	// delete, "no message found"); the note says what the stream holds.
 	l.fails("stream rmm ORDERS 3 -f", "nats: error: no message found (10057)\n", "stream ORDERS has no message 3", "it holds only message 7")
+	// Past the last, a file stream's words are "stream store EOF".
+	l.fails("stream rmm ORDERS 9 -f", "nats: error: stream store EOF (10057)\n", "stream ORDERS has no message 9", "it holds only message 7")
 
 	r = l.must("stream rm ORDERS -f")
 	if r.out != "" || r.err != "" {
