@@ -153,9 +153,8 @@ func (f *Feed) Wait() tea.Cmd {
 			}
 		}
 		f.last.Store(time.Now().UnixNano())
-		pokes := f.poked.Load()
 		evs, drained := f.drain(first)
-		return f.msg(pokes, evs, false, poked || drained)
+		return f.msg(evs, false, poked || drained)
 	}
 }
 
@@ -209,16 +208,19 @@ func (f *Feed) Next(frame time.Duration) tea.Cmd {
 			}
 		}
 		f.last.Store(time.Now().UnixNano())
-		pokes := f.poked.Load()
 		evs, drained := f.drain(first)
-		return f.msg(pokes, evs, fired, poked || drained)
+		return f.msg(evs, fired, poked || drained)
 	}
 }
 
-// msg delivers evs, the events just taken off the queue; pokes were
-// counted before: the model reads the state after this.
-func (f *Feed) msg(pokes uint64, evs []Event, frame, poked bool) FeedMsg {
-	return FeedMsg{feed: f, Events: evs, Frame: frame, Poked: poked, Through: f.delivered.Add(uint64(len(evs))), Pokes: pokes}
+// msg delivers evs, the events just taken off the queue. It counts the
+// pokes after the wake-up was taken: a poke counts itself before it wakes,
+// so every poke whose wake-up this message took is in its count, and a
+// poke not counted still has its wake-up waiting for the next message.
+// The model reads the state after this, so it reads what every counted
+// poke was about.
+func (f *Feed) msg(evs []Event, frame, poked bool) FeedMsg {
+	return FeedMsg{feed: f, Events: evs, Frame: frame, Poked: poked, Through: f.delivered.Add(uint64(len(evs))), Pokes: f.poked.Load()}
 }
 
 // drain takes what is waiting, up to a batch, without blocking, and any

@@ -416,3 +416,22 @@ func TestTryDrawsAllOrNothing(t *testing.T) {
 		}
 	}
 }
+
+// A poke that lands while a message is being made is never lost: either the
+// message counts it (the model reads the state after it), or its wake-up
+// is still waiting for the next message. A message that took the wake-up
+// without counting the poke would leave a test's CatchUp waiting for a
+// message that never comes.
+func TestAPokeWhileAMessageIsMadeIsNeverLost(t *testing.T) {
+	for i := range 20000 {
+		f := NewFeed(4, 0)
+		f.Send(Event{Kind: Published})
+		poked := make(chan struct{})
+		go func() { f.Poke(); close(poked) }()
+		m := f.Wait()().(FeedMsg)
+		<-poked
+		if m.Pokes < f.Poked() && len(f.wake) == 0 {
+			t.Fatalf("try %d: the message counted %d of %d pokes and took the wake-up of the last", i, m.Pokes, f.Poked())
+		}
+	}
+}
