@@ -439,38 +439,39 @@ func (l nodeLogger) Errorf(f string, v ...any) { l.buf.Append("ERR", l.prefix+fm
 func (l nodeLogger) Debugf(f string, v ...any) { l.buf.Append("DBG", l.prefix+fmt.Sprintf(f, v...)) }
 func (l nodeLogger) Tracef(f string, v ...any) { l.buf.Append("TRC", l.prefix+fmt.Sprintf(f, v...)) }
 
-// clusterStats counts what the running nodes hold: each stream once however
-// many replicas it has, its consumers as its best-informed replica counts
-// them, and the clients of every node. A stream whose every replica is on a
-// stopped node is not counted: nothing can reach it.
+// clusterStats counts the streams and consumers as the JetStream API's
+// account info does on a cluster: from the meta group's assignments, which
+// every node keeps, so a stream whose every replica is on a stopped node
+// still counts (stream ls lists it, as inaccessible). The meta leader's are
+// the freshest; the connections are every running node's clients.
 func (s *Server) clusterStats() Stats {
 	nodes := s.runningNodes()
 	if len(nodes) == 0 {
 		return Stats{}
 	}
 	st := Stats{JetStream: nodes[0].JetStreamEnabled()}
-	consumers := map[string]int{}
+	ask := nodes[0]
 	for _, ns := range nodes {
 		st.Connections += ns.NumClients()
-		if !st.JetStream {
-			continue
+		if ns.JetStreamIsLeader() {
+			ask = ns
 		}
-		jsi, err := ns.Jsz(&server.JSzOptions{Accounts: true, Streams: true})
+	}
+	if !st.JetStream {
+		return st
+	}
+	jsi, err := ask.Jsz(&server.JSzOptions{Accounts: true})
+	if err != nil {
+		return st
+	}
+	for _, ad := range jsi.AccountDetails {
+		acc, err := ask.LookupAccount(ad.Name)
 		if err != nil {
 			continue
 		}
-		for _, acc := range jsi.AccountDetails {
-			for _, sd := range acc.Streams {
-				key := acc.Name + " > " + sd.Name
-				if n, seen := consumers[key]; !seen || sd.State.Consumers > n {
-					consumers[key] = sd.State.Consumers
-				}
-			}
-		}
-	}
-	st.Streams = len(consumers)
-	for _, n := range consumers {
-		st.Consumers += n
+		u := acc.JetStreamUsage()
+		st.Streams += u.Streams
+		st.Consumers += u.Consumers
 	}
 	return st
 }

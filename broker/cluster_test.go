@@ -205,6 +205,9 @@ func TestClusterR1StreamOnStoppedNodeIsUnavailableThenBack(t *testing.T) {
 	if _, err := js.Publish(testCtx(t), "solo.x", []byte("kept")); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := js.CreateConsumer(testCtx(t), "SOLO", jetstream.ConsumerConfig{Durable: "reader"}); err != nil {
+		t.Fatal(err)
+	}
 	home := waitLeader(t, s, "SOLO", "")
 	holders := 0
 	for _, r := range s.Replicas("SOLO") {
@@ -233,6 +236,16 @@ func TestClusterR1StreamOnStoppedNodeIsUnavailableThenBack(t *testing.T) {
 	}
 	if s.StreamLeader("SOLO") != "" {
 		t.Fatal("no running node should lead SOLO")
+	}
+	// SOLO and its consumer still exist: the JetStream API counts them, and
+	// so does the lab.
+	var ai *jetstream.AccountInfo
+	var err error
+	if !broker.WaitFor(10*time.Second, func() bool { ai, err = js.AccountInfo(testCtx(t)); return err == nil }) {
+		t.Fatalf("account info with %s stopped: %v", home, err)
+	}
+	if st := s.Stats(); ai.Streams != 1 || ai.Consumers != 1 || st.Streams != ai.Streams || st.Consumers != ai.Consumers {
+		t.Fatalf("with %s stopped the lab counts %d streams and %d consumers, the JetStream API %d and %d", home, st.Streams, st.Consumers, ai.Streams, ai.Consumers)
 	}
 	// Back: the node's store still has the message, and publishing works again.
 	if err := s.StartNode(home); err != nil {
