@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
@@ -104,11 +105,30 @@ func TestNodeStopTakesAnR1StreamAwayAndStartBringsItBack(t *testing.T) {
 	if r := l.run(`pub solo.x two --jetstream`); r.e == nil {
 		t.Fatalf("publishing to SOLO with its node stopped should fail: %s", r.all())
 	}
+	// stream ls lists it as inaccessible, once the meta leader has marked
+	// the node offline, in the real CLI's table.
+	var lab string
+	if !broker.WaitFor(10*time.Second, func() bool { lab = inaccessible(l.must("stream ls").out); return lab != "" }) {
+		t.Fatalf("stream ls with %s stopped lists no inaccessible stream", home)
+	}
+	real := brokertest.RunRealCLI(t, l.srv.ClientURL(), "stream", "ls")
+	if cli := inaccessible(real.Stdout); lab != cli {
+		t.Fatalf("stream ls with %s stopped, the lab:\n%s\nthe real CLI:\n%s%s", home, lab, real.Stdout, real.Stderr)
+	}
 	start := l.must("node start " + home)
 	wantLines(t, "node start", start.err, "SOLO is available again: its only copy is on "+home+", with 1 message")
 	if r := l.must(`pub solo.x three --jetstream`); !strings.Contains(r.err, "Sequence: 2") {
 		t.Fatalf("after the node is back SOLO takes messages again: %s", r.all())
 	}
+}
+
+// inaccessible is the table stream ls prints after its Streams table (the
+// Inaccessible Streams), or "".
+func inaccessible(ls string) string {
+	if strings.Count(ls, "╭") < 2 {
+		return ""
+	}
+	return strings.TrimSpace(ls[strings.LastIndex(ls, "╭"):])
 }
 
 // The issue's acceptance script, run as natslab run --cluster 3 runs it.

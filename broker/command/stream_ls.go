@@ -99,13 +99,13 @@ func streamRenderMissing(w io.Writer, missing []string, offline map[string]strin
 		fmt.Fprintln(w)
 		sort.Strings(missing)
 		t := newTable("Inaccessible Streams")
-		for i := 0; i < len(missing); i += 4 {
-			row := make([]any, 0, 4)
-			for _, m := range missing[i:min(i+4, len(missing))] {
-				row = append(row, m)
+		sliceGroups(missing, 4, func(names []string) {
+			row := make([]any, len(names))
+			for i, n := range names {
+				row[i] = n
 			}
 			t.AddRow(row...)
-		}
+		})
 		fmt.Fprint(w, t.Render())
 	}
 	if len(offline) > 0 {
@@ -120,5 +120,22 @@ func streamRenderMissing(w io.Writer, missing []string, offline map[string]strin
 			t.AddRow(k, offline[k])
 		}
 		fmt.Fprint(w, t.Render())
+	}
+}
+
+// sliceGroups is natscli's util.SliceGroups, which lays the names of its
+// Inaccessible tables out: padded with blanks to a multiple of size, then
+// size columns read downwards, each row as wide as the others.
+func sliceGroups(input []string, size int, fn func(group []string)) {
+	if pad := size - len(input)%size; pad != size {
+		input = append(input[:len(input):len(input)], make([]string, pad)...)
+	}
+	count := len(input) / size
+	for i := range count {
+		group := make([]string, 0, size)
+		for s := range size {
+			group = append(group, input[i+s*count])
+		}
+		fn(group)
 	}
 }
