@@ -2,8 +2,10 @@ package command
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 	"time"
@@ -13,20 +15,68 @@ import (
 
 // consumer ls and consumer report: one row per consumer of a stream.
 
-// consumerInfos fetches every consumer of a stream, sorted by name.
-func (c *Call) consumerInfos(st jetstream.Stream) ([]*jetstream.ConsumerInfo, error) {
-	ctx, cancel := c.Timeout()
-	defer cancel()
-	var out []*jetstream.ConsumerInfo
-	l := st.ListConsumers(ctx)
-	for ci := range l.Info() {
-		out = append(out, ci)
+// consumerInfos fetches every consumer of a stream as natscli's
+// EachConsumer does (jsm.go's Manager.Consumers), sorted by name, with the
+// names the server could not describe: missing (in a cluster, while their
+// nodes are away) and offline.
+func (c *Call) consumerInfos(stream string) (infos []*jetstream.ConsumerInfo, missing []string, offline map[string]string, err error) {
+	mgr, err := c.manager()
+	if err != nil {
+		return nil, nil, nil, c.jsError(err)
 	}
-	if err := l.Err(); err != nil {
-		return nil, c.jsError(err)
+	consumers, missing, offline, err := mgr.Consumers(stream)
+	if err != nil {
+		return nil, nil, nil, c.explainAPI(err)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	for _, cons := range consumers {
+		st, err := cons.LatestState()
+		if err != nil {
+			continue // natscli logs it and leaves the row out
+		}
+		// The list's answer is the server's JSON: read it as the nats.go
+		// type the rows are made from.
+		b, err := json.Marshal(st)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		var ci jetstream.ConsumerInfo
+		if err := json.Unmarshal(b, &ci); err != nil {
+			return nil, nil, nil, err
+		}
+		infos = append(infos, &ci)
+	}
+	return infos, missing, offline, nil
+}
+
+// consumerRenderMissing is natscli's consumerCmd.renderMissing: the
+// consumers a list named but could not describe, after its table.
+func consumerRenderMissing(w io.Writer, missing []string, offline map[string]string) {
+	if len(missing) > 0 {
+		fmt.Fprintln(w)
+		sort.Strings(missing)
+		t := newTable("Inaccessible Consumers")
+		sliceGroups(missing, 4, func(names []string) {
+			row := make([]any, len(names))
+			for i, n := range names {
+				row[i] = n
+			}
+			t.AddRow(row...)
+		})
+		fmt.Fprint(w, t.Render())
+	}
+	if len(offline) > 0 {
+		fmt.Fprintln(w)
+		t := newTable("Offline Consumers")
+		keys := make([]string, 0, len(offline))
+		for k := range offline {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			t.AddRow(k, offline[k])
+		}
+		fmt.Fprint(w, t.Render())
+	}
 }
 
 // pickStream is the stream named, selected as natscli's consumer commands
@@ -62,11 +112,11 @@ func (x *consumerCmd) ls(c *Call) error {
 		}
 		return nil
 	}
-	infos, err := c.consumerInfos(st)
+	infos, missing, offline, err := c.consumerInfos(st.CachedInfo().Config.Name)
 	if err != nil {
 		return err
 	}
-	if len(infos) == 0 {
+	if len(infos) == 0 && len(missing) == 0 && len(offline) == 0 {
 		fmt.Fprintln(c.Out, "No Consumers defined")
 		return nil
 	}
@@ -79,8 +129,11 @@ func (x *consumerCmd) ls(c *Call) error {
 		}
 		t.AddRow(ci.Name, ci.Config.Description, human(ci.Created.Local()), ci.NumAckPending, ci.NumPending, human(since(ci.TimeStamp, last)))
 	}
-	// natscli follows this table with two blank lines.
-	fmt.Fprint(c.Out, t.Render(), "\n\n")
+	// natscli prints the table and what it could not describe into a
+	// buffer, with a newline after the table, then the buffer with one.
+	fmt.Fprint(c.Out, t.Render(), "\n")
+	consumerRenderMissing(c.Out, missing, offline)
+	fmt.Fprintln(c.Out)
 	return nil
 }
 
@@ -95,7 +148,7 @@ func (x *consumerCmd) report(c *Call) error {
 	if err != nil {
 		return c.jsError(err)
 	}
-	infos, err := c.consumerInfos(st)
+	infos, missing, offline, err := c.consumerInfos(si.Config.Name)
 	if err != nil {
 		return err
 	}
@@ -123,6 +176,7 @@ func (x *consumerCmd) report(c *Call) error {
 	}
 	fmt.Fprint(c.Out, t.Render())
 	fmt.Fprintln(c.Out)
+	consumerRenderMissing(c.Out, missing, offline)
 	return nil
 }
 

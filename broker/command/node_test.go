@@ -122,13 +122,38 @@ func TestNodeStopTakesAnR1StreamAwayAndStartBringsItBack(t *testing.T) {
 	}
 }
 
-// inaccessible is the table stream ls prints after its Streams table (the
-// Inaccessible Streams), or "".
+// An R1 consumer of a replicated stream lives on one node: with it stopped
+// consumer ls and consumer report list it as inaccessible, as the real CLI
+// does on the same cluster.
+func TestNodeStopLeavesAnR1ConsumerInaccessible(t *testing.T) {
+	l := newLab(t, brokertest.Clustered())
+	l.addReachable(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`, "ORDERS")
+	l.must(`pub orders.new one --jetstream`)
+	l.must(`consumer add ORDERS solo --pull --replicas 1 --defaults`)
+	home, _ := clusterBlock(t, l.must("consumer info ORDERS solo").out)
+	l.must("node stop " + home)
+	for _, verb := range []string{"ls", "report"} {
+		var lab string
+		if !broker.WaitFor(10*time.Second, func() bool {
+			lab = l.must("consumer " + verb + " ORDERS").out
+			return strings.Contains(lab, "Inaccessible")
+		}) {
+			t.Fatalf("consumer %s with %s stopped lists no inaccessible consumer:\n%s", verb, home, lab)
+		}
+		real := brokertest.RunRealCLI(t, l.srv.ClientURL(), "consumer", verb, "ORDERS")
+		if got, want := inaccessible(lab), inaccessible(real.Stdout); got != want {
+			t.Fatalf("consumer %s with %s stopped, the lab:\n%s\nthe real CLI:\n%s%s", verb, home, lab, real.Stdout, real.Stderr)
+		}
+	}
+}
+
+// inaccessible is the table stream ls or consumer ls prints after its first
+// (the Inaccessible Streams or Consumers), or "".
 func inaccessible(ls string) string {
 	if strings.Count(ls, "╭") < 2 {
 		return ""
 	}
-	return strings.TrimSpace(ls[strings.LastIndex(ls, "╭"):])
+	return ls[strings.LastIndex(ls, "╭"):]
 }
 
 // The issue's acceptance script, run as natslab run --cluster 3 runs it.
