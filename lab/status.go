@@ -37,6 +37,11 @@ type facts struct {
 	// (an election, no quorum): neither is JetStream switched off.
 	reconnecting bool
 	jsSilent     bool
+	// The lab's cluster: how many nodes, how many run, and the URL of the
+	// first running one, which a real client can be given alone (the
+	// cluster tells it of the others) where the whole list does not fit.
+	nodes, nodesUp int
+	nodeURL        string
 }
 
 // statsPoll is how often the status bar looks for changes made by real
@@ -65,6 +70,17 @@ func (s *statsSource) read() facts {
 		f.running = s.dep.Running()
 		st := s.dep.Stats()
 		f.jetstream, f.streams, f.consumers, f.conns = st.JetStream, st.Streams, st.Consumers, st.Connections
+		if cl := s.dep.Cluster(); cl != nil {
+			for _, n := range cl.Nodes() {
+				f.nodes++
+				if n.Running {
+					f.nodesUp++
+					if f.nodeURL == "" {
+						f.nodeURL = n.ClientURL
+					}
+				}
+			}
+		}
 		return f
 	}
 	f.external = true
@@ -197,8 +213,15 @@ func (b *statusBar) variants() []string {
 	case where == "":
 		where = "in-process only"
 	}
+	places := []string{where}
+	if f.nodeURL != "" && f.nodeURL != f.url && !f.external && b.guest == "" {
+		// One running node's URL: the cluster tells a client of the others.
+		places = append(places, f.nodeURL)
+	}
 	if f.needed != "" {
-		where += " (" + f.needed + ")"
+		for i := range places {
+			places[i] += " (" + f.needed + ")"
+		}
 	}
 	js := "JetStream off"
 	jsShort := "JS off"
@@ -213,6 +236,14 @@ func (b *statusBar) variants() []string {
 		js, jsShort = "JetStream not answering", "JS silent"
 	case f.jetstream:
 		js, jsShort = "JetStream on", "JS on"
+	}
+	nodes, nodesShort := "", ""
+	if f.nodes > 0 && f.running {
+		nodes = text.Count(f.nodes, "node", "nodes") + " up"
+		if f.nodesUp < f.nodes {
+			nodes = fmt.Sprintf("%d of %d nodes up", f.nodesUp, f.nodes)
+		}
+		nodesShort = fmt.Sprintf("%d/%d up", f.nodesUp, f.nodes)
 	}
 	counts := text.Count(f.streams, "stream", "streams") + " · " + text.Count(f.consumers, "consumer", "consumers")
 	short := fmt.Sprintf("%d str · %d cons", f.streams, f.consumers)
@@ -246,20 +277,30 @@ func (b *statusBar) variants() []string {
 	if b.lesson != "" {
 		lesson = " │ lesson " + b.lesson
 	}
-	return []string{
-		join(where, js, counts) + jobs + lesson + store,
-		join(where, js, counts) + jobs + lesson,
-		join(where, jsShort, short) + jobs + lesson + store,
-		join(where, jsShort, short) + jobs + lesson,
-		join(where, jsShort) + jobs + lesson,
-		join(where, jsShort) + jobs + strings.Replace(lesson, " lesson ", " ", 1),
-		join(where, jsShort) + jobs,
-		// The pane's running row lists the jobs: cut short, their count
-		// would be a number without its word ("1…").
-		join(where, jsShort),
-		// Where not even that fits, the place alone, rather than "JS…".
-		join(where),
+	of := func(where string) []string {
+		return []string{
+			join(where, nodes, js, counts) + jobs + lesson + store,
+			join(where, nodes, js, counts) + jobs + lesson,
+			join(where, nodesShort, jsShort, short) + jobs + lesson + store,
+			join(where, nodesShort, jsShort, short) + jobs + lesson,
+			join(where, nodesShort, jsShort) + jobs + lesson,
+			join(where, nodesShort, jsShort) + jobs + strings.Replace(lesson, " lesson ", " ", 1),
+			join(where, nodesShort, jsShort) + jobs,
+			// The pane's running row lists the jobs: cut short, their count
+			// would be a number without its word ("1…").
+			join(where, nodesShort, jsShort),
+			// Where not even that fits, the place alone, rather than "JS…".
+			join(where),
+		}
 	}
+	full := of(places[0])
+	if len(places) == 1 {
+		return full
+	}
+	// The whole list of URLs while everything else fits beside it; past
+	// that, what the learner does next (the lesson, the counts) outlasts
+	// the other nodes' URLs.
+	return append(full[:2], of(places[1])...)
 }
 
 // displayPath shows a path under the home directory as ~/….

@@ -81,6 +81,8 @@ func TestStatusBarNeverCutsANumberOrAWord(t *testing.T) {
 		{running: true, jetstream: true, streams: 12, consumers: 2, conns: 3, jobs: 11, store: "/tmp/store"},
 		{url: "nats://127.0.0.1:4222", running: true, jetstream: true, streams: 1, consumers: 0, conns: 1, jobs: 2},
 		{url: "nats://127.0.0.1:44071", running: true, jetstream: true, streams: 1, consumers: 0, conns: 1},
+		{url: "nats://127.0.0.1:14222,nats://127.0.0.1:46063,nats://127.0.0.1:38815", running: true, jetstream: true, streams: 2, consumers: 1, conns: 3, jobs: 1,
+			nodes: 3, nodesUp: 2, nodeURL: "nats://127.0.0.1:46063"},
 	} {
 		b := &statusBar{st: DefaultStyles(), f: f}
 		whole := map[string]bool{}
@@ -94,5 +96,31 @@ func TestStatusBarNeverCutsANumberOrAWord(t *testing.T) {
 				t.Errorf("at %d columns the bar cuts its text short: %q", w, left)
 			}
 		}
+	}
+}
+
+// On the lab's cluster the bar counts the nodes up, and where the three
+// URLs and the rest do not fit side by side, a running node's URL stands
+// for them (the cluster tells a client of the others): the lesson and the
+// counts stay in view at 100 columns.
+func TestStatusBarOnTheClusterCountsTheNodesAndKeepsTheLesson(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.Clustered())
+	if err := srv.StopNode("n1"); err != nil {
+		t.Fatal(err)
+	}
+	src := &statsSource{dep: srv}
+	f := src.read()
+	n2 := srv.Nodes()[1].ClientURL
+	if f.nodes != 3 || f.nodesUp != 2 || f.nodeURL != n2 {
+		t.Fatalf("with n1 stopped: %d nodes, %d up, URL %q (n2's is %q)", f.nodes, f.nodesUp, f.nodeURL, n2)
+	}
+	b := &statusBar{st: DefaultStyles(), f: f, lesson: "replicas 3/5"}
+	b.SetSize(100)
+	if bar := ansi.Strip(b.Line()); !strings.Contains(bar, n2+" │ 2/3 up │ JS on │ 0 str · 0 cons · ") || !strings.Contains(bar, "│ lesson replicas 3/5") {
+		t.Errorf("at 100 columns: %s", bar)
+	}
+	b.SetSize(220)
+	if bar := ansi.Strip(b.Line()); !strings.Contains(bar, f.url+" │ 2 of 3 nodes up │ JetStream on │ 0 streams") {
+		t.Errorf("at 220 columns: %s", bar)
 	}
 }
