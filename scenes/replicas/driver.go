@@ -249,9 +249,25 @@ func (d *driver) caughtUp(next Snapshot) []string {
 			continue
 		}
 		delete(d.rejoin, n.Name)
-		if len(held) > 0 {
-			sort.Strings(held)
-			out = append(out, n.Name+" caught up: its copy of "+strings.Join(held, ", ")+" holds what the leader's does")
+		// A node that leads a stream on its return (an R1 stream's one
+		// copy, or the election after a restart) caught up with no one.
+		var follows, leads []string
+		for _, st := range held {
+			if next.Leaders[st] == n.Name {
+				leads = append(leads, st)
+			} else {
+				follows = append(follows, st)
+			}
+		}
+		sort.Strings(follows)
+		sort.Strings(leads)
+		switch {
+		case len(follows) > 0 && len(leads) > 0:
+			out = append(out, n.Name+" caught up: its copy of "+strings.Join(follows, ", ")+" holds what the leader's does; it leads "+strings.Join(leads, ", "))
+		case len(follows) > 0:
+			out = append(out, n.Name+" caught up: its copy of "+strings.Join(follows, ", ")+" holds what the leader's does")
+		case len(leads) > 0:
+			out = append(out, n.Name+" is back and leads "+strings.Join(leads, ", "))
 		}
 	}
 	return out

@@ -110,6 +110,8 @@ func TestR1StreamGoesUnavailableAndComesBack(t *testing.T) {
 	}
 	h.Do("start", home)
 	h.Settle("SOLO back", func(s Snapshot) bool { return len(s.Unavailable()) == 0 && s.Leader("SOLO") == home })
+	// Its one copy caught up with no one: the node leads it.
+	h.Settle(home+" leads SOLO", func(s Snapshot) bool { return s.Story == home+" is back and leads SOLO" })
 	if out := h.Do("publish"); !strings.Contains(out, "every one acknowledged") {
 		t.Fatalf("after the node is back: %s", out)
 	}
