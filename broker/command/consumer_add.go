@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -299,8 +300,9 @@ func (x *consumerCmd) edit(c *Call) error {
 // the consumer, picked from lists it cannot show without a terminal (with
 // --force: the consumer named, or an error).
 func (x *consumerCmd) selectConsumer(c *Call, mgr *jsm.Manager) error {
+	var loadErr error
 	if x.stream != "" && x.consumer != "" {
-		if _, err := mgr.LoadConsumer(x.stream, x.consumer); err == nil {
+		if _, loadErr = mgr.LoadConsumer(x.stream, x.consumer); loadErr == nil {
 			return nil
 		}
 	}
@@ -316,10 +318,33 @@ func (x *consumerCmd) selectConsumer(c *Call, mgr *jsm.Manager) error {
 	switch {
 	case len(names) > 0 && x.consumer == "":
 		note = fmt.Sprintf("name the consumer on the line: %s", strings.Join(names, ", "))
+	case slices.Contains(names, x.consumer) && apiErrorCode(loadErr) == errCodeConsumerOffline:
+		// The stream names it, but no running node holds a copy.
+		note = fmt.Sprintf("consumer %s on stream %s is offline: every copy of it is on a stopped node, so no server can answer for it", x.consumer, x.stream)
+		if down := c.stoppedNodes(); len(down) > 0 {
+			note += fmt.Sprintf(" (stopped: %s; node start starts them again)", strings.Join(down, ", "))
+		}
+	case slices.Contains(names, x.consumer) && loadErr != nil:
+		note = fmt.Sprintf("consumer %s on stream %s exists, but did not load: %v", x.consumer, x.stream, loadErr)
 	case len(names) > 0:
 		note = fmt.Sprintf("there is no consumer %s on stream %s%s (consumers: %s)", x.consumer, x.stream, didYouMean(x.consumer, names), strings.Join(names, ", "))
 	}
 	return explain(fatalIf(refusal, "could not select Consumer"), "%s", note)
+}
+
+// stoppedNodes names the lab's cluster's nodes that are down, if any.
+func (c *Call) stoppedNodes() []string {
+	cl := c.S.dep.Cluster()
+	if cl == nil {
+		return nil
+	}
+	var down []string
+	for _, n := range cl.Nodes() {
+		if !n.Running {
+			down = append(down, n.Name)
+		}
+	}
+	return down
 }
 
 // consumerEditDiff is the real CLI's go-cmp diff of an edit: the

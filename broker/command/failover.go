@@ -89,6 +89,10 @@ func (c *Call) streamTrouble(subject string) (why string, ok bool) {
 // consumer or bucket can be made or changed.
 const errCodeClusterUnavailable = 10008
 
+// errCodeConsumerOffline is JetStream's "consumer is offline": every copy
+// of the consumer is on a server that is down.
+const errCodeConsumerOffline = 10119
+
 // noMetaLeader is err, JetStream's "temporarily unavailable" as the real
 // CLI prints it, with the lab's note of why: from the lab's own nodes when
 // it runs the cluster.

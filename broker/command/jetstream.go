@@ -67,6 +67,7 @@ func apiErrorCode(err error) uint16 {
 	var js *jetstream.APIError
 	var legacy *nats.APIError
 	var jsmErr *api.ApiError
+	var jsmValue api.ApiError // jsm.go's LoadConsumer returns the value
 	switch {
 	case errors.As(err, &js):
 		return uint16(js.ErrorCode)
@@ -74,6 +75,8 @@ func apiErrorCode(err error) uint16 {
 		return uint16(legacy.ErrorCode)
 	case errors.As(err, &jsmErr):
 		return jsmErr.NatsErrorCode()
+	case errors.As(err, &jsmValue):
+		return jsmValue.NatsErrorCode()
 	}
 	return 0
 }

@@ -132,6 +132,9 @@ func TestNodeStopLeavesAnR1ConsumerInaccessible(t *testing.T) {
 	l.must(`consumer add ORDERS solo --pull --replicas 1 --defaults`)
 	home, _ := clusterBlock(t, l.must("consumer info ORDERS solo").out)
 	l.must("node stop " + home)
+	// The server calls it offline; the real CLI then asks which consumer.
+	l.fails("consumer info ORDERS solo", "could not select Consumer: cannot pick a Consumer without a terminal",
+		"consumer solo on stream ORDERS is offline: every copy of it is on a stopped node", "(stopped: "+home+"; node start starts them again)")
 	for _, verb := range []string{"ls", "report"} {
 		var lab string
 		if !broker.WaitFor(10*time.Second, func() bool {
