@@ -546,3 +546,63 @@ func TestANodeStoppingIsNotTheServerDown(t *testing.T) {
 		t.Fatalf("with %s stopped: up %v, story %+v", node, s.ServerUp, s.Story)
 	}
 }
+
+// On the lab's cluster a consumer whose every copy is on a stopped node is
+// listed by the server with its configuration alone, no name and no
+// numbers: the scene names it, keeps what it last read and says it is
+// offline, rather than drawing a nameless consumer with nothing to
+// deliver; a scene opened meanwhile shows no numbers for it.
+func TestAConsumerOnAStoppedNodeIsOffline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a three-node cluster")
+	}
+	srv := brokertest.Start(t, brokertest.Clustered())
+	h := newLearner(t, srv, srv)
+	h.Run(`stream add ORDERS --subjects "orders.>" --replicas 3 --defaults`)
+	h.Run(`pub orders.new "order {{Count}}" --count 3 --jetstream`)
+	h.Run(`consumer add ORDERS solo --pull --replicas 1 --defaults`)
+	h.Open()
+	h.sync()
+	if c := consumer(h.Scene.snap, "solo"); c.Pending != 3 || c.Offline {
+		t.Fatalf("solo before: %+v", c)
+	}
+	js, err := jetstream.New(brokertest.Connect(t, srv, "test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cons, err := js.Consumer(context.Background(), "ORDERS", "solo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := cons.CachedInfo().Cluster.Leader
+	h.Run("node stop " + home)
+	h.Settle("solo offline", func(s Snapshot) bool { return consumer(s, "solo").Offline })
+	s := h.Scene.snap
+	for _, c := range s.Consumers {
+		if c.Name == "" {
+			t.Fatalf("a consumer with no name: %+v", s.Consumers)
+		}
+	}
+	if c := consumer(s, "solo"); c.Pending != 3 || c.Unread || !storyHas(s, "solo is offline: every copy of it is on a stopped node") {
+		t.Fatalf("solo with %s stopped: %+v, story %+v", home, c, s.Story)
+	}
+	if v := h.View(100, 14); !strings.Contains(v, "solo") || !strings.Contains(v, "offline: its copies are on stopped nodes") || strings.Contains(v, "to deliver") {
+		t.Fatalf("with %s stopped:\n%s", home, v)
+	}
+
+	other := newLearner(t, srv, srv)
+	other.Open()
+	other.Settle("solo offline", func(s Snapshot) bool { return consumer(s, "solo").Offline })
+	if c := consumer(other.Scene.snap, "solo"); !c.Unread {
+		t.Fatalf("solo, never read: %+v", c)
+	}
+	if v := other.View(100, 14); !strings.Contains(v, "offline: its copies are on stopped nodes") || strings.Contains(v, "to deliver") || strings.Contains(v, "cursor 0") {
+		t.Fatalf("a scene opened with %s stopped:\n%s", home, v)
+	}
+
+	h.Run("node start " + home)
+	h.Settle("solo online", func(s Snapshot) bool { c := consumer(s, "solo"); return !c.Offline && c.Pending == 3 })
+	if !storyHas(h.Scene.snap, "solo is online again") {
+		t.Fatalf("story %+v", h.Scene.snap.Story)
+	}
+}

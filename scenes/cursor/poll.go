@@ -1,6 +1,7 @@
 package cursor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -56,7 +57,7 @@ func (d *driver) poll() {
 	info := st.CachedInfo()
 	d.readStream(ctx, st, info)
 	asked := time.Now()
-	infos, err := d.consumers(ctx, st)
+	infos, offline, err := d.consumers(ctx, st)
 	if err != nil {
 		d.failed(err)
 		return
@@ -69,6 +70,10 @@ func (d *driver) poll() {
 	seen := map[string]bool{}
 	for _, ci := range infos {
 		seen[ci.Name] = true
+		if offline[ci.Name] {
+			d.t.offline(ci, now)
+			continue
+		}
 		d.t.apply(ci, now, asked)
 	}
 	// Consumers removed since the last look leave the picture, and their
@@ -90,21 +95,32 @@ func (d *driver) poll() {
 }
 
 // consumers lists the consumers on screen, oldest first (the order they
-// were added in), keeping to those the watch control named.
-func (d *driver) consumers(ctx context.Context, st jetstream.Stream) ([]*jetstream.ConsumerInfo, error) {
+// were added in), keeping to those the watch control named. On the lab's
+// cluster the server lists a consumer whose every copy is on a stopped
+// node with its configuration alone, no name: it is named from that, and
+// reported offline.
+func (d *driver) consumers(ctx context.Context, st jetstream.Stream) ([]*jetstream.ConsumerInfo, map[string]bool, error) {
 	d.mu.Lock()
 	want := d.choice.consumers
 	d.mu.Unlock()
 	var out []*jetstream.ConsumerInfo
+	offline := map[string]bool{}
 	l := st.ListConsumers(ctx)
 	for ci := range l.Info() {
+		if ci.Name == "" {
+			ci.Name = cmp.Or(ci.Config.Name, ci.Config.Durable)
+			if ci.Name == "" {
+				continue
+			}
+			offline[ci.Name] = true
+		}
 		if len(want) > 0 && !slices.Contains(want, ci.Name) {
 			continue
 		}
 		out = append(out, ci)
 	}
 	if err := l.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if !out[i].Created.Equal(out[j].Created) {
@@ -112,7 +128,7 @@ func (d *driver) consumers(ctx context.Context, st jetstream.Stream) ([]*jetstre
 		}
 		return out[i].Name < out[j].Name
 	})
-	return out, nil
+	return out, offline, nil
 }
 
 // chooseStream picks the stream to show: the one the watch control named,

@@ -56,6 +56,11 @@ type Consumer struct {
 	// NoMatch is set when the stream holds messages and none of their
 	// subjects matches the consumer's filter.
 	NoMatch bool
+	// Offline is set while every copy of the consumer is on a stopped node
+	// of the lab's cluster: the server lists it with its configuration
+	// alone, so the numbers above are as last seen, and there are none
+	// when the scene never read them (Unread).
+	Offline, Unread bool
 
 	cseq uint64 // the broker's consumer sequence (every delivery counts) at the last look
 	// Deliveries the scene learnt of from acks before a look counted them:

@@ -124,6 +124,10 @@ func (t *tracker) apply(ci *jetstream.ConsumerInfo, now, asked time.Time) {
 		t.snap.Consumers = append(t.snap.Consumers, Consumer{Name: ci.Name})
 		c = &t.snap.Consumers[len(t.snap.Consumers)-1]
 	}
+	if c.Offline {
+		c.Offline = false
+		t.say(now, false, "%s is online again: a node that holds it is back", ci.Name)
+	}
 	cfg := ci.Config
 	fresh := c.Created.IsZero() || !c.Created.Equal(ci.Created) || ci.Delivered.Consumer < c.cseq
 	if fresh {
@@ -595,5 +599,22 @@ func (t *tracker) settlePulls(c *Consumer) {
 			continue
 		}
 		p.Waiting, p.Ended = false, true
+	}
+}
+
+// offline takes a consumer the server lists with its configuration alone
+// (every copy on a stopped node): what the scene last read of it stays, as
+// last seen; one never read shows no numbers.
+func (t *tracker) offline(ci *jetstream.ConsumerInfo, now time.Time) {
+	c := t.snap.consumer(ci.Name)
+	if c == nil {
+		t.snap.Consumers = append(t.snap.Consumers, Consumer{Name: ci.Name, Unread: true, Acked: map[uint64]bool{}, Dead: map[uint64]string{}})
+		c = &t.snap.Consumers[len(t.snap.Consumers)-1]
+		c.Filters = filters(ci.Config)
+		c.Pull = ci.Config.DeliverSubject == ""
+	}
+	if !c.Offline {
+		c.Offline = true
+		t.say(now, true, "%s is offline: every copy of it is on a stopped node, and its cursor and ack floor wait there", ci.Name)
 	}
 }

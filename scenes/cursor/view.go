@@ -414,7 +414,7 @@ func (s *Scene) log(c *kit.Canvas, y, top, bottom int, now time.Time) int {
 		later := needFrom(i + 1)
 		second := func() bool { return y+1 < bottom-later }
 		rest := s.consumerRow(c, cs, x0, cw, lo, hi, y, tall && second(), !second(), now)
-		if tall && second() {
+		if tall && second() && !cs.Offline {
 			y++
 			// The cursor and the ack floor first.
 			rest = append(s.ruler(c, cs, x0, cw, lo, hi, y, now), rest...)
@@ -499,14 +499,33 @@ func (s *Scene) mark(cs *Consumer, seq uint64, now time.Time) (rune, kit.Role) {
 // row of their own; on one row (oneRow) the leading ones that fit stay.
 func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint64, y int, tall, oneRow bool, now time.Time) (rest []string) {
 	c.Text(1, y, kit.Clip(cs.Name, x0-3), kit.Strong)
-	if hi > 0 {
+	if hi > 0 && !cs.Unread {
 		for seq := lo; seq <= hi; seq++ {
 			r, role := s.mark(cs, seq, now)
 			if s.flashes.On(markKey(cs.Name, seq), now) {
 				role = kit.Flash
 			}
+			if cs.Offline {
+				role = kit.NodeOff
+			}
 			c.Set(x0+int(seq-lo)*cw+cw/2, y, r, role)
 		}
+	}
+	x := x0 + cw*int(hi-lo+1) + 2
+	if hi == 0 {
+		x = x0 + 2
+	}
+	if cs.Offline {
+		// Its numbers are not the broker's now: say where it waits.
+		say := []string{"offline: its copies are on stopped nodes; marks as last seen", "offline: on stopped nodes; as last seen", "offline"}
+		if cs.Unread {
+			say = []string{"offline: its copies are on stopped nodes", "offline: on stopped nodes", "offline"}
+		}
+		if f := text.Fit(s.W-x-1, say...); f != "" || oneRow {
+			c.Text(x, y, text.WrapIn(s.W-x-1, 1, say...)[0], kit.Bad)
+			return nil
+		}
+		return []string{text.WrapIn(s.W-x0-1, 1, say...)[0]}
 	}
 	var parts []string
 	parts = append(parts, u(cs.Pending)+" to deliver")
@@ -521,10 +540,6 @@ func (s *Scene) consumerRow(c *kit.Canvas, cs *Consumer, x0, cw int, lo, hi uint
 	}
 	if !tall {
 		parts = append([]string{"cursor " + u(cs.Delivered), "floor " + u(cs.AckFloor)}, parts...)
-	}
-	x := x0 + cw*int(hi-lo+1) + 2
-	if hi == 0 {
-		x = x0 + 2
 	}
 	if cs.NoMatch {
 		// A typo in a filter is silent: say it where the counts would be.
