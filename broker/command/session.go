@@ -167,6 +167,19 @@ func (s *Session) Close() {
 	s.homeMu.Unlock()
 }
 
+// Disconnect closes the session's shared connection, if one is open: the
+// next command connects afresh. A connection from before that reconnects
+// to a server now requiring users is refused, as a learner's client
+// would be, where nobody typed anything.
+func (s *Session) Disconnect() {
+	s.connMu.Lock()
+	defer s.connMu.Unlock()
+	if s.nc != nil {
+		s.nc.Close()
+		s.nc = nil
+	}
+}
+
 // conn returns the session's shared connection, connecting if needed.
 func (s *Session) conn() (*nats.Conn, error) {
 	s.connMu.Lock()

@@ -170,6 +170,12 @@ func Begin(ctx context.Context, env Env, ep *Episode, fresh bool) (*Lesson, erro
 // starting state.
 func (l *Lesson) enter(ctx context.Context, js, fresh bool) error {
 	l.stopJobs(ctx)
+	if l.env.Session != nil {
+		// The lab's connection from before would reconnect to the lesson's
+		// server; under its users, refused, it would count as a login the
+		// learner tried.
+		l.env.Session.Disconnect()
+	}
 	srv := l.env.Deployment
 	use := func() error { return srv.UseArea(Area(l.ep.ID), js, fresh) }
 	if l.env.Session != nil {

@@ -496,3 +496,31 @@ func TestAStreamTheLessonStartedWithPointsToLessonReset(t *testing.T) {
 	}
 	l.must("stream info EVENTS", "Messages: 3")
 }
+
+// The lab's connection from before a lesson (a stream added in the
+// sandbox) is not a client of the learner's: it does not reconnect to the
+// lesson's server, whose users would refuse it and so tick "publish
+// without a user" for nobody's publish. The learner's own publish is the
+// one login refused.
+func TestTheLabsConnectionFromBeforeIsNoRefusedLogin(t *testing.T) {
+	l := newLab(t, brokertest.Start(t))
+	l.must(`stream add X --subjects x --defaults`)
+	mark := l.srv.Log().Total()
+	l.must("lesson permissions", "▸ Read the server's configuration")
+	if r := l.report(); r.Done != 0 {
+		t.Errorf("nothing typed in the lesson yet, and %d steps are done", r.Done)
+	}
+	if out := l.run(`pub orders.new "order 1"`); !strings.Contains(out, "Authorization Violation") {
+		t.Errorf("a publish without a user is refused at once:\n%s", out)
+	}
+	lines, _ := l.srv.Log().Since(mark)
+	logins := 0
+	for _, r := range refusals(lines) {
+		if r.What == "login" {
+			logins++
+		}
+	}
+	if logins != 1 {
+		t.Errorf("the server refused %d logins, want the learner's publish alone:\n%s", logins, strings.Join(lines, "\n"))
+	}
+}
