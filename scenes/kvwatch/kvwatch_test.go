@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"natslab/broker/brokertest"
@@ -256,5 +257,46 @@ func TestNoBucketListsWhatBringsItToLife(t *testing.T) {
 	h.Settle("two revisions", func(s Snapshot) bool { return s.Bucket == "profiles" && len(s.Changes) == 2 && last(s).Rev == 2 })
 	if v := h.View(68, 16); !strings.Contains(v, "sue.color = green") {
 		t.Errorf("after the commands the scene does not show the second write:\n%s", v)
+	}
+}
+
+// The tap hears a write before the stream stores it (on the lab's cluster
+// the read after it often finds the key as it was, while the replicas
+// agree): the key is read again at each look until the write is settled,
+// so the verdict is the server's, not "refused" with the old value kept.
+// The driver is stepped by hand to put the store between two looks.
+func TestAWriteStoredAfterALookIsSeenStored(t *testing.T) {
+	srv := brokertest.Start(t)
+	js, err := jetstream.New(brokertest.Connect(t, srv, "test"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	kv, err := js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: "CONFIG"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kv.PutString(ctx, "color", "blue"); err != nil {
+		t.Fatal(err)
+	}
+	d := &driver{js: js, clock: kit.NewManualClock(kittest.Epoch), dirty: map[string]bool{}, counts: map[string]uint64{}}
+	d.snap.Bucket, d.snap.Stream = "CONFIG", "KV_CONFIG"
+	look := func() {
+		t.Helper()
+		if err := d.readBucket(ctx); err != nil {
+			t.Fatal(err)
+		}
+		d.resolve()
+	}
+	look()
+	d.write("color", &nats.Msg{Subject: "$KV.CONFIG.color", Data: []byte("red")})
+	look() // before the store
+	if _, err := kv.PutString(ctx, "color", "red"); err != nil {
+		t.Fatal(err)
+	}
+	d.snap.Changes[0].wall = time.Now().Add(-settleAfter) // heard long enough ago to settle
+	look()
+	if ch, k := d.snap.Changes[0], key(d.snap, "color"); !ch.resolved || ch.Refused || ch.Rev != 2 || k.Value != "red" || k.Rev != 2 {
+		t.Fatalf("the write %+v, the key %+v: want stored at revision 2", ch, k)
 	}
 }

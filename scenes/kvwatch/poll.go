@@ -154,6 +154,15 @@ func (d *driver) readBucket(ctx context.Context) error {
 			}
 		}
 	}
+	// The tap hears a write before the stream has stored it (on a cluster,
+	// before its replicas agree): a key is read again at each look until
+	// its writes are settled, so that resolve never judges by a read made
+	// before the store.
+	for _, ch := range d.snap.Changes {
+		if !ch.resolved {
+			d.dirty[ch.Key] = true
+		}
+	}
 	for key := range d.dirty {
 		m, err := st.GetLastMsgForSubject(ctx, prefix+key)
 		switch {
