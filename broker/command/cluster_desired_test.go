@@ -138,3 +138,93 @@ func newLabOn(t *testing.T, srv *broker.Server) *lab {
 	t.Cleanup(l.s.Close)
 	return l
 }
+
+// Consumers the servers know of but cannot describe (in a cluster, while
+// the servers that hold them are stopped), and offline ones: consumer ls
+// and consumer report list them after the table, as the real CLI does
+// with the same answer.
+func TestConsumerListsNameTheInaccessibleAsTheRealCLI(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.WithoutJetStream())
+	nc := brokertest.Connect(t, srv, "api")
+	now := time.Now().UTC()
+	stream := api.StreamInfo{
+		Config: api.StreamConfig{
+			Name: "GROW", Subjects: []string{"grow"}, Retention: api.LimitsPolicy, MaxConsumers: -1, MaxMsgs: -1, MaxBytes: -1,
+			MaxMsgsPer: -1, MaxMsgSize: -1, Storage: api.FileStorage, Replicas: 1, Duplicates: 2 * time.Minute,
+		},
+		Created: now.Add(-time.Minute), TimeStamp: now,
+		State: api.StreamState{Msgs: 4, Consumers: 6},
+	}
+	here := &api.ConsumerInfo{
+		Stream: "GROW", Name: "HERE", Created: now.Add(-time.Minute), TimeStamp: now, NumPending: 4,
+		Config: api.ConsumerConfig{Durable: "HERE", Name: "HERE", AckPolicy: api.AckExplicit, AckWait: 30 * time.Second, MaxDeliver: -1, MaxAckPending: 1000, MaxWaiting: 512},
+	}
+	list := api.JSApiConsumerListResponse{
+		JSApiResponse:         api.JSApiResponse{Type: "io.nats.jetstream.api.v1.consumer_list_response"},
+		JSApiIterableResponse: api.JSApiIterableResponse{Total: 1, Offset: 0, Limit: 256},
+		Consumers:             []*api.ConsumerInfo{here},
+		Missing:               []string{"GONE5", "GONE1", "GONE3", "GONE2", "GONE4"},
+		Offline:               map[string]string{"OLD": "unsupported - required API level 9, current level 5"},
+	}
+	answerJetStreamAPI(t, nc, map[string]any{
+		"STREAM.INFO.GROW":   api.JSApiStreamInfoResponse{JSApiResponse: api.JSApiResponse{Type: "io.nats.jetstream.api.v1.stream_info_response"}, StreamInfo: &stream},
+		"CONSUMER.LIST.GROW": list,
+		"CONSUMER.NAMES.GROW": api.JSApiConsumerNamesResponse{
+			JSApiResponse:         api.JSApiResponse{Type: "io.nats.jetstream.api.v1.consumer_names_response"},
+			JSApiIterableResponse: api.JSApiIterableResponse{Total: 7, Offset: 0, Limit: 1024},
+			Consumers:             []string{"GONE1", "GONE2", "GONE3", "GONE4", "GONE5", "HERE", "OLD"},
+		},
+		"CONSUMER.INFO.GROW.HERE": api.JSApiConsumerInfoResponse{JSApiResponse: api.JSApiResponse{Type: "io.nats.jetstream.api.v1.consumer_info_response"}, ConsumerInfo: here},
+	})
+	l := newLabOn(t, srv)
+	for _, line := range []string{"consumer ls GROW", "consumer report GROW"} {
+		lab := l.must(line)
+		words := strings.Fields(line)
+		real := brokertest.RunRealCLI(t, srv.ClientURL(), words...)
+		if real.ExitCode != 0 {
+			t.Fatalf("%s: real CLI: %s", line, real.Stderr)
+		}
+		if !strings.Contains(real.Stdout, "Inaccessible Consumers") || !strings.Contains(real.Stdout, "Offline Consumers") {
+			t.Fatalf("%s: the real CLI names no missing consumers:\n%s", line, real.Stdout)
+		}
+		if lab.out != real.Stdout {
+			t.Errorf("%s differs from the real CLI's (-real +lab):\n%s", line, brokertest.DiffLines(real.Stdout, lab.out))
+		}
+	}
+}
+
+// Streams the servers know of but cannot describe: stream ls lists them
+// after the table in four columns filled column by column, as the real CLI
+// does with the same answer.
+func TestStreamLsNamesTheInaccessibleAsTheRealCLI(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.WithoutJetStream())
+	nc := brokertest.Connect(t, srv, "api")
+	now := time.Now().UTC()
+	here := &api.StreamInfo{
+		Config: api.StreamConfig{
+			Name: "HERE", Subjects: []string{"here"}, Retention: api.LimitsPolicy, MaxConsumers: -1, MaxMsgs: -1, MaxBytes: -1,
+			MaxMsgsPer: -1, MaxMsgSize: -1, Storage: api.FileStorage, Replicas: 1, Duplicates: 2 * time.Minute,
+		},
+		Created: now.Add(-time.Minute), TimeStamp: now,
+	}
+	answerJetStreamAPI(t, nc, map[string]any{
+		"STREAM.LIST": api.JSApiStreamListResponse{
+			JSApiResponse:         api.JSApiResponse{Type: "io.nats.jetstream.api.v1.stream_list_response"},
+			JSApiIterableResponse: api.JSApiIterableResponse{Total: 1, Offset: 0, Limit: 256},
+			Streams:               []*api.StreamInfo{here},
+			Missing:               []string{"GONE5", "GONE1", "GONE3", "GONE2", "GONE4"},
+		},
+	})
+	l := newLabOn(t, srv)
+	lab := l.must("stream ls")
+	real := brokertest.RunRealCLI(t, srv.ClientURL(), "stream", "ls")
+	if real.ExitCode != 0 {
+		t.Fatalf("real CLI: %s", real.Stderr)
+	}
+	if !strings.Contains(real.Stdout, "Inaccessible Streams") {
+		t.Fatalf("the real CLI names no missing streams:\n%s", real.Stdout)
+	}
+	if lab.out != real.Stdout {
+		t.Errorf("stream ls differs from the real CLI's (-real +lab):\n%s", brokertest.DiffLines(real.Stdout, lab.out))
+	}
+}
