@@ -122,6 +122,29 @@ func TestUnknownLessonSuggests(t *testing.T) {
 	if err := c.Unknown("zzzzzzzz"); !strings.Contains(err.Error(), "hello, subjects") {
 		t.Errorf("got %v", err)
 	}
+	// A number past the list is no misspelt name: the numbers are said.
+	if err, want := c.Unknown("99"), fmt.Sprintf("there is no lesson 99: the lessons are numbered 1 to %d", len(c.Episodes)); err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// lesson reste is a typo of lesson reset, not of a lesson's ID.
+func TestLessonVerbWordsAreSuggested(t *testing.T) {
+	l := newLab(t, newServer(t))
+	l.must("lesson hello")
+	for in, want := range map[string]string{
+		"reste":      `there is no lesson "reste": did you mean lesson reset?`,
+		"leav":       `there is no lesson "leav": did you mean lesson leave?`,
+		"hellp":      `there is no lesson "hellp": did you mean hello?`,
+		"first-strm": `did you mean first-stream?`,
+	} {
+		if out := l.run("lesson " + in); !strings.Contains(out, want) {
+			t.Errorf("lesson %s: want %q, got:\n%s", in, want, out)
+		}
+	}
+	if r := l.report(); r.ID != "hello" {
+		t.Errorf("a typo left lesson hello: now in %s", r.ID)
+	}
 }
 
 // Content mistakes are caught when the catalog loads, with the file named.

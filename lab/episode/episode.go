@@ -200,6 +200,10 @@ func (c *Catalog) Index(id string) int {
 
 // Unknown explains an episode ID that does not exist.
 func (c *Catalog) Unknown(id string) error {
+	if _, err := strconv.Atoi(id); err == nil {
+		// A number is no typo of a name: say which numbers there are.
+		return fmt.Errorf("there is no lesson %s: the lessons are numbered 1 to %d", id, len(c.Episodes))
+	}
 	best, bestD := "", 1<<30
 	for _, e := range c.Episodes {
 		if d := distance(id, e.ID); d < bestD {

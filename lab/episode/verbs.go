@@ -25,6 +25,24 @@ func (t *Tutor) Verbs() []command.Verb {
 	return append(vs, ScriptVerbs()...)
 }
 
+// lessonWordMeant is reset or leave when arg is no lesson and a typo of
+// that word (lesson reste) more than of any lesson's ID; else "".
+func lessonWordMeant(cat *Catalog, arg string) string {
+	if _, ok := cat.Get(arg); ok {
+		return ""
+	}
+	nearest := 1 << 30
+	for _, id := range cat.IDs() {
+		nearest = min(nearest, distance(arg, id))
+	}
+	for _, w := range []string{"reset", "leave"} {
+		if d := distance(arg, w); d <= 2 && d < nearest {
+			return w
+		}
+	}
+	return ""
+}
+
 // completeLesson offers the lesson IDs, reset and leave after `lesson`.
 func (t *Tutor) completeLesson(args []string) []string {
 	if len(args) > 0 {
@@ -70,6 +88,9 @@ func (t *Tutor) runLesson(c *command.Call, args []string) error {
 		}
 		fmt.Fprintln(c.Out, "Back in the sandbox, as you left it. Your lesson progress is kept.")
 		return nil
+	}
+	if w := lessonWordMeant(t.cat, args[0]); w != "" {
+		return fmt.Errorf("there is no lesson %q: did you mean lesson %s?", args[0], w)
 	}
 	l, err := t.Open(ctx, args[0])
 	if err != nil {
