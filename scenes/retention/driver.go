@@ -257,7 +257,13 @@ func stories(old, next [3]Column) string {
 			}
 		}
 		for _, k := range n.Consumers {
-			if p, ok := consumer(o, k.Name); ok && k.AckFloor > p.AckFloor {
+			p, ok := consumer(o, k.Name)
+			switch {
+			case ok && k.Offline && !p.Offline:
+				out = append(out, fmt.Sprintf("%s is offline: every copy of it is on a stopped node", k.Name))
+			case ok && !k.Offline && p.Offline:
+				out = append(out, fmt.Sprintf("%s is online again, at ack floor"+text.NoBreak+"#%d", k.Name, k.AckFloor))
+			case ok && !k.Offline && k.AckFloor > p.AckFloor:
 				out = append(out, fmt.Sprintf("%s acknowledged"+text.NoBreak+"#%d", k.Name, k.AckFloor))
 			}
 		}

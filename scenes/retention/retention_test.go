@@ -169,3 +169,44 @@ func TestExternalDeployment(t *testing.T) {
 	h.Run(`pub news.note hi --jetstream`)
 	h.Settle("dropped", func(s Snapshot) bool { c := col(s, "interest"); return c.Last == 1 && c.Msgs == 0 })
 }
+
+// On the lab's cluster a consumer whose every copy is on a stopped node is
+// listed by the server with its configuration alone: the scene names it
+// offline, with no numbers, rather than a nameless consumer at ack floor
+// 0; the story says when it goes and comes back.
+func TestAConsumerOnAStoppedNodeIsOffline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a three-node cluster")
+	}
+	h := newHarness(t, Options{}, brokertest.Clustered())
+	h.Run(`stream add LIMITS --subjects "limits.>" --retention limits --replicas 3 --defaults`)
+	h.Run(`consumer add LIMITS solo --pull --replicas 1 --defaults`)
+	h.Run(`pub limits.note "for solo" --jetstream`)
+	h.Settle("for solo", func(s Snapshot) bool { c := col(s, "limits"); return c.Msgs == 1 && cons(c, "solo").Pending == 1 })
+	home := h.Srv.Cluster().StreamLeader("LIMITS")
+	for _, line := range strings.Split(h.Run("consumer info LIMITS solo"), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "Leader:" {
+			home = f[1]
+		}
+	}
+	h.Run("node stop " + home)
+	h.Settle("solo offline", func(s Snapshot) bool { return cons(col(s, "limits"), "solo").Offline })
+	c := col(h.Scene.snap, "limits")
+	for _, k := range c.Consumers {
+		if k.Name == "" {
+			t.Fatalf("a consumer with no name: %+v", c.Consumers)
+		}
+	}
+	if st := h.Scene.snap.Story; !strings.Contains(st, "solo is offline: every copy of it is on a stopped node") {
+		t.Fatalf("story %q", st)
+	}
+	h.Clock.Advance(5 * time.Second)
+	if v := h.View(100, 12); !strings.Contains(v, "solo offline") || strings.Contains(v, "solo ack floor") {
+		t.Fatalf("with %s stopped:\n%s", home, v)
+	}
+	h.Run("node start " + home)
+	h.Settle("solo online", func(s Snapshot) bool { k := cons(col(s, "limits"), "solo"); return !k.Offline && k.Pending == 1 })
+	if st := h.Scene.snap.Story; !strings.Contains(st, "solo is online again") {
+		t.Fatalf("story %q", st)
+	}
+}

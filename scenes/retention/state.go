@@ -1,6 +1,7 @@
 package retention
 
 import (
+	"cmp"
 	"sort"
 	"strings"
 
@@ -59,6 +60,10 @@ type Consumer struct {
 	Delivered  uint64 // the last stream sequence delivered
 	Pending    uint64 // not yet delivered
 	AckPending int    // delivered, not yet acknowledged
+	// Offline is set while every copy of the consumer is on a stopped node
+	// of the lab's cluster: the server lists it with its configuration
+	// alone, so it has no numbers.
+	Offline bool
 }
 
 // Holds reports whether seq is stored.
@@ -98,6 +103,14 @@ func column(info *jetstream.StreamInfo, consumers []*jetstream.ConsumerInfo) Col
 		k := Consumer{
 			Name: ci.Name, AckFloor: ci.AckFloor.Stream, Delivered: ci.Delivered.Stream,
 			Pending: ci.NumPending, AckPending: ci.NumAckPending,
+		}
+		if ci.Name == "" {
+			// Listed with its configuration alone: every copy is on a
+			// stopped node.
+			k = Consumer{Name: cmp.Or(ci.Config.Name, ci.Config.Durable), Offline: true}
+			if k.Name == "" {
+				continue
+			}
 		}
 		k.Filter = ci.Config.FilterSubject
 		if k.Filter == "" && len(ci.Config.FilterSubjects) > 0 {

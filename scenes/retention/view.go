@@ -384,6 +384,9 @@ func (s *Scene) drawColumn(c *kit.Canvas, i, x, w, top int, head []headLine, row
 
 // floorText is a consumer's ack floor in at most w cells.
 func floorText(k Consumer, w int) string {
+	if k.Offline {
+		return text.Fit(w, " offline: on stopped nodes", " offline")
+	}
 	f := "0"
 	if k.AckFloor > 0 {
 		f = "#" + strconv.FormatUint(k.AckFloor, 10)
@@ -486,6 +489,9 @@ func floors(col *Column, head string, w, n int) (out []string, whole bool) {
 	out = []string{head}
 	for k, cons := range col.Consumers {
 		part := cons.Name + " ack floor #" + strconv.FormatUint(cons.AckFloor, 10)
+		if cons.Offline {
+			part = cons.Name + " offline"
+		}
 		line := &out[len(out)-1]
 		left := len(col.Consumers) - k
 		// Room kept on the last line to count those left out.
