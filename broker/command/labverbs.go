@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"natslab/broker"
 	"natslab/broker/realcli"
 	"natslab/broker/text"
 )
@@ -84,6 +85,7 @@ func runRestart(c *Call, args []string) error {
 		return usageErrorf("restart takes no arguments; to switch JetStream use nats-server -js or nats-server")
 	}
 	srv := c.S.dep
+	down := c.stoppedNodes()
 	start := time.Now()
 	if err := c.S.Reconnecting(func() error { return srv.Restart(srv.JetStream()) }); err != nil {
 		return err
@@ -93,7 +95,16 @@ func runRestart(c *Call, args []string) error {
 	if st.JetStream {
 		js = "on"
 	}
-	c.Statusf("Server restarted in %s with JetStream %s: %s, %s", humanDuration(time.Since(start)), js, text.Count(st.Streams, "stream", "streams"), text.Count(st.Consumers, "consumer", "consumers"))
+	what := "Server restarted in " + humanDuration(time.Since(start))
+	if srv.Cluster() != nil {
+		// Every node starts again, those node stop had stopped too.
+		what = fmt.Sprintf("Cluster restarted in %s, every node running (%s", humanDuration(time.Since(start)), strings.Join(broker.NodeNames, ", "))
+		if len(down) > 0 {
+			what += "; " + joinAnd(down) + " had been stopped"
+		}
+		what += ")"
+	}
+	c.Statusf("%s with JetStream %s: %s, %s", what, js, text.Count(st.Streams, "stream", "streams"), text.Count(st.Consumers, "consumer", "consumers"))
 	return nil
 }
 

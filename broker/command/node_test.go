@@ -150,6 +150,18 @@ func TestNodeStopLeavesAnR1ConsumerInaccessible(t *testing.T) {
 	}
 }
 
+// restart on the cluster starts every node again, those node stop had
+// stopped too, and says so.
+func TestRestartOnTheClusterSaysEveryNodeRuns(t *testing.T) {
+	l := newLab(t, brokertest.Clustered())
+	l.must("node stop n2")
+	r := l.must("restart")
+	wantLines(t, "restart", r.err, "Cluster restarted in ", "every node running (n1, n2, n3; n2 had been stopped) with JetStream on: 0 streams, 0 consumers")
+	if !strings.Contains(l.must("node ls").out, "3 nodes, 3 up") {
+		t.Fatal("every node should run after restart")
+	}
+}
+
 // inaccessible is the table stream ls or consumer ls prints after its first
 // (the Inaccessible Streams or Consumers), or "".
 func inaccessible(ls string) string {
