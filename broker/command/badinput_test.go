@@ -189,3 +189,45 @@ func oneClearLine(t *testing.T, l *lab, line string) {
 		t.Errorf("%q: error too long (%d bytes, note %d): %s", shown, len(msg), len(note), msg[:min(len(msg), 200)])
 	}
 }
+
+// A negative value after a space is read as a flag of its own, by the real
+// CLI as by the lab: the note says to join it with =, and the notes that
+// offer -1 for unlimited write it so; --dupe-window has no unlimited.
+func TestNegativeValuesAreJoinedWithEquals(t *testing.T) {
+	l := newLab(t)
+	l.fails("stream add S --subjects s --max-bytes -1 --defaults", "expected argument for flag '--max-bytes'", "a value that starts with - is read as a flag", "--max-bytes=-1")
+	l.fails("stream add S --subjects s --max-age -1h --defaults", "expected argument for flag '--max-age'", "--max-age=-1h")
+	l.fails("stream add S --subjects s --max-bytes 1x --defaults", "or --max-bytes=-1 for unlimited")
+	l.fails("stream add S --subjects s --max-msg-size 1x --defaults", "or --max-msg-size=-1 for unlimited")
+	l.fails("stream add S --subjects s --max-age 1x --defaults", "or --max-age=-1 for unlimited")
+	if msg := l.fails("stream add S --subjects s --dupe-window 1x --defaults", "--dupe-window takes a duration"); strings.Contains(msg, "unlimited") {
+		t.Errorf("--dupe-window has no unlimited (the real CLI refuses --dupe-window=-1): %s", msg)
+	}
+	l.fails("stream add S --subjects s --dupe-window=-1 --defaults", "invalid duplicate window format")
+	// What the notes say to type works.
+	out := l.must("stream add S --subjects s --max-bytes=-1 --max-msg-size=-1 --max-age=-1 --defaults").out
+	wantLines(t, "unlimited", out, "Maximum Bytes: unlimited\n", "Maximum Message Size: unlimited\n", "Maximum Age: unlimited\n")
+	l.fails("consumer add S C --pull --max-deliver -1 --defaults", "expected argument for flag '--max-deliver'", "--max-deliver=-1")
+	l.fails("consumer add S C --pull --deliver all --ack explicit --replay instant --filter ''", "--max-deliver=-1 for no limit")
+
+	// stream add without --defaults, each value added as the note words it.
+	line := "stream add FOLLOW --subjects follow --storage file --replicas 1 --retention limits --discard old"
+	for range 12 {
+		r := l.run(line)
+		if r.e == nil {
+			break
+		}
+		note := command.ErrorNote(r.e)
+		_, give, ok := strings.Cut(note, "give ")
+		give, _, _ = strings.Cut(give, ", or add --defaults")
+		give, _, _ = strings.Cut(give, " (")
+		if _, no, two := strings.Cut(give, " or "); two {
+			give = no // --allow-rollup or --no-allow-rollup
+		}
+		if !ok || !strings.HasPrefix(give, "--") {
+			t.Fatalf("%s: the note names no value to give: %s", line, note)
+		}
+		line += " " + give
+	}
+	wantLines(t, "followed the notes", l.must("stream info FOLLOW").out, "Maximum Messages: unlimited\n", "Maximum Bytes: unlimited\n", "Maximum Age: unlimited\n")
+}

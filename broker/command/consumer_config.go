@@ -130,7 +130,7 @@ func (x *consumerCmd) newConfig(now time.Time) (cfg jetstream.ConsumerConfig, er
 		cfg.FilterSubject = ">"
 	}
 	if maxDeliver == 0 && !ackNone {
-		return cfg, x.askRefusal("could not ask for maximum allowed deliveries", errNoPrompt, "--max-deliver N (-1 for no limit)")
+		return cfg, x.askRefusal("could not ask for maximum allowed deliveries", errNoPrompt, "--max-deliver N (--max-deliver=-1 for no limit)")
 	}
 	if maxPending == -1 && !ackNone {
 		return cfg, x.askRefusal("could not ask for maximum outstanding acknowledgements", errNoPrompt, "--max-pending N")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -428,7 +429,11 @@ func explainParseError(app *fisk.Application, words []string, err error) error {
 		}
 		return explain(real(), "%s has no flag %s; %s", path, flag, help)
 	case errors.Is(err, fisk.ErrExpectedFlagArgument):
-		return explain(real(), "flag %s needs a value, for example %s=VALUE; %s", quoted(msg), quoted(msg), help)
+		flag := quoted(msg)
+		if v := dashedValue(words, flag); v != "" {
+			return explain(real(), "%s %s: a value that starts with - is read as a flag; join it to the flag with =, like %s=%s", flag, v, flag, v)
+		}
+		return explain(real(), "flag %s needs a value, for example %s=VALUE; %s", flag, flag, help)
 	case errors.Is(err, fisk.ErrRequiredArgument):
 		arg := quoted(msg)
 		if ex, ok := examples[path]; ok {
@@ -561,6 +566,20 @@ func wants(v fisk.Value, err error) string {
 }
 
 // quoted returns the last '…' or "…" quoted part of a fisk message.
+// dashedValue is the word after flag in words when it is a negative number
+// or duration (-1, -5, -1h) that the parser took for a flag of its own, ""
+// otherwise.
+func dashedValue(words []string, flag string) string {
+	for i, w := range words[:max(len(words)-1, 0)] {
+		if w == flag && negativeValue.MatchString(words[i+1]) {
+			return words[i+1]
+		}
+	}
+	return ""
+}
+
+var negativeValue = regexp.MustCompile(`^-[0-9][0-9.]*[a-zA-Zµ]*$`)
+
 func quoted(msg string) string {
 	for _, q := range []string{"'", `"`} {
 		end := strings.LastIndex(msg, q)

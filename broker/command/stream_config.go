@@ -130,12 +130,12 @@ func (f *streamConfigFlags) addConfigFlags(cmd *fisk.CmdClause, edit bool) {
 func (f *streamConfigFlags) parseLimitStrings() (err error) {
 	if f.maxBytesString != "" {
 		if f.maxBytes, err = parseBytes(f.maxBytesString, 32); err != nil {
-			return explain(err, "--max-bytes takes a size like 512, 64KB or 1GB (no space before the unit), or -1 for unlimited")
+			return explain(err, "--max-bytes takes a size like 512, 64KB or 1GB (no space before the unit), or --max-bytes=-1 for unlimited")
 		}
 	}
 	if f.maxMsgSizeString != "" {
 		if f.maxMsgSize, err = parseBytes(f.maxMsgSizeString, 32); err != nil {
-			return explain(err, "--max-msg-size takes a size like 512, 64KB or 1MB (no space before the unit), or -1 for unlimited")
+			return explain(err, "--max-msg-size takes a size like 512, 64KB or 1MB (no space before the unit), or --max-msg-size=-1 for unlimited")
 		}
 	}
 	return nil
@@ -165,9 +165,13 @@ func streamDiscard(s string) api.DiscardPolicy {
 	return api.DiscardOld
 }
 
-// durationError is fisk.ParseDuration's error, explained.
+// durationError is fisk.ParseDuration's error, explained. Only --max-age
+// takes -1 (unlimited): the real CLI refuses --dupe-window=-1.
 func durationError(err error, prefix, flag string) error {
-	return explain(fatalIf(err, "%s", prefix), "--%s takes a duration like 10s, 5m, 1h, 7d or 1w (or -1 for unlimited)", flag)
+	if flag == "max-age" {
+		return explain(fatalIf(err, "%s", prefix), "--%s takes a duration like 10s, 5m, 1h, 7d or 1w (or --%s=-1 for unlimited)", flag, flag)
+	}
+	return explain(fatalIf(err, "%s", prefix), "--%s takes a duration like 10s, 5m, 1h, 7d or 1w", flag)
 }
 
 // prepareConfig is natscli's: the configuration of a new stream from the
@@ -240,20 +244,20 @@ func (f *streamConfigFlags) prepareConfig(name string, requireSize bool) (api.St
 		return api.StreamConfig{}, wouldPromptDefaults(errNoPrompt, "the discard policy", "--discard old (or new)")
 	}
 	if f.maxMsgs == 0 {
-		return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "the most messages to keep", "--max-msgs -1 (unlimited) or a number")
+		return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "the most messages to keep", "--max-msgs=-1 (unlimited) or a number")
 	}
 	if f.maxMsgsPer == 0 && len(f.subjects) > 0 {
-		return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "the most messages to keep per subject", "--max-msgs-per-subject -1 (unlimited) or a number")
+		return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "the most messages to keep per subject", "--max-msgs-per-subject=-1 (unlimited) or a number")
 	}
 	var maxAge time.Duration
 	if f.maxBytes == 0 {
-		return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "the most bytes to keep", "--max-bytes -1 (unlimited) or a size like 1GB")
+		return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "the most bytes to keep", "--max-bytes=-1 (unlimited) or a size like 1GB")
 	}
 	if f.maxBytes <= 0 {
 		f.maxBytes = -1
 	}
 	if f.maxAge == "" {
-		return api.StreamConfig{}, wouldPromptDefaults(errNoPrompt, "how long to keep messages", "--max-age -1 (forever) or a duration like 1d")
+		return api.StreamConfig{}, wouldPromptDefaults(errNoPrompt, "how long to keep messages", "--max-age=-1 (forever) or a duration like 1d")
 	}
 	if f.maxAge != "-1" {
 		if maxAge, err = fisk.ParseDuration(f.maxAge); err != nil {
@@ -261,7 +265,7 @@ func (f *streamConfigFlags) prepareConfig(name string, requireSize bool) (api.St
 		}
 	}
 	if f.maxMsgSize == 0 {
-		return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "the largest message to accept", "--max-msg-size -1 (unlimited) or a size like 1MB")
+		return api.StreamConfig{}, wouldPromptDefaults(errNoConfirm, "the largest message to accept", "--max-msg-size=-1 (unlimited) or a size like 1MB")
 	}
 	if f.maxMsgSize > math.MaxInt32 {
 		return api.StreamConfig{}, fmt.Errorf("max value size %s is too big maximum is %s", human(f.maxMsgSize), human(math.MaxInt32))
