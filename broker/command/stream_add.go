@@ -105,6 +105,8 @@ func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig,
 			return explain(err, "--dupe-window %v is longer than --max-age %v: messages would be gone while their IDs are still remembered; use a --dupe-window of %v or less", cfg.Duplicates, cfg.MaxAge, cfg.MaxAge)
 		case strings.Contains(msg, "invalid subject"):
 			return explain(err, "subjects are tokens separated by dots; * stands for one token, > for the rest and only at the end, like orders.>")
+		case strings.Contains(msg, "roll-ups require the purge permission"):
+			return explain(err, "a roll-up (a message with a Nats-Rollup header) purges the messages before it, so --allow-rollup needs purges allowed: use --no-deny-purge, or --no-allow-rollup")
 		}
 	case strings.Contains(err.Error(), "configuration validation failed"):
 		if m := schemaMinimum.FindStringSubmatch(err.Error()); m != nil {

@@ -127,6 +127,10 @@ func TestStreamAddErrors(t *testing.T) {
 	l.fails(`stream add X --subjects x --max-msgs-per-subject=-7 --defaults`, "nats: error: could not create Stream: configuration validation failed: /max_msgs_per_subject: must be >= -1 but found -7\n", "--max-msgs-per-subject -7 is too small", "-1 (unlimited) or more")
 	l.fails(`stream add X --subjects x --dupe-window=-3s --defaults`, "nats: error: could not create Stream: configuration validation failed: /duplicate_window: must be >= 0 but found -3000000000\n", "--dupe-window -3s is too small", "takes 0 or more")
 	l.fails(`stream edit ORDERS --storage memory -f`, "error: unknown long flag '--storage'")
+	l.fails(`stream add RU --subjects ru --allow-rollup --deny-purge --defaults`, "nats: error: could not create Stream: roll-ups require the purge permission (10052)\n", "--allow-rollup needs purges allowed", "--no-deny-purge")
+	l.fails(`stream edit ORDERS --allow-rollup --deny-purge -f`, "roll-ups require the purge permission (10052)", "--no-deny-purge")
+	l.must(`stream add RU --subjects ru --allow-rollup --no-deny-purge --defaults`)
+	l.must(`stream rm RU -f`)
 	// The same configuration again is fine, as in the real CLI.
 	l.must(`stream add ORDERS --subjects 'orders.*' --defaults`)
 	if n := len(strings.Fields(l.must("stream ls --names").out)); n != 1 {
