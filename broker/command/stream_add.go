@@ -105,6 +105,12 @@ func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig,
 			return explain(err, "--dupe-window %v is longer than --max-age %v: messages would be gone while their IDs are still remembered; use a --dupe-window of %v or less", cfg.Duplicates, cfg.MaxAge, cfg.MaxAge)
 		case strings.Contains(msg, "invalid subject"):
 			return explain(err, "subjects are tokens separated by dots; * stands for one token, > for the rest and only at the end, like orders.>")
+		case strings.Contains(msg, "discard new per subject requires discard new policy"):
+			return explain(err, "--discard-per-subject refuses a new message on a subject that holds --max-msgs-per-subject already, which needs --discard new")
+		case strings.Contains(msg, "discard new per subject requires max msgs per subject"):
+			return explain(err, "--discard-per-subject refuses a new message on a subject that holds --max-msgs-per-subject already: give that limit, like --max-msgs-per-subject 10")
+		case strings.Contains(msg, "subject delete marker TTL must be at least 1 second"):
+			return explain(err, "--subject-del-markers-ttl takes 1s or more")
 		case strings.Contains(msg, "roll-ups require the purge permission"):
 			return explain(err, "a roll-up (a message with a Nats-Rollup header) purges the messages before it, so --allow-rollup needs purges allowed: use --no-deny-purge, or --no-allow-rollup")
 		}

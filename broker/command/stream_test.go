@@ -130,9 +130,18 @@ func TestStreamAddErrors(t *testing.T) {
 	l.fails(`stream add RU --subjects ru --allow-rollup --deny-purge --defaults`, "nats: error: could not create Stream: roll-ups require the purge permission (10052)\n", "--allow-rollup needs purges allowed", "--no-deny-purge")
 	l.fails(`stream edit ORDERS --allow-rollup --deny-purge -f`, "roll-ups require the purge permission (10052)", "--no-deny-purge")
 	l.must(`stream add RU --subjects ru --allow-rollup --no-deny-purge --defaults`)
+	l.fails(`stream add DP --subjects dp --discard-per-subject --defaults`, "nats: error: could not create Stream: discard new per subject requires discard new policy to be set (10052)\n", "needs --discard new")
+	l.fails(`stream add DP --subjects dp --discard new --discard-per-subject --defaults`, "discard new per subject requires max msgs per subject > 0 (10052)", "--max-msgs-per-subject 10")
+	l.must(`stream add DP --subjects dp --discard new --discard-per-subject --max-msgs-per-subject 1 --defaults`)
+	l.must(`pub dp one --jetstream`)
+	l.fails(`pub dp two --jetstream`, "maximum messages per subject exceeded") // what the note says it does
+	l.fails(`stream add SD --subjects sd --allow-msg-ttl --subject-del-markers-ttl 500ms --defaults`, "subject delete marker TTL must be at least 1 second (10052)", "takes 1s or more")
+	l.must(`stream add SD --subjects sd --allow-msg-ttl --subject-del-markers-ttl 1s --defaults`)
 	l.must(`stream rm RU -f`)
 	// The same configuration again is fine, as in the real CLI.
 	l.must(`stream add ORDERS --subjects 'orders.*' --defaults`)
+	l.must(`stream rm DP -f`)
+	l.must(`stream rm SD -f`)
 	if n := len(strings.Fields(l.must("stream ls --names").out)); n != 1 {
 		t.Errorf("%d streams after the errors, want 1", n)
 	}
