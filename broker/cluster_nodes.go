@@ -285,6 +285,37 @@ func nodeStreams(ns *server.Server) []Replica {
 // while it is stopped (or without --cluster).
 func (s *Server) Copies(name string) []Replica { return nodeStreams(s.Node(name)) }
 
+// SoloConsumers lists the consumers ("STREAM > NAME") whose one copy the
+// named node holds, on streams with copies elsewhere too (a stream's own
+// one copy, Copies says): stopping the node takes them offline. None while
+// it is stopped (or without --cluster).
+func (s *Server) SoloConsumers(name string) []string {
+	ns := s.Node(name)
+	if ns == nil || !ns.JetStreamEnabled() {
+		return nil
+	}
+	jsi, err := ns.Jsz(&server.JSzOptions{Accounts: true, Streams: true, Consumer: true, Config: true})
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, acc := range jsi.AccountDetails {
+		for _, sd := range acc.Streams {
+			if sd.Config == nil || sd.Config.Replicas <= 1 {
+				continue
+			}
+			for _, ci := range sd.Consumer {
+				if ci == nil || ci.Cluster == nil || ci.Cluster.Leader != name || len(ci.Cluster.Replicas) > 0 {
+					continue
+				}
+				out = append(out, sd.Name+" > "+ci.Name)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Replicas reports each node's copy of a stream: one entry per node, in
 // node order; a node that is stopped or holds no copy has a zero entry
 // with just its name (Stream == ""). Without --cluster it is nil.

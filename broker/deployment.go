@@ -132,6 +132,9 @@ type Cluster interface {
 	Attached(nc *nats.Conn) bool
 	// Copies lists the stream copies one node holds.
 	Copies(name string) []Replica
+	// SoloConsumers lists the consumers ("STREAM > NAME") whose one copy
+	// a node holds, on streams with copies elsewhere too.
+	SoloConsumers(name string) []string
 	// Replicas lists a stream's copies, one per running node that holds one.
 	Replicas(stream string) []Replica
 	// Reachable reports whether a publish on the stream's subjects, made on

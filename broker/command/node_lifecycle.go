@@ -48,6 +48,7 @@ func nodeStop(c *Call, srv broker.Cluster, name, why string) error {
 			solo = append(solo, r.Stream)
 		}
 	}
+	soloConsumers := srv.SoloConsumers(name)
 	led := leadership(before)
 	switch {
 	case why != "":
@@ -95,6 +96,9 @@ func nodeStop(c *Call, srv broker.Cluster, name, why string) error {
 	}
 	for _, st := range solo {
 		c.Statusf("%s has its only copy on %s (1 replica): it is unavailable until node start %s", st, name, name)
+	}
+	for _, cons := range soloConsumers {
+		c.Statusf("Consumer %s has its only copy on %s (1 replica): it is offline until node start %s", cons, name, name)
 	}
 	return nil
 }

@@ -131,7 +131,8 @@ func TestNodeStopLeavesAnR1ConsumerInaccessible(t *testing.T) {
 	l.must(`pub orders.new one --jetstream`)
 	l.must(`consumer add ORDERS solo --pull --replicas 1 --defaults`)
 	home, _ := clusterBlock(t, l.must("consumer info ORDERS solo").out)
-	l.must("node stop " + home)
+	stop := l.must("node stop " + home)
+	wantLines(t, "node stop", stop.err, "Consumer ORDERS > solo has its only copy on "+home+" (1 replica): it is offline until node start "+home)
 	// The server calls it offline; the real CLI then asks which consumer.
 	l.fails("consumer info ORDERS solo", "could not select Consumer: cannot pick a Consumer without a terminal",
 		"consumer solo on stream ORDERS is offline: every copy of it is on a stopped node", "(stopped: "+home+"; node start starts them again)")
