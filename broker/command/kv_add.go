@@ -94,6 +94,7 @@ func (k *kvCmd) addRun(c *Call) error {
 	if err != nil {
 		return c.kvAPIError(err)
 	}
+	c.awaitReachable("KV_" + k.bucket)
 	return c.kvShowStatus(kv)
 }
 

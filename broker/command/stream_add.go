@@ -12,6 +12,8 @@ import (
 	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats-server/v2/server"
+
+	"natslab/broker"
 )
 
 func (s *streamCmd) buildAdd(add *fisk.CmdClause, c *Call) {
@@ -42,8 +44,20 @@ func (s *streamCmd) add(c *Call) error {
 	if err != nil {
 		return s.createError(c, mgr, cfg, fatalIf(err, "could not create Stream"))
 	}
+	c.awaitReachable(s.stream)
 	fmt.Fprintf(c.Out, "Stream %s was created\n\n", s.stream)
 	return s.showStream(c, st)
+}
+
+// awaitReachable waits, up to the call's timeout, until a publish on the
+// stream's subjects made on any node of the lab's cluster reaches the
+// stream's leader. The server answers before every node has learned of
+// the leader's interest, and a publish in between (a script's next line, a
+// lesson's setup) would meet "no responders".
+func (c *Call) awaitReachable(stream string) {
+	if cl := c.S.dep.Cluster(); cl != nil {
+		broker.WaitFor(c.timeout, func() bool { return cl.Reachable(stream) })
+	}
 }
 
 // schemaMinimum is a schema check's complaint about a number too small:

@@ -84,6 +84,7 @@ func (s *streamCmd) edit(c *Call) error {
 	if err := st.UpdateConfiguration(cfg); err != nil {
 		return s.createError(c, mgr, cfg, fatalIf(err, "could not edit Stream %s", s.stream))
 	}
+	c.awaitReachable(s.stream) // subjects it now captures
 	if !s.json {
 		fmt.Fprintf(c.Out, "Stream %s was updated\n\n", s.stream)
 	}
