@@ -129,6 +129,10 @@ func (c *Call) createError(ctx context.Context, st jetstream.Stream, cfg jetstre
 		return explain(errors.New(code), "stream sequences start at 1: --deliver 1 (or --deliver all) starts at the first message")
 	case 10112:
 		return explain(errors.New(code), "--target must be a subject to publish to, with no spaces or wildcards, like deliver.%s", name)
+	case 10026: // maximum consumers limit reached
+		return explain(errors.New(code), "stream %s has as many consumers as its --max-consumers allows (it has %s): remove one first with consumer rm %s NAME", stream, c.consumerList(st), stream)
+	case 10116: // max deliver is required to be > length of backoff values
+		return explain(errors.New(code), "each redelivery waits the next --backoff delay, so --max-deliver must be more than the delays (%d here): raise --max-deliver, or lower --backoff-steps", len(cfg.BackOff))
 	}
 	// Adding a consumer that exists changes it: the server refuses what
 	// cannot change (the deliver policy, say).

@@ -270,6 +270,12 @@ func TestConsumerAddErrors(t *testing.T) {
 	// Replicas need a cluster, for a consumer as for a stream.
 	l.fails("consumer add EVENTS copies --pull --replicas 3 --defaults", "nats: error: Consumer creation failed: replicas > 1 not supported in non-clustered mode (10074)", "--replicas 3 needs a cluster", "--cluster 3")
 	l.fails("consumer edit EVENTS worker --replicas 3 -f", "nats: error: replicas > 1 not supported in non-clustered mode (10074)", "--replicas 3 needs a cluster", "--cluster 3")
+
+	l.fails("consumer add EVENTS slow --pull --backoff linear --max-deliver 2 --defaults", "nats: error: Consumer creation failed: max deliver is required to be > length of backoff values (10116)", "more than the delays (10 here)", "--backoff-steps")
+	l.must("consumer add EVENTS slow --pull --backoff linear --backoff-steps 2 --max-deliver 3 --defaults")
+	l.must("stream add FEW --subjects few --max-consumers 1 --defaults")
+	l.must("consumer add FEW one --pull --defaults")
+	l.fails("consumer add FEW two --pull --defaults", "nats: error: Consumer creation failed: maximum consumers limit reached (10026)", "as many consumers as its --max-consumers allows (it has one with no filter)", "consumer rm FEW NAME")
 }
 
 func TestConsumerJetStreamOff(t *testing.T) {
