@@ -232,6 +232,19 @@ func (s *Server) Attached(nc *nats.Conn) bool {
 // milliseconds, and the verbs and scenes wait for them this way.
 func WaitFor(timeout time.Duration, cond func() bool) bool { return waitFor(timeout, cond) }
 
+// AwaitReachable waits, up to timeout, until a publish on the stream's
+// subjects made on any node of the lab's cluster reaches the stream's
+// leader (Server.Reachable); a single server or an external deployment
+// waits for nothing. The server answers a stream's creation or change
+// before every node has learned of its leader's interest, and a publish in
+// between meets "no responders", or no answer where something else
+// listens on the subject.
+func AwaitReachable(dep Deployment, stream string, timeout time.Duration) {
+	if cl := dep.Cluster(); cl != nil {
+		WaitFor(timeout, func() bool { return cl.Reachable(stream) })
+	}
+}
+
 // Replica is one node's copy of a stream, as that node reports it.
 type Replica struct {
 	Node     string

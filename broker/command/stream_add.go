@@ -49,15 +49,11 @@ func (s *streamCmd) add(c *Call) error {
 	return s.showStream(c, st)
 }
 
-// awaitReachable waits, up to the call's timeout, until a publish on the
-// stream's subjects made on any node of the lab's cluster reaches the
-// stream's leader. The server answers before every node has learned of
-// the leader's interest, and a publish in between (a script's next line, a
-// lesson's setup) would meet "no responders".
+// awaitReachable waits until a publish on the stream's subjects reaches
+// it from every node of the lab's cluster (broker.AwaitReachable): a
+// script's next line or a lesson's setup may publish at once.
 func (c *Call) awaitReachable(stream string) {
-	if cl := c.S.dep.Cluster(); cl != nil {
-		broker.WaitFor(c.timeout, func() bool { return cl.Reachable(stream) })
-	}
+	broker.AwaitReachable(c.S.dep, stream, c.timeout)
 }
 
 // schemaMinimum is a schema check's complaint about a number too small:

@@ -379,6 +379,11 @@ func TestJetStreamPublishShowsWhatTheStreamNeverStored(t *testing.T) {
 	}
 	h := newHarness(t, Options{Mode: JetStream}, brokertest.Clustered())
 	h.Until("ready", func(s Snapshot) bool { return s.JS.Ready && s.JS.Online })
+	// Ready means a publish from any node reaches the stream the scene
+	// made: before every node learned of it, one went unanswered.
+	if !h.srv.Cluster().Reachable(StreamName) {
+		t.Fatal("the scene was ready before a publish from every node reaches EVENTS")
+	}
 	if out := h.Do("publish", "2"); !strings.Contains(out, "the stream acknowledged all 2") {
 		t.Fatalf("publish 2 with the stream up: %q", out)
 	}

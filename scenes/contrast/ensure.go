@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"natslab/broker"
 	"natslab/scenes/kit"
 )
 
@@ -80,6 +81,10 @@ func (d *driver) ensure(create bool) error {
 	if err != nil {
 		return d.notReady(explain(err), create)
 	}
+	// Ready means the scene's publishes reach the stream: on the lab's
+	// cluster every node must have learned of its leader, or the first
+	// one would go unanswered (the scene's own subscriber hears it).
+	broker.AwaitReachable(d.dep, name, 5*time.Second)
 	filter := ""
 	if !slices.Equal(st.CachedInfo().Config.Subjects, []string{Watch}) {
 		filter = Watch // a wider stream: the app reads only events.>
