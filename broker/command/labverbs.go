@@ -90,6 +90,7 @@ func runRestart(c *Call, args []string) error {
 	if err := c.S.Reconnecting(func() error { return srv.Restart(srv.JetStream()) }); err != nil {
 		return err
 	}
+	c.awaitStreamsReachable()
 	st := srv.Stats()
 	js := "off"
 	if st.JetStream {
@@ -304,4 +305,33 @@ func (s *Session) helpIndex() string {
 	}
 	b.WriteString("\nhelp COMMAND explains one, for example: help stream add\n")
 	return b.String()
+}
+
+// clusterStreamsWait bounds how long restart waits for the streams of the
+// lab's cluster to elect their leaders: each waits out Raft's election
+// timeout (4 to 9 seconds) after recovering from its store, and a split
+// vote starts another round.
+const clusterStreamsWait = 30 * time.Second
+
+// awaitStreamsReachable waits, on the lab's cluster restarted from its
+// stores, until a publish from every node reaches every stream: the meta
+// group's leader is elected when the cluster is up, but each stream's only
+// on its own Raft timeout, and a pub --jetstream before then goes
+// unanswered.
+func (c *Call) awaitStreamsReachable() {
+	if c.S.dep.Cluster() == nil || !c.S.dep.JetStream() {
+		return
+	}
+	mgr, err := c.manager()
+	if err != nil {
+		return
+	}
+	names, err := mgr.StreamNames(nil)
+	if err != nil {
+		return
+	}
+	deadline := time.Now().Add(clusterStreamsWait)
+	for _, name := range names {
+		broker.AwaitReachable(c.S.dep, name, time.Until(deadline))
+	}
 }

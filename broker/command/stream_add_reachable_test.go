@@ -33,3 +33,24 @@ func TestStreamAddIsReachableWhenTheNextLineRuns(t *testing.T) {
 		}
 	}
 }
+
+// A cluster restarting from its stores elects each stream's leader on the
+// stream's own Raft timeout, after the meta group's: restart returns once
+// a publish from every node reaches every stream, so the next line's
+// pub --jetstream does not time out.
+func TestRestartOnTheClusterReturnsWithEveryStreamReachable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a three-node cluster")
+	}
+	l := newLab(t, brokertest.Clustered())
+	l.must(`stream add DISK --subjects 'disk.>' --replicas 3 --defaults`)
+	l.must(`stream add RAM --subjects 'ram.>' --storage memory --replicas 3 --defaults`)
+	l.must(`stream add ONE --subjects 'one.>' --defaults`)
+	l.must("restart")
+	for _, name := range []string{"DISK", "RAM", "ONE"} {
+		if !l.srv.Reachable(name) {
+			t.Errorf("restart returned before a publish from every node reaches %s", name)
+		}
+	}
+	l.must(`pub ram.note hi --jetstream`)
+}
