@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"sort"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -46,37 +44,6 @@ func (c *Call) consumerInfos(stream string) (infos []*jetstream.ConsumerInfo, mi
 		infos = append(infos, &ci)
 	}
 	return infos, missing, offline, nil
-}
-
-// consumerRenderMissing is natscli's consumerCmd.renderMissing: the
-// consumers a list named but could not describe, after its table.
-func consumerRenderMissing(w io.Writer, missing []string, offline map[string]string) {
-	if len(missing) > 0 {
-		fmt.Fprintln(w)
-		sort.Strings(missing)
-		t := newTable("Inaccessible Consumers")
-		sliceGroups(missing, 4, func(names []string) {
-			row := make([]any, len(names))
-			for i, n := range names {
-				row[i] = n
-			}
-			t.AddRow(row...)
-		})
-		fmt.Fprint(w, t.Render())
-	}
-	if len(offline) > 0 {
-		fmt.Fprintln(w)
-		t := newTable("Offline Consumers")
-		keys := make([]string, 0, len(offline))
-		for k := range offline {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			t.AddRow(k, offline[k])
-		}
-		fmt.Fprint(w, t.Render())
-	}
 }
 
 // pickStream is the stream named, selected as natscli's consumer commands
@@ -132,7 +99,7 @@ func (x *consumerCmd) ls(c *Call) error {
 	// natscli prints the table and what it could not describe into a
 	// buffer, with a newline after the table, then the buffer with one.
 	fmt.Fprint(c.Out, t.Render(), "\n")
-	consumerRenderMissing(c.Out, missing, offline)
+	renderMissing(c.Out, "Consumers", missing, offline)
 	fmt.Fprintln(c.Out)
 	return nil
 }
@@ -176,7 +143,7 @@ func (x *consumerCmd) report(c *Call) error {
 	}
 	fmt.Fprint(c.Out, t.Render())
 	fmt.Fprintln(c.Out)
-	consumerRenderMissing(c.Out, missing, offline)
+	renderMissing(c.Out, "Consumers", missing, offline)
 	return nil
 }
 

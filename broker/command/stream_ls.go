@@ -3,6 +3,8 @@ package command
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 
 	"github.com/choria-io/fisk"
@@ -87,18 +89,20 @@ func (s *streamCmd) ls(c *Call) error {
 	// Fprintln into a buffer, then the buffer with Println: two blank
 	// lines' worth after the table.
 	fmt.Fprintln(c.Out, t.Render())
-	streamRenderMissing(c.Out, missing, offline)
+	renderMissing(c.Out, "Streams", missing, offline)
 	fmt.Fprintln(c.Out)
 	return nil
 }
 
-// streamRenderMissing lists streams the server knows of but could not describe
-// (in a cluster, while their servers are away).
-func streamRenderMissing(w io.Writer, missing []string, offline map[string]string) {
+// renderMissing is natscli's renderMissing of its stream and consumer
+// commands: after their table, the streams or consumers (kind) the server
+// knows of but could not describe, and those offline with the reason (in a
+// cluster, while their servers are away).
+func renderMissing(w io.Writer, kind string, missing []string, offline map[string]string) {
 	if len(missing) > 0 {
 		fmt.Fprintln(w)
 		sort.Strings(missing)
-		t := newTable("Inaccessible Streams")
+		t := newTable("Inaccessible %s", kind)
 		sliceGroups(missing, 4, func(names []string) {
 			row := make([]any, len(names))
 			for i, n := range names {
@@ -110,12 +114,8 @@ func streamRenderMissing(w io.Writer, missing []string, offline map[string]strin
 	}
 	if len(offline) > 0 {
 		fmt.Fprintln(w)
-		t := newTable("Offline Streams")
-		var keys []string
-		for k := range offline {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
+		t := newTable("Offline %s", kind)
+		keys := slices.Sorted(maps.Keys(offline))
 		for _, k := range keys {
 			t.AddRow(k, offline[k])
 		}

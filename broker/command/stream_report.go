@@ -153,7 +153,7 @@ func (s *streamCmd) report(c *Call) error {
 	if s.leaders && len(leaders) > 0 {
 		fmt.Fprintln(c.Out, streamLeadersTable(leaders))
 	}
-	streamRenderMissing(c.Out, missing, offline)
+	renderMissing(c.Out, "Streams", missing, offline)
 	return nil
 }
 
