@@ -272,7 +272,8 @@ func (b *statusBar) variants() []string {
 		return " " + strings.Join(out, " │ ")
 	}
 	// The open lesson goes after the jobs; when room runs out it outlasts
-	// the counts and the store, since it says where the learner is.
+	// the counts and the store, since it says where the learner is. The
+	// store goes first, before any word is cut short.
 	lesson := ""
 	if b.lesson != "" {
 		lesson = " │ lesson " + b.lesson
@@ -281,7 +282,7 @@ func (b *statusBar) variants() []string {
 		return []string{
 			join(where, nodes, js, counts) + jobs + lesson + store,
 			join(where, nodes, js, counts) + jobs + lesson,
-			join(where, nodesShort, jsShort, short) + jobs + lesson + store,
+			join(where, nodesShort, js, counts) + jobs + lesson,
 			join(where, nodesShort, jsShort, short) + jobs + lesson,
 			join(where, nodesShort, jsShort) + jobs + lesson,
 			join(where, nodesShort, jsShort) + jobs + strings.Replace(lesson, " lesson ", " ", 1),

@@ -124,3 +124,17 @@ func TestStatusBarOnTheClusterCountsTheNodesAndKeepsTheLesson(t *testing.T) {
 		t.Errorf("at 220 columns: %s", bar)
 	}
 }
+
+// Where the whole bar does not fit, the store goes before any word is cut
+// short: the counts in words matter more than where the store lives.
+func TestStatusBarDropsTheStoreBeforeShorteningWords(t *testing.T) {
+	b := &statusBar{st: DefaultStyles(), f: facts{
+		url: "nats://127.0.0.1:14222,nats://127.0.0.1:46433,nats://127.0.0.1:38815", running: true, jetstream: true,
+		streams: 1, consumers: 0, conns: 1, nodes: 3, nodesUp: 3, nodeURL: "nats://127.0.0.1:46433", store: "/tmp/lab",
+	}}
+	b.SetSize(100)
+	bar := ansi.Strip(b.Line())
+	if !strings.Contains(bar, "nats://127.0.0.1:46433 │ 3/3 up │ JetStream on │ 1 stream · 0 consumers · 1 connection") || strings.Contains(bar, "store") {
+		t.Errorf("at 100 columns: %s", bar)
+	}
+}
