@@ -462,83 +462,91 @@ func (m *Model) pollStats() tea.Cmd {
 	return tea.Tick(statsPoll, func(time.Time) tea.Msg { return statsTickMsg{} })
 }
 
-// Update routes one message.
+// Update routes one message, then lets the welcome give the command pane
+// the rows its output has come to fill (fitCommandPane): View only draws.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.route(msg)
+	m.fitCommandPane()
+	return m, cmd
+}
+
+// route routes one message.
+func (m *Model) route(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
-		return m, nil
+		return nil
 	case tea.KeyPressMsg:
-		return m, m.handleKey(msg)
+		return m.handleKey(msg)
 	case tea.MouseWheelMsg:
 		m.handleWheel(msg.Mouse())
-		return m, nil
+		return nil
 	case tea.MouseClickMsg:
 		m.handleClick(msg.Mouse())
-		return m, nil
+		return nil
 	case tea.MouseMsg, tea.KeyReleaseMsg:
-		return m, nil
+		return nil
 	case tea.PasteMsg:
 		// Several lines are several commands; a break inside quotes is a
 		// space (see pastelines.go).
-		return m, m.cmd.pasteLines(pastedLines(msg.Content))
+		return m.cmd.pasteLines(pastedLines(msg.Content))
 	case pasteNextMsg:
 		cmd, quit := m.cmd.runPasted()
 		m.status.SetJobs(m.runningJobs())
 		if quit {
-			return m, m.quit()
+			return m.quit()
 		}
-		return m, cmd
+		return cmd
 	case typedMsg:
 		m.cmd.applyTyped()
-		return m, nil
+		return nil
 	case outputMsg:
 		m.sb.lastFlush.Store(time.Now().UnixNano())
-		return m, m.waitOutput()
+		return m.waitOutput()
 	case jobDoneMsg:
 		m.cmd.jobDone(msg.pj)
 		m.status.SetJobs(m.runningJobs())
-		return m, m.fetchStats()
+		return m.fetchStats()
 	case completionMsg:
 		m.cmd.applyCompletion(msg)
-		return m, nil
+		return nil
 	case postMsg:
 		cmd := msg.fn(m)
 		m.status.SetJobs(m.runningJobs())
-		return m, tea.Batch(cmd, m.waitPost())
+		return tea.Batch(cmd, m.waitPost())
 	case statsMsg:
 		m.fetching = false
 		msg.f.jobs = m.runningJobs()
 		m.status.SetFacts(msg.f)
 		if m.fetchAgain {
 			m.fetchAgain = false
-			return m, m.fetchStats()
+			return m.fetchStats()
 		}
-		return m, nil
+		return nil
 	case statsTickMsg:
-		return m, tea.Batch(m.fetchStats(), m.pollStats())
+		return tea.Batch(m.fetchStats(), m.pollStats())
 	case serverChangedMsg:
 		m.log.Invalidate()
-		return m, tea.Batch(m.fetchStats(), m.waitServer())
+		return tea.Batch(m.fetchStats(), m.waitServer())
 	case storageMsg:
-		return m, m.storageNotes()
+		return m.storageNotes()
 	case logMsg:
 		if msg.gen != m.logGen || !m.showLog {
-			return m, nil
+			return nil
 		}
 		m.log.Invalidate()
-		return m, m.waitLog()
+		return m.waitLog()
 	case frameMsg:
 		m.frameScheduled = false
 		if time.Since(m.sceneFwdAt) < frame/2 {
 			// The scene was just drawn for a message of its own (a scene
 			// may run frames of its own): no need to draw it again yet.
-			return m, m.maybeFrame()
+			return m.maybeFrame()
 		}
-		return m, m.forwardToScene(msg)
+		return m.forwardToScene(msg)
 	}
 	// Anything else belongs to the scene (its own events and ticks).
-	return m, m.forwardToScene(msg)
+	return m.forwardToScene(msg)
 }
 
 func (m *Model) forwardToScene(msg tea.Msg) tea.Cmd {
@@ -718,7 +726,6 @@ func (m *Model) toggleHelp() {
 	} else {
 		m.cmd.help = nil
 	}
-	m.fitCommandPane()
 }
 
 // helpLines is the key help shown over the scrollback. Where the pane is

@@ -10,7 +10,6 @@ import (
 // View draws the screen from the panes' cached lines: only what changed is
 // drawn again, and nothing is measured twice.
 func (m *Model) View() tea.View {
-	m.fitCommandPane()
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
