@@ -184,13 +184,7 @@ func (m *Monitor) ID() string { return m.ns.ID() }
 // the publisher's flush has returned, and its consumers count the new
 // message as pending on yet another (the stream's "obs" queue).
 func (m *Monitor) StreamIngest() int {
-	n := 0
-	for name, q := range *m.ns.Ipqueuesz(&server.IpqueueszOptions{Filter: "stream '"}) {
-		if strings.HasSuffix(name, "' messages") || strings.HasSuffix(name, "' obs") {
-			n += q.Pending + q.InProgress
-		}
-	}
-	return n
+	return m.queued("stream '", "' messages", "' obs")
 }
 
 // AckIngest is how many acknowledgements (acks, naks, terms) the
@@ -199,10 +193,19 @@ func (m *Monitor) StreamIngest() int {
 // connection that sent them has been flushed, and only then counts the
 // message as acknowledged.
 func (m *Monitor) AckIngest() int {
+	return m.queued("consumer '", "' ackMsgs")
+}
+
+// queued is how much the server's internal queues whose names hold filter
+// and end with one of suffixes hold, waiting or being worked on.
+func (m *Monitor) queued(filter string, suffixes ...string) int {
 	n := 0
-	for name, q := range *m.ns.Ipqueuesz(&server.IpqueueszOptions{Filter: "consumer '"}) {
-		if strings.HasSuffix(name, "' ackMsgs") {
-			n += q.Pending + q.InProgress
+	for name, q := range *m.ns.Ipqueuesz(&server.IpqueueszOptions{Filter: filter}) {
+		for _, suffix := range suffixes {
+			if strings.HasSuffix(name, suffix) {
+				n += q.Pending + q.InProgress
+				break
+			}
 		}
 	}
 	return n
