@@ -1,7 +1,6 @@
 package cursor
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -107,12 +106,12 @@ func (d *driver) consumers(ctx context.Context, st jetstream.Stream) ([]*jetstre
 	offline := map[string]bool{}
 	l := st.ListConsumers(ctx)
 	for ci := range l.Info() {
-		if ci.Name == "" {
-			ci.Name = cmp.Or(ci.Config.Name, ci.Config.Durable)
-			if ci.Name == "" {
+		if name, off := watch.OfflineConsumer(ci); off {
+			if name == "" {
 				continue
 			}
-			offline[ci.Name] = true
+			ci.Name = name
+			offline[name] = true
 		}
 		if len(want) > 0 && !slices.Contains(want, ci.Name) {
 			continue

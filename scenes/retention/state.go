@@ -1,7 +1,6 @@
 package retention
 
 import (
-	"cmp"
 	"sort"
 	"strings"
 
@@ -104,13 +103,11 @@ func column(info *jetstream.StreamInfo, consumers []*jetstream.ConsumerInfo) Col
 			Name: ci.Name, AckFloor: ci.AckFloor.Stream, Delivered: ci.Delivered.Stream,
 			Pending: ci.NumPending, AckPending: ci.NumAckPending,
 		}
-		if ci.Name == "" {
-			// Listed with its configuration alone: every copy is on a
-			// stopped node.
-			k = Consumer{Name: cmp.Or(ci.Config.Name, ci.Config.Durable), Offline: true}
-			if k.Name == "" {
+		if name, offline := watch.OfflineConsumer(ci); offline {
+			if name == "" {
 				continue
 			}
+			k = Consumer{Name: name, Offline: true} // no numbers: they wait on its stopped nodes
 		}
 		k.Filter = ci.Config.FilterSubject
 		if k.Filter == "" && len(ci.Config.FilterSubjects) > 0 {

@@ -81,7 +81,6 @@ func (l *Lane) Holds(seq uint64) bool {
 // them (a lesson's streams have a handful).
 const maxDeletedDetails = 2000
 
-// lane builds a lane from the broker's stream info.
 // offlineNodes names the nodes that hold a stream none of whose copies
 // runs (the server lists such a stream with its configuration only, and
 // no leader), or "" when it is online.
@@ -100,6 +99,7 @@ func offlineNodes(info *jetstream.StreamInfo) string {
 	return strings.Join(names, ", ")
 }
 
+// lane builds a lane from the broker's stream info.
 func lane(info *jetstream.StreamInfo) Lane {
 	c, s := info.Config, info.State
 	l := Lane{

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"strings"
 	"time"
@@ -23,6 +24,17 @@ func StreamList(ctx context.Context, js jetstream.JetStream) string {
 		return "there are no streams yet"
 	}
 	return "streams are " + strings.Join(names, ", ")
+}
+
+// OfflineConsumer reports whether the server listed ci with its
+// configuration alone, as it lists a consumer whose every copy is on a
+// stopped node of the lab's cluster, and the consumer's name, from that
+// configuration then ("" where it names none).
+func OfflineConsumer(ci *jetstream.ConsumerInfo) (name string, offline bool) {
+	if ci.Name != "" {
+		return ci.Name, false
+	}
+	return cmp.Or(ci.Config.Name, ci.Config.Durable), true
 }
 
 // Literal makes a subject a stream captures out of one of its filters,
