@@ -280,6 +280,11 @@ type AcksCheck struct {
 	// answers once it has recorded them (a double ack, AckSync).
 	Confirmed bool `yaml:"confirmed"`
 	Count     Cmp  `yaml:"count"` // default >= 1
+	// GivenUpBy is another consumer of the stream: only the consumer's
+	// acks of a message that one gave up on count (the stream sequence
+	// its max-deliveries advisory names), so reading some other message
+	// first does not do.
+	GivenUpBy string `yaml:"given_up_by"`
 }
 
 // ObjectCheck describes an object store bucket, or an object in it.

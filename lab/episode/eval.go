@@ -1164,6 +1164,9 @@ func (s *snapshot) checkRejected(c *RejectedCheck) (bool, string) {
 }
 
 func (s *snapshot) checkAcks(c *AcksCheck) (bool, string) {
+	if c.GivenUpBy != "" {
+		return s.checkAckedGivenUp(c)
+	}
 	n := s.l.obs.ackCount(c.Stream, c.Consumer, c.Confirmed)
 	want := c.Count.Or(">=1")
 	if want.Holds(n) {
@@ -1178,6 +1181,30 @@ func (s *snapshot) checkAcks(c *AcksCheck) (bool, string) {
 		return false, why
 	}
 	return false, fmt.Sprintf("consumer %s has had %s, wants %s", c.Consumer, text.Count(n, "ack", "acks"), want.Want())
+}
+
+// checkAckedGivenUp: consumer has acknowledged a message another gave up on.
+func (s *snapshot) checkAckedGivenUp(c *AcksCheck) (bool, string) {
+	dead, acked := s.l.obs.ackedGivenUp(c.Stream, c.Consumer, c.GivenUpBy)
+	if acked {
+		return true, ""
+	}
+	if len(dead) == 0 {
+		return false, fmt.Sprintf("consumer %s has given up on no message yet", c.GivenUpBy)
+	}
+	seqs := make([]string, len(dead))
+	for i, seq := range dead {
+		seqs[i] = fmt.Sprint(seq)
+	}
+	what := "stream sequence " + seqs[0]
+	if len(seqs) > 1 {
+		what = "stream sequences " + strings.Join(seqs, ", ")
+	}
+	n := s.l.obs.ackCount(c.Stream, c.Consumer, false)
+	if n == 0 {
+		return false, fmt.Sprintf("consumer %s has acknowledged nothing yet; %s gave up on %s", c.Consumer, c.GivenUpBy, what)
+	}
+	return false, fmt.Sprintf("consumer %s has had %s, none for %s, which %s gave up on", c.Consumer, text.Count(n, "ack", "acks"), what, c.GivenUpBy)
 }
 
 func (s *snapshot) checkKV(c *KVCheck) (bool, string) {

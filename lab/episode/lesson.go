@@ -222,7 +222,7 @@ func (l *Lesson) connect() error {
 		nc.Close()
 		return err
 	}
-	adv, err := nc.Subscribe("$JS.EVENT.ADVISORY.CONSUMER.>", func(m *nats.Msg) { l.obs.advisory(m.Subject) })
+	adv, err := nc.Subscribe("$JS.EVENT.ADVISORY.CONSUMER.>", func(m *nats.Msg) { l.obs.advisory(m.Subject, m.Data) })
 	if err != nil {
 		nc.Close()
 		return err

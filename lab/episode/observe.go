@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -92,6 +93,11 @@ type observations struct {
 	published  map[PublishedCheck]int64
 	misspelt   map[PublishedCheck]string // a header name that matched only ignoring case
 	acks       map[ackKey]int64
+	// ackedSeqs holds, per "stream consumer", the stream sequences of
+	// the messages acknowledged to it; givenUp, the stream sequences its
+	// max-deliveries advisories named.
+	ackedSeqs map[string]map[uint64]bool
+	givenUp   map[string]map[uint64]bool
 	// sent: per running job, what the lab's pub sent on each subject
 	// since the job started.
 	sent map[int]map[string]int64
@@ -142,6 +148,8 @@ func (o *observations) clear() {
 	o.published = map[PublishedCheck]int64{}
 	o.misspelt = map[PublishedCheck]string{}
 	o.acks = map[ackKey]int64{}
+	o.ackedSeqs = map[string]map[uint64]bool{}
+	o.givenUp = map[string]map[uint64]bool{}
 	o.sent = map[int]map[string]int64{}
 	o.rejected = map[rejectKey]int64{}
 	o.unheard = map[string]*unheardCounter{}
@@ -288,15 +296,26 @@ func (o *observations) endLocked(sub *subscriber, view []*subscriber) {
 	}
 }
 
-// advisory records one JetStream advisory by its subject.
-func (o *observations) advisory(subject string) {
+// advisory records one JetStream advisory by its subject, and for a
+// max-deliveries advisory the stream sequence of the message given up on.
+func (o *observations) advisory(subject string, body []byte) {
 	// $JS.EVENT.ADVISORY.CONSUMER.<EVENT>.<stream>.<consumer>
 	t := strings.Split(subject, ".")
 	if len(t) < 7 || t[3] != "CONSUMER" {
 		return
 	}
+	stream, consumer := t[5], strings.Join(t[6:], ".")
+	var dead struct {
+		StreamSeq uint64 `json:"stream_seq"`
+	}
+	if t[4] == "MAX_DELIVERIES" {
+		_ = json.Unmarshal(body, &dead) // one it cannot read names no sequence
+	}
 	o.mu.Lock()
-	o.advisories[t[4]+" "+t[5]+" "+strings.Join(t[6:], ".")]++
+	o.advisories[t[4]+" "+stream+" "+consumer]++
+	if dead.StreamSeq > 0 {
+		addSeq(o.givenUp, stream+" "+consumer, dead.StreamSeq)
+	}
 	o.mu.Unlock()
 }
 
@@ -514,18 +533,47 @@ func (o *observations) ack(subject, reply string, body []byte) {
 	// $JS.ACK.<stream>.<consumer>.<delivered>.<sseq>.<dseq>.<ts>.<pending>,
 	// or with a domain and an account hash after ACK (and a token more).
 	t := strings.Split(subject, ".")
-	var stream, consumer string
+	var stream, consumer, sseq string
 	switch {
 	case len(t) == 9:
-		stream, consumer = t[2], t[3]
+		stream, consumer, sseq = t[2], t[3], t[5]
 	case len(t) >= 11:
-		stream, consumer = t[4], t[5]
+		stream, consumer, sseq = t[4], t[5], t[7]
 	default:
 		return
 	}
 	o.mu.Lock()
 	o.acks[ackKey{stream, consumer, reply != ""}]++
+	if n, err := strconv.ParseUint(sseq, 10, 64); err == nil {
+		addSeq(o.ackedSeqs, stream+" "+consumer, n)
+	}
 	o.mu.Unlock()
+}
+
+// addSeq adds seq to the set of key, up to maxTracked sequences.
+func addSeq(m map[string]map[uint64]bool, key string, seq uint64) {
+	set := m[key]
+	if set == nil {
+		set = map[uint64]bool{}
+		m[key] = set
+	}
+	if len(set) < maxTracked {
+		set[seq] = true
+	}
+}
+
+// ackedGivenUp reports, for consumer of stream, the stream sequences
+// giver gave up on (in order), and whether consumer has acknowledged
+// one of them.
+func (o *observations) ackedGivenUp(stream, consumer, giver string) (dead []uint64, acked bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for seq := range o.givenUp[stream+" "+giver] {
+		dead = append(dead, seq)
+		acked = acked || o.ackedSeqs[stream+" "+consumer][seq]
+	}
+	slices.Sort(dead)
+	return dead, acked
 }
 
 func (o *observations) ackCount(stream, consumer string, confirmedOnly bool) int64 {
