@@ -555,6 +555,13 @@ func (s *snapshot) checkUnheard(c *UnheardCheck) (bool, string) {
 			listeners = append(listeners, describeSub(sd.Subject, sd.Queue))
 		}
 	}
+	app := false
+	for _, sd := range s.appSubs {
+		if server.SubjectsCollide(sd.Subject, c.Subject) {
+			listeners = append(listeners, sd.Subject+" for the scene's app")
+			app = true
+		}
+	}
 	for _, sh := range s.shadows { // a stream import listens for its importer
 		if server.SubjectsCollide(sh.Subject, c.Subject) {
 			listeners = append(listeners, sh.Subject+" for account "+sh.Importer+"'s import")
@@ -569,6 +576,9 @@ func (s *snapshot) checkUnheard(c *UnheardCheck) (bool, string) {
 	if len(listeners) > 0 {
 		sort.Strings(listeners)
 		who := "a subscriber still listens"
+		if app && len(listeners) == 1 {
+			return false, fmt.Sprintf("the scene's app still listens to %s, so what is published there is heard: offline takes it away", c.Subject)
+		}
 		if len(listeners) > 1 {
 			who = fmt.Sprintf("%d subscribers still listen", len(listeners))
 		}

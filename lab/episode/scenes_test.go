@@ -2,11 +2,16 @@ package episode
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
 
 	"natslab/broker"
 	"natslab/broker/brokertest"
@@ -23,26 +28,29 @@ import (
 // A scene open beside a lesson is the lab's eyes, not the learner's: its
 // taps are real subscriptions and its apps real clients (the contrast
 // scene's core subscriber and durable consumer), but none of them ticks a
-// step or keeps one from ticking. Each script judges the same with its
-// episode's scene open: a solution completes its lesson, a wrong one fails
-// where its "# want: " line says, at a script's speed. The lessons restart
-// the server (their own store area): the scene comes through still at work.
+// step or keeps one from ticking, but for what an app hears: that is
+// heard (TestTheScenesAppHearsWhatItSubscribesTo). Each script judges the
+// same with its episode's scene open: a solution completes its lesson, a
+// wrong one fails where its "# want: " line says, at a script's speed.
+// The lessons restart the server (their own store area): the scene comes
+// through still at work.
 func TestLessonsJudgeTheSameWithTheirSceneOpen(t *testing.T) {
 	for _, c := range []struct {
 		scene   string
-		control []string // run on the scene before the script, as the lesson opens it
-		files   []string // under testdata
+		control [][]string // run on the scene before the script, as the lesson opens it
+		files   []string   // under testdata
 		after   func(t *testing.T, h *sceneHarness)
 	}{
-		{scene: "contrast", control: []string{"mode", "core"},
+		// The app offline, as lesson offline-client's second step has it.
+		{scene: "contrast", control: [][]string{{"mode", "core"}, {"offline"}},
 			files: []string{"solutions/offline-client.txt", "wrong/offline-client-online.txt"}},
-		{scene: "contrast", control: []string{"mode", "jetstream"},
+		{scene: "contrast", control: [][]string{{"mode", "jetstream"}},
 			files: []string{"solutions/first-stream.txt", "wrong/first-stream-no-replay.txt"}},
-		{scene: "contrast", control: []string{"mode", "jetstream", "wait"},
+		{scene: "contrast", control: [][]string{{"mode", "jetstream", "wait"}},
 			files: []string{"solutions/first-stream.txt", "wrong/first-stream-evts.txt", "wrong/first-stream-no-js.txt"}},
 		{scene: "hello", after: publishesStill,
 			files: []string{"solutions/hello.txt", "wrong/hello-still-listening.txt", "wrong/hello-typo.txt"}},
-		{scene: "wildcards", control: []string{"watch", "orders.>"}, after: publishesStill,
+		{scene: "wildcards", control: [][]string{{"watch", "orders.>"}}, after: publishesStill,
 			files: []string{"solutions/subjects.txt", "wrong/subjects-missing.txt", "wrong/subjects-star.txt"}},
 		{scene: "queue-groups", after: publishesStill,
 			files: []string{"solutions/queue-groups.txt", "wrong/queue-groups-double.txt", "wrong/queue-groups-typo.txt"}},
@@ -59,13 +67,17 @@ func TestLessonsJudgeTheSameWithTheirSceneOpen(t *testing.T) {
 			}},
 	} {
 		for _, file := range c.files {
-			name := c.scene + "/" + strings.Join(c.control, "-") + "/" + strings.TrimSuffix(filepath.Base(file), ".txt")
+			var controls []string
+			for _, ctl := range c.control {
+				controls = append(controls, strings.Join(ctl, "-"))
+			}
+			name := c.scene + "/" + strings.Join(controls, "+") + "/" + strings.TrimSuffix(filepath.Base(file), ".txt")
 			t.Run(name, func(t *testing.T) {
 				id, script, want := judgedScript(t, file)
 				srv := brokertest.Start(t, brokertest.InProcessOnly())
 				h := openScene(t, srv, c.scene)
-				if len(c.control) > 0 {
-					h.Do(c.control[0], c.control[1:]...)
+				for _, ctl := range c.control {
+					h.Do(ctl[0], ctl[1:]...)
 				}
 				rep, out := runLesson(t, srv, nil, id, script)
 				if solution := want == ""; rep.Complete != solution {
@@ -79,6 +91,64 @@ func TestLessonsJudgeTheSameWithTheirSceneOpen(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// The contrast scene's core app is a real subscriber on events.>: what is
+// published there while it is online is heard, the scene counts it
+// received, not lost. Lesson offline-client's "Take it offline and
+// publish three events" waits for offline, as its text says; it ticked
+// with the app still receiving the three.
+func TestTheScenesAppHearsWhatItSubscribesTo(t *testing.T) {
+	srv := brokertest.Start(t, brokertest.InProcessOnly())
+	h := openScene(t, srv, "contrast")
+	h.Do("mode", "core")
+	pr, pw := io.Pipe()
+	type result struct {
+		rep Report
+		out string
+	}
+	done := make(chan result, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		var out syncBuf
+		rep, err := RunScript(ctx, catalog(), "offline-client", HeadlessOptions{Deployment: srv}, pr, &out, &out)
+		if err != nil {
+			fmt.Fprintf(&out, "RunScript: %v\n", err)
+		}
+		done <- result{rep, out.String()}
+	}()
+	// The script is read once the lesson has started its server: the
+	// app is back on it before the publish, as it is by the time a
+	// learner types.
+	if _, err := io.WriteString(pw, "sub \"events.>\" &\nstop 1\n"); err != nil {
+		t.Fatal(err)
+	}
+	until(h, "the app subscribed on the lesson's server", func() bool {
+		m := srv.Monitor()
+		if m == nil {
+			return false
+		}
+		cz, err := m.Connz(&server.ConnzOptions{Subscriptions: true})
+		if err != nil {
+			return false
+		}
+		for _, c := range cz.Conns {
+			if strings.Contains(c.Name, ": app") && slices.Contains(c.Subs, "events.>") {
+				return true
+			}
+		}
+		return false
+	})
+	if _, err := io.WriteString(pw, "pub events.page_loaded \"while you were away\" --count 3\n"); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	r := <-done
+	want := "✗ Take it offline and publish three events: the scene's app still listens to events.>, so what is published there is heard: offline takes it away"
+	if r.rep.Complete || !strings.Contains(r.out, want) {
+		t.Fatalf("with the scene's app online, want\n  %s\ngot:\n%s", want, reportLines(r.out))
 	}
 }
 

@@ -36,6 +36,8 @@ type snapshot struct {
 	imported  map[subID]map[string]int64 // a subscription → exporting account → messages
 	users     map[uint64]string          // client connection → the user it logged in as
 	watchers  map[uint64]bool            // connections scenes watch with (see sceneWatcher)
+	apps      map[uint64]bool            // the scenes' apps among them (see sceneApp)
+	appSubs   []server.SubDetail         // the scenes' apps' subscriptions
 }
 
 type streamResult struct {
@@ -259,6 +261,14 @@ func (s *snapshot) consumerInfos(stream string) []*jetstream.ConsumerInfo {
 // makes a subject heard. What a scene publishes still counts.
 const sceneWatcher = "natslab scene"
 
+// sceneApp follows sceneWatcher and the scene's name in the name of a
+// scene's app ("natslab scene contrast: app (core)"): a client standing
+// for an application beside the learner's. It ticks no step of the
+// learner's either, but what it subscribes to is heard: the server
+// delivers there, so nothing published on its subjects goes unheard.
+// A scene with an app takes it away with its control offline.
+const sceneApp = ": app"
+
 // accountSubs is every account's subscriptions, with stream imports'
 // shadows apart, as the server running now lists them; empty while it is
 // stopped.
@@ -294,6 +304,9 @@ func (s *snapshot) clientSubs() []server.SubDetail {
 	s.imported = map[subID]map[string]int64{}
 	for _, own := range all.Own {
 		for _, sd := range own {
+			if _, ok := conns[sd.Cid]; ok && s.apps[sd.Cid] {
+				s.appSubs = append(s.appSubs, sd)
+			}
 			if !client(sd.Cid) {
 				continue
 			}
@@ -351,6 +364,12 @@ func (s *snapshot) clientConns(closed bool) map[uint64]int64 {
 					s.watchers = map[uint64]bool{}
 				}
 				s.watchers[ci.Cid] = true
+				if strings.Contains(ci.Name, sceneApp) {
+					if s.apps == nil {
+						s.apps = map[uint64]bool{}
+					}
+					s.apps[ci.Cid] = true
+				}
 			}
 			out[ci.Cid] = ci.InMsgs
 			if s.users == nil {
