@@ -380,3 +380,42 @@ func TestAnEmptyScenesLessonBringsItToLife(t *testing.T) {
 		h.close()
 	}
 }
+
+// A scene waiting for a stream offers the one the lesson beside it makes,
+// not an example of its own: restart's log scene DISK (not ORDERS), the
+// capstone's cursor scene SHOP (not EVENTS), and so again once lesson
+// reset has built the scene anew.
+func TestTheSceneOffersTheLessonsStream(t *testing.T) {
+	h := newHarness(t, 100, 30)
+	scene := func() string {
+		r := h.m.lay.top
+		lines := strings.Split(h.screen(), "\n")
+		var out []string
+		for y := r.y; y < r.y+r.h && y < len(lines); y++ {
+			out = append(out, ansi.Cut(lines[y], r.x, r.x+r.w))
+		}
+		return strings.Join(out, "\n")
+	}
+	for _, c := range []struct{ lesson, want, example string }{
+		{"restart", `no stream yet: stream add DISK --subjects "disk.>"`, "ORDERS"},
+		{"capstone", `no stream yet: stream add SHOP --subjects "shop.>"`, "EVENTS"},
+	} {
+		h.run("lesson " + c.lesson)
+		h.pump("the scene offering "+c.want, func() bool { return strings.Contains(scene(), c.want) })
+		if s := scene(); strings.Contains(s, c.example) {
+			t.Errorf("lesson %s: the scene offers its own example, %s:\n%s", c.lesson, c.example, s)
+		}
+	}
+	before := h.m.activeScene()
+	h.typeText("lesson reset")
+	h.key("enter")
+	h.pump("lesson reset's question", func() bool { return len(h.m.cmd.confirms) == 1 })
+	h.typeText("y")
+	h.pump("the reset", func() bool { return strings.Contains(h.text(), "Lesson capstone is back at its starting state.") })
+	h.pump("the scene built anew offering SHOP", func() bool {
+		return h.m.activeScene() != before && strings.Contains(scene(), "stream add SHOP")
+	})
+	if s := scene(); strings.Contains(s, "EVENTS") {
+		t.Errorf("after lesson reset the scene offers its own example:\n%s", s)
+	}
+}

@@ -57,7 +57,14 @@ func (m *Model) runScene(c *command.Call, args []string) error {
 		if len(rest) > 0 {
 			return fmt.Errorf("scene %s takes no arguments; its controls run as their own commands (scene lists them)", name)
 		}
-		sc, err := f.New(scenes.Env{Deployment: m.dep, Clock: m.clock})
+		// Opened by hand beside a lesson, it offers the lesson's stream too.
+		var try []string
+		if m.tutor != nil {
+			if l := m.tutor.tutor.Lesson(); l != nil {
+				try = l.Episode().StreamTry()
+			}
+		}
+		sc, err := f.New(scenes.Env{Deployment: m.dep, Clock: m.clock, Try: try})
 		if err != nil {
 			return fmt.Errorf("cannot open scene %s: %w", name, err)
 		}

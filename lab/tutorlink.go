@@ -217,7 +217,11 @@ func (m *Model) followTutor(ctx context.Context) {
 		if l == nil {
 			name = sandboxScene
 		}
-		sc, problem := m.buildScene(name)
+		var try []string
+		if l != nil {
+			try = l.Episode().StreamTry()
+		}
+		sc, problem := m.buildScene(name, try)
 		shown, shownScene = l, name
 		if !m.call(func(m *Model) tea.Cmd {
 			m.drawLesson(v)
@@ -237,8 +241,9 @@ func (m *Model) followTutor(ctx context.Context) {
 // buildScene builds the scene a lesson names, off the UI loop (it connects
 // to the broker). The name may carry one control to run once it is open
 // ("contrast mode jetstream"). A scene this build does not have yet is no
-// scene: the pane shows its introduction.
-func (m *Model) buildScene(spec string) (scenes.Scene, string) {
+// scene: the pane shows its introduction. try is what the lesson says
+// makes its stream (scenes.Env's Try).
+func (m *Model) buildScene(spec string, try []string) (scenes.Scene, string) {
 	words := strings.Fields(spec)
 	if len(words) == 0 {
 		return nil, ""
@@ -248,7 +253,7 @@ func (m *Model) buildScene(spec string) (scenes.Scene, string) {
 	if !ok {
 		return nil, ""
 	}
-	sc, err := f.New(scenes.Env{Deployment: m.dep, Clock: m.clock})
+	sc, err := f.New(scenes.Env{Deployment: m.dep, Clock: m.clock, Try: try})
 	if err != nil {
 		return nil, fmt.Sprintf("natslab: cannot open scene %s: %v", name, err)
 	}

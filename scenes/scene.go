@@ -183,6 +183,11 @@ func (RealClock) Now() time.Time { return time.Now() }
 type Env struct {
 	Deployment broker.Deployment
 	Clock      Clock // nil: the wall clock
+	// Try, beside a lesson, is what the lesson has the learner type to
+	// make the stream it works on and fill it, in order. A scene waiting
+	// for a stream offers these, not an example of its own: the stream
+	// the lesson makes is the one the scene will show. Empty elsewhere.
+	Try []string
 }
 
 // ClockOrWall is the clock a scene built with e runs on.

@@ -3,6 +3,7 @@ package episode
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -308,6 +309,23 @@ func TestCopyingFromTheScreenSaysHow(t *testing.T) {
 				if !strings.Contains(m, "shift") {
 					t.Errorf("%s: %q asks to copy from the screen without saying to hold shift", e.ID, m)
 				}
+			}
+		}
+	}
+}
+
+// What a lesson offers a scene to make its stream (StreamTry) stores what
+// it publishes: retention's first pub after its first stream add is to a
+// subject no stream of its captures yet.
+func TestStreamTryStoresWhatItPublishes(t *testing.T) {
+	for _, ep := range catalog().Episodes {
+		try := ep.StreamTry()
+		for _, line := range try {
+			if !strings.HasPrefix(line, "pub ") {
+				continue
+			}
+			if !slices.ContainsFunc(try, func(add string) bool { return strings.HasPrefix(add, "stream add ") && captures(add, line) }) {
+				t.Errorf("lesson %s offers %q, which none of its streams stores: %q", ep.ID, line, try)
 			}
 		}
 	}

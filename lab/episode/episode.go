@@ -7,13 +7,16 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"gopkg.in/yaml.v3"
 
 	"natslab/assets"
+	"natslab/broker/command"
 )
 
 // Episode is one lesson of the curriculum: its text, the state it starts
@@ -312,6 +315,65 @@ func (e *Episode) SceneAt(i int) string {
 		}
 	}
 	return e.Scene
+}
+
+// StreamTry is what makes the stream the lesson works on and fills it, for
+// a scene to offer while the server has none (scenes.Env's Try): where
+// the lesson starts with streams, its setup's lines that make them, fill
+// them and add their consumers; else the first stream add its steps say
+// to type and the first pub after it that the stream stores (stream-log's
+// come in two steps). nil for a lesson with no stream.
+func (e *Episode) StreamTry() []string {
+	var out []string
+	for _, line := range e.Start.Setup {
+		if _, bg := command.SplitBackground(line); !bg && hasAnyPrefix(line, "stream add ", "pub ", "consumer add ") {
+			out = append(out, line)
+		}
+	}
+	if slices.ContainsFunc(out, func(l string) bool { return strings.HasPrefix(l, "stream add ") }) {
+		return out
+	}
+	out = nil
+	for _, st := range e.Steps {
+		for _, line := range st.Try {
+			switch {
+			case len(out) == 0 && strings.HasPrefix(line, "stream add "):
+				out = append(out, line)
+			case len(out) == 1 && strings.HasPrefix(line, "pub ") && captures(out[0], line):
+				return append(out, line)
+			}
+		}
+	}
+	return out
+}
+
+// captures reports whether the stream a stream add line makes would store
+// what a pub line publishes.
+func captures(add, pub string) bool {
+	a, err1 := command.SplitWords(add)
+	p, err2 := command.SplitWords(pub)
+	if err1 != nil || err2 != nil || len(p) < 2 {
+		return false
+	}
+	for i, w := range a {
+		subjects, ok := strings.CutPrefix(w, "--subjects=")
+		if w == "--subjects" && i+1 < len(a) {
+			subjects, ok = a[i+1], true
+		}
+		if !ok {
+			continue
+		}
+		for _, f := range strings.Split(subjects, ",") {
+			if server.SubjectMatchesFilter(p[1], strings.TrimSpace(f)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasAnyPrefix(s string, prefixes ...string) bool {
+	return slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(s, p) })
 }
 
 // validate catches content mistakes when the catalog loads.

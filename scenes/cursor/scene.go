@@ -42,6 +42,7 @@ type Scene struct {
 	kit.Scene[Snapshot]
 	d *driver
 
+	try     tryLines
 	snap    Snapshot
 	movers  kit.Movers
 	flashes kit.Flashes
@@ -52,7 +53,7 @@ type Scene struct {
 
 // New connects the scene to the deployment and starts watching.
 func New(env scenes.Env) (*Scene, error) {
-	s := &Scene{dropAt: map[string]time.Time{}}
+	s := &Scene{dropAt: map[string]time.Time{}, try: tryFor(env.Try)}
 	d, err := kit.Open(&s.Scene, s, env, spec, func(feed *kit.Feed) (*driver, error) {
 		return startDriver(env.Deployment, feed, env.ClockOrWall())
 	})

@@ -208,6 +208,23 @@ var tryStream = []string{
 // the pane has no room for tryStream.
 var noStream = "no stream yet: " + tryStream[0] + " makes one"
 
+// tryLines is what the scene offers while the server has no stream: the
+// lead above the lines to type, the lines, and the one line that says it
+// where the pane has no rows for them.
+type tryLines struct {
+	lead  string
+	lines []string
+	short string
+}
+
+// tryFor offers the lesson's lines (scenes.Env's Try), or the example.
+func tryFor(lesson []string) tryLines {
+	if len(lesson) == 0 {
+		return tryLines{"No stream yet. Make one, publish to it, add a consumer and read; its cursor and ack floor move here as the server reports them:", tryStream, noStream}
+	}
+	return tryLines{"No stream yet. Make the lesson's and publish to it; its consumers' cursors and ack floors move here as the server reports them:", lesson, "no stream yet: " + lesson[0] + " makes the lesson's"}
+}
+
 // empty explains why there is no log to draw.
 func (s *Scene) empty(c *kit.Canvas, y int) {
 	snap := &s.snap
@@ -216,9 +233,12 @@ func (s *Scene) empty(c *kit.Canvas, y int) {
 		what = "looking for a stream"
 	}
 	story := min(len(snap.Story), 2)
-	if what == noStream && c.Try(1, y+1, s.W-2, s.H-story-(y+1), "No stream yet. Make one, publish to it, add a consumer and read; its cursor and ack floor move here as the server reports them:", tryStream...) > 0 {
-		s.story(c, s.H-story, story, s.Clock.Now())
-		return
+	if what == noStream {
+		if c.Try(1, y+1, s.W-2, s.H-story-(y+1), s.try.lead, s.try.lines...) > 0 {
+			s.story(c, s.H-story, story, s.Clock.Now())
+			return
+		}
+		what = s.try.short
 	}
 	// What to type wraps onto the rows above the story, at words.
 	lines := text.Wrap(what, s.W-2)
@@ -934,10 +954,13 @@ func (s *Scene) oneLine(now time.Time) (string, kit.Role) {
 	case !snap.ServerUp:
 		return "server down · cursor and ack floor are stored with the stream", kit.Bad
 	case snap.Stream == "":
-		if snap.Problem != "" {
-			return snap.Problem, kit.Warn
+		switch snap.Problem {
+		case "":
+			return "no stream yet", kit.Warn
+		case noStream:
+			return s.try.short, kit.Warn
 		}
-		return "no stream yet", kit.Warn
+		return snap.Problem, kit.Warn
 	case len(snap.Consumers) == 0:
 		return snap.Stream + ": no consumer yet", kit.Plain
 	}

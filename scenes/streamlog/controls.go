@@ -30,6 +30,23 @@ const noStream = "no stream yet: " + addExample
 // has the rows to list them: the example stream, then messages in it.
 var tryStream = []string{exampleAdd, "pub orders.new hi --count 3 --jetstream"}
 
+// tryLines is what the scene offers while the server has no stream: the
+// lead above the lines to type, the lines, and the one line that says it
+// where the pane has no rows for them.
+type tryLines struct {
+	lead  string
+	lines []string
+	short string
+}
+
+// tryFor offers the lesson's lines (scenes.Env's Try), or the example.
+func tryFor(lesson []string) tryLines {
+	if len(lesson) == 0 {
+		return tryLines{"No stream yet. Make one (ORDERS, say) and publish to it:", tryStream, noStream}
+	}
+	return tryLines{"No stream yet. Make the lesson's and publish to it:", lesson, "no stream yet: " + lesson[0] + " makes the lesson's"}
+}
+
 // maxPublish bounds `publish N`: the picture is about each message's place
 // in the log, and a flood is what `pub --count` is for.
 const maxPublish = 1000
@@ -146,7 +163,10 @@ func (d *driver) publish(n int) (string, error) {
 	problem := d.snap.Problem
 	d.mu.Unlock()
 	if stream == "" {
-		if problem != "" {
+		switch {
+		case problem == noStream:
+			return "", errors.New(d.try.short)
+		case problem != "":
 			return "", errors.New(problem)
 		}
 		return "", errors.New("no stream on screen to publish to: " + addExample)

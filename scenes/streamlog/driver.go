@@ -32,6 +32,7 @@ type driver struct {
 	*watch.Life
 	dep  broker.Deployment
 	feed *kit.Feed
+	try  tryLines // what to type for a stream, while there is none
 
 	kick  *watch.Busy // quick looks for busyFor after news
 	looks watch.Looks
@@ -73,9 +74,9 @@ const (
 	maxPending = 4096
 )
 
-func startDriver(dep broker.Deployment, feed *kit.Feed, focus string) (*driver, error) {
+func startDriver(dep broker.Deployment, feed *kit.Feed, focus string, try tryLines) (*driver, error) {
 	d := &driver{
-		Life: watch.NewLife(), dep: dep, feed: feed,
+		Life: watch.NewLife(), dep: dep, feed: feed, try: try,
 		kick:    watch.NewBusy(),
 		msgs:    make(chan *nats.Msg, tapBuffer),
 		advs:    make(chan *nats.Msg, 256),

@@ -60,6 +60,7 @@ type Scene struct {
 	d *driver
 
 	iw      int // the width drawn in: W less the margin
+	try     tryLines
 	snap    Snapshot
 	anims   map[string]*anim
 	flashes kit.Flashes
@@ -112,8 +113,10 @@ func (sl slide) moving(now time.Time) bool { return now.Before(sl.start.Add(sl.d
 
 // New starts watching the deployment's streams.
 func New(env scenes.Env, opts Options) (*Scene, error) {
-	s := &Scene{t: newTiming(opts.Speed), anims: map[string]*anim{}}
-	d, err := kit.Open(&s.Scene, s, env, spec, func(feed *kit.Feed) (*driver, error) { return startDriver(env.Deployment, feed, opts.Stream) })
+	s := &Scene{t: newTiming(opts.Speed), anims: map[string]*anim{}, try: tryFor(env.Try)}
+	d, err := kit.Open(&s.Scene, s, env, spec, func(feed *kit.Feed) (*driver, error) {
+		return startDriver(env.Deployment, feed, opts.Stream, s.try)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -92,10 +92,12 @@ func (s *Scene) Draw(now time.Time) string {
 		if say == "" {
 			say = "waiting for the server"
 		}
-		const lead = "No stream yet. Make one (ORDERS, say) and publish to it:"
-		if n := kit.TryRows(s.iw, lead, tryStream...); say == noStream && n > 0 && n <= rows {
-			c.Try(0, (rows-n)/2, s.iw, n, lead, tryStream...)
-			return s.Inset(c)
+		if say == noStream {
+			if n := kit.TryRows(s.iw, s.try.lead, s.try.lines...); n > 0 && n <= rows {
+				c.Try(0, (rows-n)/2, s.iw, n, s.try.lead, s.try.lines...)
+				return s.Inset(c)
+			}
+			say = s.try.short
 		}
 		lines := text.WrapIn(s.iw, rows, say)
 		y := max(min(rows/2, rows-len(lines)), 0)
