@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/choria-io/fisk"
+	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/jsm.go/api"
 )
 
@@ -79,36 +80,53 @@ func (s *streamCmd) stepDown(c *Call, preferred string) error {
 		}
 		return c.explainAPI(err)
 	}
-	info, err = newLeaderWait(c, st.Name(), leader, st.Information).run()
+	w := newLeaderWait(c, st.Name(), leader)
+	info, err = w.run()
 	if err != nil {
 		return err
 	}
 	c.Statusf("New leader elected %q", info.Cluster.Leader)
 	fmt.Fprintln(c.Out)
-	return s.showStream(c, st)
+	return s.showStream(c, w.latest)
 }
 
 // leaderWait is natscli's wait for a new leader after a step-down. The
 // real CLI looks every stepDownLook, ten times, logging each look that
 // finds no leader ("No leader elected") or fails ("Failed to retrieve
 // Stream State: …"), and gives up with its error after the tenth. The lab
-// looks every stepDownPoll, so a quick election shows at once, and logs
-// the real CLI's line for a look only at the moments the real CLI would
-// have looked: the lines are those natscli prints for the same election.
+// also looks every stepDownPoll in between, so a quick election shows at
+// once; only the looks made at the real CLI's moments wait as long as the
+// real CLI's (--timeout) and log its lines: the lines are those natscli
+// prints for the same election.
 type leaderWait struct {
 	stream, leader string
-	look           func(...api.JSApiStreamInfoRequest) (*api.StreamInfo, error)
+	timeout        time.Duration // how long a look at one of the real CLI's moments waits
+	look           func(timeout time.Duration) (*api.StreamInfo, error)
 	now            func() time.Time
 	sleep          func(time.Duration) error
 	status         func(format string, a ...any)
+	latest         *jsm.Stream // the stream as the last look that was answered saw it
 }
 
-func newLeaderWait(c *Call, stream, leader string, look func(...api.JSApiStreamInfoRequest) (*api.StreamInfo, error)) *leaderWait {
-	return &leaderWait{
-		stream: stream, leader: leader, look: look, now: time.Now,
+func newLeaderWait(c *Call, stream, leader string) *leaderWait {
+	w := &leaderWait{
+		stream: stream, leader: leader, timeout: c.timeout, now: time.Now,
 		sleep:  func(d time.Duration) error { return sleepCtx(c, d) },
 		status: c.Statusf,
 	}
+	w.look = func(timeout time.Duration) (*api.StreamInfo, error) {
+		mgr, err := c.manager(jsm.WithTimeout(timeout))
+		if err != nil {
+			return nil, err
+		}
+		st, err := mgr.LoadStream(stream)
+		if err != nil {
+			return nil, err
+		}
+		w.latest = st
+		return st.LatestInformation()
+	}
+	return w
 }
 
 // run returns the stream's information once another node leads it.
@@ -123,19 +141,28 @@ func (w *leaderWait) run() (*api.StreamInfo, error) {
 			return nil, explain(fmt.Errorf("stream %q did not elect a new leader in time", w.stream),
 				"%s was still leading, or no replica had taken over, %s after the request (the real CLI looks ten times, %s apart): stream info %s shows who leads it now", w.leader, stepDownWait, stepDownLook, w.stream)
 		}
-		info, err := w.look()
-		// A moment the real CLI would have looked at: its log line, if any.
-		logged := !w.now().Before(next)
-		for !w.now().Before(next) {
-			next = next.Add(stepDownLook)
+		// A request sent while the replicas vote may go unanswered. The
+		// real CLI, looking only at its moments, seldom sends one then; a
+		// look in between waits only until the next moment, and its
+		// failure is not the real CLI's to log.
+		moment := !w.now().Before(next)
+		timeout := w.timeout
+		if !moment {
+			timeout = max(next.Sub(w.now()), stepDownPoll)
+		}
+		info, err := w.look(timeout)
+		if moment {
+			for !w.now().Before(next) {
+				next = next.Add(stepDownLook)
+			}
 		}
 		switch {
 		case err != nil:
-			if logged {
+			if moment {
 				w.status("Failed to retrieve Stream State: %s", err)
 			}
 		case info.Cluster == nil || info.Cluster.Leader == "":
-			if logged {
+			if moment {
 				w.status("No leader elected")
 			}
 		case info.Cluster.Leader != w.leader:

@@ -1,6 +1,7 @@
 package command
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -15,6 +16,10 @@ import (
 // while it waits are pinned here, on a clock of the test's, against the
 // real CLI's timeline (natscli's leaderStandDown: a look every 500ms, ten
 // looks, then its error).
+// errLost stands for a request nobody answers: the look waits its whole
+// timeout.
+var errLost = errors.New("lost")
+
 func TestLeaderWaitLogsAsNatscli(t *testing.T) {
 	leading := func(name string) *api.StreamInfo {
 		return &api.StreamInfo{Cluster: &api.ClusterInfo{Leader: name}}
@@ -51,6 +56,17 @@ func TestLeaderWaitLogsAsNatscli(t *testing.T) {
 		},
 		lines: []string{"Failed to retrieve Stream State: nats: timeout"},
 	}, {
+		// A request sent while the replicas vote goes unanswered: the
+		// look waits until the real CLI's first moment, not --timeout,
+		// and logs nothing; the real CLI's own look then finds the leader.
+		name: "a request lost between the real CLI's looks",
+		at: func(d time.Duration) (*api.StreamInfo, error) {
+			if d < 50*time.Millisecond {
+				return nil, errLost
+			}
+			return leading("n2"), nil
+		},
+	}, {
 		name:  "the old leader stays",
 		at:    func(time.Duration) (*api.StreamInfo, error) { return leading("n1"), nil },
 		lines: nil,
@@ -66,13 +82,23 @@ func TestLeaderWaitLogsAsNatscli(t *testing.T) {
 			now := start
 			var lines []string
 			w := &leaderWait{
-				stream: "ORDERS", leader: "n1",
-				look:   func(...api.JSApiStreamInfoRequest) (*api.StreamInfo, error) { return tc.at(now.Sub(start)) },
+				stream: "ORDERS", leader: "n1", timeout: 5 * time.Second,
+				look: func(timeout time.Duration) (*api.StreamInfo, error) {
+					info, err := tc.at(now.Sub(start))
+					if err == errLost {
+						now = now.Add(timeout) // no answer comes
+						return nil, context.DeadlineExceeded
+					}
+					return info, err
+				},
 				now:    func() time.Time { return now },
 				sleep:  func(d time.Duration) error { now = now.Add(d); return nil },
 				status: func(format string, a ...any) { lines = append(lines, fmt.Sprintf(format, a...)) },
 			}
 			info, err := w.run()
+			if elapsed := now.Sub(start); elapsed > stepDownWait+w.timeout {
+				t.Errorf("the wait took %s on the test's clock", elapsed)
+			}
 			if fmt.Sprint(lines) != fmt.Sprint(tc.lines) {
 				t.Errorf("logged %q, want %q", lines, tc.lines)
 			}
