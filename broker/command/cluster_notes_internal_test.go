@@ -48,11 +48,22 @@ func TestTooFewNodesNotesSayWhy(t *testing.T) {
 			t.Errorf("%s: the note should say %q: %q", tc.name, tc.want, note)
 		}
 	}
-	// All nodes up: a placement refusal is the server's to explain.
-	for _, n := range []string{"n1", "n2"} {
-		if err := srv.StartNode(n); err != nil {
-			t.Fatal(err)
+	// One node down: a leader elected right after the cluster started may
+	// not have heard from it, and refuses to place a replica there.
+	if err := srv.StartNode("n1"); err != nil {
+		t.Fatal(err)
+	}
+	const unheard = "had no report from n2 before it stopped: node start starts it"
+	streamAdd := (&streamCmd{stream: "ORDERS"}).createError(c, nil, api.StreamConfig{Name: "ORDERS", Replicas: 3},
+		fatalIf(&api.ApiError{Code: 400, ErrCode: errCodeNoPeers, Description: "no suitable peers for placement, peer offline"}, "could not create Stream"))
+	for _, err := range []error{c.kvAPIError(placement), c.jsError(placement), streamAdd} {
+		if note := ErrorNote(err); !strings.Contains(note, unheard) {
+			t.Errorf("one node down: the note should say %q: %q", unheard, note)
 		}
+	}
+	// All nodes up: a placement refusal is the server's to explain.
+	if err := srv.StartNode("n2"); err != nil {
+		t.Fatal(err)
 	}
 	if note := ErrorNote(c.kvAPIError(placement)); note != "" {
 		t.Errorf("with every node up the lab added a note: %q", note)

@@ -136,7 +136,20 @@ func (c *Call) noPeers(err error) error {
 	if up == len(nodes) {
 		return err
 	}
-	return explain(err, "each replica needs a running node of its own, and %d of the cluster's %d nodes run: node start starts those that are down, or ask for fewer --replicas", up, len(nodes))
+	if up < len(nodes)/2+1 {
+		return explain(err, "each replica needs a running node of its own, and %d of the cluster's %d nodes run: node start starts those that are down, or ask for fewer --replicas", up, len(nodes))
+	}
+	// With a majority up the meta leader still places a replica on a
+	// stopped node it had a report from (the copy catches up when the
+	// node returns); it refuses one it never heard from, as a leader
+	// elected just after the cluster started may not have.
+	var down []string
+	for _, n := range nodes {
+		if !n.Running {
+			down = append(down, n.Name)
+		}
+	}
+	return explain(err, "the meta leader, which places replicas, had no report from %s before it stopped: node start starts it, then try again, or ask for fewer --replicas", joinAnd(down))
 }
 
 // capturedBy is the stream that captures subject, as the cluster's running

@@ -103,6 +103,9 @@ func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig,
 	case api.IsNatsError(err, streamErrCodeReplicasCluster):
 		return explain(err, "%s", c.replicasNote(cfg.Replicas))
 	case api.IsNatsError(err, streamErrCodeNoPeers):
+		if noted := c.noPeers(err); ErrorNote(noted) != "" {
+			return noted
+		}
 		return explain(err, "the cluster has no %d servers able to keep a copy of stream %s: use fewer --replicas, or start the nodes that are down", cfg.Replicas, s.stream)
 	case api.IsNatsError(err, streamErrCodeInsufficientRsrc), api.IsNatsError(err, streamErrCodeMemoryFull), api.IsNatsError(err, streamErrCodeStorageFull):
 		return explain(err, "the server has no room for stream %s: lower --max-bytes, use --storage file, or remove streams you no longer need", s.stream)
