@@ -3,6 +3,7 @@ package broker
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -183,9 +184,22 @@ func (s *Server) StartNode(name string) error {
 	s.mu.Unlock()
 	c.life.Unlock()
 	if s.JetStream() {
-		waitFor(s.opts.ReadyTimeout, func() bool { return ns.JetStreamIsCurrent() })
+		// Caught up, and heard by the meta leader: until it has the
+		// node's report it places no replica there.
+		waitFor(s.opts.ReadyTimeout, func() bool { return ns.JetStreamIsCurrent() && s.metaLeaderHears(name) })
 	}
 	return nil
+}
+
+// metaLeaderHears reports whether the meta leader counts the named node
+// among the peers it may place replicas on.
+func (s *Server) metaLeaderHears(name string) bool {
+	for _, ns := range s.runningNodes() {
+		if ns.JetStreamIsLeader() {
+			return slices.Contains(ns.JetStreamClusterPeers(), name)
+		}
+	}
+	return false
 }
 
 // alreadyRunning is the refusal to start a node that runs: it names the

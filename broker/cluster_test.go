@@ -361,3 +361,22 @@ func streamMsgsNamed(t *testing.T, js jetstream.JetStream, name string) uint64 {
 	}
 	return st.CachedInfo().State.Msgs
 }
+
+// A node started again is a place for a replica as soon as node start
+// returns: the meta leader places replicas only on nodes it has had a
+// report from, and one elected when the other stopped, right after the
+// cluster started, may have had none from it.
+func TestClusterStartedNodeTakesAReplicaAtOnce(t *testing.T) {
+	s := brokertest.Start(t, brokertest.Clustered())
+	_, js := clusterJS(t, s)
+	meta := s.MetaLeader()
+	if err := s.StopNode(meta); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.StartNode(meta); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.CreateStream(testCtx(t), jetstream.StreamConfig{Name: "ORDERS", Subjects: []string{"orders.>"}, Replicas: 3}); err != nil {
+		t.Fatalf("a stream of three replicas right after node start %s: %v", meta, err)
+	}
+}
