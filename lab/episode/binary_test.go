@@ -66,7 +66,7 @@ func runBinaryOn(t *testing.T, id, script string, explain bool, cluster int) bin
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if strings.Contains(script, "follower ") && strings.Contains(script, "{{") || strings.Contains(script, "{{reply #") {
+	if strings.Contains(script, "follower ") && strings.Contains(script, "{{") || strings.Contains(script, "{{reply #") || strings.Contains(script, metaFollower) {
 		return runInteractive(t, ctx, args, script)
 	}
 	file := filepath.Join(t.TempDir(), id+".txt")
@@ -96,10 +96,17 @@ func finish(t *testing.T, err error, out string) binaryRun {
 // themselves never ask for: the first such line answers the probe.
 var leaderOf = regexp.MustCompile(`^\s+"leader": "(n\d)"`)
 
+// metaLeaderRow finds the meta leader in node ls, which the scripts ask
+// for only after the probe: the first such line answers it.
+const metaFollower = "{{meta follower}}"
+
+var metaLeaderRow = regexp.MustCompile(`^│ (n\d)\s+│ up\s+│ yes\s`)
+
 // runInteractive feeds the script to the binary on its standard input;
 // before a line naming {{follower STREAM}} (or {{other follower STREAM}},
 // the second one) it asks stream info STREAM --json and waits for the
-// leader's name.
+// leader's name; before a line naming {{meta follower}}, a node that does
+// not lead the meta group, it asks node ls.
 func runInteractive(t *testing.T, ctx context.Context, args []string, script string) binaryRun {
 	t.Helper()
 	cmd := exec.CommandContext(ctx, brokertest.Build(t, "natslab"), append(args, "-")...)
@@ -140,6 +147,20 @@ func runInteractive(t *testing.T, ctx context.Context, args []string, script str
 				}
 			}
 			line = strings.ReplaceAll(line, m[0], subject)
+		}
+		if strings.Contains(line, metaFollower) {
+			fmt.Fprintln(stdin, "node ls")
+			leader := ""
+			for leader == "" {
+				l, ok := <-lines
+				if !ok {
+					t.Fatal("the binary ended before node ls named the meta leader")
+				}
+				if lm := metaLeaderRow.FindStringSubmatch(l); lm != nil {
+					leader = lm[1]
+				}
+			}
+			line = strings.ReplaceAll(line, metaFollower, map[string]string{"n1": "n2", "n2": "n3", "n3": "n1"}[leader])
 		}
 		if m := follower.FindStringSubmatch(line); m != nil {
 			fmt.Fprintf(stdin, "stream info %s --json\n", m[2])
