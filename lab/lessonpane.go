@@ -69,6 +69,7 @@ type lessonPane struct {
 	mdValid bool
 
 	commands [][2]int // the lines of the step list each command (and what the step lacks) takes, from and to
+	why      [2]int   // the lines what the step lacks takes, from and to (equal: none)
 }
 
 // welcomeLabel is the lesson pane's border while it shows the welcome
@@ -269,20 +270,44 @@ func (p *lessonPane) render() {
 }
 
 // cutStep shortens the checklist's lines to n with a last line saying the
-// rest is in hint and lesson. It cuts between commands, never inside one:
-// a command shown without its end reads as whole, and typed, fails. Nor
-// inside what the step lacks, whose first line alone reads as a sentence
-// it is not ("not yet: the server has not").
+// rest is in hint and lesson. What the step lacks stays where the title
+// leaves room for it, before any command: it is what the broker says now,
+// where the commands are in hint (and were printed when the lesson
+// opened). It cuts between commands, never inside one: a command shown
+// without its end reads as whole, and typed, fails. Nor inside what the
+// step lacks, whose first line alone reads as a sentence it is not ("not
+// yet: the server has not").
 func (p *lessonPane) cutStep(list []string, n, inner int) []string {
+	short := "… (hint prints it whole)"
+	say := p.line(p.st.Dim.Render(cmp.Or(text.Fit(inner, "… (hint and lesson print it whole)", short), short)), inner)
 	keep := n - 1
+	if from, to := p.why[0], p.why[1]; to > keep && to > from {
+		title := from
+		if len(p.commands) > 1 {
+			title = p.commands[0][0]
+		}
+		cut := min(keep-(to-from), from)
+		for _, c := range p.commands {
+			if c[0] < cut && cut < c[1] {
+				cut = c[0]
+			}
+		}
+		if cut >= title {
+			out := append(list[:cut:cut], list[from:to]...)
+			return append(out, say)
+		}
+		// No room for the line that points to hint as well: what the
+		// broker says now matters more.
+		if title+to-from <= n {
+			return append(list[:title:title], list[from:to]...)
+		}
+	}
 	for _, c := range p.commands {
 		if c[0] < keep && keep < c[1] {
 			keep = c[0]
 		}
 	}
-	short := "… (hint prints it whole)"
-	say := cmp.Or(text.Fit(inner, "… (hint and lesson print it whole)", short), short)
-	return append(list[:keep:keep], p.line(p.st.Dim.Render(say), inner))
+	return append(list[:keep:keep], say)
 }
 
 // line pads one drawn line into the pane's inner width.
@@ -309,6 +334,7 @@ func (p *lessonPane) wrapped(out []string, inner int, lead, cont, s string, pain
 // done, the word that the lesson is complete).
 func (p *lessonPane) checklist(inner int) (lines []string, at, end int) {
 	p.commands = p.commands[:0]
+	p.why = [2]int{}
 	done, current := 0, -1
 	for i, s := range p.steps {
 		if s.Done {
@@ -365,6 +391,7 @@ func (p *lessonPane) details(lines []string, inner int, s Step, indent string) [
 		from := len(lines)
 		lines = p.wrapped(lines, inner, indent+"not yet: ", indent+"  ", s.Why, p.st.Dim)
 		p.commands = append(p.commands, [2]int{from, len(lines)})
+		p.why = [2]int{from, len(lines)}
 	}
 	if n := len(s.Hints); n > 0 {
 		// The newest stage only: the earlier ones are in the command

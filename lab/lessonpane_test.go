@@ -650,3 +650,28 @@ func TestPinnedStepNeverCutsWhatItLacks(t *testing.T) {
 		t.Errorf("what the step lacks is shown in part:\n%s", strings.Join(p.Lines(), "\n"))
 	}
 }
+
+// What the step still lacks stays in the lesson pane where the step is cut
+// short, whole, before the commands (hint prints those): at 100x30 and at
+// 80x24 ack-redelivery's first step showed its title and command, and
+// the not yet line went under the cut.
+func TestTheNotYetLineStaysInView(t *testing.T) {
+	for _, sz := range [][2]int{{80, 24}, {100, 30}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			h := newHarness(t, sz[0], sz[1])
+			withScenes(h, "cursor")
+			h.run("lesson ack-redelivery")
+			h.waitScreen("lesson ack-redelivery 0/6")
+			h.pump("the reason", func() bool { return len(h.m.lesson.steps) > 0 && h.m.lesson.steps[0].Why != "" })
+			h.settle()
+			pane := h.lessonScreen()
+			var words []string
+			for _, l := range strings.Split(pane, "\n") {
+				words = append(words, strings.Fields(strings.Trim(l, "│╭╮╰╯─ "))...)
+			}
+			if got, want := strings.Join(words, " "), "not yet: there is no consumer worker on stream JOBS: it has no consumers yet"; !strings.Contains(got, want) {
+				t.Errorf("the lesson pane lacks %q:\n%s", want, pane)
+			}
+		})
+	}
+}
