@@ -362,6 +362,10 @@ type KVCheck struct {
 	Revision Cmp     `yaml:"revision"`
 	History  Cmp     `yaml:"history"`  // revisions kept for the key
 	Watchers Cmp     `yaml:"watchers"` // consumers on the bucket's stream: watches in progress
+	// Watched: the key's value was stored while a watch of the bucket was
+	// in progress (a consumer on its stream made before it), so a watcher
+	// saw it arrive, not only listed it as the value it found.
+	Watched bool `yaml:"watched"`
 }
 
 var advisoryEvents = map[string]string{
@@ -433,6 +437,8 @@ func (c Check) validate() error {
 		return fmt.Errorf("replayed needs a stream")
 	case c.KV != nil && c.KV.Bucket == "":
 		return fmt.Errorf("kv needs a bucket")
+	case c.KV != nil && c.KV.Watched && c.KV.Key == "":
+		return fmt.Errorf("kv watched needs a key: the value a watcher saw stored")
 	case c.Messages != nil && c.Messages.Header != "" && !strings.Contains(c.Messages.Header, ":"):
 		return fmt.Errorf("messages header is Name: value")
 	case c.Published != nil && c.Published.Subject == "":

@@ -1261,6 +1261,9 @@ func (s *snapshot) checkKV(c *KVCheck) (bool, string) {
 	if !c.Revision.HoldsU(e.Revision()) {
 		return false, fmt.Sprintf("key %s is at revision %d, wants %s", c.Key, e.Revision(), c.Revision.Want())
 	}
+	if c.Watched && !slices.ContainsFunc(s.consumerInfos("KV_"+c.Bucket), func(ci *jetstream.ConsumerInfo) bool { return ci.Created.Before(e.Created()) }) {
+		return false, fmt.Sprintf("key %s got %q (revision %d) before any watch of bucket %s began: a watcher only listed it, wants a value put while one runs", c.Key, e.Value(), e.Revision(), c.Bucket)
+	}
 	if c.History.Set() {
 		h, err := kv.History(ctx, c.Key)
 		if err != nil {
