@@ -1,8 +1,14 @@
 package main
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -158,5 +164,81 @@ func TestTopLevelIsTheLayout(t *testing.T) {
 		default:
 			t.Errorf("%s is outside the layout (main.go and main's files, go.mod, go.sum, README.md, %s)", f, strings.Join(dirs, ", "))
 		}
+	}
+}
+
+// Every start of natslab initialises every package it links, whatever it
+// then runs, so a pattern compiled at package level is paid for by every
+// `natslab run` before its first answer. natslab's own patterns are
+// text.Pattern, compiled the first time they are asked for; this compiles
+// each of them here, so a mistake in one fails now rather than on the path
+// that first uses it.
+func TestPatternsCompileOnFirstUse(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{if or (eq .ImportPath "natslab") (eq (printf "%.8s" .ImportPath) "natslab/")}}{{.Dir}}{{range .GoFiles}} {{.}}{{end}}{{end}}`, ".").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	compiles := func(call *ast.CallExpr) bool {
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return false
+		}
+		pkg, ok := sel.X.(*ast.Ident)
+		return ok && pkg.Name == "regexp" && strings.Contains(sel.Sel.Name, "Compile")
+	}
+	patterns := 0
+	fset := token.NewFileSet()
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		dir, files, _ := strings.Cut(line, " ")
+		for _, name := range strings.Fields(files) {
+			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, decl := range f.Decls {
+				gen, ok := decl.(*ast.GenDecl)
+				if !ok || gen.Tok != token.VAR {
+					continue
+				}
+				// A function literal in the value runs later, if at all.
+				ast.Inspect(gen, func(n ast.Node) bool {
+					if call, ok := n.(*ast.CallExpr); ok && compiles(call) {
+						t.Errorf("%s: a pattern compiled while the package initialises: use text.Pattern", fset.Position(call.Pos()))
+					}
+					_, lit := n.(*ast.FuncLit)
+					return !lit
+				})
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				call, ok := n.(*ast.CallExpr)
+				if !ok || len(call.Args) != 1 {
+					return true
+				}
+				sel, ok := call.Fun.(*ast.SelectorExpr)
+				if !ok || sel.Sel.Name != "Pattern" {
+					return true
+				}
+				if pkg, ok := sel.X.(*ast.Ident); !ok || pkg.Name != "text" {
+					return true
+				}
+				lit, ok := call.Args[0].(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					t.Errorf("%s: text.Pattern takes a literal, so this test can compile it", fset.Position(call.Pos()))
+					return true
+				}
+				expr, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := regexp.Compile(expr); err != nil {
+					t.Errorf("%s: %v", fset.Position(call.Pos()), err)
+				}
+				patterns++
+				return true
+			})
+		}
+	}
+	if patterns == 0 {
+		t.Error("no text.Pattern found: the scan reads nothing")
 	}
 }

@@ -1,8 +1,9 @@
 package broker
 
 import (
-	"regexp"
 	"strings"
+
+	"natslab/broker/text"
 )
 
 // Refusal is one thing the server refused and logged: a login, or a
@@ -17,8 +18,8 @@ type Refusal struct {
 // 2.15): "authentication error - User "bob"", and for a client that got
 // in, "- "$G/user:alice" - Publish Violation - Subject "billing.x"".
 var (
-	loginRefused = regexp.MustCompile(`authentication error(?: - User "([^"]*)")?`)
-	permRefused  = regexp.MustCompile(`"[^"/]*/user:([^"]*)" - (Publish|Subscription) Violation - Subject "([^"]*)"`)
+	loginRefused = text.Pattern(`authentication error(?: - User "([^"]*)")?`)
+	permRefused  = text.Pattern(`"[^"/]*/user:([^"]*)" - (Publish|Subscription) Violation - Subject "([^"]*)"`)
 )
 
 // ParseRefusal reads a refusal in one of the server's log lines (as a
@@ -27,14 +28,14 @@ func ParseRefusal(line string) (Refusal, bool) {
 	if !strings.Contains(line, "[ERR]") {
 		return Refusal{}, false
 	}
-	if m := permRefused.FindStringSubmatch(line); m != nil {
+	if m := permRefused().FindStringSubmatch(line); m != nil {
 		what := "publish"
 		if m[2] == "Subscription" {
 			what = "subscribe"
 		}
 		return Refusal{What: what, User: m[1], Subject: m[3]}, true
 	}
-	if m := loginRefused.FindStringSubmatch(line); m != nil {
+	if m := loginRefused().FindStringSubmatch(line); m != nil {
 		return Refusal{What: "login", User: m[1]}, true
 	}
 	return Refusal{}, false

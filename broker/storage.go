@@ -2,9 +2,10 @@ package broker
 
 import (
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
+
+	"natslab/broker/text"
 )
 
 // Storage trouble. nats-server tells of a full disk, an unwritable store
@@ -22,11 +23,11 @@ type Trouble struct {
 }
 
 var (
-	troubleWrite    = regexp.MustCompile(`JetStream stream '[^>]* > (.+)' critical write error: (.*)$`)
-	troubleDisabled = regexp.MustCompile(`JetStream out of (?:\w+ )?(?:resources|space), will be DISABLED`)
-	troubleMeta     = regexp.MustCompile(`Stream metafile "([^"]+)": checksums do not match|Error unmarshalling stream metafile "([^"]+)"|Missing stream (?:metafile|checksum file) (?:for )?"([^"]+)"`)
-	troubleRecreate = regexp.MustCompile(`Error recreating stream "([^"]+)": (.*)$`)
-	troubleLimits   = regexp.MustCompile(`JetStream (\w+) resource limits exceeded for server`)
+	troubleWrite    = text.Pattern(`JetStream stream '[^>]* > (.+)' critical write error: (.*)$`)
+	troubleDisabled = text.Pattern(`JetStream out of (?:\w+ )?(?:resources|space), will be DISABLED`)
+	troubleMeta     = text.Pattern(`Stream metafile "([^"]+)": checksums do not match|Error unmarshalling stream metafile "([^"]+)"|Missing stream (?:metafile|checksum file) (?:for )?"([^"]+)"`)
+	troubleRecreate = text.Pattern(`Error recreating stream "([^"]+)": (.*)$`)
+	troubleLimits   = text.Pattern(`JetStream (\w+) resource limits exceeded for server`)
 )
 
 // StorageTrouble reads one line of the server's log (as LogBuffer keeps
@@ -36,17 +37,17 @@ func StorageTrouble(line, restart string) (Trouble, bool) {
 	if !strings.Contains(line, "[ERR]") && !strings.Contains(line, "[WRN]") {
 		return Trouble{}, false
 	}
-	if m := troubleWrite.FindStringSubmatch(line); m != nil {
+	if m := troubleWrite().FindStringSubmatch(line); m != nil {
 		stream, cause := m[1], m[2]
 		if strings.Contains(cause, "no space left") {
 			return Trouble{stream, "stream " + stream + " stopped storing: the disk under the store is full. Free some space, then " + restart + ": until then every publish to " + stream + " times out, even once there is room"}, true
 		}
 		return Trouble{stream, "stream " + stream + " stopped storing: the server could not write its files (" + cause + "). Fix the store directory, then " + restart + ": until then every publish to " + stream + " times out"}, true
 	}
-	if troubleDisabled.MatchString(line) {
+	if troubleDisabled().MatchString(line) {
 		return Trouble{"", "JetStream switched itself off: the disk under the store is full. Free some space, then " + restart}, true
 	}
-	if m := troubleMeta.FindStringSubmatch(line); m != nil {
+	if m := troubleMeta().FindStringSubmatch(line); m != nil {
 		path := m[1] + m[2] + m[3]
 		dir := filepath.Dir(path)
 		if filepath.Base(path) != "meta.inf" && filepath.Base(path) != "meta.sum" {
@@ -55,10 +56,10 @@ func StorageTrouble(line, restart string) (Trouble, bool) {
 		stream := filepath.Base(dir)
 		return Trouble{stream, "stream " + stream + " was not loaded: its configuration file in " + dir + " is damaged, so the server started without it and its messages. Restore that directory from a backup, or move it away and create the stream again"}, true
 	}
-	if m := troubleRecreate.FindStringSubmatch(line); m != nil {
+	if m := troubleRecreate().FindStringSubmatch(line); m != nil {
 		return Trouble{m[1], "stream " + m[1] + " was not loaded: " + m[2] + ". The server started without it; its files are still in the store"}, true
 	}
-	if m := troubleLimits.FindStringSubmatch(line); m != nil {
+	if m := troubleLimits().FindStringSubmatch(line); m != nil {
 		return Trouble{"", "JetStream's " + m[1] + " is full: the server's storage limit is reached, so streams refuse new messages. Remove what is not needed (stream purge, stream rm)"}, true
 	}
 	return Trouble{}, false

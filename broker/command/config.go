@@ -6,11 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/nats-io/nats-server/v2/conf"
+
+	"natslab/broker/text"
 )
 
 func init() {
@@ -83,24 +84,24 @@ func runConfig(c *Call, args []string) error {
 // Settings of nats-server's configuration that name a file or a directory
 // on the server's machine: pid_file, log_file, cert_file, store_dir,
 // ports_file_dir, a resolver's dir, an operator's JWT.
-var fileSettingRE = regexp.MustCompile(`(?i)\b([a-z_]*_file|[a-z_]*_dir|dir|operator|trusted_keys|trusted)\b\s*[:=]?`)
+var fileSettingRE = text.Pattern(`(?i)\b([a-z_]*_file|[a-z_]*_dir|dir|operator|trusted_keys|trusted)\b\s*[:=]?`)
 
 // includeRE is an include directive and the path it names.
-var includeRE = regexp.MustCompile(`(?i)\binclude\s+(?:"([^"]*)"|'([^']*)'|([^\s;,}]+))`)
+var includeRE = text.Pattern(`(?i)\binclude\s+(?:"([^"]*)"|'([^']*)'|([^\s;,}]+))`)
 
 // includeWordRE is the word include, with or without a path after it.
-var includeWordRE = regexp.MustCompile(`(?i)\binclude\b`)
+var includeWordRE = text.Pattern(`(?i)\binclude\b`)
 
 // configNamesFiles says how text, added to the configuration, would make
 // the server read or write a file outside the lesson's own directory:
 // an include of a path that is absolute or climbs out (..), or a setting
 // that names a file or a directory. "" when it names none.
 func configNamesFiles(text string) string {
-	if m := fileSettingRE.FindStringSubmatch(text); m != nil {
+	if m := fileSettingRE().FindStringSubmatch(text); m != nil {
 		return fmt.Sprintf("%s names a file or a directory", m[1])
 	}
-	includes := includeRE.FindAllStringSubmatch(text, -1)
-	if n := len(includeWordRE.FindAllString(text, -1)); n != len(includes) {
+	includes := includeRE().FindAllStringSubmatch(text, -1)
+	if n := len(includeWordRE().FindAllString(text, -1)); n != len(includes) {
 		return "include names a file"
 	}
 	for _, m := range includes {
@@ -113,7 +114,7 @@ func configNamesFiles(text string) string {
 	// rest (listen, http, leafnodes, cluster …) would open ports or
 	// connections from the instructor's machine. Text the parser refuses
 	// is left to the server, which refuses it the same.
-	m, err := conf.Parse(includeRE.ReplaceAllString(text, ""))
+	m, err := conf.Parse(includeRE().ReplaceAllString(text, ""))
 	if err != nil {
 		return ""
 	}
@@ -136,7 +137,7 @@ func configNamesFiles(text string) string {
 // the second reads, a reference reached the environment.
 func configVariable(text string) string {
 	var words, names []string
-	for _, m := range configVariableRE.FindAllStringSubmatch(text, -1) {
+	for _, m := range configVariableRE().FindAllStringSubmatch(text, -1) {
 		words, names = append(words, m[0]), append(names, m[1])
 	}
 	if len(names) == 0 || !readsEnvironment(text, names, names) {
@@ -186,7 +187,7 @@ func configDefinitions(names, except []string) string {
 
 // configVariableRE is a $ and the name after it, as nats-server's
 // configuration lexer ends an unquoted value.
-var configVariableRE = regexp.MustCompile(`\$([^ \t\r\n,;\]}']*)`)
+var configVariableRE = text.Pattern(`\$([^ \t\r\n,;\]}']*)`)
 
 // configUnresolved is the value configVariable gives every name it defines.
 const configUnresolved = "natslab: not from the environment"

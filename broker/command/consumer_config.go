@@ -3,7 +3,6 @@ package command
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +10,8 @@ import (
 	"github.com/choria-io/fisk"
 	"github.com/nats-io/jsm.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker/text"
 )
 
 // Turning consumer add/edit flags into a consumer configuration. Where the
@@ -286,7 +287,7 @@ func (x *consumerCmd) setBackoff(cfg *jetstream.ConsumerConfig) error {
 	return nil
 }
 
-var digits = regexp.MustCompile(`^\d+$`)
+var digits = text.Pattern(`^\d+$`)
 
 // setDeliverPolicy reads --deliver as natscli's setStartPolicy does: a
 // policy name, a stream sequence (0 too: the server refuses it), or a
@@ -306,7 +307,7 @@ func setDeliverPolicy(cfg *jetstream.ConsumerConfig, v string, now time.Time) er
 		cfg.DeliverPolicy = jetstream.DeliverLastPerSubjectPolicy
 		return nil
 	}
-	if digits.MatchString(v) {
+	if digits().MatchString(v) {
 		seq, _ := strconv.Atoi(v)
 		cfg.DeliverPolicy = jetstream.DeliverByStartSequencePolicy
 		cfg.OptStartSeq = uint64(seq)

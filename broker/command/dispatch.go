@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/choria-io/fisk"
 
 	"natslab/broker/realcli"
+	"natslab/broker/text"
 )
 
 // natsCommand is one top-level command of the real CLI that the lab has.
@@ -571,14 +571,14 @@ func wants(v fisk.Value, err error) string {
 // otherwise.
 func dashedValue(words []string, flag string) string {
 	for i, w := range words[:max(len(words)-1, 0)] {
-		if w == flag && negativeValue.MatchString(words[i+1]) {
+		if w == flag && negativeValue().MatchString(words[i+1]) {
 			return words[i+1]
 		}
 	}
 	return ""
 }
 
-var negativeValue = regexp.MustCompile(`^-[0-9][0-9.]*[a-zA-Zµ]*$`)
+var negativeValue = text.Pattern(`^-[0-9][0-9.]*[a-zA-Zµ]*$`)
 
 func quoted(msg string) string {
 	for _, q := range []string{"'", `"`} {

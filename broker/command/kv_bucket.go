@@ -3,12 +3,13 @@ package command
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"natslab/broker/text"
 )
 
 // Finding buckets, and explaining every way that can go wrong.
@@ -65,14 +66,14 @@ func (c *Call) kvNoBucketGiven() error {
 }
 
 // kvBucketNameRe is what nats.go accepts as a bucket name.
-var kvBucketNameRe = regexp.MustCompile(`^[a-zA-Z0-9_-]+$`)
+var kvBucketNameRe = text.Pattern(`^[a-zA-Z0-9_-]+$`)
 
 // kvCheckBucketName names the first character a bucket name cannot hold.
 func kvCheckBucketName(bucket string) error {
 	if bucket == "" {
 		return noteOf(jetstream.ErrInvalidBucketName, usageErrorf("the bucket name is empty: give one like profiles"))
 	}
-	if kvBucketNameRe.MatchString(bucket) {
+	if kvBucketNameRe().MatchString(bucket) {
 		return nil
 	}
 	r, pos := kvFirstBad(bucket, func(r rune) bool {

@@ -4,13 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode"
 
 	"github.com/dustin/go-humanize"
 	"github.com/nats-io/jsm.go"
+
+	"natslab/broker/text"
 )
 
 // The real CLI, run where it has no terminal (a script, a pipe, the lab's
@@ -132,7 +133,7 @@ func parseBytes(s string, bitSize int) (int64, error) {
 		}
 		return num, nil
 	}
-	m := bytesUnitSplitter.FindStringSubmatch(s)
+	m := bytesUnitSplitter().FindStringSubmatch(s)
 	if len(m) == 0 {
 		return 0, fmt.Errorf("invalid bytes specification %v: %w", s, errInvalidByteString)
 	}
@@ -148,7 +149,7 @@ func parseBytes(s string, bitSize int) (int64, error) {
 }
 
 var (
-	bytesUnitSplitter    = regexp.MustCompile(`^(\d+)(\w+)`)
+	bytesUnitSplitter    = text.Pattern(`^(\d+)(\w+)`)
 	errInvalidByteString = errors.New("bytes must end in B, K, KB, M, MB, G, GB, T or TB")
 	errBytesOutOfRange   = errors.New("bytes value out of allowed range")
 	bitSizeRange         = map[int]int64{8: math.MaxInt8, 16: math.MaxInt16, 32: math.MaxInt32, 64: math.MaxInt64}

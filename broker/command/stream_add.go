@@ -2,7 +2,6 @@ package command
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 
 	"natslab/broker"
+	"natslab/broker/text"
 )
 
 func (s *streamCmd) buildAdd(add *fisk.CmdClause, c *Call) {
@@ -58,7 +58,7 @@ func (c *Call) awaitReachable(stream string) {
 
 // schemaMinimum is a schema check's complaint about a number too small:
 // the field, the least it takes, the number found.
-var schemaMinimum = regexp.MustCompile(`/(\w+): must be >= (-?\d+) but found (-?\d+)`)
+var schemaMinimum = text.Pattern(`/(\w+): must be >= (-?\d+) but found (-?\d+)`)
 
 // streamSchemaFlags are stream add's flags by the configuration field
 // they set.
@@ -128,7 +128,7 @@ func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig,
 			return explain(err, "a roll-up (a message with a Nats-Rollup header) purges the messages before it, so --allow-rollup needs purges allowed: use --no-deny-purge, or --no-allow-rollup")
 		}
 	case strings.Contains(err.Error(), "configuration validation failed"):
-		if m := schemaMinimum.FindStringSubmatch(err.Error()); m != nil {
+		if m := schemaMinimum().FindStringSubmatch(err.Error()); m != nil {
 			flag, found := streamSchemaFlags[m[1]], m[3]
 			if d, ok := streamSchemaDurations[m[1]]; ok {
 				flag = d

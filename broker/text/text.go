@@ -7,9 +7,11 @@ package text
 
 import (
 	"iter"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
@@ -18,6 +20,15 @@ import (
 // Integer is any integer type a count comes in.
 type Integer interface {
 	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64
+}
+
+// Pattern is a regular expression compiled the first time it is asked
+// for, not while Go initialises the package that declares it: every start
+// of natslab initialises every package it links, whatever it then runs, and
+// most starts use few of the patterns. TestPatternsCompileOnFirstUse
+// (layout_test.go) compiles every one natslab declares.
+func Pattern(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
 
 // Plural is one or many, by n: Plural(1, "message", "messages") is

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 
 	"natslab/assets"
 	"natslab/broker/command"
+	"natslab/broker/text"
 )
 
 // Episode is one lesson of the curriculum: its text, the state it starts
@@ -230,7 +230,7 @@ func (c *Catalog) UnknownListed(id string) error {
 	return err
 }
 
-var fileName = regexp.MustCompile(`^(\d\d)-([a-z0-9-]+)\.yaml$`)
+var fileName = text.Pattern(`^(\d\d)-([a-z0-9-]+)\.yaml$`)
 
 // Load reads the episodes embedded in the binary.
 func Load() (*Catalog, error) {
@@ -259,7 +259,7 @@ func LoadFS(fsys fs.FS) (*Catalog, error) {
 	}
 	c := &Catalog{byID: map[string]*Episode{}}
 	for _, ent := range entries {
-		m := fileName.FindStringSubmatch(ent.Name())
+		m := fileName().FindStringSubmatch(ent.Name())
 		if m == nil {
 			continue
 		}

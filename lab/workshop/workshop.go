@@ -7,7 +7,6 @@ import (
 	"net"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/gofrs/flock"
 	gossh "golang.org/x/crypto/ssh"
 
+	"natslab/broker/text"
 	"natslab/lab/episode"
 	"natslab/lab/policy"
 )
@@ -354,10 +354,10 @@ func (w *Workshop) Close() {
 
 // names are what an attendee's SSH user name may be: it names their
 // directory, so nothing that could climb out of it.
-var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$`)
+var nameRE = text.Pattern(`^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$`)
 
 func checkName(name string) error {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return fmt.Errorf("%q cannot name a lab: use up to 32 letters, digits, dots, dashes or underscores, starting with a letter or digit", name)
 	}
 	return nil
