@@ -147,9 +147,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 0
 	}
 	ctx, stop, caught := catchStopSignals(context.Background())
-	defer stop()
 	if ownProcess {
+		// The process exits as run returns: it keeps the signals, rather
+		// than wait on the runtime's signal thread to give back each one.
 		applyProcessPolicy(ctx, sub)
+	} else {
+		defer stop() // a test's run gives them back
 	}
 	if sub != "run" {
 		// A script waits only once its server is up (runScript, runLesson).
