@@ -62,11 +62,33 @@ func nodeStop(c *Call, srv broker.Cluster, name, why string) error {
 	default:
 		c.Statusf("Stopping %s", name)
 	}
-	start := time.Now()
+	var elections []election
+	if before.MetaLeader {
+		elections = append(elections, election{what: "the meta group", leader: srv.MetaLeader})
+	}
+	for _, st := range before.Leads {
+		if contains(solo, st) {
+			continue
+		}
+		// A stream's election counts once publishes reach the new leader.
+		elections = append(elections, election{what: st, leader: func() string {
+			if !srv.Reachable(st) {
+				return ""
+			}
+			return srv.StreamLeader(st)
+		}})
+	}
+	start := c.Now()
 	if err := srv.StopNode(name); err != nil {
 		return err
 	}
-	c.Statusf("%s stopped in %s", name, humanDuration(time.Since(start).Round(time.Millisecond)))
+	down := c.Now()
+	c.Statusf("%s stopped in %s", name, humanDuration(down.Sub(start).Round(time.Millisecond)))
+	// A stopping server hands what it leads over before it shuts down, so
+	// an election may be over by the time the node is down.
+	for i := range elections {
+		elections[i].early = elections[i].leader()
+	}
 	c.waitAttached(srv)
 
 	up := 0
@@ -79,20 +101,8 @@ func nodeStop(c *Call, srv broker.Cluster, name, why string) error {
 		c.Statusf("Only %d of %d nodes run: without a majority no leader can be elected, so replicated streams take no messages until a node is back (node start %s)", up, broker.ClusterSize, name)
 		return nil
 	}
-	if before.MetaLeader {
-		reportElection(c, "the meta group", start, srv.MetaLeader)
-	}
-	for _, st := range before.Leads {
-		if contains(solo, st) {
-			continue
-		}
-		// A stream's election counts once publishes reach the new leader.
-		reportElection(c, st, start, func() string {
-			if !srv.Reachable(st) {
-				return ""
-			}
-			return srv.StreamLeader(st)
-		})
+	for _, e := range elections {
+		reportElection(c, e, name, down)
 	}
 	for _, st := range solo {
 		c.Statusf("%s has its only copy on %s (1 replica): it is unavailable until node start %s", st, name, name)
@@ -103,15 +113,27 @@ func nodeStop(c *Call, srv broker.Cluster, name, why string) error {
 	return nil
 }
 
-// reportElection waits for what leader reports to name a leader, and says
-// who was elected and how long after the stop.
-func reportElection(c *Call, what string, start time.Time, leader func() string) {
-	var who string
-	if broker.WaitFor(electionWait, func() bool { who = leader(); return who != "" }) {
-		c.Statusf("%s is the new leader of %s, elected %s after the stop", who, what, humanDuration(time.Since(start).Round(time.Millisecond)))
+// election is a group the stopped node led: what it is, who leads it now
+// ("" while nobody does), and who did the moment the node was down.
+type election struct {
+	what   string
+	leader func() string
+	early  string
+}
+
+// reportElection waits for e to name a leader, and says who was elected
+// and when: while node was stopping, or how long after it was down.
+func reportElection(c *Call, e election, node string, down time.Time) {
+	if e.early != "" {
+		c.Statusf("%s is the new leader of %s, elected while %s was stopping", e.early, e.what, node)
 		return
 	}
-	c.Statusf("%s has no leader yet after %s: an election is going on (see node ls)", what, humanDuration(electionWait))
+	var who string
+	if broker.WaitFor(electionWait, func() bool { who = e.leader(); return who != "" }) {
+		c.Statusf("%s is the new leader of %s, elected %s after the stop", who, e.what, humanDuration(c.Now().Sub(down).Round(time.Millisecond)))
+		return
+	}
+	c.Statusf("%s has no leader yet after %s: an election is going on (see node ls)", e.what, humanDuration(electionWait))
 }
 
 // nodeStart starts a node and reports it catching up on each stream it

@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -88,6 +89,61 @@ func TestNodeStopLeaderFailsOverAndStartCatchesUp(t *testing.T) {
 		t.Fatalf("right after node start every replica should be current: %v", replicas)
 	}
 	l.fails("node start", "every node is running")
+}
+
+// stopClock is the lab's cluster on a clock of the test's that jumps an
+// hour inside each node stop, after the node is down; with electedFirst a
+// stop also returns only once the stream's new leader is reachable, as
+// when the stopping leader's handover is over before the node is.
+type stopClock struct {
+	*broker.Server
+	jumped       atomic.Int64
+	electedFirst string
+}
+
+func (s *stopClock) Cluster() broker.Cluster { return s }
+func (s *stopClock) now() time.Time          { return time.Now().Add(time.Duration(s.jumped.Load())) }
+
+func (s *stopClock) StopNode(name string) error {
+	if err := s.Server.StopNode(name); err != nil {
+		return err
+	}
+	s.jumped.Add(int64(time.Hour))
+	if st := s.electedFirst; st != "" {
+		broker.WaitFor(10*time.Second, func() bool { return s.Reachable(st) && s.StreamLeader(st) != "" })
+	}
+	return nil
+}
+
+// The election after node stop leader counts from the moment the node is
+// down, not from when its stop began (here an hour of the test's clock
+// apart); one already over by then was the stopping leader's handover.
+func TestNodeStopCountsTheElectionFromTheNodeDown(t *testing.T) {
+	elected := regexp.MustCompile(`(?m)^\S+ (n\d) is the new leader of ORDERS, elected (.*)$`)
+	for _, tc := range []struct {
+		name         string
+		electedFirst string
+		want         *regexp.Regexp
+	}{
+		{"elected after the node is down", "", regexp.MustCompile(`^\d+ms after the stop$|^\d+(\.\d+)?s after the stop$`)},
+		{"elected while the node stops", "ORDERS", regexp.MustCompile(`^while n\d was stopping$`)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := &stopClock{Server: brokertest.Start(t, brokertest.Clustered()), electedFirst: tc.electedFirst}
+			l := &lab{t: t, srv: srv.Server, changed: make(chan struct{}, 1)}
+			l.s = command.NewSession(srv, command.WithTimeout(2*time.Second), command.WithClock(srv.now), command.WithObserver(func(command.Event) { l.poke() }))
+			t.Cleanup(l.s.Close)
+			l.addReachable(`stream add ORDERS --subjects 'orders.>' --replicas 3 --defaults`, "ORDERS")
+			stop := l.must("node stop leader ORDERS").err
+			m := elected.FindStringSubmatch(stop)
+			if m == nil {
+				t.Fatalf("no election line:\n%s", stop)
+			}
+			if !tc.want.MatchString(m[2]) {
+				t.Errorf("elected %q, want %v:\n%s", m[2], tc.want, stop)
+			}
+		})
+	}
 }
 
 // An R1 stream lives on one node: stopping it makes the stream unavailable,
