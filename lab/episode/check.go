@@ -297,6 +297,10 @@ type ObjectCheck struct {
 	Watchers Cmp    `yaml:"watchers"` // consumers on the bucket's stream: watches in progress
 	Size     Cmp    `yaml:"size"`     // the object's bytes
 	Chunks   Cmp    `yaml:"chunks"`   // the object's chunks
+	// Watched: the object went in while a watch of the bucket was in
+	// progress (a consumer on its stream made before it), so a watcher
+	// saw it arrive, not only listed it as there already.
+	Watched bool `yaml:"watched"`
 }
 
 // ServiceCheck describes a micro service by what its instances answer.
@@ -449,6 +453,8 @@ func (c Check) validate() error {
 		return fmt.Errorf("acks needs a stream and a consumer")
 	case c.Object != nil && c.Object.Bucket == "":
 		return fmt.Errorf("object needs a bucket")
+	case c.Object != nil && c.Object.Watched && c.Object.Name == "":
+		return fmt.Errorf("object watched needs a name: the object a watcher saw go in")
 	case c.Service != nil && c.Service.Name == "":
 		return fmt.Errorf("service needs a name")
 	case c.Import != nil && (c.Import.Account == "" || c.Import.Subject == ""):

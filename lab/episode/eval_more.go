@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -86,6 +87,9 @@ func (s *snapshot) checkObject(c *ObjectCheck) (bool, string) {
 		if why := n.fails("object " + c.Name); why != "" {
 			return false, why
 		}
+	}
+	if c.Watched && !slices.ContainsFunc(s.consumerInfos("OBJ_"+c.Bucket), func(ci *jetstream.ConsumerInfo) bool { return ci.Created.Before(info.ModTime) }) {
+		return false, fmt.Sprintf("object %s went into bucket %s before any watch of it began: a watcher only listed it, wants one put while a watch runs", c.Name, c.Bucket)
 	}
 	return true, ""
 }
