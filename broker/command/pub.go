@@ -12,10 +12,12 @@ import (
 
 	"github.com/choria-io/fisk"
 	"github.com/nats-io/jsm.go"
+	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
 	"natslab/broker"
+	"natslab/broker/text"
 )
 
 func init() {
@@ -309,8 +311,8 @@ func (p *pubCmd) publishJetStream(c *Call, nc *nats.Conn, pub *publisher) error 
 		}
 		ack, err := jsm.ParsePubAck(resp)
 		if err != nil {
-			c.refused(subj, resp, err)
-			return storedSoFar(c.explainAPI(err), i-1, p.count, stream, first, last, noneInFlight)
+			by := c.refused(subj, resp, err)
+			return storedSoFar(c.refusalNote(err, msg, by), i-1, p.count, stream, first, last, noneInFlight)
 		}
 		if first == 0 {
 			first = ack.Sequence
@@ -337,8 +339,9 @@ func (p *pubCmd) publishJetStream(c *Call, nc *nats.Conn, pub *publisher) error 
 }
 
 // refused tells the observer that a stream answered a JetStream publish
-// with an error: the answer names the stream (a PubAck with its error).
-func (c *Call) refused(subject string, resp *nats.Msg, err error) {
+// with an error, and returns that stream: the answer names it (a PubAck
+// with its error). "" when the answer names none.
+func (c *Call) refused(subject string, resp *nats.Msg, err error) (stream string) {
 	var answer struct {
 		Stream string `json:"stream"`
 		Error  *struct {
@@ -346,9 +349,75 @@ func (c *Call) refused(subject string, resp *nats.Msg, err error) {
 		} `json:"error"`
 	}
 	if json.Unmarshal(resp.Data, &answer) != nil || answer.Error == nil || answer.Stream == "" {
-		return
+		return ""
 	}
 	c.S.emit(Event{Kind: PublishRefused, Job: c.Job.ID, Line: c.Job.Line, Subject: subject, Stream: answer.Stream, Err: err, Code: answer.Error.ErrCode})
+	return answer.Stream
+}
+
+// JetStream's refusals of a publish for a stream's limits (nats errors ls).
+const (
+	pubErrCodeTooLarge = 10054 // message size exceeds maximum allowed
+	pubErrCodeLimit    = 10077 // maximum messages, bytes or messages per subject exceeded (discard new)
+)
+
+// refusalNote adds the lab's note to a stream's refusal of msg: which of
+// the stream's limits it met, read from the stream, and what to type
+// instead.
+func (c *Call) refusalNote(err error, msg *nats.Msg, stream string) error {
+	code := apiErrorCode(err)
+	if stream == "" || (code != pubErrCodeTooLarge && code != pubErrCodeLimit) {
+		return c.explainAPI(err)
+	}
+	defer c.labAsks()() // what follows asks only for the note
+	mgr, merr := c.manager()
+	if merr != nil {
+		return err
+	}
+	st, lerr := mgr.LoadStream(stream)
+	if lerr != nil {
+		return err
+	}
+	cfg := st.Configuration()
+	if code == pubErrCodeTooLarge {
+		n, with := msgSize(msg), ""
+		if len(msg.Header) > 0 {
+			with = " with its headers"
+		}
+		if cfg.MaxMsgSize > 0 && int64(n) > int64(cfg.MaxMsgSize) {
+			return explain(err, "stream %s takes messages of at most %s (its --max-msg-size), and this one is %s%s: publish a smaller one, or lift the limit (stream edit %s --max-msg-size=-1 --force; the server's max_payload, %s, still holds)", stream, size(cfg.MaxMsgSize), size(n), with, stream, size(c.maxPayload()))
+		}
+		return explain(err, "the message is %s%s, and the server takes at most %s in one message (its max_payload): publish a smaller one", size(n), with, size(c.maxPayload()))
+	}
+	room := fmt.Sprintf("or let the stream remove its oldest messages instead (stream edit %s --discard old --force)", stream)
+	switch desc := err.Error(); {
+	case strings.Contains(desc, "per subject"):
+		held := "as many messages"
+		if info, ierr := st.Information(api.JSApiStreamInfoRequest{SubjectsFilter: msg.Subject}); ierr == nil {
+			held = text.Count(int(info.State.Subjects[msg.Subject]), "message", "messages")
+		}
+		return explain(err, "stream %s holds %s on %s, and its --max-msgs-per-subject is %d; with --discard-per-subject it refuses more on that subject: make room (stream purge %s --subject %s --force), raise the limit (stream edit %s --max-msgs-per-subject N --force), or let it remove the subject's oldest instead (stream edit %s --no-discard-per-subject --force)",
+			stream, held, msg.Subject, cfg.MaxMsgsPer, stream, msg.Subject, stream, stream)
+	case strings.Contains(desc, "bytes"):
+		state, serr := st.State()
+		if serr != nil {
+			return err
+		}
+		if state.Msgs == 0 {
+			return explain(err, "stream %s is empty, and its --max-bytes is %s: this message, stored with its subject and headers, is larger than that alone: publish a smaller one, or raise the limit (stream edit %s --max-bytes SIZE --force)",
+				stream, size(cfg.MaxBytes), stream)
+		}
+		return explain(err, "stream %s stores %s in %s, and its --max-bytes is %s: this message, stored with its subject and headers, would go past that, and with --discard new the stream refuses it: make room (stream purge %s --force), raise the limit (stream edit %s --max-bytes SIZE --force), %s",
+			stream, size(state.Bytes), text.Count(int(state.Msgs), "message", "messages"), size(cfg.MaxBytes), stream, stream, room)
+	case strings.Contains(desc, "messages"):
+		state, serr := st.State()
+		if serr != nil {
+			return err
+		}
+		return explain(err, "stream %s holds %s, and its --max-msgs is %d; with --discard new it refuses new messages once full: make room (stream purge %s --force), raise the limit (stream edit %s --max-msgs N --force), %s",
+			stream, text.Count(int(state.Msgs), "message", "messages"), cfg.MaxMsgs, stream, stream, room)
+	}
+	return err
 }
 
 // publishError adds the lab's note to a failed core publish: the real
