@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats.go"
 
 	"natslab/broker/realcli"
@@ -111,6 +112,13 @@ var realRefusals = []struct {
 		}
 		return fmt.Sprintf("with no file named, the real CLI reads the object from standard input, which the lab gives commands none of: name a file, like object put %s notes.txt", bucket)
 	}},
+	{"mirrors cannot listen for messages on subjects", func(l realcli.Line, _ bool) string {
+		origin := "its origin"
+		if v := l.Flags["mirror"]; len(v) > 0 {
+			origin = v[len(v)-1]
+		}
+		return fmt.Sprintf("a mirror stores only what it copies from %s, so it captures no subjects of its own: drop --subjects, or, to copy %s and capture subjects too, use --source %s in place of --mirror", origin, origin, origin)
+	}},
 	{"ensure the account used has system privileges", func(l realcli.Line, own bool) string {
 		if !own {
 			return "Commands that ask the servers themselves (server list, info, report, ping …) need a user of the system account: start natslab with --server and the credentials (--creds, or --user and --password) of a system user"
@@ -137,9 +145,34 @@ func (s *Session) explainRealError(c *Call, l realcli.Line, last string) {
 		c.Notef("%s", c.jetStreamOffNote())
 		return
 	}
+	if strings.HasSuffix(last, fmt.Sprintf("(%d)", streamErrCodeSubjectsOverlap)) && (l.Name() == "stream add" || l.Name() == "stream edit") {
+		if note := c.passthroughOverlapNote(l); note != "" {
+			c.Notef("%s", note)
+			return
+		}
+	}
 	if note := c.missingNote(l, last); note != "" {
 		c.Notef("%s", note)
 	}
+}
+
+// passthroughOverlapNote names the streams that capture the subjects a
+// stream add or edit the real CLI ran (one with --source, say) asked for.
+func (c *Call) passthroughOverlapNote(l realcli.Line) string {
+	var cfg api.StreamConfig
+	for _, v := range l.Flags["subjects"] {
+		cfg.Subjects = append(cfg.Subjects, strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' })...)
+	}
+	name := l.Args["stream"]
+	if len(cfg.Subjects) == 0 || len(name) == 0 {
+		return ""
+	}
+	defer c.labAsks()()
+	mgr, err := c.manager()
+	if err != nil {
+		return ""
+	}
+	return (&streamCmd{stream: name[0]}).overlapNote(mgr, cfg)
 }
 
 // jetStreamCommands are the real CLI's commands that ask the JetStream API

@@ -556,12 +556,31 @@ func (c *Call) noStreamCapturesNote(subject string) string {
 	}
 	var captures []string
 	for _, st := range streams {
-		captures = append(captures, fmt.Sprintf("%s captures %s", st.Name(), strings.Join(st.Subjects(), ", ")))
+		captures = append(captures, captureNote(st))
 	}
 	if len(captures) == 0 {
 		return fmt.Sprintf("no stream captures %q, and there are no streams yet: create one with stream add EVENTS --subjects %q --defaults, or publish without --jetstream", subject, suggestFilter(subject))
 	}
 	return fmt.Sprintf("no stream captures %q (%s): add its subject to a stream, or publish without --jetstream", subject, strings.Join(captures, "; "))
+}
+
+// captureNote says what a stream captures: a mirror or a stream that
+// only sources others captures no subjects, it copies.
+func captureNote(st *jsm.Stream) string {
+	if subjects := st.Subjects(); len(subjects) > 0 {
+		return fmt.Sprintf("%s captures %s", st.Name(), strings.Join(subjects, ", "))
+	}
+	if st.IsMirror() {
+		return fmt.Sprintf("%s mirrors %s, capturing no subjects", st.Name(), st.Mirror().Name)
+	}
+	var from []string
+	for _, src := range st.Sources() {
+		from = append(from, src.Name)
+	}
+	if len(from) > 0 {
+		return fmt.Sprintf("%s copies from %s, capturing no subjects", st.Name(), joinAnd(from))
+	}
+	return st.Name() + " captures no subjects"
 }
 
 // suggestFilter turns orders.new into "orders.>".

@@ -243,6 +243,7 @@ const (
 	streamErrCodeStreamNotFound   = 10059
 	streamErrCodeSubjectsOverlap  = 10065
 	streamErrCodeReplicasCluster  = 10074
+	streamErrCodeMirrorSubjects   = 10034 // stream mirrors can not contain subjects
 	streamErrCodeInsufficientRsrc = 10023
 	streamErrCodeMemoryFull       = 10028
 	streamErrCodeStorageFull      = 10047

@@ -102,6 +102,13 @@ func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig,
 		}
 	case api.IsNatsError(err, streamErrCodeReplicasCluster):
 		return explain(err, "%s", c.replicasNote(cfg.Replicas))
+	case api.IsNatsError(err, streamErrCodeMirrorSubjects) && cfg.Mirror != nil:
+		origin, what := cfg.Mirror.Name, ""
+		if o, lerr := mgr.LoadStream(origin); lerr == nil && len(o.Subjects()) > 0 {
+			what = " (" + strings.Join(o.Subjects(), ", ") + ")"
+		}
+		return explain(err, "stream %s mirrors %s: it stores only what it copies from there, so it captures no subjects of its own; publish to %s's subjects%s, or, to copy %s and capture %s too, make a stream with stream add NAME --source %s --subjects '%s' --defaults",
+			s.stream, origin, origin, what, origin, strings.Join(cfg.Subjects, ", "), origin, strings.Join(cfg.Subjects, ","))
 	case api.IsNatsError(err, streamErrCodeNoPeers):
 		if noted := c.noPeers(err); ErrorNote(noted) != "" {
 			return noted
