@@ -199,6 +199,10 @@ func (p *lessonPane) page() int {
 // view beside the pinned step, where it has the height.
 const minTextPage = 10
 
+// minTextBesideWhy is how many lines of the text stay in view where what
+// the step lacks needs more of the pane than minTextPage leaves it.
+const minTextBesideWhy = 3
+
 func (p *lessonPane) render() {
 	if p.rendered && p.renderW == p.w && p.renderH == p.h {
 		return
@@ -228,7 +232,13 @@ func (p *lessonPane) render() {
 			p.pinned = append(list, sep)
 			p.lines = md
 		case pinMax >= 5:
-			p.pinned = append(p.cutStep(list, pinMax, inner), sep)
+			// What the step lacks may take the pinned step past its
+			// share, as long as a few lines of the text stay in view.
+			n := pinMax
+			if need := p.whyRows(); need > n && need <= innerH-minTextBesideWhy-1 {
+				n = need
+			}
+			p.pinned = append(p.cutStep(list, n, inner), sep)
 			p.lines = md
 		default:
 			// Too small to pin: the step scrolls with the text, shown
@@ -308,6 +318,21 @@ func (p *lessonPane) cutStep(list []string, n, inner int) []string {
 		}
 	}
 	return append(list[:keep:keep], say)
+}
+
+// whyRows is how many rows the step list needs to show its head, the
+// step's title and what it lacks, with the line pointing to hint; 0 when
+// it lacks nothing it says.
+func (p *lessonPane) whyRows() int {
+	from, to := p.why[0], p.why[1]
+	if to <= from {
+		return 0
+	}
+	title := from
+	if len(p.commands) > 1 {
+		title = p.commands[0][0]
+	}
+	return title + to - from + 1
 }
 
 // line pads one drawn line into the pane's inner width.
