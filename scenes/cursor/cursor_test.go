@@ -297,6 +297,17 @@ func TestPollSchedule(t *testing.T) {
 	if got := d.nextPoll(quiet.Add(time.Hour)).Sub(last); got != minPoll {
 		t.Fatalf("a pull waiting: the next look %v after the last, want %v", got, minPoll)
 	}
+	// A push consumer delivers what it holds once a subscriber appears on
+	// its deliver subject, with no news of it: exactly-once's bill showed
+	// 1 to deliver and cursor 0 for ten seconds after sub bill.in had it.
+	d.t.snap.Consumers[0] = Consumer{Name: "w", Pending: 1}
+	if got := d.nextPoll(quiet.Add(time.Hour)).Sub(last); got != pushPoll {
+		t.Fatalf("a push consumer with a message to deliver: the next look %v after the last, want %v", got, pushPoll)
+	}
+	d.t.snap.Consumers[0].Pull = true
+	if got := d.nextPoll(quiet.Add(time.Hour)).Sub(last); got != idlePoll {
+		t.Fatalf("a pull consumer with a message to deliver, nobody pulling: the next look %v after the last, want %v", got, idlePoll)
+	}
 	d.up = false
 	if got := d.nextPoll(last.Add(time.Millisecond)).Sub(last); got != idlePoll {
 		t.Fatalf("server down: the next look %v after the last, want %v", got, idlePoll)

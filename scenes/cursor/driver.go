@@ -91,11 +91,16 @@ type signal struct {
 
 // Polling: never more often than minPoll (5 a second), quickly while a
 // message waits for its ack or a pull waits for a message, for busyLinger
-// after any news, and otherwise only every idlePoll as a safety net for
-// what sends no news (messages aging out of a stream).
+// after any news, every pushPoll while a push consumer has messages to
+// deliver (the server delivers them the moment a subscriber appears on
+// its deliver subject, which sends no news the scene hears: a listener
+// there would itself be that subscriber), and otherwise only every
+// idlePoll as a safety net for what sends no news (messages aging out of
+// a stream).
 const (
 	minPoll    = 200 * time.Millisecond
 	busyLinger = 1500 * time.Millisecond
+	pushPoll   = time.Second
 	idlePoll   = 10 * time.Second
 )
 
@@ -199,7 +204,21 @@ func (d *driver) nextPoll(now time.Time) time.Time {
 	if now.Before(d.busyUntil) || d.pending() {
 		return d.lastPoll.Add(minPoll)
 	}
+	if d.pushWaiting() {
+		return d.lastPoll.Add(pushPoll)
+	}
 	return d.lastPoll.Add(idlePoll)
+}
+
+// pushWaiting reports whether a push consumer has messages it has not
+// delivered yet.
+func (d *driver) pushWaiting() bool {
+	for _, c := range d.t.snap.Consumers {
+		if !c.Pull && !c.Offline && c.Pending > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // pending reports whether anything is in flight: a message waiting for its
