@@ -42,7 +42,7 @@ type Scene struct {
 	kit.Scene[Snapshot]
 	d *driver
 
-	try     tryLines
+	try     kit.Offer
 	snap    Snapshot
 	movers  kit.Movers
 	flashes kit.Flashes

@@ -208,21 +208,10 @@ var tryStream = []string{
 // the pane has no room for tryStream.
 var noStream = "no stream yet: " + tryStream[0] + " makes one"
 
-// tryLines is what the scene offers while the server has no stream: the
-// lead above the lines to type, the lines, and the one line that says it
-// where the pane has no rows for them.
-type tryLines struct {
-	lead  string
-	lines []string
-	short string
-}
-
 // tryFor offers the lesson's lines (scenes.Env's Try), or the example.
-func tryFor(lesson []string) tryLines {
-	if len(lesson) == 0 {
-		return tryLines{"No stream yet. Make one, publish to it, add a consumer and read; its cursor and ack floor move here as the server reports them:", tryStream, noStream}
-	}
-	return tryLines{"No stream yet. Make the lesson's and publish to it; its consumers' cursors and ack floors move here as the server reports them:", lesson, "no stream yet: " + lesson[0] + " makes the lesson's"}
+func tryFor(lesson []string) kit.Offer {
+	return kit.StreamOffer(lesson, "No stream yet. Make the lesson's and publish to it; its consumers' cursors and ack floors move here as the server reports them:",
+		kit.Offer{Lead: "No stream yet. Make one, publish to it, add a consumer and read; its cursor and ack floor move here as the server reports them:", Lines: tryStream, Short: noStream})
 }
 
 // empty explains why there is no log to draw.
@@ -234,11 +223,11 @@ func (s *Scene) empty(c *kit.Canvas, y int) {
 	}
 	story := min(len(snap.Story), 2)
 	if what == noStream {
-		if c.Try(1, y+1, s.W-2, s.H-story-(y+1), s.try.lead, s.try.lines...) > 0 {
+		if c.Try(1, y+1, s.W-2, s.H-story-(y+1), s.try.Lead, s.try.Lines...) > 0 {
 			s.story(c, s.H-story, story, s.Clock.Now())
 			return
 		}
-		what = s.try.short
+		what = s.try.Short
 	}
 	// What to type wraps onto the rows above the story, at words.
 	lines := text.Wrap(what, s.W-2)
@@ -958,7 +947,7 @@ func (s *Scene) oneLine(now time.Time) (string, kit.Role) {
 		case "":
 			return "no stream yet", kit.Warn
 		case noStream:
-			return s.try.short, kit.Warn
+			return s.try.Short, kit.Warn
 		}
 		return snap.Problem, kit.Warn
 	case len(snap.Consumers) == 0:

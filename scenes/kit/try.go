@@ -48,3 +48,21 @@ func (c *Canvas) Try(x, y, w, rows int, lead string, commands ...string) int {
 	}
 	return n
 }
+
+// Offer is what a scene offers to type while the server has no stream for
+// it: the lead above the lines to type, the lines, and the one line that
+// says it where the pane has no rows for them.
+type Offer struct {
+	Lead  string
+	Lines []string
+	Short string
+}
+
+// StreamOffer offers the lesson's lines (scenes.Env's Try) under
+// lessonLead, or the scene's example where the lesson names none.
+func StreamOffer(lesson []string, lessonLead string, example Offer) Offer {
+	if len(lesson) == 0 {
+		return example
+	}
+	return Offer{lessonLead, lesson, "no stream yet: " + lesson[0] + " makes the lesson's"}
+}

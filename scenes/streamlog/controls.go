@@ -30,21 +30,10 @@ const noStream = "no stream yet: " + addExample
 // has the rows to list them: the example stream, then messages in it.
 var tryStream = []string{exampleAdd, "pub orders.new hi --count 3 --jetstream"}
 
-// tryLines is what the scene offers while the server has no stream: the
-// lead above the lines to type, the lines, and the one line that says it
-// where the pane has no rows for them.
-type tryLines struct {
-	lead  string
-	lines []string
-	short string
-}
-
 // tryFor offers the lesson's lines (scenes.Env's Try), or the example.
-func tryFor(lesson []string) tryLines {
-	if len(lesson) == 0 {
-		return tryLines{"No stream yet. Make one (ORDERS, say) and publish to it:", tryStream, noStream}
-	}
-	return tryLines{"No stream yet. Make the lesson's and publish to it:", lesson, "no stream yet: " + lesson[0] + " makes the lesson's"}
+func tryFor(lesson []string) kit.Offer {
+	return kit.StreamOffer(lesson, "No stream yet. Make the lesson's and publish to it:",
+		kit.Offer{Lead: "No stream yet. Make one (ORDERS, say) and publish to it:", Lines: tryStream, Short: noStream})
 }
 
 // maxPublish bounds `publish N`: the picture is about each message's place
@@ -165,7 +154,7 @@ func (d *driver) publish(n int) (string, error) {
 	if stream == "" {
 		switch {
 		case problem == noStream:
-			return "", errors.New(d.try.short)
+			return "", errors.New(d.try.Short)
 		case problem != "":
 			return "", errors.New(problem)
 		}

@@ -32,7 +32,7 @@ type driver struct {
 	*watch.Life
 	dep  broker.Deployment
 	feed *kit.Feed
-	try  tryLines // what to type for a stream, while there is none
+	try  kit.Offer // what to type for a stream, while there is none
 
 	kick  *watch.Busy // quick looks for busyFor after news
 	looks watch.Looks
@@ -74,7 +74,7 @@ const (
 	maxPending = 4096
 )
 
-func startDriver(dep broker.Deployment, feed *kit.Feed, focus string, try tryLines) (*driver, error) {
+func startDriver(dep broker.Deployment, feed *kit.Feed, focus string, try kit.Offer) (*driver, error) {
 	d := &driver{
 		Life: watch.NewLife(), dep: dep, feed: feed, try: try,
 		kick:    watch.NewBusy(),

@@ -60,7 +60,7 @@ type Scene struct {
 	d *driver
 
 	iw      int // the width drawn in: W less the margin
-	try     tryLines
+	try     kit.Offer
 	snap    Snapshot
 	anims   map[string]*anim
 	flashes kit.Flashes

@@ -93,11 +93,11 @@ func (s *Scene) Draw(now time.Time) string {
 			say = "waiting for the server"
 		}
 		if say == noStream {
-			if n := kit.TryRows(s.iw, s.try.lead, s.try.lines...); n > 0 && n <= rows {
-				c.Try(0, (rows-n)/2, s.iw, n, s.try.lead, s.try.lines...)
+			if n := kit.TryRows(s.iw, s.try.Lead, s.try.Lines...); n > 0 && n <= rows {
+				c.Try(0, (rows-n)/2, s.iw, n, s.try.Lead, s.try.Lines...)
 				return s.Inset(c)
 			}
-			say = s.try.short
+			say = s.try.Short
 		}
 		lines := text.WrapIn(s.iw, rows, say)
 		y := max(min(rows/2, rows-len(lines)), 0)
