@@ -24,6 +24,7 @@ import (
 
 	"natslab/broker"
 	"natslab/broker/command"
+	"natslab/broker/text"
 	"natslab/lab/policy"
 	"natslab/scenes"
 )
@@ -728,6 +729,24 @@ func (m *Model) toggleHelp() {
 	}
 }
 
+// sceneKeysLead starts the key help's line of the scene's keys.
+const sceneKeysLead = "Scene keys, after f4 (or a click on the scene):"
+
+// sceneKeyLines lays the scene's keys out after sceneKeysLead in width
+// cells, a blank before each line: each key with its words whole, a
+// separator never starting a line, and the lines after the first indented
+// by two under the lead.
+func sceneKeyLines(parts []string, width int) []string {
+	lines := strings.Split(wrapKept(sceneKeysLead+" "+strings.Join(parts, text.NoBreak+"· "), width), "\n")
+	out := []string{" " + text.Plain(lines[0])}
+	if rest := strings.Join(lines[1:], " "); rest != "" {
+		for _, l := range strings.Split(wordWrap(rest, width-2), "\n") {
+			out = append(out, "   "+l)
+		}
+	}
+	return out
+}
+
 // helpLines is the key help shown over the scrollback. Where the pane is
 // too short for it with its blank lines (80x24), the blanks go first, and
 // what still does not fit is the last tips, never the scene's keys.
@@ -751,11 +770,9 @@ func (m *Model) helpLines() []string {
 	if bs := m.scene.ShortHelp(); len(bs) > 0 {
 		var parts []string
 		for _, b := range bs {
-			parts = append(parts, b.Help().Key+" "+b.Help().Desc)
+			parts = append(parts, text.Unbroken(b.Help().Key+" "+b.Help().Desc))
 		}
-		for _, l := range strings.Split(wordWrap("Scene keys, after f4 (or a click on the scene): "+strings.Join(parts, " · "), width), "\n") {
-			scene = append(scene, " "+l)
-		}
+		scene = sceneKeyLines(parts, width)
 	}
 	var tips []string
 	for _, t := range []string{

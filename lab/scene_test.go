@@ -251,6 +251,40 @@ func TestHelpShowsTheScenesKeysAt80x24(t *testing.T) {
 	}
 }
 
+// The scene's keys in the key help wrap as a paragraph of its own: the
+// lines after the first indented under the lead, a key and its words never
+// split, no line starting with a separator (scene contrast's seven keys at
+// 100 and 80 columns).
+func TestHelpWrapsTheScenesKeysUnderTheirLead(t *testing.T) {
+	for _, sz := range [][2]int{{100, 30}, {80, 24}} {
+		h := newHarness(t, sz[0], sz[1])
+		h.run("scene contrast")
+		h.typeText("?")
+		s := h.waitScreen("esc closes")
+		var keys []string
+		for _, l := range strings.Split(s, "\n") {
+			end := strings.TrimSpace(l) == "" || strings.HasPrefix(l, " Type help") || strings.HasPrefix(l, "❯")
+			if strings.HasPrefix(l, " Scene keys, after f4") || (len(keys) > 0 && !end) {
+				keys = append(keys, strings.TrimRight(l, " "))
+			} else if len(keys) > 0 {
+				break
+			}
+		}
+		if len(keys) < 2 {
+			t.Fatalf("%dx%d: want the scene's keys on more than one line:\n%s", sz[0], sz[1], s)
+		}
+		for _, l := range keys[1:] {
+			body := strings.TrimLeft(l, " ")
+			if !strings.HasPrefix(l, "   ") || strings.HasPrefix(l, "    ") || strings.HasPrefix(body, "·") {
+				t.Errorf("%dx%d: %q should start under the lead, indented by two, with a key", sz[0], sz[1], l)
+			}
+		}
+		if all := strings.Join(keys, " "); !strings.Contains(all, "o offline/online") || !strings.Contains(all, "P publish 10") {
+			t.Errorf("%dx%d: a key was split:\n%s", sz[0], sz[1], strings.Join(keys, "\n"))
+		}
+	}
+}
+
 // A line run while the key help is open shows its output: Enter closes
 // the help, instead of the answer going on unseen behind it.
 func TestALineRunWithTheHelpOpenShowsItsOutput(t *testing.T) {
