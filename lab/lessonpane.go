@@ -102,7 +102,7 @@ func (p *lessonPane) SetSteps(steps []Step, complete string) {
 	if equalSteps(steps, p.steps) && complete == p.complete {
 		return
 	}
-	moved := currentStep(steps) != currentStep(p.steps) || complete != p.complete || hintOf(steps) != hintOf(p.steps)
+	moved := currentStep(steps) != currentStep(p.steps) || complete != p.complete || hintOf(steps) != hintOf(p.steps) || whyOf(steps) != whyOf(p.steps)
 	p.steps = append([]Step(nil), steps...)
 	p.complete = complete
 	p.rendered, p.framed = false, false
@@ -118,6 +118,14 @@ func currentStep(steps []Step) int {
 		}
 	}
 	return -1
+}
+
+// whyOf is what the step to do next lacks.
+func whyOf(steps []Step) string {
+	if i := currentStep(steps); i >= 0 {
+		return steps[i].Why
+	}
+	return ""
 }
 
 func hintOf(steps []Step) int {
@@ -244,13 +252,19 @@ func (p *lessonPane) render() {
 			// Too small to pin: the step scrolls with the text, shown
 			// from its title, and cut short like a pinned one where it
 			// is taller than the pane.
-			if region := innerH; end-at > region && region >= 3 {
+			from, to = at, end
+			region := innerH
+			switch need := p.whyRows(); {
+			case need > 0 && need-1-at > region:
+				// Not even the title and what the step lacks fit: the
+				// step stays whole, scrolled to what it lacks.
+				from, to = p.why[0], p.why[1]
+			case end-at > region && region >= 3:
 				list = p.cutStep(list, at+region, inner)
-				end = len(list)
+				to = len(list)
 			}
 			p.lines = append(append(list, sep), md...)
 			p.listLen = len(list) + 1
-			from, to = at, end
 		}
 	}
 	p.renderW, p.renderH = p.w, p.h
