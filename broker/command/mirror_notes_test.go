@@ -20,6 +20,8 @@ func TestMirrorAndSourceSubjectRefusalsSayWhatToDo(t *testing.T) {
 		"nats: error: mirrors cannot listen for messages on subjects",
 		"a mirror stores only what it copies from ORDERS", "drop --subjects", "use --source ORDERS in place of --mirror")
 	l.must(`stream add BACKUP --mirror ORDERS --defaults`)
+	l.fails(`stream add BACKUP --subjects 'backup.>' --defaults`,
+		"stream name already in use with a different configuration (10058)", "stream BACKUP already exists, mirroring ORDERS, capturing no subjects: change it")
 
 	r := l.run(`stream edit BACKUP --subjects 'backup.>' --force`)
 	if r.e == nil {

@@ -566,21 +566,32 @@ func (c *Call) noStreamCapturesNote(subject string) string {
 
 // captureNote says what a stream captures: a mirror or a stream that
 // only sources others captures no subjects, it copies.
-func captureNote(st *jsm.Stream) string {
+func captureNote(st *jsm.Stream) string { return st.Name() + " " + capturing(st, false) }
+
+// capturing is what a stream captures, as a verb ("captures orders.>",
+// "mirrors ORDERS, capturing no subjects"), or with ing its participle
+// ("capturing orders.>", "mirroring ORDERS, capturing no subjects").
+func capturing(st *jsm.Stream, ing bool) string {
+	verb := func(s, ed string) string {
+		if ing {
+			return ed
+		}
+		return s
+	}
 	if subjects := st.Subjects(); len(subjects) > 0 {
-		return fmt.Sprintf("%s captures %s", st.Name(), strings.Join(subjects, ", "))
+		return verb("captures ", "capturing ") + strings.Join(subjects, ", ")
 	}
 	if st.IsMirror() {
-		return fmt.Sprintf("%s mirrors %s, capturing no subjects", st.Name(), st.Mirror().Name)
+		return verb("mirrors ", "mirroring ") + st.Mirror().Name + ", capturing no subjects"
 	}
 	var from []string
 	for _, src := range st.Sources() {
 		from = append(from, src.Name)
 	}
 	if len(from) > 0 {
-		return fmt.Sprintf("%s copies from %s, capturing no subjects", st.Name(), joinAnd(from))
+		return verb("copies from ", "copying from ") + joinAnd(from) + ", capturing no subjects"
 	}
-	return st.Name() + " captures no subjects"
+	return verb("captures", "capturing") + " no subjects"
 }
 
 // suggestFilter turns orders.new into "orders.>".

@@ -93,8 +93,8 @@ func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig,
 	switch {
 	case api.IsNatsError(err, streamErrCodeStreamExists):
 		if existing, lerr := mgr.LoadStream(s.stream); lerr == nil {
-			return explain(err, "stream %s already exists, capturing %s: change it with stream edit %s, or remove it first with stream rm %s --force",
-				s.stream, strings.Join(existing.Subjects(), ", "), s.stream, s.stream)
+			return explain(err, "stream %s already exists, %s: change it with stream edit %s, or remove it first with stream rm %s --force",
+				s.stream, capturing(existing, true), s.stream, s.stream)
 		}
 	case api.IsNatsError(err, streamErrCodeSubjectsOverlap):
 		if note := s.overlapNote(mgr, cfg); note != "" {
