@@ -43,6 +43,8 @@ func TestTooFewNodesNotesSayWhy(t *testing.T) {
 		{"a JetStream call, unavailable", c.jsError(unavailable), noLeader},
 		{"a JetStream call, no peers", c.jsError(placement), noPeers},
 		{"a jsm.go call, unavailable", c.explainAPI(fatalIf(&api.ApiError{Code: 503, ErrCode: errCodeClusterUnavailable, Description: "JetStream system temporarily unavailable"}, "could not create Stream")), noLeader},
+		// jsm.ParsePubAck's error, a publish's answer, is the value.
+		{"a publish's answer, unavailable", c.explainAPI(api.ApiError{Code: 503, ErrCode: errCodeClusterUnavailable, Description: "JetStream system temporarily unavailable"}), noLeader},
 	} {
 		if note := ErrorNote(tc.err); !strings.Contains(note, tc.want) {
 			t.Errorf("%s: the note should say %q: %q", tc.name, tc.want, note)

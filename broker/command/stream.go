@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/choria-io/fisk"
-	"github.com/nats-io/jsm.go/api"
 	"github.com/nats-io/nats.go"
 
 	"github.com/nats-io/jsm.go"
@@ -207,8 +206,8 @@ func (c *Call) explainAPI(err error) error {
 	if err == nil {
 		return nil
 	}
-	var aep *api.ApiError
-	if !errors.As(err, &aep) {
+	code := apiErrorCode(err)
+	if code == 0 {
 		// natscli often wraps with %s, so the text is what is left to test.
 		if errors.Is(err, nats.ErrNoResponders) || strings.Contains(err.Error(), nats.ErrNoResponders.Error()) {
 			return explain(err, "nobody answers the JetStream API: %s", c.jetStreamOffNote())
@@ -221,7 +220,7 @@ func (c *Call) explainAPI(err error) error {
 		}
 		return err
 	}
-	switch aep.NatsErrorCode() {
+	switch code {
 	case streamErrCodeJetStreamOff, streamErrCodeJetStreamOffSrv:
 		return explain(err, "%s", c.jetStreamOffNote())
 	case errCodeClusterUnavailable:
