@@ -388,10 +388,15 @@ func (s *Server) Replicas(stream string) []Replica {
 }
 
 // Reachable reports whether a publish on the stream's subjects, made on
-// any running node, reaches its leader: the leader has subscribed and every
-// node has learned of it over the routes. Right after an election, or after
-// the node of an R1 stream returns, this lags the leader itself by a few
-// milliseconds, and a publish in between meets "no responders".
+// any running node, reaches its leader's copy: on the leader the stream
+// itself has subscribed to them, and every other node has heard of that
+// interest over its route to the leader. Interest alone does not tell: a
+// client subscribed to the same subjects (a scene's tap, a learner's sub)
+// gives every node interest while the new leader's stream has not
+// subscribed yet, and a JetStream publish then reaches only that client
+// and goes unanswered. A node names the new leader a few milliseconds
+// before its stream subscribes (it first applies what the old leader
+// committed), and the other nodes hear of the subscription a moment later.
 func (s *Server) Reachable(stream string) bool {
 	var leader *Replica
 	reps := s.Replicas(stream)
@@ -409,12 +414,66 @@ func (s *Server) Reachable(stream string) bool {
 			return false
 		}
 		for _, subj := range leader.Subjects {
-			if !acc.SubscriptionInterest(sampleSubject(subj)) {
+			sample := sampleSubject(subj)
+			if !acc.SubscriptionInterest(sample) {
+				return false
+			}
+			if ns.Name() == leader.Node {
+				if !serverSubscribed(ns, leader.Account, sample) {
+					return false
+				}
+			} else if !routedFrom(ns, leader.Node, sample) {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// serverSubscribed reports whether the server itself (one of its internal
+// clients, as a stream's is) subscribes to subject in the account, not
+// only a client connected to it: the monitoring API lists both, and only
+// clients appear among the connections, open or recently closed.
+func serverSubscribed(ns *server.Server, account, subject string) bool {
+	sz, err := ns.Subsz(&server.SubszOptions{Subscriptions: true, Account: account, Test: subject, Limit: 1 << 16})
+	if err != nil || len(sz.Subs) == 0 {
+		return false
+	}
+	cz, err := ns.Connz(&server.ConnzOptions{State: server.ConnAll, Limit: 1 << 16})
+	if err != nil {
+		return false
+	}
+	clients := make(map[uint64]bool, len(cz.Conns))
+	for _, ci := range cz.Conns {
+		clients[ci.Cid] = true
+	}
+	for _, sd := range sz.Subs {
+		if !clients[sd.Cid] {
+			return true
+		}
+	}
+	return false
+}
+
+// routedFrom reports whether the server has heard, over a route from the
+// named node, of a subscription that subject matches: a publish there is
+// forwarded to that node.
+func routedFrom(ns *server.Server, node, subject string) bool {
+	rz, err := ns.Routez(&server.RoutezOptions{Subscriptions: true})
+	if err != nil {
+		return false
+	}
+	for _, r := range rz.Routes {
+		if r.RemoteName != node {
+			continue
+		}
+		for _, sub := range r.Subs {
+			if server.SubjectMatchesFilter(subject, sub) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sampleSubject is one literal subject a filter matches: "orders.*.>"
