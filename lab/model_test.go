@@ -874,6 +874,38 @@ func TestWrappedNotesHangUnderTheirText(t *testing.T) {
 	}
 }
 
+// TestWrappedIndentedLinesHangUnderTheirIndent: an indented line wider
+// than the pane (a lesson's not yet line under its step) goes on two
+// cells in from its indent, not at the margin where the next step starts.
+func TestWrappedIndentedLinesHangUnderTheirIndent(t *testing.T) {
+	h := newHarness(t, 80, 24)
+	h.run("clear")
+	words := strings.Fields("not yet: " + strings.Repeat("there is no consumer worker on stream JOBS ", 4))
+	h.m.sb.Append(kindOut, "      "+strings.Join(words, " "))
+	h.m.sb.Append(kindOut, "after")
+	var rows []string
+	for _, r := range strings.Split(h.screen(), "\n") {
+		if r = strings.TrimRight(r, " "); r != "" {
+			rows = append(rows, r)
+		}
+	}
+	first := slices.IndexFunc(rows, func(r string) bool { return strings.HasPrefix(r, "      not yet:") })
+	last := slices.Index(rows, "after")
+	if first < 0 || last < first+2 {
+		t.Fatalf("the line is not shown over several rows before the next line:\n%s", strings.Join(rows, "\n"))
+	}
+	var got []string
+	for i, r := range rows[first:last] {
+		if i > 0 && (!strings.HasPrefix(r, "        ") || strings.HasPrefix(r, "         ")) {
+			t.Errorf("row %d does not hang two cells in from the line's indent: %q", i+1, r)
+		}
+		got = append(got, strings.Fields(r)...)
+	}
+	if !slices.Equal(got, words) {
+		t.Errorf("the line's words changed in wrapping:\n%s", strings.Join(rows[first:last], "\n"))
+	}
+}
+
 // Before a scene is open the pane names every scene, or, where the names
 // do not fit above its border, says which verb lists them: never a list
 // cut off in the middle, nor a scene's summary cut at the border (where

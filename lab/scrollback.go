@@ -270,13 +270,17 @@ func rowsFor(e entry, w int) int {
 // sentence (a hint, a note) read whole, and cuts a word only when it is
 // wider than a row. The space a row breaks at is dropped; other spaces
 // (indents, columns) stay. A note's later rows hang under its text, clear
-// of the marker, so the marker still says where each note begins.
+// of the marker, so the marker still says where each note begins; an
+// indented line's hang two cells in from its indent, so they read as its
+// own (a lesson's "not yet:" under its step, a value under its key).
 func wrapEntry(e entry, w int, row func(text string, width int)) {
 	indent := ""
 	if e.kind == kindNote && strings.HasPrefix(e.text, command.NoteMarker) {
 		if hang := ansi.StringWidth(command.NoteMarker); w > 2*hang {
 			indent = strings.Repeat(" ", hang)
 		}
+	} else if lead := len(e.text) - len(strings.TrimLeft(e.text, " ")); lead > 0 && w > 2*(lead+2) {
+		indent = strings.Repeat(" ", lead+2)
 	}
 	wrapHanging(e, w, indent, row)
 }
