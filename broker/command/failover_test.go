@@ -3,6 +3,7 @@ package command_test
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -58,8 +59,19 @@ func TestJetStreamPublishWithoutQuorumSaysSo(t *testing.T) {
 	if !broker.WaitFor(10*time.Second, func() bool { return streamMsgs(l.srv, "ORDERS") >= 0 }) {
 		t.Fatal("no leader after a node came back")
 	}
-	if n := streamMsgs(l.srv, "ORDERS"); n != 1 {
-		t.Errorf("the stream holds %d messages, want the one stored before", n)
+	// A publish that met no responders reached no stream. One that timed
+	// out reached the leader, which may have put it in its log without a
+	// quorum to commit it: with a follower back it is committed, stored
+	// though never acknowledged, as the note says it may be.
+	want := []int{1}
+	if strings.HasSuffix(command.ErrorLine(r.e), "timeout") {
+		want = append(want, 2)
+		if !strings.Contains(note, "it may have been stored too") {
+			t.Errorf("a publish that timed out may have been stored, and the note should say so:\n%s", note)
+		}
+	}
+	if n := streamMsgs(l.srv, "ORDERS"); !slices.Contains(want, n) {
+		t.Errorf("the stream holds %d messages, want %v: the one stored before, and the one that timed out if it did", n, want)
 	}
 }
 
