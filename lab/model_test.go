@@ -846,31 +846,17 @@ func TestLongLinesWrapBetweenWords(t *testing.T) {
 // a note begins and the real CLI's lines, which start at the margin, are
 // not mistaken for its continuation.
 func TestWrappedNotesHangUnderTheirText(t *testing.T) {
-	h := newHarness(t, 80, 24)
-	h.run("clear")
 	words := strings.Fields(strings.Repeat("the lab's note goes on ", 12))
-	h.m.sb.Append(kindNote, strings.Join(words, " "))
-	h.m.sb.Append(kindOut, "after")
-	var rows []string
-	for _, r := range strings.Split(h.screen(), "\n") {
-		if r = strings.TrimRight(r, " "); r != "" {
-			rows = append(rows, r)
-		}
-	}
-	first := slices.IndexFunc(rows, func(r string) bool { return strings.HasPrefix(r, command.NoteMarker+"the lab's") })
-	last := slices.Index(rows, "after")
-	if first < 0 || last < first+2 {
-		t.Fatalf("the note is not shown over several rows before the next line:\n%s", strings.Join(rows, "\n"))
-	}
+	rows := wrappedRows(t, kindNote, strings.Join(words, " "), command.NoteMarker+"the lab's")
 	var got []string
-	for i, r := range rows[first:last] {
+	for i, r := range rows {
 		if i > 0 && (!strings.HasPrefix(r, "  ") || strings.HasPrefix(r, "   ")) {
 			t.Errorf("row %d of the note does not hang under its text: %q", i+1, r)
 		}
 		got = append(got, strings.Fields(strings.TrimPrefix(r, command.NoteMarker))...)
 	}
 	if !slices.Equal(got, words) {
-		t.Errorf("the note's words changed in wrapping:\n%s", strings.Join(rows[first:last], "\n"))
+		t.Errorf("the note's words changed in wrapping:\n%s", strings.Join(rows, "\n"))
 	}
 }
 
@@ -878,10 +864,28 @@ func TestWrappedNotesHangUnderTheirText(t *testing.T) {
 // than the pane (a lesson's not yet line under its step) goes on two
 // cells in from its indent, not at the margin where the next step starts.
 func TestWrappedIndentedLinesHangUnderTheirIndent(t *testing.T) {
+	words := strings.Fields("not yet: " + strings.Repeat("there is no consumer worker on stream JOBS ", 4))
+	rows := wrappedRows(t, kindOut, "      "+strings.Join(words, " "), "      not yet:")
+	var got []string
+	for i, r := range rows {
+		if i > 0 && (!strings.HasPrefix(r, "        ") || strings.HasPrefix(r, "         ")) {
+			t.Errorf("row %d does not hang two cells in from the line's indent: %q", i+1, r)
+		}
+		got = append(got, strings.Fields(r)...)
+	}
+	if !slices.Equal(got, words) {
+		t.Errorf("the line's words changed in wrapping:\n%s", strings.Join(rows, "\n"))
+	}
+}
+
+// wrappedRows shows line, of kind, then a line "after" in a cleared
+// command pane at 80x24, and returns the rows line takes from the one
+// that starts with start, which must be more than one.
+func wrappedRows(t *testing.T, kind lineKind, line, start string) []string {
+	t.Helper()
 	h := newHarness(t, 80, 24)
 	h.run("clear")
-	words := strings.Fields("not yet: " + strings.Repeat("there is no consumer worker on stream JOBS ", 4))
-	h.m.sb.Append(kindOut, "      "+strings.Join(words, " "))
+	h.m.sb.Append(kind, line)
 	h.m.sb.Append(kindOut, "after")
 	var rows []string
 	for _, r := range strings.Split(h.screen(), "\n") {
@@ -889,21 +893,12 @@ func TestWrappedIndentedLinesHangUnderTheirIndent(t *testing.T) {
 			rows = append(rows, r)
 		}
 	}
-	first := slices.IndexFunc(rows, func(r string) bool { return strings.HasPrefix(r, "      not yet:") })
+	first := slices.IndexFunc(rows, func(r string) bool { return strings.HasPrefix(r, start) })
 	last := slices.Index(rows, "after")
 	if first < 0 || last < first+2 {
 		t.Fatalf("the line is not shown over several rows before the next line:\n%s", strings.Join(rows, "\n"))
 	}
-	var got []string
-	for i, r := range rows[first:last] {
-		if i > 0 && (!strings.HasPrefix(r, "        ") || strings.HasPrefix(r, "         ")) {
-			t.Errorf("row %d does not hang two cells in from the line's indent: %q", i+1, r)
-		}
-		got = append(got, strings.Fields(r)...)
-	}
-	if !slices.Equal(got, words) {
-		t.Errorf("the line's words changed in wrapping:\n%s", strings.Join(rows[first:last], "\n"))
-	}
+	return rows[first:last]
 }
 
 // Before a scene is open the pane names every scene, or, where the names
