@@ -50,23 +50,17 @@ func TestStreamInfoShowsTheMigrationAsTheRealCLI(t *testing.T) {
 	srv := brokertest.Start(t, brokertest.WithoutJetStream())
 	nc := brokertest.Connect(t, srv, "api")
 	now := time.Now().UTC()
-	info := api.StreamInfo{
-		Config: api.StreamConfig{
-			Name: "GROW", Subjects: []string{"grow"}, Retention: api.WorkQueuePolicy, MaxConsumers: -1, MaxMsgs: -1, MaxBytes: -1,
-			MaxMsgsPer: -1, MaxMsgSize: -1, Storage: api.FileStorage, Replicas: 3, Duplicates: 2 * time.Minute,
-			Placement: &api.Placement{Tags: []string{"ssd"}, Preferred: "n2"},
-		},
-		Created:   now.Add(-time.Minute),
-		TimeStamp: now,
-		Cluster: &api.ClusterInfo{
-			Name: "east", RaftGroup: "S-R3F-abc", Leader: "n1",
-			Replicas: []*api.PeerInfo{{Name: "n2", Current: true, Active: time.Second, Peer: "p2"}},
-			Desired: &api.DesiredClusterInfo{
-				Created: now.Add(-3 * time.Second), Name: "west",
-				Replicas: []*api.DesiredPeerInfo{{Name: "n3", Offline: true, Peer: "p3"}, {Name: "n1", Peer: "p1"}, {Name: "n2", Peer: "p2"}},
-				Origin:   &api.DesiredClusterInfoOrigin{Replicas: 1, Placement: &api.Placement{Tags: []string{"hdd", "old"}}, Retention: ptr(api.LimitsPolicy)},
-				Status:   &api.DesiredClusterInfoStatus{Description: "waiting for catchup to add peer", Type: api.MigrationStatusCatchup, Err: "n3 is offline"},
-			},
+	info := cannedStream("GROW", 3, now)
+	info.Config.Retention = api.WorkQueuePolicy
+	info.Config.Placement = &api.Placement{Tags: []string{"ssd"}, Preferred: "n2"}
+	info.Cluster = &api.ClusterInfo{
+		Name: "east", RaftGroup: "S-R3F-abc", Leader: "n1",
+		Replicas: []*api.PeerInfo{{Name: "n2", Current: true, Active: time.Second, Peer: "p2"}},
+		Desired: &api.DesiredClusterInfo{
+			Created: now.Add(-3 * time.Second), Name: "west",
+			Replicas: []*api.DesiredPeerInfo{{Name: "n3", Offline: true, Peer: "p3"}, {Name: "n1", Peer: "p1"}, {Name: "n2", Peer: "p2"}},
+			Origin:   &api.DesiredClusterInfoOrigin{Replicas: 1, Placement: &api.Placement{Tags: []string{"hdd", "old"}}, Retention: ptr(api.LimitsPolicy)},
+			Status:   &api.DesiredClusterInfoStatus{Description: "waiting for catchup to add peer", Type: api.MigrationStatusCatchup, Err: "n3 is offline"},
 		},
 	}
 	answerJetStreamAPI(t, nc, map[string]any{
@@ -91,13 +85,7 @@ func TestConsumerInfoShowsTheMigrationAsTheRealCLI(t *testing.T) {
 	srv := brokertest.Start(t, brokertest.WithoutJetStream())
 	nc := brokertest.Connect(t, srv, "api")
 	now := time.Now().UTC()
-	stream := api.StreamInfo{
-		Config: api.StreamConfig{
-			Name: "GROW", Subjects: []string{"grow"}, Retention: api.LimitsPolicy, MaxConsumers: -1, MaxMsgs: -1, MaxBytes: -1,
-			MaxMsgsPer: -1, MaxMsgSize: -1, Storage: api.FileStorage, Replicas: 3, Duplicates: 2 * time.Minute,
-		},
-		Created: now.Add(-time.Minute), TimeStamp: now,
-	}
+	stream := cannedStream("GROW", 3, now)
 	consumer := api.ConsumerInfo{
 		Stream: "GROW", Name: "C", Created: now.Add(-time.Minute), TimeStamp: now,
 		Config: api.ConsumerConfig{Durable: "C", Name: "C", AckPolicy: api.AckExplicit, AckWait: 30 * time.Second, MaxDeliver: -1, MaxAckPending: 1000, MaxWaiting: 512, Replicas: 3},
@@ -130,6 +118,18 @@ func TestConsumerInfoShowsTheMigrationAsTheRealCLI(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
+// cannedStream is a file stream's information with the server's defaults,
+// as an answer of the test's own to STREAM.INFO gives it.
+func cannedStream(name string, replicas int, now time.Time) api.StreamInfo {
+	return api.StreamInfo{
+		Config: api.StreamConfig{
+			Name: name, Subjects: []string{strings.ToLower(name)}, Retention: api.LimitsPolicy, MaxConsumers: -1, MaxMsgs: -1, MaxBytes: -1,
+			MaxMsgsPer: -1, MaxMsgSize: -1, Storage: api.FileStorage, Replicas: replicas, Duplicates: 2 * time.Minute,
+		},
+		Created: now.Add(-time.Minute), TimeStamp: now,
+	}
+}
+
 // newLabOn is newLab on a server of the test's own.
 func newLabOn(t *testing.T, srv *broker.Server) *lab {
 	t.Helper()
@@ -147,14 +147,8 @@ func TestConsumerListsNameTheInaccessibleAsTheRealCLI(t *testing.T) {
 	srv := brokertest.Start(t, brokertest.WithoutJetStream())
 	nc := brokertest.Connect(t, srv, "api")
 	now := time.Now().UTC()
-	stream := api.StreamInfo{
-		Config: api.StreamConfig{
-			Name: "GROW", Subjects: []string{"grow"}, Retention: api.LimitsPolicy, MaxConsumers: -1, MaxMsgs: -1, MaxBytes: -1,
-			MaxMsgsPer: -1, MaxMsgSize: -1, Storage: api.FileStorage, Replicas: 1, Duplicates: 2 * time.Minute,
-		},
-		Created: now.Add(-time.Minute), TimeStamp: now,
-		State: api.StreamState{Msgs: 4, Consumers: 6},
-	}
+	stream := cannedStream("GROW", 1, now)
+	stream.State = api.StreamState{Msgs: 4, Consumers: 6}
 	here := &api.ConsumerInfo{
 		Stream: "GROW", Name: "HERE", Created: now.Add(-time.Minute), TimeStamp: now, NumPending: 4,
 		Config: api.ConsumerConfig{Durable: "HERE", Name: "HERE", AckPolicy: api.AckExplicit, AckWait: 30 * time.Second, MaxDeliver: -1, MaxAckPending: 1000, MaxWaiting: 512},
@@ -200,13 +194,8 @@ func TestStreamLsNamesTheInaccessibleAsTheRealCLI(t *testing.T) {
 	srv := brokertest.Start(t, brokertest.WithoutJetStream())
 	nc := brokertest.Connect(t, srv, "api")
 	now := time.Now().UTC()
-	here := &api.StreamInfo{
-		Config: api.StreamConfig{
-			Name: "HERE", Subjects: []string{"here"}, Retention: api.LimitsPolicy, MaxConsumers: -1, MaxMsgs: -1, MaxBytes: -1,
-			MaxMsgsPer: -1, MaxMsgSize: -1, Storage: api.FileStorage, Replicas: 1, Duplicates: 2 * time.Minute,
-		},
-		Created: now.Add(-time.Minute), TimeStamp: now,
-	}
+	hereInfo := cannedStream("HERE", 1, now)
+	here := &hereInfo
 	answerJetStreamAPI(t, nc, map[string]any{
 		"STREAM.LIST": api.JSApiStreamListResponse{
 			JSApiResponse:         api.JSApiResponse{Type: "io.nats.jetstream.api.v1.stream_list_response"},

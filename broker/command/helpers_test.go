@@ -23,11 +23,7 @@ type lab struct {
 
 func newLab(t *testing.T, opts ...brokertest.Option) *lab {
 	t.Helper()
-	srv := brokertest.Start(t, opts...)
-	l := &lab{t: t, srv: srv, changed: make(chan struct{}, 1)}
-	l.s = command.NewSession(srv, command.WithTimeout(2*time.Second), command.WithObserver(func(command.Event) { l.poke() }))
-	t.Cleanup(l.s.Close)
-	return l
+	return newLabOn(t, brokertest.Start(t, opts...))
 }
 
 func (l *lab) poke() {
