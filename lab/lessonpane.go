@@ -306,10 +306,7 @@ func (p *lessonPane) cutStep(list []string, n, inner int) []string {
 	say := p.line(p.st.Dim.Render(cmp.Or(text.Fit(inner, "… (hint and lesson print it whole)", short), short)), inner)
 	keep := n - 1
 	if from, to := p.why[0], p.why[1]; to > keep && to > from {
-		title := from
-		if len(p.commands) > 1 {
-			title = p.commands[0][0]
-		}
+		title := p.whyTitle()
 		cut := min(keep-(to-from), from)
 		for _, c := range p.commands {
 			if c[0] < cut && cut < c[1] {
@@ -342,11 +339,16 @@ func (p *lessonPane) whyRows() int {
 	if to <= from {
 		return 0
 	}
-	title := from
+	return p.whyTitle() + to - from + 1
+}
+
+// whyTitle is the line of the step list where what the step lacks would
+// follow the title: the first command's, where the step lists commands.
+func (p *lessonPane) whyTitle() int {
 	if len(p.commands) > 1 {
-		title = p.commands[0][0]
+		return p.commands[0][0]
 	}
-	return title + to - from + 1
+	return p.why[0]
 }
 
 // line pads one drawn line into the pane's inner width.
