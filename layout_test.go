@@ -45,6 +45,8 @@ var importRules = []importRule{
 		Why: "process and terminal decisions stand apart from what runs under them"},
 	{Of: "lab/policy/startup", Not: []string{"..."},
 		Why: "it is initialised before the packages it pauses the collector for"},
+	{Of: "lab/policy/prefault", Not: []string{"..."}, Tests: true,
+		Why: "it is initialised before the packages whose memory it maps"},
 	{Of: "broker/keytables", Not: []string{"..."},
 		Why: "it is initialised early, so that its tables are ready when the server starts"},
 	{Of: "broker/jsonwarm", Not: []string{"..."},

@@ -26,6 +26,7 @@ import (
 	"natslab/lab"
 	"natslab/lab/episode"
 	"natslab/lab/policy"
+	_ "natslab/lab/policy/prefault" // start-up's memory, mapped on a spare core
 	"natslab/lab/policy/startup"
 	"natslab/lab/workshop"
 )

@@ -72,6 +72,27 @@ func TestKeyTablesBeginBeforeTheServerInitialises(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	initialisedBefore(t, "natslab/broker/keytables", "github.com/nats-io/nats-server/v2/server", "github.com/nats-io/natscli/cli")
+}
+
+// The memory start-up writes is mapped on a spare core (lab/policy/prefault):
+// that package must be initialised before the ones that write the most, or
+// their pages would fault in before it mapped them.
+func TestMemoryIsMappedBeforeTheHeaviestInitialisation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	initialisedBefore(t, "natslab/lab/policy/prefault",
+		"gopkg.in/gizak/termui%2ev1",               // fills go-runewidth's width table
+		"github.com/santhosh-tekuri/jsonschema/v5", // compiles its meta-schemas
+		"github.com/nats-io/jsm.go/api/jetstream/advisory",
+	)
+}
+
+// initialisedBefore fails unless natslab's start (GODEBUG=inittrace=1)
+// initialises pkg before each of later.
+func initialisedBefore(t *testing.T, pkg string, later ...string) {
+	t.Helper()
 	cmd := exec.Command(natslabBinary(t), "--help")
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	var stderr strings.Builder
@@ -85,17 +106,17 @@ func TestKeyTablesBeginBeforeTheServerInitialises(t *testing.T) {
 			order[f[1]] = i
 		}
 	}
-	keys, ok := order["natslab/broker/keytables"]
+	at, ok := order[pkg]
 	if !ok {
-		t.Fatalf("natslab/broker/keytables is not initialised at start:\n%s", stderr.String())
+		t.Fatalf("%s is not initialised at start:\n%s", pkg, stderr.String())
 	}
-	for _, heavy := range []string{"github.com/nats-io/nats-server/v2/server", "github.com/nats-io/natscli/cli"} {
-		at, ok := order[heavy]
+	for _, heavy := range later {
+		heavyAt, ok := order[heavy]
 		if !ok {
 			t.Fatalf("%s is not in the init trace", heavy)
 		}
-		if keys > at {
-			t.Errorf("natslab/broker/keytables is initialised after %s", heavy)
+		if at > heavyAt {
+			t.Errorf("%s is initialised after %s", pkg, heavy)
 		}
 	}
 }
