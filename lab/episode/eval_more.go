@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
 
@@ -56,11 +57,7 @@ func (s *snapshot) checkObject(c *ObjectCheck) (bool, string) {
 			}
 		}
 		if c.Watchers.Set() {
-			info, why := s.stream("OBJ_" + c.Bucket)
-			if info == nil {
-				return false, why
-			}
-			if n := int64(info.State.Consumers); !c.Watchers.Holds(n) {
+			if n := int64(len(s.objectWatchers(c.Bucket))); !c.Watchers.Holds(n) {
 				return false, fmt.Sprintf("bucket %s has %s, wants %s", c.Bucket, text.Count(n, "watcher", "watchers"), c.Watchers.Want())
 			}
 		}
@@ -88,10 +85,32 @@ func (s *snapshot) checkObject(c *ObjectCheck) (bool, string) {
 			return false, why
 		}
 	}
-	if c.Watched && !slices.ContainsFunc(s.consumerInfos("OBJ_"+c.Bucket), func(ci *jetstream.ConsumerInfo) bool { return ci.Created.Before(info.ModTime) }) {
+	if c.Watched && !slices.ContainsFunc(s.objectWatchers(c.Bucket), func(ci *jetstream.ConsumerInfo) bool { return ci.Created.Before(info.ModTime) }) {
 		return false, fmt.Sprintf("object %s went into bucket %s before any watch of it began: a watcher only listed it, wants one put while a watch runs", c.Name, c.Bucket)
 	}
 	return true, ""
+}
+
+// objectWatchers are the consumers of a bucket's stream that watch it, as
+// object watch's does: they read the objects' descriptions
+// ($O.<bucket>.M.>), and a client receives what they deliver now. object
+// get reads an object's chunks through a consumer of its own, which can
+// stay seconds after the read (until its inactive threshold), and object
+// ls reads the descriptions once and goes: neither is watching.
+func (s *snapshot) objectWatchers(bucket string) []*jetstream.ConsumerInfo {
+	description := "$O." + bucket + ".M.x"
+	var out []*jetstream.ConsumerInfo
+	for _, ci := range s.consumerInfos("OBJ_" + bucket) {
+		filters := ci.Config.FilterSubjects
+		if ci.Config.FilterSubject != "" {
+			filters = append(filters, ci.Config.FilterSubject)
+		}
+		reads := len(filters) == 0 || slices.ContainsFunc(filters, func(f string) bool { return server.SubjectMatchesFilter(description, f) })
+		if reads && ci.PushBound {
+			out = append(out, ci)
+		}
+	}
+	return out
 }
 
 // objectNames lists a bucket's objects for a "no object" reason, as the
