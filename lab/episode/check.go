@@ -172,6 +172,12 @@ type ReceivedCheck struct {
 	// in place while clients of this account published; there must be one,
 	// so a count of 0 says a message was published and did not reach them.
 	WhilePublished string `yaml:"while_published"`
+	// WhileStored counts of each subscription at most as many messages as
+	// this stream stored while it was in place, as the looks at the server
+	// saw it: what a push consumer kept for a subscriber that was not there
+	// and handed over when one came does not count. By the server's counts
+	// of its subscriptions, whoever made them.
+	WhileStored string `yaml:"while_stored"`
 }
 
 // UnheardCheck counts messages that found no subscriber.
@@ -427,6 +433,8 @@ func (c Check) validate() error {
 		return fmt.Errorf("received with an account or a user counts by the server's numbers, which know no subjects or streams: use filter")
 	case c.Received != nil && c.Received.Mapped != "" && (c.Received.Account != "" || c.Received.User != "" || c.Received.Stream != "" || c.Received.Since):
 		return fmt.Errorf("received mapped pairs the lab's own publishes and deliveries: it takes no account, user, stream or since_previous")
+	case c.Received != nil && c.Received.WhileStored != "" && (c.Received.Mapped != "" || c.Received.Stream != "" || c.Received.Subject != "" || len(c.Received.Subjects) > 0):
+		return fmt.Errorf("received while_stored counts by the server's numbers, which know no subjects or streams: use filter")
 	case c.Rejected != nil && c.Rejected.Stream == "":
 		return fmt.Errorf("rejected needs a stream")
 	case c.Unheard != nil && c.Unheard.Subject == "":

@@ -273,15 +273,19 @@ func (rc *ReceivedCheck) tally(view []subscriberView, prev mark) tally {
 			t.exposed++
 		}
 		n, before := rc.measure(v), int64(0)
+		stored, storedBefore := v.stored[rc.WhileStored], int64(0)
 		if rc.Since {
 			if p, ok := prev.views[v.id]; ok {
-				before = rc.measure(p)
+				before, storedBefore = rc.measure(p), p.stored[rc.WhileStored]
 			}
 		}
 		if b, ok := base[v.id]; ok {
 			before = max(before, rc.measure(b))
 		}
 		n -= before
+		if rc.WhileStored != "" {
+			n = min(n, stored-storedBefore)
+		}
 		if rc.Queue != "" && v.queue != rc.Queue {
 			if n > 0 {
 				t.outsiders[describeSub(v.filter, v.queue)] += n
@@ -334,6 +338,16 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 				look.published = map[string]int64{acc: st.Published}
 			}
 		}
+		// Read after the subscriptions: a message stored between the two
+		// reads counts as stored before a subscription first seen now.
+		for _, name := range s.l.whileStored {
+			if info, _ := s.stream(name); info != nil {
+				if look.stored == nil {
+					look.stored = map[string]uint64{}
+				}
+				look.stored[name] = info.State.LastSeq
+			}
+		}
 		s.l.obs.sampleSubs(look)
 	}
 	lab, srv := s.l.obs.views()
@@ -351,6 +365,8 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 	case rc.Mapped != "": // only the lab pairs publishes with deliveries
 	case rc.Account != "" || rc.User != "":
 		views = [][]subscriberView{srv} // only the server knows whose they are
+	case rc.WhileStored != "":
+		views = [][]subscriberView{srv} // only the looks at the server know when they came
 	case rc.Stream == "" && rc.Subject == "" && len(rc.Subjects) == 0:
 		views = append(views, srv) // the server's counts know no subjects
 	case rc.Stream == "":
@@ -418,6 +434,8 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 		what += " from stream " + rc.Stream
 	case rc.Subject != "":
 		what += " on " + rc.Subject
+	case rc.WhileStored != "":
+		what += " stored in " + rc.WhileStored + " while they listened"
 	}
 	since, via, skipped := "", "", ""
 	if rc.Since {

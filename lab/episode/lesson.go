@@ -92,6 +92,12 @@ type Lesson struct {
 	// logStart is where the server's log stood when the lesson started:
 	// refused checks count the refusals it logged since.
 	logStart uint64
+
+	// whileStored are the streams the episode's received checks count
+	// stores of (ReceivedCheck.WhileStored): every look at the server's
+	// subscriptions reads their last sequences, so a subscription's first
+	// look knows where they stood, whichever step asks.
+	whileStored []string
 }
 
 // ErrNotEmbedded: lessons need the lab's own server.
@@ -121,6 +127,13 @@ func Begin(ctx context.Context, env Env, ep *Episode, fresh bool) (*Lesson, erro
 		return nil, LocalFilesError(ep)
 	}
 	l := &Lesson{ep: ep, env: env, obs: newObservations(env.Session), replays: map[string]bool{}}
+	for _, st := range ep.Steps {
+		for _, c := range st.Check {
+			if c.Received != nil && c.Received.WhileStored != "" && !slices.Contains(l.whileStored, c.Received.WhileStored) {
+				l.whileStored = append(l.whileStored, c.Received.WhileStored)
+			}
+		}
+	}
 	l.done = make([]bool, len(ep.Steps))
 	l.marks = make([]mark, len(ep.Steps))
 	l.hints = make([]int, len(ep.Steps))

@@ -34,7 +34,9 @@ type subscriber struct {
 	// server view: accounts' published counts when the subscription was
 	// first seen with them, and at the latest look that still saw it.
 	pubFirst, pubLast map[string]int64
-	subjects          map[string]int64 // events view: per message subject
+	// server view: streams' last sequences, likewise.
+	storedFirst, storedLast map[string]uint64
+	subjects                map[string]int64 // events view: per message subject
 	// sent is, for a lab subscriber, what the lab's pub sent on each
 	// subject while the subscriber's job ran: the subjects as published,
 	// before any mapping of the server's (shared with observations.sent
@@ -55,7 +57,7 @@ type subscriber struct {
 }
 
 func newSubscriber(filter, queue string) *subscriber {
-	return &subscriber{filter: filter, queue: queue, from: map[string]int64{}, pubFirst: map[string]int64{}, pubLast: map[string]int64{}, subjects: map[string]int64{}, seqs: map[string]map[uint64]bool{}, fromStream: map[string]int64{}}
+	return &subscriber{filter: filter, queue: queue, from: map[string]int64{}, pubFirst: map[string]int64{}, pubLast: map[string]int64{}, storedFirst: map[string]uint64{}, storedLast: map[string]uint64{}, subjects: map[string]int64{}, seqs: map[string]map[uint64]bool{}, fromStream: map[string]int64{}}
 }
 
 // maxTracked bounds what is remembered per subscriber, so a million-message
@@ -243,6 +245,9 @@ type serverLook struct {
 	// published holds, for the accounts a check asked about, the messages
 	// their clients have published since the server started.
 	published map[string]int64
+	// stored holds, for the streams the episode's checks ask about (see
+	// ReceivedCheck.WhileStored), their last sequences, read after subs.
+	stored map[string]uint64
 }
 
 // sampleSubs records the server's client subscriptions and their counts.
@@ -272,6 +277,12 @@ func (o *observations) sampleSubs(look serverLook) {
 				sub.pubFirst[acc] = n
 			}
 			sub.pubLast[acc] = n
+		}
+		for stream, seq := range look.stored {
+			if _, ok := sub.storedFirst[stream]; !ok {
+				sub.storedFirst[stream] = seq
+			}
+			sub.storedLast[stream] = seq
 		}
 		present[sub] = true
 	}
@@ -607,8 +618,10 @@ type subscriberView struct {
 	account, user string
 	from          map[string]int64
 	// meanwhile: messages each account published while the subscription
-	// was there (as far as the looks at the server saw it).
+	// was there (as far as the looks at the server saw it); stored, the
+	// messages each stream stored meanwhile.
 	meanwhile  map[string]int64
+	stored     map[string]int64
 	ended      uint64
 	endViews   map[*subscriber]subscriberView // read only
 	count      int64
@@ -618,7 +631,7 @@ type subscriberView struct {
 }
 
 func (s *subscriber) view() subscriberView {
-	v := subscriberView{id: s, filter: s.filter, queue: s.queue, account: s.account, user: s.user, from: maps.Clone(s.from), meanwhile: map[string]int64{}, ended: s.ended, endViews: s.endViews, count: s.count,
+	v := subscriberView{id: s, filter: s.filter, queue: s.queue, account: s.account, user: s.user, from: maps.Clone(s.from), meanwhile: map[string]int64{}, stored: map[string]int64{}, ended: s.ended, endViews: s.endViews, count: s.count,
 		subjects: make(map[string]int64, len(s.subjects)), seqs: map[string]map[uint64]bool{}, fromStream: map[string]int64{}}
 	for k, n := range s.subjects {
 		v.subjects[k] = n
@@ -635,6 +648,11 @@ func (s *subscriber) view() subscriberView {
 	}
 	for acc, n := range s.pubLast {
 		v.meanwhile[acc] = n - s.pubFirst[acc]
+	}
+	for stream, seq := range s.storedLast {
+		// A stream made again starts its sequences over: nothing counts
+		// as stored since then until it passes where it was.
+		v.stored[stream] = int64(seq) - int64(min(seq, s.storedFirst[stream]))
 	}
 	return v
 }

@@ -158,3 +158,18 @@ func TestSubjectsSaysWhenAnotherTerminalsSubjectsAreUnknown(t *testing.T) {
 		t.Fatalf("step 3's not-yet line: %q, want it to hold %q", w.report().Steps[2].Why, want)
 	}
 }
+
+// Lesson push-pull's step 3 ticks for a subscriber in another terminal
+// that listened while the two orders were stored: the looks at the server
+// saw it in place before they were.
+func TestPushPullTicksForAnotherTerminalsSubscriber(t *testing.T) {
+	w := newWatchedLab(t)
+	w.must("lesson push-pull")
+	w.must("consumer add ORDERS pusher --target work.orders --ack explicit --defaults")
+	w.waitDone(1)
+	w.another("sub", "work.orders", "--ack")
+	w.listening("work.orders")
+	w.waitDone(2)
+	w.must(`pub orders.new "order {{Count}}" --count 2 --jetstream`)
+	w.waitDone(3)
+}
