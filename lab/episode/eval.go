@@ -327,10 +327,13 @@ func (rc *ReceivedCheck) fixed(view []subscriberView) map[*subscriber]subscriber
 	return base
 }
 
-func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
+// lookAtSubs records what the server delivered to every client
+// subscription (a real nats CLI's, a scene's) for rc to count. Every look
+// at a step with rc takes it, before any of the step's checks, as one that
+// fails first does not stop it: what a subscription had when first seen
+// is what later counts start from.
+func (s *snapshot) lookAtSubs(rc *ReceivedCheck) {
 	if s.ns != nil {
-		// Count what the server delivered to every client subscription:
-		// a real nats CLI's, a scene's.
 		subs := s.clientSubs() // before reading what it fills in
 		look := serverLook{boot: s.boot(), subs: subs, imported: s.imported, users: s.users}
 		if acc := rc.WhilePublished; acc != "" {
@@ -350,6 +353,9 @@ func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 		}
 		s.l.obs.sampleSubs(look)
 	}
+}
+
+func (s *snapshot) checkReceived(rc *ReceivedCheck, prev mark) (bool, string) {
 	lab, srv := s.l.obs.views()
 	var direct []subscriberView // with Mapped: the lab's views as received, mapped or not
 	if rc.Mapped != "" {

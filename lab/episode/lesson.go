@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -269,15 +270,28 @@ func (l *Lesson) watchTraffic(nc *nats.Conn) error {
 			return err
 		}
 	}
-	seen := map[string]bool{}
+	var patterns []string
 	for _, p := range published {
-		if seen[p.Subject] {
-			continue
+		if !slices.Contains(patterns, p.Subject) {
+			patterns = append(patterns, p.Subject)
 		}
-		seen[p.Subject] = true
-		pattern := p.Subject
+	}
+	// A message on subjects two patterns match comes to both: it is
+	// heard through the first.
+	first := func(subject string) string {
+		for _, p := range patterns {
+			if server.SubjectMatchesFilter(subject, p) {
+				return p
+			}
+		}
+		return ""
+	}
+	for _, pattern := range patterns {
 		if _, err := nc.Subscribe(pattern, func(m *nats.Msg) {
 			l.obs.publish(pattern, m.Header, published)
+			if first(m.Subject) == pattern {
+				l.obs.hear(m.Subject)
+			}
 		}); err != nil {
 			return err
 		}
@@ -496,6 +510,11 @@ func (l *Lesson) Evaluate(ctx context.Context) Report {
 		prev := l.start
 		if i > 0 && l.done[i-1] {
 			prev = l.marks[i-1]
+		}
+		for _, c := range st.Check {
+			if c.Received != nil {
+				snap.lookAtSubs(c.Received)
+			}
 		}
 		ok, why := true, ""
 		for _, c := range st.Check {

@@ -114,6 +114,11 @@ type observations struct {
 	// pubs counts what the lab's pub sent on each subject (up to
 	// maxPubSubjects subjects).
 	pubs map[string]int64
+	// heard counts, per subject, the messages the checker saw reach the
+	// server on the subjects of the episode's published checks, whoever
+	// sent them: another client, a stream's republish (up to
+	// maxPubSubjects subjects).
+	heard map[string]int64
 }
 
 // maxPubSubjects bounds observations.pubs, copied for each subscription
@@ -157,6 +162,7 @@ func (o *observations) clear() {
 	o.unheard = map[string]*unheardCounter{}
 	o.stopped = map[string]bool{}
 	o.pubs = map[string]int64{}
+	o.heard = map[string]int64{}
 }
 
 func (o *observations) reset() {
@@ -255,20 +261,21 @@ func (o *observations) sampleSubs(look serverLook) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	present := make(map[*subscriber]bool, len(look.subs))
+	known := o.knownSent()
 	for _, sd := range look.subs {
 		k := subKey{look.boot, sd.Cid, sd.Sid}
 		sub := o.seen[k]
 		if sub == nil {
 			sub = newSubscriber(sd.Subject, sd.Queue)
 			sub.account, sub.user = sd.Account, look.users[sd.Cid]
-			sub.pubBase, sub.countBase = maps.Clone(o.pubs), sd.Msgs
+			sub.pubBase, sub.countBase = known, sd.Msgs
 			o.seen[k] = sub
 			o.order = append(o.order, sub)
 		}
-		if sd.Msgs > sub.count {
-			sub.count = sd.Msgs
-			o.attribute(sub)
-		}
+		sub.count = max(sub.count, sd.Msgs)
+		// At every look, not only when the count grows: the checker hears
+		// a message a moment after the server delivered it.
+		o.attribute(sub, known)
 		for exporter, n := range look.imported[subID{sd.Cid, sd.Sid}] {
 			sub.from[exporter] = max(sub.from[exporter], n)
 		}
@@ -720,19 +727,38 @@ func (o *observations) hadStopped(subject string) bool {
 	return o.stopped[subject]
 }
 
+// hear records a message the checker saw reach the server on subject.
+func (o *observations) hear(subject string) {
+	o.mu.Lock()
+	countBounded(o.heard, subject, maxPubSubjects)
+	o.mu.Unlock()
+}
+
+// knownSent is, per subject, what is known to have reached the server: what
+// the lab's pub sent, or what the checker heard, whichever is more (the
+// checker hears the lab's pub too, a moment later). o.mu is held.
+func (o *observations) knownSent() map[string]int64 {
+	known := maps.Clone(o.pubs)
+	for subj, n := range o.heard {
+		known[subj] = max(known[subj], n)
+	}
+	return known
+}
+
 // attribute gives a server subscription, which the server counts but
 // whose subjects it does not keep (a nats CLI in another terminal), the
-// subjects of the lab's publishes it matches, when the messages it had
-// since it was first seen are exactly those: anything else (a publish
-// from elsewhere, a queue group's share) leaves its subjects unknown.
-// o.mu is held.
-func (o *observations) attribute(sub *subscriber) {
+// subjects of what reached the server that it matches (known: the lab's
+// publishes, what the checker heard), when the messages it had since it
+// was first seen are exactly those: anything else (a publish the lab
+// neither sent nor heard, a queue group's share) leaves its subjects
+// unknown. o.mu is held.
+func (o *observations) attribute(sub *subscriber, known map[string]int64) {
 	if sub.pubBase == nil || sub.queue != "" {
 		return
 	}
 	var matching int64
 	got := map[string]int64{}
-	for subj, n := range o.pubs {
+	for subj, n := range known {
 		if d := n - sub.pubBase[subj]; d > 0 && server.SubjectMatchesFilter(subj, sub.filter) {
 			matching += d
 			got[subj] = d
