@@ -617,3 +617,47 @@ func TestAConsumerOnAStoppedNodeIsOffline(t *testing.T) {
 		t.Fatalf("story %+v", h.Scene.snap.Story)
 	}
 }
+
+// A look can find a pull already answered while the pull itself, which
+// the server sent the scene before the look's answer, still waits to be
+// heard: the deliveries go to the pull all the same, not to no worker
+// (which left "pull 1 got nothing" on screen for good).
+func TestALookHearsThePullsBeforeItsDeliveries(t *testing.T) {
+	h := newHarness(t, "stream add ORDERS --subjects 'orders.>' --defaults",
+		`pub orders.us.new "order 1 (us)" --jetstream`, `pub orders.eu.new "order 2 (eu)" --jetstream`,
+		`pub orders.us.new "order 3 (us)" --jetstream`)
+	h.Run(`consumer add ORDERS us --pull --filter "orders.us.>" --defaults`)
+	h.Settle("us added", func(s Snapshot) bool { return s.consumer("us") != nil })
+
+	d := h.Scene.d
+	held, release := make(chan struct{}), make(chan struct{})
+	d.mu.Lock()
+	d.hold = func() {
+		d.mu.Lock()
+		d.hold = nil
+		d.mu.Unlock()
+		close(held)
+		<-release
+	}
+	d.mu.Unlock()
+	d.Poke()
+	<-held
+	// The look is held: the pulls and the acks are heard but not taken.
+	h.Run(`consumer next ORDERS us --count 2`)
+	if !broker.WaitFor(10*time.Second, func() bool { return len(d.Msgs()) >= 4 }) {
+		t.Fatalf("the scene heard %d messages, want two pulls and two acks", len(d.Msgs()))
+	}
+	close(release)
+	h.Settle("us read its two", func(s Snapshot) bool { return consumer(s, "us").AckFloor == 3 })
+	h.sync()
+	var got []uint64
+	for _, p := range h.Scene.snap.Pulls {
+		if len(p.Got) != 1 {
+			t.Errorf("pull %d got %v, want one message", p.ID, p.Got)
+		}
+		got = append(got, p.Got...)
+	}
+	if !slices.Equal(got, []uint64{1, 3}) {
+		t.Errorf("the pulls got %v, want #1 and #3", got)
+	}
+}

@@ -50,7 +50,8 @@ type driver struct {
 	mu      sync.Mutex
 	shared  Snapshot // the latest copy for the scene
 	choice  watchChoice
-	rewatch bool // the choice changed: look at the streams again
+	rewatch bool   // the choice changed: look at the streams again
+	hold    func() // a test's: runs as a look begins, holding it there
 
 	// Owned by the loop.
 	up         bool // the server is up, as the connection and the embedded server say

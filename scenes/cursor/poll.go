@@ -27,6 +27,12 @@ const maxHeld = 256
 // poll asks the broker: the streams (when something about them changed),
 // the watched stream, and its consumers in one CONSUMER.LIST.
 func (d *driver) poll() {
+	d.mu.Lock()
+	hold := d.hold
+	d.mu.Unlock()
+	if hold != nil {
+		hold()
+	}
 	d.lastPoll = time.Now()
 	d.looks.Add(1)
 	if !d.up && !d.nc.IsConnected() {
@@ -61,6 +67,9 @@ func (d *driver) poll() {
 		d.failed(err)
 		return
 	}
+	// A pull the server answered before this look is heard first, so that
+	// the deliveries the look finds go to it.
+	d.TakeHeard(d)
 	d.jsOff = false
 	d.t.snap.Problem = ""
 	if d.retap(infos) {

@@ -155,6 +155,22 @@ func (lp *Loop) drain(t Turns) {
 	}
 }
 
+// TakeHeard takes, during a look, what the listeners have heard so far:
+// the server sent it before the look's answers, which may already show
+// its effects (a worker's pull satisfied) that the driver could not place
+// without it (which pull got the message). Only the loop's goroutine may
+// call it (a Turns' Look).
+func (lp *Loop) TakeHeard(t Turns) {
+	for {
+		select {
+		case m := <-lp.msgs:
+			t.Heard(m)
+		default:
+			return
+		}
+	}
+}
+
 // Dial opens the driver's connection to dep, named name: news of the
 // server goes to the loop (ServerChanged), JetStream is reached through
 // it, and what the server sends on subjects (advisories) is heard in Msgs
