@@ -357,16 +357,39 @@ func (p *lessonPane) line(s string, inner int) string { return " " + fit(s, inne
 // wrapped adds text after lead, wrapped to the pane, its further lines
 // indented by cont (a hanging indent), each painted.
 func (p *lessonPane) wrapped(out []string, inner int, lead, cont, s string, paint paint) []string {
-	first, rest, _ := strings.Cut(wrapKept(s, max(inner-ansi.StringWidth(lead), 4)), "\n")
+	width := max(inner-ansi.StringWidth(cont), 4)
+	first, rest := firstLine(s, max(inner-ansi.StringWidth(lead), 4), width)
 	out = append(out, p.line(paint.Render(lead+text.Plain(first)), inner))
 	if rest == "" {
 		return out
 	}
-	rest = strings.ReplaceAll(rest, "\n", " ")
-	for _, l := range strings.Split(wordWrap(rest, max(inner-ansi.StringWidth(cont), 4)), "\n") {
+	for _, l := range strings.Split(wordWrap(rest, width), "\n") {
 		out = append(out, p.line(paint.Render(cont+l), inner))
 	}
 	return out
+}
+
+// firstLine splits s into the words that fit a first line of width first
+// and the rest, for lines of width next. The rest is s's own words, not
+// the first wrapping's lines joined again: a word too long for the first
+// width (a --flag after a long lead) is broken there, and joined again with
+// a blank inside it. A first word too long for the first line goes on to
+// the next, whole, when it fits there.
+func firstLine(s string, first, next int) (string, string) {
+	blank := func(r rune) bool { return unicode.IsSpace(r) && string(r) != text.NoBreak }
+	words := strings.FieldsFunc(s, blank)
+	line, _, _ := strings.Cut(wrapKept(s, first), "\n")
+	got := strings.FieldsFunc(line, blank)
+	n := len(got)
+	if n == 0 || got[n-1] == words[n-1] {
+		return line, strings.Join(words[n:], " ")
+	}
+	// Only a first word is broken on a first line: a later one too long
+	// starts a line of its own.
+	if ansi.StringWidth(words[0]) <= next {
+		return "", strings.Join(words, " ")
+	}
+	return line, strings.Join(append([]string{words[0][len(got[0]):]}, words[1:]...), " ")
 }
 
 // checklist draws the step to do next, folded: a line saying where the

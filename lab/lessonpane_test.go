@@ -578,6 +578,25 @@ func TestLessonStepHeadNeverClipsItsPointer(t *testing.T) {
 	}
 }
 
+// What a step lacks starts after "not yet:" and goes on in narrower
+// lines' stead in wider ones: a --flag that does not fit the first width
+// is neither cut in two nor spelt with a blank inside it. At 80x24 lesson
+// republish's first step said "--republish-destinatio n".
+func TestNotYetKeepsLongFlagsWhole(t *testing.T) {
+	why := "stream SHOP republishes nothing (stream edit with --republish-source and --republish-destination sets it)"
+	first := "--republish-destination is missing"
+	for _, s := range []string{why, first} {
+		p := newLessonPane(DefaultStyles())
+		p.SetLesson("lesson 28 · republish", "Republish.")
+		p.SetSteps([]Step{{Text: "Make SHOP republish to ui.>", Current: true, Why: s}}, "")
+		p.SetSize(37, 30)
+		got := ansi.Strip(strings.Join(p.Lines(), "\n"))
+		if !strings.Contains(got, "--republish-destination") {
+			t.Errorf("--republish-destination is not whole on a line:\n%s", got)
+		}
+	}
+}
+
 // A word longer than the lesson pane's line is broken after a dot where
 // one falls in the line, so a subject keeps its tokens whole; a word
 // without dots is broken at the width; no line is wider than the width.
