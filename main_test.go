@@ -295,6 +295,38 @@ func TestBadFlagsGetOneLine(t *testing.T) {
 	}
 }
 
+// The real CLI's commands that reach no server (its error codes, its
+// schemas, its contexts) run in a lab with no listener, printing what the
+// real CLI prints in a shell with no server about.
+func TestRunRunsTheRealCLIsOfflineCommandsWithoutAListener(t *testing.T) {
+	bin := natslabBinary(t)
+	lines := [][]string{{"errors", "lookup", "10077"}, {"schema", "search", "stream_create"}, {"context", "ls"}}
+	var want strings.Builder
+	var script strings.Builder
+	for _, words := range lines {
+		real := exec.Command(brokertest.RealCLI(t), words...)
+		real.Env = []string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH")}
+		real.Stdout = &want
+		if err := real.Run(); err != nil {
+			t.Fatalf("the real CLI's %s: %v", strings.Join(words, " "), err)
+		}
+		script.WriteString(strings.Join(words, " ") + "\n")
+	}
+	cmd := exec.Command(bin, "run", "--store", t.TempDir(), "--listen", "none", "-")
+	cmd.Stdin = strings.NewReader(script.String())
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Errorf("natslab run: %v\n%s", err, errb.String())
+	}
+	if out.String() != want.String() {
+		t.Errorf("stdout\n%s\nwant what the real CLI prints\n%s", out.String(), want.String())
+	}
+	if errb.Len() > 0 {
+		t.Errorf("stderr: %s", errb.String())
+	}
+}
+
 // TestRunRefusesInTheLabsVoice runs, through the binary, a line the lab
 // itself refuses: one only the real CLI runs, with no listener for it to
 // reach (--listen none). natslab says so, one line on stderr, with or
