@@ -296,11 +296,12 @@ func TestBadFlagsGetOneLine(t *testing.T) {
 }
 
 // The real CLI's commands that reach no server (its error codes, its
-// schemas, its contexts) run in a lab with no listener, printing what the
-// real CLI prints in a shell with no server about.
+// schemas, its contexts, its operators) run in a lab with no listener,
+// printing what the real CLI prints in a shell with no server about; one
+// of those families that does ask a server is refused as before.
 func TestRunRunsTheRealCLIsOfflineCommandsWithoutAListener(t *testing.T) {
 	bin := natslabBinary(t)
-	lines := [][]string{{"errors", "lookup", "10077"}, {"schema", "search", "stream_create"}, {"context", "ls"}}
+	lines := [][]string{{"errors", "lookup", "10077"}, {"schema", "search", "stream_create"}, {"context", "ls"}, {"auth", "operator", "ls"}}
 	var want strings.Builder
 	var script strings.Builder
 	for _, words := range lines {
@@ -313,17 +314,19 @@ func TestRunRunsTheRealCLIsOfflineCommandsWithoutAListener(t *testing.T) {
 		script.WriteString(strings.Join(words, " ") + "\n")
 	}
 	cmd := exec.Command(bin, "run", "--store", t.TempDir(), "--listen", "none", "-")
-	cmd.Stdin = strings.NewReader(script.String())
+	cmd.Stdin = strings.NewReader(script.String() + "schema request svc.info\n")
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Errorf("natslab run: %v\n%s", err, errb.String())
+	_ = cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != 1 {
+		t.Errorf("exit status %d, want 1 (the refused line)", code)
 	}
 	if out.String() != want.String() {
 		t.Errorf("stdout\n%s\nwant what the real CLI prints\n%s", out.String(), want.String())
 	}
-	if errb.Len() > 0 {
-		t.Errorf("stderr: %s", errb.String())
+	refused := "natslab: `nats schema request` runs the real nats CLI, which reaches the server over TCP, and this lab has no listener: start natslab without --listen none\n"
+	if errb.String() != refused {
+		t.Errorf("stderr\n%s\nwant\n%s", errb.String(), refused)
 	}
 }
 

@@ -217,7 +217,7 @@ func (s *Session) refuseReal(l realcli.Line) error {
 	} else {
 		name = "nats " + name
 	}
-	if s.dep.ClientURL() == "" && !(len(l.Path) > 0 && offlineCommands[l.Path[0].Name]) {
+	if s.dep.ClientURL() == "" && !reachesNoServer(l) {
 		return usageErrorf("`%s` runs the real nats CLI, which reaches the server over TCP, and this lab has no listener: %s", name, s.ListenerAdvice())
 	}
 	if why := needsTerminal(l); why != "" && !s.failsBeforeEditor(l) {
@@ -226,11 +226,19 @@ func (s *Session) refuseReal(l realcli.Line) error {
 	return nil
 }
 
-// offlineCommands are the real CLI's commands that reach no server: they
-// read its own tables (errors, schema, cheat) or its configuration files
-// (context), and run in a lab without a listener as in a shell with no
-// server about.
-var offlineCommands = map[string]bool{"errors": true, "schema": true, "cheat": true, "context": true}
+// reachesNoServer reports whether the line is one of the real CLI's that
+// reach no server: they read its own tables (errors, schema, cheat) or
+// configuration files (context, auth), and run in a lab without a
+// listener as in a shell with no server about. A few in those families
+// do ask a server (serverCommands).
+func reachesNoServer(l realcli.Line) bool {
+	return len(l.Path) > 0 && offlineFamilies[l.Path[0].Name] && !serverCommands[l.Name()]
+}
+
+var (
+	offlineFamilies = map[string]bool{"errors": true, "schema": true, "cheat": true, "context": true, "auth": true}
+	serverCommands  = map[string]bool{"schema request": true, "auth account push": true, "auth account query": true}
+)
 
 // failsBeforeEditor reports whether the real CLI refuses a line that
 // would open an editor by itself, in its own words, before it writes the
