@@ -371,10 +371,10 @@ type KVCheck struct {
 	Value    *string `yaml:"value"`
 	Revision Cmp     `yaml:"revision"`
 	History  Cmp     `yaml:"history"`  // revisions kept for the key
-	Watchers Cmp     `yaml:"watchers"` // consumers on the bucket's stream: watches in progress
-	// Watched: the key's value was stored while a watch of the bucket was
-	// in progress (a consumer on its stream made before it), so a watcher
-	// saw it arrive, not only listed it as the value it found.
+	Watchers Cmp     `yaml:"watchers"` // watches in progress: consumers on the bucket's stream a client receives from
+	// Watched: the key's value was stored while a watch of it (or of the
+	// whole bucket) was in progress (a watcher made before it), so a
+	// watcher saw it arrive, not only listed it as the value it found.
 	Watched bool `yaml:"watched"`
 }
 

@@ -1241,6 +1241,30 @@ func (s *snapshot) checkAckedGivenUp(c *AcksCheck) (bool, string) {
 	return false, fmt.Sprintf("consumer %s has had %s, none for %s, which %s gave up on", c.Consumer, text.Count(n, "ack", "acks"), what, c.GivenUpBy)
 }
 
+// kvWatchers are the consumers of a bucket's stream that watch it, as kv
+// watch's does: a client receives what they deliver now, and they read the
+// key (any key when key is ""). A consumer made on KV_<bucket> with
+// consumer add is no watch while nobody receives from it, and a stopped
+// watch's consumer is no longer bound.
+func (s *snapshot) kvWatchers(bucket, key string) []*jetstream.ConsumerInfo {
+	subject := "$KV." + bucket + ".>"
+	if key != "" {
+		subject = "$KV." + bucket + "." + key
+	}
+	var out []*jetstream.ConsumerInfo
+	for _, ci := range s.consumerInfos("KV_" + bucket) {
+		filters := ci.Config.FilterSubjects
+		if ci.Config.FilterSubject != "" {
+			filters = append(filters, ci.Config.FilterSubject)
+		}
+		reads := len(filters) == 0 || slices.ContainsFunc(filters, func(f string) bool { return server.SubjectsCollide(subject, f) })
+		if reads && ci.PushBound {
+			out = append(out, ci)
+		}
+	}
+	return out
+}
+
 func (s *snapshot) checkKV(c *KVCheck) (bool, string) {
 	kv, why := s.kv(c.Bucket)
 	if kv == nil {
@@ -1254,11 +1278,7 @@ func (s *snapshot) checkKV(c *KVCheck) (bool, string) {
 			return false, "bucket " + c.Bucket + " still exists"
 		}
 		if c.Watchers.Set() {
-			info, why := s.stream("KV_" + c.Bucket)
-			if info == nil {
-				return false, why
-			}
-			if n := int64(info.State.Consumers); !c.Watchers.Holds(n) {
+			if n := int64(len(s.kvWatchers(c.Bucket, ""))); !c.Watchers.Holds(n) {
 				return false, fmt.Sprintf("bucket %s has %s, wants %s", c.Bucket, text.Count(n, "watcher", "watchers"), c.Watchers.Want())
 			}
 		}
@@ -1285,8 +1305,14 @@ func (s *snapshot) checkKV(c *KVCheck) (bool, string) {
 	if !c.Revision.HoldsU(e.Revision()) {
 		return false, fmt.Sprintf("key %s is at revision %d, wants %s", c.Key, e.Revision(), c.Revision.Want())
 	}
-	if c.Watched && !slices.ContainsFunc(s.consumerInfos("KV_"+c.Bucket), func(ci *jetstream.ConsumerInfo) bool { return ci.Created.Before(e.Created()) }) {
-		return false, fmt.Sprintf("key %s got %q (revision %d) before any watch of bucket %s began: a watcher only listed it, wants a value put while one runs", c.Key, e.Value(), e.Revision(), c.Bucket)
+	if c.Watched {
+		before := func(ci *jetstream.ConsumerInfo) bool { return ci.Created.Before(e.Created()) }
+		if !slices.ContainsFunc(s.kvWatchers(c.Bucket, c.Key), before) {
+			if slices.ContainsFunc(s.kvWatchers(c.Bucket, ""), before) {
+				return false, fmt.Sprintf("key %s got %q (revision %d) while only watches of other keys ran: wants a value put while a watch of it (or of the whole bucket) runs", c.Key, e.Value(), e.Revision())
+			}
+			return false, fmt.Sprintf("key %s got %q (revision %d) before any watch of bucket %s began: a watcher only listed it, wants a value put while one runs", c.Key, e.Value(), e.Revision(), c.Bucket)
+		}
 	}
 	if c.History.Set() {
 		h, err := kv.History(ctx, c.Key)
