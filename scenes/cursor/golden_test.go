@@ -318,3 +318,45 @@ func TestGoldenDeliverPolicies(t *testing.T) {
 	}
 	h.GoldenPanes(t, "six-consumers")
 }
+
+// An empty stream says where to publish to fill it, whole: at 80x24 beside
+// the lesson (lesson 24's PAY) "empty: publish to pay.> to add messages"
+// was clipped to "… to add …". Where the full sentence does not fit, a
+// shorter one does; where the subjects alone are too long for a line, they
+// take the row under it. With a consumer waiting on the empty log, the
+// consumer keeps its row.
+func TestGoldenEmptyLog(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		setup []string
+		want  []string // each on screen at every pane size, across its lines
+	}{
+		{"pay", []string{"stream add PAY --subjects 'pay.>' --defaults"}, []string{"pay.>"}},
+		{"three-subjects", []string{"stream add SHOP --subjects 'orders.created,orders.shipped,payments.settled' --defaults"},
+			[]string{"orders.created", "orders.shipped", "payments.settled"}},
+		{"consumer-waits", []string{"stream add PAY --subjects 'pay.>' --defaults", "consumer add PAY bill --pull --defaults"},
+			[]string{"pay.>", "bill"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, tc.setup...)
+			h.Settle("stream", func(s Snapshot) bool { return s.Stream != "" && len(s.Subjects) > 0 })
+			if len(tc.setup) > 1 {
+				h.Settle("consumer", func(s Snapshot) bool { return len(s.Consumers) == 1 })
+			}
+			h.still()
+			for _, sz := range append(slices.Clone(scenes.SmallestPanes), scenes.LessonPanes...) {
+				v := h.View(sz.W, sz.H)
+				if !strings.Contains(v, "empty: publish to") {
+					t.Errorf("at %dx%d the empty log does not say where to publish:\n%s", sz.W, sz.H, v)
+				}
+				for _, w := range tc.want {
+					if !strings.Contains(v, w) {
+						t.Errorf("at %dx%d %q is not on screen:\n%s", sz.W, sz.H, w, v)
+					}
+				}
+			}
+			h.NeverCut(t, tc.name)
+			h.GoldenPanes(t, "empty-"+tc.name)
+		})
+	}
+}

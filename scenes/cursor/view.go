@@ -347,6 +347,17 @@ func (s *Scene) log(c *kit.Canvas, y, top, bottom int, now time.Time) int {
 	if hi > 0 {
 		subjRow = 1
 	}
+	// An empty log says where to publish, in the rows under it that its
+	// consumers leave (at most two more where it has none).
+	var empty []string
+	if hi == 0 {
+		rows := bottom - y - needFrom(0)
+		if len(need) == 0 {
+			rows = min(rows, 3)
+		}
+		empty = emptyLog(snap.Subjects, s.W-x0-1, max(rows, 1))
+		subjRow = len(empty) - 1
+	}
 	if len(need) > 0 && bottom-1-(y+subjRow) < needFrom(0) && y > top {
 		y--
 	}
@@ -357,7 +368,10 @@ func (s *Scene) log(c *kit.Canvas, y, top, bottom int, now time.Time) int {
 	}
 	c.Text(1, y, "log", kit.Faint)
 	if hi == 0 {
-		c.Text(x0, y, kit.Clip("empty: publish to "+strings.Join(snap.Subjects, " or ")+" to add messages", s.W-x0-1), kit.Faint)
+		for i, l := range empty {
+			c.Text(x0, y+i, l, kit.Faint)
+		}
+		y += len(empty) - 1
 	} else {
 		if lo > max(snap.FirstSeq, 1) {
 			c.Text(x0-2, y, "…", kit.Faint)
@@ -441,6 +455,34 @@ func (s *Scene) log(c *kit.Canvas, y, top, bottom int, now time.Time) int {
 			"no consumer on "+snap.Stream+" yet", "no consumer yet"), kit.Warn)
 	}
 	return y + 1
+}
+
+// emptyLog says, in lines of width cells and at most rows of them, that
+// the log is empty and where to publish to fill it: in one line where a
+// wording fits, the subjects over several where none does, and where even
+// they do not fit, less, never a subject cut short.
+func emptyLog(subjects []string, width, rows int) []string {
+	if len(subjects) == 0 {
+		// A mirror's or a sourced stream's: filled from elsewhere.
+		return []string{text.Fit(width, "empty")}
+	}
+	list := subjects[0]
+	for i, subj := range subjects[1:] {
+		sep := ", "
+		if i == len(subjects)-2 {
+			sep = " or" + text.NoBreak
+		}
+		list += sep + subj
+	}
+	full, short := "empty: publish to "+list+" to add messages", "empty: publish to "+list
+	if l := text.Fit(width, full, short); l != "" {
+		return []string{l}
+	}
+	wide := slices.ContainsFunc(subjects, func(subj string) bool { return text.Width(subj) > width })
+	if lines := text.Wrap(short, width); !wide && len(lines) <= rows {
+		return lines
+	}
+	return []string{text.Fit(width, "empty: publish to its subjects", "empty")}
 }
 
 // distinct is what tells the messages' subjects apart: the first token in
