@@ -276,6 +276,10 @@ type PublishedCheck struct {
 	Subject string `yaml:"subject"` // pattern
 	Header  string `yaml:"header"`  // "Name: value"
 	Count   Cmp    `yaml:"count"`   // default >= 1
+	// Since counts only messages that reached the server since the
+	// previous step was done: a look before the thing to look at was
+	// there does not do.
+	Since bool `yaml:"since_previous"`
 }
 
 // AcksCheck counts acknowledgements sent to a consumer ($JS.ACK.stream.consumer.…).

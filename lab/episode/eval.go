@@ -17,9 +17,10 @@ import (
 // mark is what the lab knew when a step was done, for checks that speak of
 // "since the previous step".
 type mark struct {
-	boot    string
-	views   map[*subscriber]subscriberView
-	leaders map[string]string
+	boot      string
+	views     map[*subscriber]subscriberView
+	leaders   map[string]string
+	published map[PublishedCheck]int64 // by publishedKey
 }
 
 // check evaluates one Check: ok, or why not in words that name what the
@@ -61,7 +62,7 @@ func (s *snapshot) check(c Check, prev mark) (bool, string) {
 		parts = append(parts, func() (bool, string) { return s.checkKV(c.KV) })
 	}
 	if c.Published != nil {
-		parts = append(parts, func() (bool, string) { return s.checkPublished(c.Published) })
+		parts = append(parts, func() (bool, string) { return s.checkPublished(c.Published, prev) })
 	}
 	if c.Acks != nil {
 		parts = append(parts, func() (bool, string) { return s.checkAcks(c.Acks) })
@@ -1164,8 +1165,13 @@ func (s *snapshot) checkAdvisory(c *AdvisoryCheck) (bool, string) {
 	return false, fmt.Sprintf("the server has said %s%s %s, wants %s", what, target, text.Count(n, "time", "times"), want.Want())
 }
 
-func (s *snapshot) checkPublished(c *PublishedCheck) (bool, string) {
+func (s *snapshot) checkPublished(c *PublishedCheck, prev mark) (bool, string) {
 	n, misspelt := s.l.obs.publishedCount(c)
+	since := ""
+	if c.Since {
+		n -= prev.published[publishedKey(c)]
+		since = " since the previous step"
+	}
 	want := c.Count.Or(">=1")
 	if want.Holds(n) {
 		return true, ""
@@ -1174,7 +1180,7 @@ func (s *snapshot) checkPublished(c *PublishedCheck) (bool, string) {
 	if c.Header != "" {
 		what += " with header " + c.Header
 	}
-	why := fmt.Sprintf("%s %s reached the server, wants %s", text.Count(n, "message", "messages"), what, want.Want())
+	why := fmt.Sprintf("%s %s reached the server%s, wants %s", text.Count(n, "message", "messages"), what, since, want.Want())
 	if misspelt != "" {
 		why += fmt.Sprintf("; they carried %s: header names are case-sensitive, so that is a different header", misspelt)
 	}

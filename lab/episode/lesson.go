@@ -628,7 +628,7 @@ func (l *Lesson) reportLocked() Report {
 
 // takeMark records what "since the previous step" compares with.
 func (l *Lesson) takeMark(s *snapshot) mark {
-	m := mark{boot: s.boot(), views: map[*subscriber]subscriberView{}, leaders: map[string]string{}}
+	m := mark{boot: s.boot(), views: map[*subscriber]subscriberView{}, leaders: map[string]string{}, published: l.obs.publishedCounts()}
 	lab, srv := l.obs.views()
 	for _, v := range append(lab, srv...) {
 		m.views[v.id] = v

@@ -470,6 +470,13 @@ func (o *observations) publishedCount(c *PublishedCheck) (int64, string) {
 	return o.published[publishedKey(c)], o.misspelt[publishedKey(c)]
 }
 
+// publishedCounts is a copy of every published check's count so far.
+func (o *observations) publishedCounts() map[PublishedCheck]int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return maps.Clone(o.published)
+}
+
 // rejectedCount is how many JetStream publishes stream refused with the
 // error code (0: any), and what it refused with other codes.
 func (o *observations) rejectedCount(stream string, code uint16) (n, other int64) {
