@@ -56,7 +56,7 @@ func TestTooFewNodesNotesSayWhy(t *testing.T) {
 		t.Fatal(err)
 	}
 	const unheard = "had no report from n2 before it stopped: node start starts it"
-	streamAdd := (&streamCmd{stream: "ORDERS"}).createError(c, nil, api.StreamConfig{Name: "ORDERS", Replicas: 3},
+	streamAdd := (&streamCmd{stream: "ORDERS"}).createError(c, nil, api.StreamConfig{Name: "ORDERS", Replicas: 3}, false,
 		fatalIf(&api.ApiError{Code: 400, ErrCode: errCodeNoPeers, Description: "no suitable peers for placement, peer offline"}, "could not create Stream"))
 	for _, err := range []error{c.kvAPIError(placement), c.jsError(placement), streamAdd} {
 		if note := ErrorNote(err); !strings.Contains(note, unheard) {

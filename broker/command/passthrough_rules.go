@@ -172,7 +172,7 @@ func (c *Call) passthroughOverlapNote(l realcli.Line) string {
 	if err != nil {
 		return ""
 	}
-	return (&streamCmd{stream: name[0]}).overlapNote(mgr, cfg)
+	return (&streamCmd{stream: name[0]}).overlapNote(mgr, cfg, l.Name() == "stream edit")
 }
 
 // jetStreamCommands are the real CLI's commands that ask the JetStream API

@@ -42,7 +42,7 @@ func (s *streamCmd) add(c *Call) error {
 	}
 	st, err := mgr.NewStreamFromDefault(s.stream, cfg)
 	if err != nil {
-		return s.createError(c, mgr, cfg, fatalIf(err, "could not create Stream"))
+		return s.createError(c, mgr, cfg, false, fatalIf(err, "could not create Stream"))
 	}
 	c.awaitReachable(s.stream)
 	fmt.Fprintf(c.Out, "Stream %s was created\n\n", s.stream)
@@ -89,7 +89,7 @@ func (c *Call) replicasNote(n int) string {
 // createError adds the lab's note to the server's refusal of a new stream
 // (or an edit): which stream already has the name or the subjects, what a
 // replica needs.
-func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig, err error) error {
+func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig, edit bool, err error) error {
 	switch {
 	case api.IsNatsError(err, streamErrCodeStreamExists):
 		if existing, lerr := mgr.LoadStream(s.stream); lerr == nil {
@@ -97,7 +97,7 @@ func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig,
 				s.stream, capturing(existing, true), s.stream, s.stream)
 		}
 	case api.IsNatsError(err, streamErrCodeSubjectsOverlap):
-		if note := s.overlapNote(mgr, cfg); note != "" {
+		if note := s.overlapNote(mgr, cfg, edit); note != "" {
 			return explain(err, "%s", note)
 		}
 	case api.IsNatsError(err, streamErrCodeReplicasCluster):
@@ -159,13 +159,15 @@ func (s *streamCmd) createError(c *Call, mgr *jsm.Manager, cfg api.StreamConfig,
 }
 
 // overlapNote names the streams that already store some of the subjects:
-// each subject can be stored by one stream only.
-func (s *streamCmd) overlapNote(mgr *jsm.Manager, cfg api.StreamConfig) string {
+// each subject can be stored by one stream only. A new stream may leave
+// them to the stream that has them; an edit that takes them over needs
+// that stream to give them up first.
+func (s *streamCmd) overlapNote(mgr *jsm.Manager, cfg api.StreamConfig, edit bool) string {
 	streams, _, _, err := mgr.Streams(nil)
 	if err != nil {
 		return ""
 	}
-	var clashes []string
+	var clashes, owners []string
 	for _, other := range streams {
 		if other.Name() == s.stream {
 			continue
@@ -181,13 +183,22 @@ func (s *streamCmd) overlapNote(mgr *jsm.Manager, cfg api.StreamConfig) string {
 		}
 		if len(mine) > 0 {
 			clashes = append(clashes, fmt.Sprintf("stream %s already captures %s, which overlaps %s", other.Name(), strings.Join(theirs, ", "), strings.Join(mine, ", ")))
+			owners = append(owners, other.Name())
 		}
 	}
 	if len(clashes) == 0 {
 		return ""
 	}
 	sort.Strings(clashes)
-	return fmt.Sprintf("%s. A subject can be stored by one stream only: choose other subjects, or add them to the existing stream with stream edit", strings.Join(clashes, "; "))
+	sort.Strings(owners)
+	what := "choose other subjects, or add them to the existing stream with stream edit"
+	switch {
+	case edit && len(owners) == 1:
+		what = fmt.Sprintf("take them out of %s first (stream edit %s --subjects with the ones it keeps, or stream rm %s --force), or choose other subjects", owners[0], owners[0], owners[0])
+	case edit:
+		what = fmt.Sprintf("take them out of %s first (stream edit with the subjects each keeps, or stream rm), or choose other subjects", strings.Join(owners, ", "))
+	}
+	return fmt.Sprintf("%s. A subject can be stored by one stream only: %s", strings.Join(clashes, "; "), what)
 }
 
 func streamAppendNew(list []string, s string) []string {

@@ -82,7 +82,7 @@ func (s *streamCmd) edit(c *Call) error {
 		return err
 	}
 	if err := st.UpdateConfiguration(cfg); err != nil {
-		return s.createError(c, mgr, cfg, fatalIf(err, "could not edit Stream %s", s.stream))
+		return s.createError(c, mgr, cfg, true, fatalIf(err, "could not edit Stream %s", s.stream))
 	}
 	c.awaitReachable(s.stream) // subjects it now captures
 	if !s.json {

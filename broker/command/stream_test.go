@@ -463,7 +463,15 @@ func TestStreamEdit(t *testing.T) {
 	if r.e == nil || errs.Len() != 0 || !strings.Contains(r.out, "MaxAge:") || strings.Contains(r.out, "was updated") || streamInfo(t, l, "ORDERS").Config.MaxAge != 0 {
 		t.Errorf("--dry-run: error %v, printed %q:\n%s", r.e, errs.String(), r.out)
 	}
-	l.fails("stream edit ORDERS --subjects 'events.x' -f", "nats: error: could not edit Stream ORDERS: subjects overlap with an existing stream (10065)\n", "EVENTS already captures events.>")
+	// An edit that takes over another stream's subjects needs that stream
+	// to give them up first (lesson troubleshooting: a stream of one's own
+	// for audit.>, then AUDIT edited to take it): adding them to it, as a
+	// new stream is told, is where they are already.
+	msg := l.fails("stream edit ORDERS --subjects 'events.x' -f", "nats: error: could not edit Stream ORDERS: subjects overlap with an existing stream (10065)\n",
+		"EVENTS already captures events.>", "take them out of EVENTS first", "stream rm EVENTS --force")
+	if strings.Contains(msg, "add them to the existing stream") {
+		t.Errorf("the note tells the edit to add the subjects to the stream that has them: %q", msg)
+	}
 }
 
 // BenchmarkStreamInfo is one stream info, in process: parse, one request
