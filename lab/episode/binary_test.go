@@ -254,7 +254,9 @@ func TestWrongSolutionsFailAndSayWhy(t *testing.T) {
 // "# then" and the later steps. The wrong path alone must leave the step
 // undone, saying the # want: line; the whole script must complete the
 // lesson; and each line of the recovery must be found in the stuck step's
-// hints (a job number as N), so that the hints really lead there.
+// hints (a job number as N), so that the hints really lead there. The
+// lesson's text is true on that path too: # claim: and # expect: lines,
+// as in testdata/claims, hold for the whole script.
 func TestDeadEndsRecoverAsTheHintsSay(t *testing.T) {
 	for _, w := range wrongSolutions(t, "testdata/deadends") {
 		t.Run(w.name, func(t *testing.T) {
@@ -300,12 +302,20 @@ func TestDeadEndsRecoverAsTheHintsSay(t *testing.T) {
 					t.Fatalf("the wrong path should leave the step undone with\n  %s\ngot (exit %d):\n%s", w.want, r.code, reportLines(r.out))
 				}
 			})
+			claims := parseClaims(w.script)
+			if len(claims.claims) > 0 || len(claims.expect)+len(claims.expectNot) > 0 {
+				if !claims.any() {
+					t.Fatalf("%s: a # claim: needs an # expect: the run shows, and an # expect: a # claim: of the text", w.name)
+				}
+				claims.inText(t, w.id, w.name)
+			}
 			t.Run("whole script", func(t *testing.T) {
 				t.Parallel()
-				r := runBinary(t, w.id, w.script, false)
+				r := runBinary(t, w.id, w.script, claims.any())
 				if r.code != 0 || !strings.Contains(r.out, summaryLine(w.id, len(ep.Steps))) {
 					t.Fatalf("the recovery did not complete lesson %s (exit %d):\n%s", w.id, r.code, r.out)
 				}
+				claims.shownBy(t, r.out)
 			})
 		})
 	}
