@@ -111,7 +111,7 @@ func (c *Call) createError(ctx context.Context, st jetstream.Stream, cfg jetstre
 	code := fmt.Sprintf("Consumer creation failed: %s (%d)", apiErr.Description, apiErr.ErrorCode)
 	switch apiErr.ErrorCode {
 	case jetstream.JSErrCodeConsumerExists, jetstream.JSErrCodeConsumerAlreadyExists, jetstream.JSErrCodeConsumerNameExists:
-		if note := c.existingConsumerNote(ctx, st, cfg); note != "" {
+		if note := c.existingConsumerNote(ctx, st, cfg, apiErr.Description); note != "" {
 			return explain(errors.New(code), "%s", note)
 		}
 		return errors.New(code)
@@ -136,15 +136,17 @@ func (c *Call) createError(ctx context.Context, st jetstream.Stream, cfg jetstre
 	}
 	// Adding a consumer that exists changes it: the server refuses what
 	// cannot change (the deliver policy, say).
-	if note := c.existingConsumerNote(ctx, st, cfg); note != "" {
+	if note := c.existingConsumerNote(ctx, st, cfg, apiErr.Description); note != "" {
 		return explain(errors.New(code), "%s", note)
 	}
 	return errors.New(code)
 }
 
 // existingConsumerNote says how an existing consumer of cfg's name differs
-// from cfg, and what to do instead; "" when there is none.
-func (c *Call) existingConsumerNote(ctx context.Context, st jetstream.Stream, cfg jetstream.ConsumerConfig) string {
+// from cfg, and what to do instead; "" when there is none. refusal is the
+// server's word: where it names what can not be updated (the deliver
+// policy, the ack policy), consumer edit can not change it either.
+func (c *Call) existingConsumerNote(ctx context.Context, st jetstream.Stream, cfg jetstream.ConsumerConfig, refusal string) string {
 	stream, name := st.CachedInfo().Config.Name, consumerName(cfg)
 	if name == "" {
 		return ""
@@ -163,6 +165,9 @@ func (c *Call) existingConsumerNote(ctx context.Context, st jetstream.Stream, cf
 	what := "a different configuration"
 	if d := configChanges(info.Config, cfg, true); len(d) > 0 {
 		what = strings.Join(d, ", ")
+	}
+	if fixed, ok := strings.CutSuffix(refusal, " can not be updated"); ok && fixed != "" {
+		return fmt.Sprintf("consumer %s already exists on stream %s with %s; its %s is fixed when it is made, and neither consumer add nor consumer edit changes it: remove it first with consumer rm %s %s --force, then add it again", name, stream, what, fixed, stream, name)
 	}
 	return fmt.Sprintf("consumer %s already exists on stream %s with %s; consumer add changes an existing consumer only where the server allows it: change what can change with consumer edit, or remove it first with consumer rm %s %s --force", name, stream, what, stream, name)
 }

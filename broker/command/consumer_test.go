@@ -249,9 +249,16 @@ func TestConsumerAddErrors(t *testing.T) {
 	l := newLab(t)
 	conStream(t, l, conEvents(), "events.a", "one")
 	l.must("consumer add EVENTS worker --pull --defaults")
-	// Adding it again changes it, where the server allows the change.
+	// Adding it again changes it, where the server allows the change. A
+	// deliver policy it does not allow, and consumer edit can not change
+	// it either: the note sends to consumer rm alone (lesson
+	// deliver-policies, a consumer made with another --deliver).
 	msg := l.fails("consumer add EVENTS worker --pull --deliver new --defaults",
-		"nats: error: Consumer creation failed: deliver policy can not be updated (10012)", "already exists on stream EVENTS", "deliver policy All, not New", "consumer edit", "consumer rm EVENTS worker --force")
+		"nats: error: Consumer creation failed: deliver policy can not be updated (10012)", "already exists on stream EVENTS", "deliver policy All, not New",
+		"its deliver policy is fixed when it is made", "consumer rm EVENTS worker --force, then add it again")
+	if strings.Contains(msg, "with consumer edit") {
+		t.Errorf("the note sends to consumer edit, which can not change a deliver policy: %q", msg)
+	}
 	if line, _, _ := strings.Cut(msg, "\n"); strings.Contains(line, "already exists") {
 		t.Error("the lab's words are in the real CLI's line:", msg)
 	}
