@@ -78,6 +78,20 @@ func TestTheSceneAddsNoWatcher(t *testing.T) {
 	}
 }
 
+// A consumer made on the bucket's stream is no watcher while no client
+// receives from it: the scene counts what the lesson counts.
+func TestAConsumerOnTheStreamIsNoWatcher(t *testing.T) {
+	h := newHarness(t, "kv add profiles", "kv put profiles sue.color blue", "consumer add KV_profiles reader --pull --defaults")
+	h.Run("kv put profiles sue.color green")
+	h.Settle("green", func(s Snapshot) bool { return key(s, "sue.color").Value == "green" })
+	if w := h.Scene.snap.Watchers; w != 0 {
+		t.Fatalf("a pull consumer and no watch: the scene says %d watchers, want 0", w)
+	}
+	h.Start("kv watch profiles")
+	h.Run("kv put profiles sue.color red")
+	h.Settle("watched", func(s Snapshot) bool { return s.Watchers == 1 && key(s, "sue.color").Value == "red" })
+}
+
 func TestCompareAndSet(t *testing.T) {
 	h := newHarness(t, "kv add profiles", "kv put profiles sue.color blue", "kv put profiles sue.color green")
 	h.Settle("green", func(s Snapshot) bool { return key(s, "sue.color").Rev == 2 })

@@ -132,7 +132,17 @@ func (d *driver) readBucket(ctx context.Context) error {
 	d.snap.History = info.Config.MaxMsgsPerSubject
 	d.snap.TTL = info.Config.MaxAge
 	d.snap.Msgs, d.snap.FirstSeq, d.snap.LastSeq = s.Msgs, s.FirstSeq, s.LastSeq
-	d.snap.Watchers = s.Consumers
+	d.snap.Watchers = 0
+	if s.Consumers > 0 {
+		// A watch is a consumer a client receives from: one made with
+		// consumer add reads nothing while nobody pulls or subscribes,
+		// and the lesson's check does not count it either.
+		for ci := range st.ListConsumers(ctx).Info() {
+			if ci.PushBound {
+				d.snap.Watchers++
+			}
+		}
+	}
 	if len(s.Subjects) > maxKeys {
 		// Too many keys to show each: only those written while watching.
 		s.Subjects = nil

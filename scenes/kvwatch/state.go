@@ -23,7 +23,7 @@ type Snapshot struct {
 	Msgs     uint64
 	FirstSeq uint64
 	LastSeq  uint64
-	Watchers int // consumers on the bucket's stream: watches and other readers
+	Watchers int // consumers on the bucket's stream a client receives from: watches
 
 	Keys    []Key
 	Changes []Change // newest last
