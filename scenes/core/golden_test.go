@@ -1,8 +1,12 @@
 package core
 
 import (
+	"regexp"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
 
 	"natslab/scenes/kit/kittest"
 )
@@ -78,21 +82,44 @@ func TestGoldenQueues(t *testing.T) {
 	h.Start("sub tasks --queue workers")
 	h.Settle("two members", subsOn("tasks", 2))
 	h.Clock.Advance(3 * time.Second)
-	h.Golden(t, "1-two-workers", w, ht)
+	h.goldenConns(t, "1-two-workers", w, ht)
 
 	h.sixSplitEvenly(6)
 	h.Clock.Advance(900 * time.Millisecond)
-	h.Golden(t, "2-dealt-out", w, ht)
+	h.goldenConns(t, "2-dealt-out", w, ht)
 	h.Clock.Advance(5 * time.Second)
-	h.Golden(t, "3-split-3-3", w, ht)
+	h.goldenConns(t, "3-split-3-3", w, ht)
 
 	h.Start("sub tasks --queue worker")
 	h.Settle("a second group", subsOn("tasks", 3))
 	h.sixSplitEvenly(12)
 	h.Clock.Advance(5 * time.Second)
-	h.Golden(t, "4-typo-doubles-delivery", w, ht)
-	h.Golden(t, "size-118x12", 118, 12)
-	h.Golden(t, "size-40x8", 40, 8)
+	h.goldenConns(t, "4-typo-doubles-delivery", w, ht)
+	h.goldenConns(t, "size-118x12", 118, 12)
+	h.goldenConns(t, "size-40x8", 40, 8)
+}
+
+// goldenConns is Golden with the connection ids shifted so that the first
+// member's reads 6: the server's own clients take the first ids, and how
+// many of them it has made when the subscribers connect depends on the
+// moment.
+func (h *harness) goldenConns(t *testing.T, name string, w, hgt int) {
+	t.Helper()
+	first := uint64(0)
+	for _, sub := range h.Scene.snap.Subs {
+		if first == 0 || sub.Cid < first {
+			first = sub.Cid
+		}
+	}
+	v := regexp.MustCompile(`conn [0-9]+`).ReplaceAllStringFunc(h.View(w, hgt), func(id string) string {
+		cid, err := strconv.ParseUint(id[len("conn "):], 10, 64)
+		if err != nil || first == 0 {
+			return id
+		}
+		return "conn " + strconv.FormatUint(cid+6-first, 10)
+	})
+	t.Run(name, func(t *testing.T) { golden.RequireEqual(t, v) })
+	h.NeverCut(t, name)
 }
 
 // sixSplitEvenly publishes six tasks, again and again from a reset, until
