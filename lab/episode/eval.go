@@ -1248,17 +1248,22 @@ func (s *snapshot) checkAckedGivenUp(c *AcksCheck) (bool, string) {
 }
 
 // kvWatchers are the consumers of a bucket's stream that watch it, as kv
-// watch's does: a client receives what they deliver now, and they read the
-// key (any key when key is ""). A consumer made on KV_<bucket> with
-// consumer add is no watch while nobody receives from it, and a stopped
-// watch's consumer is no longer bound.
+// watch's does, reading the key (any key when key is ""). A consumer made
+// on KV_<bucket> with consumer add is no watch while nobody receives from
+// it, and a stopped watch's consumer is no longer bound.
 func (s *snapshot) kvWatchers(bucket, key string) []*jetstream.ConsumerInfo {
 	subject := "$KV." + bucket + ".>"
 	if key != "" {
 		subject = "$KV." + bucket + "." + key
 	}
+	return s.receivedConsumers("KV_"+bucket, subject)
+}
+
+// receivedConsumers are the consumers of stream that a client receives from now
+// (bound to their deliver subject) and that read subject, or some of it.
+func (s *snapshot) receivedConsumers(stream, subject string) []*jetstream.ConsumerInfo {
 	var out []*jetstream.ConsumerInfo
-	for _, ci := range s.consumerInfos("KV_" + bucket) {
+	for _, ci := range s.consumerInfos(stream) {
 		filters := ci.Config.FilterSubjects
 		if ci.Config.FilterSubject != "" {
 			filters = append(filters, ci.Config.FilterSubject)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nats.go/micro"
 
@@ -98,19 +97,7 @@ func (s *snapshot) checkObject(c *ObjectCheck) (bool, string) {
 // stay seconds after the read (until its inactive threshold), and object
 // ls reads the descriptions once and goes: neither is watching.
 func (s *snapshot) objectWatchers(bucket string) []*jetstream.ConsumerInfo {
-	description := "$O." + bucket + ".M.x"
-	var out []*jetstream.ConsumerInfo
-	for _, ci := range s.consumerInfos("OBJ_" + bucket) {
-		filters := ci.Config.FilterSubjects
-		if ci.Config.FilterSubject != "" {
-			filters = append(filters, ci.Config.FilterSubject)
-		}
-		reads := len(filters) == 0 || slices.ContainsFunc(filters, func(f string) bool { return server.SubjectMatchesFilter(description, f) })
-		if reads && ci.PushBound {
-			out = append(out, ci)
-		}
-	}
-	return out
+	return s.receivedConsumers("OBJ_"+bucket, "$O."+bucket+".M.>")
 }
 
 // objectNames lists a bucket's objects for a "no object" reason, as the
