@@ -19,7 +19,8 @@ import (
 // keeps trying, further and further apart; a reload that lets the client
 // in again (the users gone) has it listening again at once, not at its
 // next try, and the verb waits for that: the session's timeout here is
-// shorter than the wait after the third refusal.
+// shorter than the wait after the fifth refusal (refusalBackoff), and
+// long enough for a busy machine to disconnect and refuse the client.
 func TestSubLockedOutByAReloadKeepsTryingAsTheRealCLIDoes(t *testing.T) {
 	for _, mode := range []struct {
 		name string
@@ -28,7 +29,7 @@ func TestSubLockedOutByAReloadKeepsTryingAsTheRealCLIDoes(t *testing.T) {
 		t.Run(mode.name, func(t *testing.T) {
 			srv := brokertest.Start(t, mode.opts...)
 			l := &lab{t: t, srv: srv, changed: make(chan struct{}, 1)}
-			l.s = command.NewSession(srv, command.WithTimeout(time.Second), command.WithObserver(func(command.Event) { l.poke() }))
+			l.s = command.NewSession(srv, command.WithTimeout(2*time.Second), command.WithObserver(func(command.Event) { l.poke() }))
 			t.Cleanup(l.s.Close)
 			out, note := &syncBuf{written: l.poke}, &syncBuf{written: l.poke}
 			j := l.s.StartStreams(context.Background(), `sub 'orders.*'`, command.Streams{Out: out, Err: out, Note: note})
@@ -38,8 +39,8 @@ func TestSubLockedOutByAReloadKeepsTryingAsTheRealCLIDoes(t *testing.T) {
 			l.must("config add " + users)
 			disconnected := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d >>> Disconnected due to: .+, will attempt reconnect$`)
 			refused := regexp.MustCompile(`(?m)^\d\d:\d\d:\d\d >>> Unexpected NATS error: nats: authorization violation$`)
-			l.await("the job to say it was disconnected and refused three times", func() bool {
-				return disconnected.MatchString(out.String()) && len(refused.FindAllString(out.String(), -1)) >= 3
+			l.await("the job to say it was disconnected and refused five times", func() bool {
+				return disconnected.MatchString(out.String()) && len(refused.FindAllString(out.String(), -1)) >= 5
 			})
 			l.await("the lab's note on the refusal", func() bool { return strings.Contains(note.String(), "refuses this job's client") })
 			if strings.Contains(out.String(), "refuses") {
