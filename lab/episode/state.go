@@ -138,7 +138,33 @@ func (s *snapshot) stream(name string) (*jetstream.StreamInfo, string) {
 	if offline(r.err) {
 		return nil, fmt.Sprintf("stream %s is offline: no node that holds it runs%s", name, s.nodesDown())
 	}
+	if timedOut(r.err) && s.fewNodesRun() {
+		// The node left keeps quiet about a stream without a leader for
+		// its first seconds, so the question times out rather than hear
+		// that there is none.
+		return nil, fmt.Sprintf("stream %s has no leader right now: too few of the nodes run to elect one%s", name, s.nodesDown())
+	}
 	return nil, s.jsErr(r.err)
+}
+
+func timedOut(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, jetstream.ErrNoStreamResponse)
+}
+
+// fewNodesRun reports whether the lab's cluster runs no majority of its
+// nodes, so that no replicated stream can elect a leader.
+func (s *snapshot) fewNodesRun() bool {
+	c := s.l.env.Deployment.Cluster()
+	if c == nil {
+		return false
+	}
+	nodes, running := c.Nodes(), 0
+	for _, n := range nodes {
+		if n.Running {
+			running++
+		}
+	}
+	return 2*running <= len(nodes)
 }
 
 // offline reports whether err is the server's answer for a stream or a
