@@ -96,7 +96,7 @@ func (d *driver) poll() {
 	sort.SliceStable(snap.Consumers, func(i, j int) bool { return order[snap.Consumers[i].Name] < order[snap.Consumers[j].Name] })
 	for i := range snap.Consumers {
 		c := &snap.Consumers[i]
-		d.t.settlePulls(c)
+		d.t.settlePulls(c, asked)
 		c.NoMatch = noMatch(c, snap)
 	}
 	d.backFromRestart(now)

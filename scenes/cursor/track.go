@@ -585,12 +585,14 @@ func (t *tracker) removed(name string, at time.Time) {
 }
 
 // settlePulls marks which pulls still wait, from the broker's count of
-// waiting pulls: the newest unsatisfied ones are the ones it still holds.
-func (t *tracker) settlePulls(c *Consumer) {
+// waiting pulls, asked for at asked: the newest unsatisfied ones are the
+// ones it still holds. A pull heard after the question may not be in the
+// answer yet: it is left waiting, for the next look to settle.
+func (t *tracker) settlePulls(c *Consumer, asked time.Time) {
 	waiting := int(c.Waiting)
 	for i := len(t.snap.Pulls) - 1; i >= 0; i-- {
 		p := &t.snap.Pulls[i]
-		if p.Consumer != c.Name || p.Ended {
+		if p.Consumer != c.Name || p.Ended || p.heard.After(asked) {
 			continue
 		}
 		if waiting > 0 {
