@@ -89,7 +89,7 @@ func (s *snapshot) jsErr(err error) string {
 		return "the server is not reachable right now (is it restarting?)"
 	case !s.jetStreamOn():
 		return "JetStream is off (nats-server -js turns it on)"
-	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, jetstream.ErrNoStreamResponse):
+	case timedOut(err):
 		return "the server did not answer in time (is it restarting?)"
 	}
 	return err.Error()
@@ -147,6 +147,7 @@ func (s *snapshot) stream(name string) (*jetstream.StreamInfo, string) {
 	return nil, s.jsErr(r.err)
 }
 
+// timedOut reports whether a JetStream request went unanswered.
 func timedOut(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, jetstream.ErrNoStreamResponse)
 }
